@@ -1,0 +1,136 @@
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import * as v from 'valibot';
+import { PaydError } from '../domain/errors.ts';
+import { METHOD_RULES, METHODS, type Method } from '../domain/methods.ts';
+import { numberToDecimalText, parseDecimal } from '../domain/money.ts';
+import { ConfigSchema, type ParsedConfig } from './schema.ts';
+import { Secret, SecretRefBox, type Resolved } from './secret.ts';
+
+export type Config = Resolved<ParsedConfig> & {
+  /** Directory relative paths are resolved against. */
+  baseDir: string;
+  /** Money rules per enabled method, in minor units. */
+  amounts: Partial<Record<Method, MethodAmounts>>;
+};
+
+export interface MethodAmounts {
+  /** Receiving address (VPA, TRON address, Solana wallet). */
+  receiver: string;
+  minMinor: bigint | null;
+  maxMinor: bigint | null;
+  stepMinor: bigint;
+  maxOffsetSteps: number;
+}
+
+export type Env = Record<string, string | undefined>;
+
+const fail = (path: string, message: string): never => {
+  throw new PaydError('CONFIG_INVALID', `${path}: ${message}`);
+};
+
+/** Reads, validates and resolves a config file. The only place that reads process.env. */
+export function loadConfigFile(file: string, env: Env = process.env): Config {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new PaydError('CONFIG_INVALID', `cannot read config file ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    throw new PaydError('CONFIG_INVALID', `${file}: not valid JSON (${(e as Error).message})`);
+  }
+  return parseConfig(raw, dirname(resolve(file)), env);
+}
+
+/** Validates a config object; every error names its path ("methods.UPI.imap.port: expected a number"). */
+export function parseConfig(raw: unknown, baseDir: string, env: Env = process.env): Config {
+  const result = v.safeParse(ConfigSchema, raw);
+  if (!result.success) {
+    const lines = result.issues.map((issue) => `${v.getDotPath(issue) ?? '(root)'}: ${describeIssue(issue)}`);
+    throw new PaydError('CONFIG_INVALID', `invalid config:\n  ${[...new Set(lines)].join('\n  ')}`);
+  }
+  const parsed = resolveSecrets(result.output, '', baseDir, env) as Resolved<ParsedConfig>;
+  parsed.database.file = resolve(baseDir, parsed.database.file);
+  const amounts: Config['amounts'] = {};
+  for (const method of METHODS) {
+    const section = parsed.methods[method];
+    if (!section) continue;
+    amounts[method] = methodAmounts(method, section, receiverOf(method, parsed));
+  }
+  return { ...parsed, baseDir, amounts };
+}
+
+function describeIssue(issue: v.BaseIssue<unknown>): string {
+  if (issue.kind === 'schema' && issue.type === 'strict_object' && issue.input !== undefined) return 'unknown key';
+  if (issue.expected === 'never' || issue.type === 'never') return 'unknown key';
+  if (issue.input === undefined && issue.kind === 'schema') return 'is required';
+  return issue.message;
+}
+
+function receiverOf(method: Method, c: Resolved<ParsedConfig>): string {
+  const m = c.methods;
+  switch (method) {
+    case 'UPI':
+      return m.UPI!.vpa;
+    case 'USDT_TRC20':
+      return m.USDT_TRC20!.address;
+    case 'USDT_SOL':
+      return m.USDT_SOL!.wallet;
+    case 'SOL':
+      return m.SOL!.wallet;
+  }
+}
+
+function methodAmounts(
+  method: Method,
+  s: { minAmount?: number; maxAmount?: number; amountStep?: number; maxOffsetSteps: number },
+  receiver: string,
+): MethodAmounts {
+  const { decimals, amountStep } = METHOD_RULES[method];
+  const toMinor = (key: string, n: number | undefined): bigint | null => {
+    if (n === undefined) return null;
+    const parsed = parseDecimal(numberToDecimalText(n), decimals);
+    if (!parsed.ok) return fail(`methods.${method}.${key}`, `at most ${decimals} decimals`);
+    return parsed.minor;
+  };
+  const minMinor = toMinor('minAmount', s.minAmount);
+  const maxMinor = toMinor('maxAmount', s.maxAmount);
+  if (minMinor !== null && maxMinor !== null && minMinor > maxMinor) fail(`methods.${method}.minAmount`, 'must not exceed maxAmount');
+  const stepMinor = toMinor('amountStep', s.amountStep) ?? amountStep;
+  if (stepMinor <= 0n) fail(`methods.${method}.amountStep`, 'must be at least one minor unit');
+  return { receiver, minMinor, maxMinor, stepMinor, maxOffsetSteps: s.maxOffsetSteps };
+}
+
+function resolveSecrets(value: unknown, path: string, baseDir: string, env: Env): unknown {
+  if (value instanceof SecretRefBox) return resolveSecret(value, path, baseDir, env);
+  if (Array.isArray(value)) return value.map((x, i) => resolveSecrets(x, `${path}.${i}`, baseDir, env));
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(value)) out[k] = resolveSecrets(x, path ? `${path}.${k}` : k, baseDir, env);
+    return out;
+  }
+  return value;
+}
+
+function resolveSecret(box: SecretRefBox, path: string, baseDir: string, env: Env): Secret {
+  const ref = box.ref;
+  if (typeof ref === 'string') return new Secret(ref);
+  if ('env' in ref) {
+    const value = env[ref.env];
+    if (!value) return fail(path, `environment variable ${ref.env} is not set`);
+    return new Secret(value);
+  }
+  const file = resolve(baseDir, ref.file.replace(/^\$CREDENTIALS_DIRECTORY\b/, env.CREDENTIALS_DIRECTORY ?? '$CREDENTIALS_DIRECTORY'));
+  try {
+    const value = readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+    if (!value) return fail(path, `secret file ${file} is empty`);
+    return new Secret(value);
+  } catch (e) {
+    if (e instanceof PaydError) throw e;
+    return fail(path, `cannot read secret file ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
+}

@@ -1,0 +1,157 @@
+import * as v from 'valibot';
+import { isSolanaAddress, isTronAddress, isVpa } from './addresses.ts';
+import { SecretRefBox } from './secret.ts';
+
+/** A secret may be inline, from the environment, or from a file (systemd credentials). */
+const SecretRef = v.pipe(
+  v.union(
+    [
+      v.pipe(v.string(), v.minLength(1, 'must not be empty')),
+      v.strictObject({ env: v.pipe(v.string(), v.minLength(1)) }),
+      v.strictObject({ file: v.pipe(v.string(), v.minLength(1)) }),
+    ],
+    'expected a string, { "env": "NAME" } or { "file": "PATH" }',
+  ),
+  v.transform((ref) => new SecretRefBox(ref)),
+);
+
+const num = (msg = 'expected a number') => v.number(msg);
+const positive = v.pipe(num(), v.finite(), v.minValue(0, 'must not be negative'));
+const port = v.pipe(num(), v.integer('expected an integer'), v.minValue(0), v.maxValue(65535));
+const seconds = (def: number) => v.optional(v.pipe(num(), v.finite(), v.gtValue(0, 'must be greater than 0')), def);
+const decimalAmount = v.optional(v.pipe(num(), v.finite(), v.gtValue(0, 'must be greater than 0')));
+const httpUrl = v.pipe(
+  v.string(),
+  v.url('expected a URL'),
+  v.check((s) => /^https?:\/\//.test(s), 'expected an http(s) URL'),
+);
+const wsUrl = v.nullable(
+  v.pipe(
+    v.string(),
+    v.url('expected a URL'),
+    v.check((s) => /^wss?:\/\//.test(s), 'expected a ws(s) URL'),
+  ),
+);
+const commitment = v.optional(v.picklist(['processed', 'confirmed', 'finalized'], 'expected processed, confirmed or finalized'), 'finalized');
+
+/** Settings every method accepts. Amounts are decimal numbers in the method's unit. */
+const methodCommon = {
+  minAmount: decimalAmount,
+  maxAmount: decimalAmount,
+  amountStep: decimalAmount,
+  maxOffsetSteps: v.optional(v.pipe(num(), v.integer('expected an integer'), v.minValue(0), v.maxValue(100_000)), 100),
+};
+
+const UpiConfig = v.strictObject({
+  ...methodCommon,
+  vpa: v.pipe(v.string(), v.check(isVpa, 'expected a UPI VPA like shop@hdfcbank')),
+  payeeName: v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(99)),
+  imap: v.strictObject({
+    host: v.pipe(v.string(), v.minLength(1, 'must not be empty')),
+    port: v.optional(port, 993),
+    secure: v.optional(v.boolean('expected a boolean'), true),
+    user: v.pipe(v.string(), v.minLength(1, 'must not be empty')),
+    password: SecretRef,
+    mailbox: v.optional(v.pipe(v.string(), v.minLength(1)), 'INBOX'),
+    backfillHours: v.optional(v.pipe(num(), v.finite(), v.minValue(0)), 24),
+    resyncSeconds: seconds(300),
+  }),
+  accounts: v.pipe(
+    v.array(
+      v.strictObject({
+        bank: v.picklist(['hdfc', 'icici', 'sbi', 'axis', 'kotak', 'yes', 'indusind', 'federal'], 'expected a known bank id'),
+        accountEnding: v.pipe(v.string(), v.regex(/^\d{3,6}$/, 'expected the last 3 to 6 digits of the account')),
+      }),
+    ),
+    v.minLength(1, 'list at least one account'),
+  ),
+  dkim: v.optional(
+    v.strictObject({
+      required: v.optional(v.boolean('expected a boolean'), true),
+      dnsServers: v.optional(v.array(v.pipe(v.string(), v.minLength(1))), []),
+    }),
+    { required: true, dnsServers: [] },
+  ),
+});
+
+const TronConfig = v.strictObject({
+  ...methodCommon,
+  address: v.pipe(v.string(), v.check(isTronAddress, 'expected a TRON base58check address (T…)')),
+  apiUrl: v.optional(httpUrl, 'https://api.trongrid.io'),
+  apiKey: v.optional(SecretRef),
+  contract: v.optional(
+    v.pipe(v.string(), v.check(isTronAddress, 'expected a TRON base58check address (T…)')),
+    'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t',
+  ),
+  pollSeconds: seconds(10),
+});
+
+const solanaCommon = {
+  ...methodCommon,
+  wallet: v.pipe(v.string(), v.check(isSolanaAddress, 'expected a Solana public key (base58)')),
+  rpcUrl: v.optional(httpUrl, 'https://api.mainnet-beta.solana.com'),
+  wsUrl: v.optional(wsUrl, null),
+  commitment,
+  pollSeconds: seconds(10),
+};
+
+const SolConfig = v.strictObject(solanaCommon);
+const UsdtSolConfig = v.strictObject({
+  ...solanaCommon,
+  mint: v.optional(
+    v.pipe(v.string(), v.check(isSolanaAddress, 'expected a Solana mint address (base58)')),
+    'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB',
+  ),
+});
+
+export const ConfigSchema = v.strictObject({
+  server: v.optional(
+    v.strictObject({
+      host: v.optional(v.pipe(v.string(), v.minLength(1)), '127.0.0.1'),
+      port: v.optional(port, 8080),
+      publicUrl: v.optional(httpUrl),
+      rateLimit: v.optional(
+        v.strictObject({ perSecond: v.optional(positive, 100), burst: v.optional(v.pipe(num(), v.finite(), v.minValue(1)), 200) }),
+        { perSecond: 100, burst: 200 },
+      ),
+      /** Key for hashing client secrets and sealing webhook secrets; default: a key file beside the database. */
+      masterKey: v.optional(SecretRef),
+    }),
+    {},
+  ),
+  database: v.optional(v.strictObject({ file: v.optional(v.pipe(v.string(), v.minLength(1)), 'data/payd.sqlite') }), {}),
+  intents: v.optional(
+    v.strictObject({
+      ttlSeconds: seconds(1800),
+      amountReuseCooldownSeconds: v.optional(v.pipe(num(), v.finite(), v.minValue(0)), 86400),
+    }),
+    {},
+  ),
+  webhooks: v.optional(
+    v.strictObject({
+      timeoutSeconds: seconds(10),
+      retrySchedule: v.optional(v.array(v.pipe(num(), v.finite(), v.minValue(0))), [5, 300, 1800, 7200, 18000, 36000, 36000, 86400, 86400]),
+      allowInsecureUrls: v.optional(v.boolean('expected a boolean'), false),
+      concurrency: v.optional(v.pipe(num(), v.integer(), v.minValue(1), v.maxValue(256)), 16),
+      secretRotationGraceSeconds: v.optional(v.pipe(num(), v.finite(), v.minValue(0)), 86400),
+    }),
+    {},
+  ),
+  log: v.optional(v.strictObject({ level: v.optional(v.picklist(['debug', 'info', 'warn', 'error']), 'info') }), {}),
+  methods: v.optional(
+    v.strictObject({
+      UPI: v.optional(UpiConfig),
+      USDT_TRC20: v.optional(TronConfig),
+      USDT_SOL: v.optional(UsdtSolConfig),
+      SOL: v.optional(SolConfig),
+    }),
+    {},
+  ),
+});
+
+export type ConfigInput = v.InferInput<typeof ConfigSchema>;
+export type ParsedConfig = v.InferOutput<typeof ConfigSchema>;
+export type UpiMethodConfig = v.InferOutput<typeof UpiConfig>;
+export type TronMethodConfig = v.InferOutput<typeof TronConfig>;
+export type SolMethodConfig = v.InferOutput<typeof SolConfig>;
+export type UsdtSolMethodConfig = v.InferOutput<typeof UsdtSolConfig>;

@@ -1,0 +1,52 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, Migrator, SqliteDialect, sql, type Migration, type MigrationProvider } from 'kysely';
+import * as m001 from './migrations/001_initial.ts';
+import type { Database } from './schema.ts';
+
+export type Db = Kysely<Database>;
+/** A connection pinned inside a transaction (see writeTx). */
+export type Tx = Kysely<Database>;
+
+/** Migrations are listed here, not discovered on disk, so the set is fixed at build time. */
+const migrations: Record<string, Migration> = { '001_initial': m001 };
+const provider: MigrationProvider = { getMigrations: async () => migrations };
+
+/** Opens (creating if needed) the SQLite database in WAL mode. Nothing connects until this is called. */
+export function openDatabase(file: string): Db {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const sqlite = new SQLite(file);
+  sqlite.pragma('journal_mode = WAL');
+  // FULL: a settlement that was acknowledged survives a power cut.
+  sqlite.pragma('synchronous = FULL');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('foreign_keys = ON');
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+}
+
+export async function migrate(db: Db): Promise<string[]> {
+  const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
+  if (error) throw error;
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/**
+ * Runs `fn` in a write transaction taken with BEGIN IMMEDIATE, so that a second
+ * process (the CLI beside the daemon) waits on busy_timeout instead of failing
+ * on a read-to-write upgrade.
+ */
+export async function writeTx<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  return db.connection().execute(async (conn) => {
+    await sql`begin immediate`.execute(conn);
+    try {
+      // The connection is pinned, so queries through it are inside the transaction.
+      const result = await fn(conn as unknown as Tx);
+      await sql`commit`.execute(conn);
+      return result;
+    } catch (err) {
+      await sql`rollback`.execute(conn).catch(() => {});
+      throw err;
+    }
+  });
+}

@@ -1,0 +1,137 @@
+import type { Generated } from 'kysely';
+
+/** Kysely table types. Times: ms since epoch; money: integer minor units. */
+export interface MerchantsTable {
+  id: string;
+  name: string;
+  secret_hash: string;
+  webhook_url: string | null;
+  webhook_secret_sealed: string;
+  webhook_secret_prev_sealed: string | null;
+  webhook_secret_prev_until: number | null;
+  status: 'active' | 'revoked';
+  created_at: number;
+  updated_at: number;
+}
+
+export type IntentStatus = 'pending' | 'settled' | 'expired';
+
+export interface IntentsTable {
+  id: string;
+  merchant_id: string;
+  order_id: string;
+  method: string;
+  amount_minor: number;
+  pay_amount_minor: number;
+  receiver: string;
+  reference: string | null;
+  status: IntentStatus;
+  return_url: string | null;
+  created_at: number;
+  expires_at: number;
+  transaction_hash: string | null;
+  verified_at: number | null;
+  payment_id: string | null;
+  updated_at: number;
+}
+
+export interface AmountReservationsTable {
+  method: string;
+  receiver: string;
+  pay_amount_minor: number;
+  intent_id: string;
+  reserved_until: number;
+}
+
+export interface PaymentsTable {
+  id: string;
+  method: string;
+  tx_ref: string;
+  receiver: string;
+  amount_minor: number;
+  references_json: string | null;
+  source: string;
+  occurred_at: number;
+  observed_at: number;
+  status: 'matched' | 'unmatched';
+  reason: string | null;
+  intent_id: string | null;
+  evidence_json: string | null;
+  note: string | null;
+}
+
+export interface RejectionsTable {
+  ref: string;
+  source: string;
+  method: string;
+  reason: string;
+  detail_json: string | null;
+  raw: Uint8Array | null;
+  observed_at: number;
+}
+
+export type EventStatus = 'pending' | 'delivered' | 'failed' | 'skipped';
+
+export interface EventsTable {
+  id: string;
+  merchant_id: string;
+  intent_id: string | null;
+  type: string;
+  body: string;
+  status: EventStatus;
+  attempts: number;
+  next_attempt_at: number;
+  locked_until: number;
+  last_error: string | null;
+  created_at: number;
+  delivered_at: number | null;
+}
+
+export interface WebhookAttemptsTable {
+  id: Generated<number>;
+  event_id: string;
+  attempt: number;
+  url: string;
+  started_at: number;
+  duration_ms: number;
+  status_code: number | null;
+  error: string | null;
+}
+
+export interface CheckpointsTable {
+  key: string;
+  value_json: string;
+  updated_at: number;
+}
+
+export interface AuditLogTable {
+  id: Generated<number>;
+  at: number;
+  actor: string;
+  action: string;
+  subject: string | null;
+  details_json: string | null;
+}
+
+export interface SandboxTransfersTable {
+  seq: Generated<number>;
+  method: string;
+  receiver: string;
+  amount_minor: number;
+  tx_ref: string;
+  reference: string | null;
+  created_at: number;
+}
+
+export interface Database {
+  merchants: MerchantsTable;
+  intents: IntentsTable;
+  amount_reservations: AmountReservationsTable;
+  payments: PaymentsTable;
+  rejections: RejectionsTable;
+  events: EventsTable;
+  webhook_attempts: WebhookAttemptsTable;
+  checkpoints: CheckpointsTable;
+  audit_log: AuditLogTable;
+  sandbox_transfers: SandboxTransfersTable;
+}

@@ -1,0 +1,43 @@
+/** The closed set of failure codes. HTTP status and CLI exit code are mapped at the edges. */
+export const ERROR_CODES = [
+  'AUTH_INVALID_HEADERS',
+  'AUTH_INVALID_SECRET',
+  'INVALID_REQUEST',
+  'METHOD_UNSUPPORTED',
+  'AMOUNT_OUT_OF_RANGE',
+  'ORDER_ID_CONFLICT',
+  'INTENT_NOT_FOUND',
+  'PAYLOAD_TOO_LARGE',
+  'RATE_LIMITED',
+  'AMOUNT_UNAVAILABLE',
+  'NOT_FOUND',
+  'METHOD_NOT_ALLOWED',
+  'CONFLICT',
+  'CONFIG_INVALID',
+  'UPSTREAM',
+  'INTERNAL',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+export class PaydError extends Error {
+  readonly code: ErrorCode;
+  readonly errors?: FieldError[];
+  /** Seconds the caller should wait (RATE_LIMITED). */
+  readonly retryAfter?: number;
+
+  constructor(code: ErrorCode, message: string, extra: { errors?: FieldError[]; retryAfter?: number; cause?: unknown } = {}) {
+    super(message, extra.cause === undefined ? undefined : { cause: extra.cause });
+    this.name = 'PaydError';
+    this.code = code;
+    if (extra.errors) this.errors = extra.errors;
+    if (extra.retryAfter !== undefined) this.retryAfter = extra.retryAfter;
+  }
+}
+
+export const isPaydError = (e: unknown): e is PaydError => e instanceof PaydError;

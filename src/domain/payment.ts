@@ -1,0 +1,46 @@
+import type { Method } from './methods.ts';
+
+/** Where an observation came from. `manual` is an operator's reconciliation. */
+export type PaymentSource = 'imap' | 'trongrid' | 'solana' | 'manual' | 'sandbox';
+
+/**
+ * One normalized incoming payment, whatever the method. Every source's adapter
+ * produces exactly this; the core never sees provider data.
+ */
+export interface ReceivedPayment {
+  method: Method;
+  /** Receiving address: VPA for UPI, TRON address, Solana wallet. */
+  receiver: string;
+  /** Credited amount in minor units of the method. */
+  amountMinor: bigint;
+  /** UTR / TRON tx id / Solana signature; unique per method. */
+  txRef: string;
+  /** Solana Pay reference keys found in the transaction (candidates; the core checks them). */
+  references?: string[];
+  /** When the payment happened upstream (block time, alert time), ms since epoch. */
+  occurredAt: number;
+  /** When payd saw it, ms since epoch. */
+  observedAt: number;
+  source: PaymentSource;
+  /** Provider facts kept for the operator (sender, block, DKIM verdict…). JSON-safe. */
+  evidence?: Record<string, unknown>;
+}
+
+/** Something a source saw that is not a payment it can accept (forged mail, unparseable alert). */
+export interface RejectedObservation {
+  source: PaymentSource;
+  method: Method;
+  /** Stable id of the observation at the source (e.g. "imap:<uidvalidity>:<uid>"), unique. */
+  ref: string;
+  reason: string;
+  detail?: Record<string, unknown>;
+  raw?: Uint8Array;
+  observedAt: number;
+}
+
+export type IngestOutcome =
+  | { kind: 'settled'; paymentId: string; intentId: string }
+  | { kind: 'unmatched'; paymentId: string; reason: UnmatchedReason }
+  | { kind: 'duplicate'; paymentId: string };
+
+export type UnmatchedReason = 'no_matching_intent' | 'underpaid' | 'too_early' | 'late' | 'ambiguous' | 'already_settled';

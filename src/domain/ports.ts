@@ -1,0 +1,43 @@
+import type { Method } from './methods.ts';
+import type { IngestOutcome, ReceivedPayment, RejectedObservation } from './payment.ts';
+
+export interface Clock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+}
+
+export interface Random {
+  bytes(n: number): Uint8Array;
+  uuid(): string;
+  /** Uniform in [0, 1); for jitter only, never for secrets. */
+  float(): number;
+}
+
+export interface Logger {
+  debug(msg: string, fields?: Record<string, unknown>): void;
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
+  child(fields: Record<string, unknown>): Logger;
+}
+
+/** A checkpoint written in the same transaction as the outcome it follows. */
+export interface CheckpointUpdate {
+  key: string;
+  value: unknown;
+}
+
+/**
+ * What a payment source may do with the store. Implemented once by the pipeline;
+ * every method's source is written against this port.
+ */
+export interface Ledger {
+  /** Record → de-duplicate → match → settle, in one transaction (with the checkpoint, if given). */
+  ingest(payment: ReceivedPayment, checkpoint?: CheckpointUpdate): Promise<IngestOutcome>;
+  /** Keep a rejected observation for the operator (idempotent on `ref`). */
+  reject(observation: RejectedObservation, checkpoint?: CheckpointUpdate): Promise<void>;
+  loadCheckpoint<T>(key: string): Promise<T | undefined>;
+  saveCheckpoint(update: CheckpointUpdate): Promise<void>;
+  /** Whether any intent of this method/receiver could still be settled (pending, or expired within the reuse window). */
+  hasOpenIntents(method: Method, receiver: string): Promise<boolean>;
+}

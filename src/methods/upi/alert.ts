@@ -1,0 +1,49 @@
+/**
+ * The contract between the mailbox source and the alert inspector: what one raw
+ * e-mail turned out to be. The inspector is pure apart from DNS look-ups (DKIM).
+ */
+export type BankId = 'hdfc' | 'icici' | 'sbi' | 'axis' | 'kotak' | 'yes' | 'indusind' | 'federal';
+
+export interface ConfiguredAccount {
+  bank: BankId;
+  accountEnding: string;
+}
+
+/** A verified UPI credit to one of the configured accounts. */
+export interface CreditAlert {
+  kind: 'credit';
+  bank: BankId;
+  amountMinor: bigint; // paise
+  /** 12-digit UTR / RRN; for banks without one (SBI) a stable id derived from the signed alert. */
+  utr: string;
+  utrDerived: boolean;
+  accountMask: string;
+  payerVpa?: string;
+  payerName?: string;
+  /** When the credit happened, ms since epoch (alert time; body date + Date header). */
+  occurredAt: number;
+  messageId?: string;
+  /** DKIM/DMARC verdict kept as evidence. */
+  auth: { dkimDomain: string; selector?: string; dmarc: string; verified: boolean };
+}
+
+export type AlertVerdict =
+  | CreditAlert
+  /** Not a payment alert (marketing, balance, debit, refund, reversal, other account): nothing to keep. */
+  | { kind: 'ignore'; reason: string; bank?: BankId }
+  /** Looks like a bank credit but fails authenticity or parsing: keep for the operator. */
+  | { kind: 'reject'; reason: string; bank?: BankId; detail?: Record<string, unknown> }
+  /** Temporary failure (DNS temperror): look at this message again later. */
+  | { kind: 'retry'; reason: string };
+
+/** Resolver with the shape of dns.promises.resolve, as mailauth expects. */
+export type DnsResolver = (name: string, rrtype: string) => Promise<unknown>;
+
+export interface InspectOptions {
+  accounts: ConfiguredAccount[];
+  /** false only for operators who accept forged-mail risk. */
+  dkimRequired: boolean;
+  resolver: DnsResolver;
+  /** IMAP INTERNALDATE, ms since epoch; used when the body has only a date. */
+  receivedAt?: number;
+}

@@ -1,0 +1,11 @@
+import { randomBytes, randomInt, randomUUID } from 'node:crypto';
+import type { Clock, Random } from './domain/ports.ts';
+
+/** The real clock and randomness; tests pass their own. */
+export const systemClock: Clock = { now: () => Date.now() };
+
+export const systemRandom: Random = {
+  bytes: (n) => randomBytes(n),
+  uuid: () => randomUUID(),
+  float: () => randomInt(0, 2 ** 48) / 2 ** 48,
+};

@@ -1,0 +1,29 @@
+// Runs every *.test.ts under test/ through tsx with node:test.
+// Node 20's `node --test <dir>` can silently run nothing, so we list files ourselves and fail on none.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const filter = process.argv.slice(2);
+const files = [];
+(function walk(dir) {
+  for (const name of readdirSync(dir).sort()) {
+    const p = join(dir, name);
+    if (name === 'node_modules' || name === 'fixtures') continue;
+    if (statSync(p).isDirectory()) walk(p);
+    else if (name.endsWith('.test.ts')) files.push(relative(root, p));
+  }
+})(join(root, 'test'));
+
+const selected = filter.length ? files.filter((f) => filter.some((x) => f.includes(x))) : files;
+if (selected.length === 0) {
+  console.error(`no test files found${filter.length ? ' matching ' + filter.join(' ') : ''}`);
+  process.exit(1);
+}
+const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=120000', ...selected], {
+  cwd: root,
+  stdio: 'inherit',
+});
+process.exit(r.status ?? 1);
