@@ -25,6 +25,7 @@ export interface IntentsTable {
   pay_amount_minor: number;
   receiver: string;
   reference: string | null;
+  payment_uri: string;
   status: IntentStatus;
   return_url: string | null;
   created_at: number;

@@ -27,6 +27,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('pay_amount_minor', 'integer', (c) => c.notNull())
     .addColumn('receiver', 'text', (c) => c.notNull())
     .addColumn('reference', 'text') // Solana Pay reference key
+    .addColumn('payment_uri', 'text', (c) => c.notNull())
     .addColumn('status', 'text', (c) => c.notNull()) // pending | settled | expired
     .addColumn('return_url', 'text')
     .addColumn('created_at', 'integer', (c) => c.notNull())

@@ -1,0 +1,69 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import { PaydError } from '../../domain/errors.ts';
+import { isMethod } from '../../domain/methods.ts';
+import { withApp, type CliEnv } from '../context.ts';
+import { printJson, printRecord, printTable } from '../output.ts';
+import { leaf, positiveInt, type Opts } from './leaf.ts';
+
+const STATUSES = ['pending', 'settled', 'expired'];
+const choice = (allowed: string[]) => (v: string) => {
+  if (!allowed.includes(v)) throw new InvalidArgumentError(`expected one of ${allowed.join(', ')}`);
+  return v;
+};
+const method = (v: string) => {
+  if (!isMethod(v)) throw new InvalidArgumentError('expected one of UPI, USDT_TRC20, USDT_SOL, SOL');
+  return v;
+};
+
+export function intentCommands(program: Command, e: CliEnv): void {
+  const i = program.command('intents').description('inspect and reconcile payment intents');
+
+  leaf(i.command('list').description('list intents, newest first'))
+    .option('--status <status>', 'pending | settled | expired', choice(STATUSES))
+    .option('--currency <method>', 'UPI | USDT_TRC20 | USDT_SOL | SOL', method)
+    .option('--limit <n>', 'how many', positiveInt, 50)
+    .option('--json', 'print JSON')
+    .action((o: Opts, cmd: Command) =>
+      withApp(cmd.optsWithGlobals(), e, async (app) => {
+        const rows = await app.intents.list({ status: o.status as string, currency: o.currency as string, limit: o.limit as number });
+        if (o.json) return printJson(e.io, rows);
+        printTable(e.io, rows, ['intent_id', 'status', 'currency', 'amount', 'pay_amount', 'order_id', 'created_at', 'transaction_hash']);
+      }),
+    );
+
+  leaf(i.command('show <intent_id>').description('one intent with its payments and webhook events'))
+    .option('--json', 'print JSON')
+    .action((id: string, o: Opts, cmd: Command) =>
+      withApp(cmd.optsWithGlobals(), e, async (app) => {
+        const intent = await app.intents.get(id);
+        const payments = await app.payments.forIntent(intent.intent_id);
+        const events = await app.events.forIntent(intent.intent_id);
+        if (o.json) return printJson(e.io, { ...intent, payments, events });
+        printRecord(e.io, intent);
+        e.io.out('\nPayments:');
+        printTable(e.io, payments, ['payment_id', 'tx_ref', 'amount', 'status', 'source', 'observed_at']);
+        e.io.out('\nWebhook events:');
+        printTable(e.io, events, ['event_id', 'type', 'status', 'attempts', 'last_error']);
+      }),
+    );
+
+  leaf(i.command('settle <intent_id>').description('settle a pending intent by hand (audited; sends payment.success)'))
+    .requiredOption('--tx <ref>', 'the transaction reference (UTR, tx hash, signature)')
+    .option('--note <text>', 'why (kept in the audit log)')
+    .action((id: string, o: Opts, cmd: Command) =>
+      withApp(cmd.optsWithGlobals(), e, async (app) => {
+        const row = await app.intents.findRow(id);
+        if (!row) throw new PaydError('NOT_FOUND', `no payment intent ${id}`);
+        const txRef = String(o.tx).trim();
+        if (!txRef || txRef.length > 200) throw new PaydError('INVALID_REQUEST', '--tx must be 1 to 200 characters');
+        const now = app.clock.now();
+        const outcome = await app.ledger.ingestWith(
+          { method: row.method as never, receiver: row.receiver, amountMinor: BigInt(row.pay_amount_minor), txRef, occurredAt: now, observedAt: now, source: 'manual', evidence: { note: o.note ?? null } },
+          undefined,
+          { intentId: row.id, note: o.note as string | undefined },
+        );
+        e.io.out(outcome.kind === 'settled' ? `settled ${row.id} with ${txRef}; payment.success queued` : `not settled: ${outcome.kind}`);
+        if (outcome.kind !== 'settled') process.exitCode = 1;
+      }),
+    );
+}

@@ -1,0 +1,55 @@
+import type { Command } from 'commander';
+import { createApp, type App } from '../../app.ts';
+import { createLogger } from '../../log.ts';
+import { systemClock, systemRandom } from '../../system.ts';
+import { resolveConfig, type CliEnv, type GlobalOptions } from '../context.ts';
+import { leaf, type Opts } from './leaf.ts';
+
+const port = (v: string) => {
+  const n = Number(v);
+  if (!/^\d+$/.test(v) || n > 65535) throw new Error('expected a port number 0-65535');
+  return n;
+};
+
+/** Runs until SIGTERM/SIGINT, then shuts down within 10 s and resolves. */
+export async function runDaemon(g: GlobalOptions, e: CliEnv, o: { host?: string; port?: number; http: boolean; workers: boolean }, before?: (app: App) => Promise<void>): Promise<void> {
+  const resolved = resolveConfig(g, e);
+  const file = resolved.file;
+  // Flags override the config, so checkout links point where the daemon really listens.
+  const config = { ...resolved.config, server: { ...resolved.config.server, host: o.host ?? resolved.config.server.host, port: o.port ?? resolved.config.server.port } };
+  const log = createLogger({ level: config.log.level });
+  if (!file) log.warn('no config file found; running on the embedded defaults (no payment method enabled outside the sandbox)');
+  if (config.methods.UPI && !config.methods.UPI.dkim.required) log.warn('methods.UPI.dkim.required is false: forged bank e-mails can settle intents');
+  const app = await createApp({ config, sandbox: g.sandbox, clock: systemClock, random: systemRandom, log });
+  await before?.(app);
+  await app.start({ http: o.http, workers: o.workers });
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      log.info('shutting down', { signal });
+      const deadline = setTimeout(() => {
+        log.error('shutdown took longer than 10 s; exiting');
+        process.exit(0);
+      }, 10_000);
+      deadline.unref();
+      app.close().then(resolve, (err) => {
+        log.error('shutdown failed', { error: String(err) });
+        resolve();
+      });
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+  });
+  log.info('stopped');
+}
+
+export function serveCommand(program: Command, e: CliEnv): void {
+  leaf(program.command('serve').description('run the API, payment sources, webhook dispatcher and housekeeping'))
+    .option('--host <host>', 'listen address (default from config)')
+    .option('--port <port>', 'listen port (default from config)', port)
+    .option('--no-workers', 'API only: no sources, webhooks or housekeeping')
+    .option('--workers-only', 'sources, webhooks and housekeeping without the API')
+    .action(async (o: Opts, cmd: Command) => {
+      if (o.workersOnly && o.workers === false) cmd.error('error: --no-workers and --workers-only exclude each other', { exitCode: 2 });
+      await runDaemon(cmd.optsWithGlobals(), e, { host: o.host as string, port: o.port as number, http: !o.workersOnly, workers: o.workers !== false });
+    });
+}

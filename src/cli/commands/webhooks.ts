@@ -1,0 +1,64 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import { PaydError } from '../../domain/errors.ts';
+import { withApp, type CliEnv } from '../context.ts';
+import { printJson, printRecord, printTable } from '../output.ts';
+import { leaf, positiveInt, type Opts } from './leaf.ts';
+
+const STATUSES = ['pending', 'delivered', 'failed', 'skipped'];
+
+export function webhookCommands(program: Command, e: CliEnv): void {
+  const w = program.command('webhooks').description('the webhook outbox: inspect, replay, test');
+
+  leaf(w.command('list').description('webhook events, newest first'))
+    .option('--status <status>', STATUSES.join(' | '), (v: string) => {
+      if (!STATUSES.includes(v)) throw new InvalidArgumentError(`expected one of ${STATUSES.join(', ')}`);
+      return v;
+    })
+    .option('--limit <n>', 'how many', positiveInt, 50)
+    .option('--json', 'print JSON')
+    .action((o: Opts, cmd: Command) =>
+      withApp(cmd.optsWithGlobals(), e, async (app) => {
+        const rows = await app.events.list({ status: o.status as string, limit: o.limit as number });
+        if (o.json) return printJson(e.io, rows);
+        printTable(e.io, rows, ['event_id', 'type', 'status', 'attempts', 'intent_id', 'created_at', 'last_error']);
+      }),
+    );
+
+  leaf(w.command('show <event_id>').description('one event: body and every delivery attempt'))
+    .option('--json', 'print JSON')
+    .action((id: string, o: Opts, cmd: Command) =>
+      withApp(cmd.optsWithGlobals(), e, async (app) => {
+        const ev = await app.events.show(id);
+        if (o.json) return printJson(e.io, ev);
+        const { attempts_log, ...rest } = ev;
+        printRecord(e.io, rest);
+        e.io.out('\nAttempts:');
+        printTable(e.io, attempts_log, ['attempt', 'at', 'status_code', 'duration_ms', 'error']);
+      }),
+    );
+
+  leaf(w.command('replay [event_id]').description('deliver an event again (same webhook-id); --failed for every failed one'))
+    .option('--failed', 'replay every failed event')
+    .action((id: string | undefined, o: Opts, cmd: Command) =>
+      withApp(cmd.optsWithGlobals(), e, async (app) => {
+        if (!id === !o.failed) cmd.error('error: give an event id or --failed (not both)', { exitCode: 2 });
+        const ids = await app.events.replay(id ? { eventId: id } : { failed: true });
+        e.io.out(`queued ${ids.length} event(s) for delivery${ids.length ? ': ' + ids.join(', ') : ''}`);
+      }),
+    );
+
+  leaf(w.command('test <client_id>').description("send a signed webhook.test event to the merchant's URL now"))
+    .option('--json', 'print JSON')
+    .action((clientId: string, o: Opts, cmd: Command) =>
+      withApp(cmd.optsWithGlobals(), e, async (app) => {
+        const merchant = await app.merchants.get(clientId);
+        if (!merchant.webhookUrl) throw new PaydError('CONFLICT', `merchant ${clientId} has no webhook URL (payd merchant set-webhook ${clientId} --url …)`);
+        const id = await app.outbox.enqueue(app.db, clientId, null, 'webhook.test', { client_id: clientId, message: 'payd webhook test' });
+        await app.dispatcher.deliverNow(id);
+        const ev = await app.events.show(id);
+        if (o.json) printJson(e.io, ev);
+        else e.io.out(ev.status === 'delivered' ? `delivered ${id} to ${merchant.webhookUrl}` : `not delivered: ${ev.last_error ?? ev.status} (it will be retried by the daemon)`);
+        if (ev.status !== 'delivered') process.exitCode = 1;
+      }),
+    );
+}

@@ -1,0 +1,29 @@
+import { Command } from 'commander';
+import type { CliEnv } from './context.ts';
+import { adminCommands } from './commands/admin.ts';
+import { initCommand } from './commands/init.ts';
+import { intentCommands } from './commands/intents.ts';
+import { merchantCommands } from './commands/merchant.ts';
+import { paymentCommands } from './commands/payments.ts';
+import { demoCommand, sandboxCommands } from './commands/sandbox.ts';
+import { serveCommand } from './commands/serve.ts';
+import { webhookCommands } from './commands/webhooks.ts';
+
+export function buildProgram(e: CliEnv): Command {
+  const program = new Command('payd')
+    .description('self-hosted payment-intent daemon: UPI bank alerts, USDT on TRON, SOL and USDT on Solana')
+    .option('--config <file>', 'config file (else $PAYD_CONFIG, else ./payd.config.json)')
+    .option('--sandbox', 'use the sandbox database and merchants')
+    .showHelpAfterError()
+    .configureOutput({ writeOut: (s) => e.io.out(s), writeErr: (s) => e.io.err(s) });
+  initCommand(program, e);
+  adminCommands(program, e);
+  serveCommand(program, e);
+  merchantCommands(program, e);
+  intentCommands(program, e);
+  paymentCommands(program, e);
+  webhookCommands(program, e);
+  sandboxCommands(program, e);
+  demoCommand(program, e);
+  return program;
+}

@@ -1,0 +1,77 @@
+import { H3, type H3Event } from 'h3';
+import { PaydError } from '../domain/errors.ts';
+import type { Clock, Logger } from '../domain/ports.ts';
+import type { IntentService } from '../services/intents.ts';
+import type { Merchant, MerchantService } from '../services/merchants.ts';
+import { authenticate } from './auth.ts';
+import { readJsonBody } from './body.ts';
+import { errorResponse, jsonResponse } from './errors.ts';
+import type { RateLimiter } from './rate-limit.ts';
+import { parseCreateBody } from './validate.ts';
+
+export interface HttpDeps {
+  intents: IntentService;
+  merchants: MerchantService;
+  rateLimiter: RateLimiter;
+  clock: Clock;
+  log: Logger;
+  /** Extra routes (the checkout page) mounted by the composition root. */
+  extend?: (app: H3) => void;
+}
+
+/** The HTTP adapter. It never listens: serving is done by http/server.ts (tests can call app.fetch). */
+export function createHttpApp(d: HttpDeps): H3 {
+  const app = new H3({ silent: true });
+
+  /** Wraps a route: one log line, every failure as a JSON error body, never a stack trace. */
+  const route = (handler: (event: H3Event, ctx: { merchant?: Merchant }) => Promise<Response>, opts: { auth: boolean }) => async (event: H3Event) => {
+    const started = d.clock.now();
+    const ctx: { merchant?: Merchant } = {};
+    let res: Response;
+    try {
+      if (opts.auth) {
+        ctx.merchant = await authenticate(event.req, d.merchants);
+        const wait = d.rateLimiter.take(ctx.merchant.clientId);
+        if (wait > 0) throw new PaydError('RATE_LIMITED', 'too many requests; slow down', { retryAfter: wait });
+      }
+      res = await handler(event, ctx);
+    } catch (err) {
+      if (!(err instanceof PaydError)) d.log.error('request failed', { path: event.url.pathname, error: err instanceof Error ? err.stack : String(err) });
+      res = errorResponse(err);
+    }
+    d.log.info('request', { method: event.req.method, path: event.url.pathname, status: res.status, ms: d.clock.now() - started, client_id: ctx.merchant?.clientId });
+    return res;
+  };
+
+  const notAllowed = (allow: string) =>
+    route(async () => {
+      throw new PaydError('METHOD_NOT_ALLOWED', `method not allowed here; use ${allow}`);
+    }, { auth: false });
+
+  app.post(
+    '/api/v1/intents/create-payment',
+    route(async (event, { merchant }) => {
+      const input = parseCreateBody(await readJsonBody(event.req));
+      return jsonResponse(await d.intents.create(merchant!, input));
+    }, { auth: true }),
+  );
+  app.all('/api/v1/intents/create-payment', notAllowed('POST'));
+
+  app.get(
+    '/api/v1/intents/:intent_id',
+    route(async (event, { merchant }) => jsonResponse(await d.intents.getForMerchant(merchant!, event.context.params?.intent_id ?? '')), { auth: true }),
+  );
+  app.all('/api/v1/intents/:intent_id', notAllowed('GET'));
+
+  app.get('/healthz', route(async () => jsonResponse({ ok: true }), { auth: false }));
+
+  d.extend?.(app);
+
+  app.all(
+    '/**',
+    route(async (event) => {
+      throw new PaydError('NOT_FOUND', `no route for ${event.req.method} ${event.url.pathname}`);
+    }, { auth: false }),
+  );
+  return app;
+}

@@ -1,0 +1,33 @@
+import { PaydError } from '../domain/errors.ts';
+
+export const MAX_BODY_BYTES = 16 * 1024;
+
+const tooLarge = () => new PaydError('PAYLOAD_TOO_LARGE', `request body exceeds ${MAX_BODY_BYTES} bytes`);
+
+/** Reads at most 16 KiB (refusing early on Content-Length) and parses it as JSON. */
+export async function readJsonBody(req: Request): Promise<unknown> {
+  const declared = Number(req.headers.get('content-length') ?? NaN);
+  if (declared > MAX_BODY_BYTES) throw tooLarge();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (req.body) {
+    const reader = req.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > MAX_BODY_BYTES) {
+        await reader.cancel().catch(() => {});
+        throw tooLarge();
+      }
+      chunks.push(value);
+    }
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (!text.trim()) throw new PaydError('INVALID_REQUEST', 'request body is empty; expected a JSON object');
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new PaydError('INVALID_REQUEST', 'request body is not valid JSON');
+  }
+}

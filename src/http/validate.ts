@@ -1,0 +1,47 @@
+import * as v from 'valibot';
+import { PaydError } from '../domain/errors.ts';
+import type { CreateIntentInput } from '../services/intents.ts';
+
+/** Control characters would corrupt logs and UPI deep links. */
+const printable = (s: string) => !/[\u0000-\u001f\u007f]/.test(s);
+
+const CreateBody = v.object({
+  amount: v.pipe(
+    v.number('amount must be a number'),
+    v.finite('amount must be a finite number'),
+    v.gtValue(0, 'amount must be greater than 0'),
+  ),
+  currency: v.string('currency must be a string'),
+  order_id: v.pipe(
+    v.string('order_id must be a string'),
+    v.minLength(1, 'order_id must not be empty'),
+    v.maxLength(128, 'order_id must be at most 128 characters'),
+    v.check(printable, 'order_id must not contain control characters'),
+  ),
+  return_url: v.optional(
+    v.pipe(
+      v.string('return_url must be a string'),
+      v.maxLength(2048, 'return_url must be at most 2048 characters'),
+      v.check((s) => {
+        try {
+          const u = new URL(s);
+          return u.protocol === 'https:' || u.protocol === 'http:';
+        } catch {
+          return false;
+        }
+      }, 'return_url must be an http(s) URL'),
+    ),
+  ),
+});
+
+/** Shape checks only (INVALID_REQUEST); business rules follow in the intent service. */
+export function parseCreateBody(body: unknown): CreateIntentInput {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new PaydError('INVALID_REQUEST', 'request body must be a JSON object');
+  const r = v.safeParse(CreateBody, body);
+  if (r.success) return r.output;
+  const errors = r.issues.map((i) => {
+    const field = v.getDotPath(i) ?? '(body)';
+    return { field, message: i.input === undefined ? `${field} is required` : i.message };
+  });
+  throw new PaydError('INVALID_REQUEST', errors.map((e) => e.message).join('; '), { errors });
+}

@@ -1,0 +1,42 @@
+import type { Db } from '../../db/open.ts';
+import type { Method } from '../../domain/methods.ts';
+import type { PaymentSource, SourceDeps } from '../source.ts';
+import { runLoop } from '../../workers/loop.ts';
+
+const CHECKPOINT = 'sandbox:transfers';
+
+/**
+ * The sandbox's simulated upstream: `payd sandbox pay` appends a transfer to
+ * sandbox_transfers; this source reads it like a chain or mailbox and feeds the same ledger.
+ */
+export function createSandboxSource(db: Db, deps: SourceDeps, pollMs = 200) {
+  async function tick(): Promise<number> {
+    const cp = (await deps.ledger.loadCheckpoint<{ lastSeq: number }>(CHECKPOINT)) ?? { lastSeq: 0 };
+    const rows = await db.selectFrom('sandbox_transfers').selectAll().where('seq', '>', cp.lastSeq).orderBy('seq').limit(200).execute();
+    for (const t of rows) {
+      await deps.ledger.ingest(
+        {
+          method: t.method as Method,
+          receiver: t.receiver,
+          amountMinor: BigInt(t.amount_minor),
+          txRef: t.tx_ref,
+          references: t.reference ? [t.reference] : undefined,
+          occurredAt: t.created_at,
+          observedAt: deps.clock.now(),
+          source: 'sandbox',
+          evidence: { simulated: true, seq: t.seq },
+        },
+        { key: CHECKPOINT, value: { lastSeq: t.seq } },
+      );
+    }
+    return rows.length;
+  }
+
+  const source: PaymentSource & { tick: typeof tick } = {
+    name: 'sandbox',
+    tick,
+    run: (signal) => runLoop({ name: 'sandbox source', intervalMs: pollMs, tick: async () => void (await tick()), signal, log: deps.log, random: deps.random }),
+    check: async () => ({ ok: true, message: 'simulated payments (sandbox)' }),
+  };
+  return source;
+}

@@ -1,0 +1,92 @@
+import type { Db } from '../db/open.ts';
+import type { EventsTable } from '../db/schema.ts';
+import { PaydError } from '../domain/errors.ts';
+import type { Clock } from '../domain/ports.ts';
+import type { Outbox } from './outbox.ts';
+
+export interface EventSummary {
+  event_id: string;
+  type: string;
+  intent_id: string | null;
+  client_id: string;
+  status: EventsTable['status'];
+  attempts: number;
+  next_attempt_at: string | null;
+  last_error: string | null;
+  created_at: string;
+  delivered_at: string | null;
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+export const summarizeEvent = (e: EventsTable): EventSummary => ({
+  event_id: e.id,
+  type: e.type,
+  intent_id: e.intent_id,
+  client_id: e.merchant_id,
+  status: e.status,
+  attempts: e.attempts,
+  next_attempt_at: e.status === 'pending' ? iso(e.next_attempt_at) : null,
+  last_error: e.last_error,
+  created_at: iso(e.created_at)!,
+  delivered_at: iso(e.delivered_at),
+});
+
+/** Operator views of the outbox: list, show with attempts, replay. */
+export function createEventService(d: { db: Db; clock: Clock; outbox: Outbox }) {
+  async function attemptsOf(eventIds: string[]) {
+    if (eventIds.length === 0) return [];
+    const rows = await d.db.selectFrom('webhook_attempts').selectAll().where('event_id', 'in', eventIds).orderBy('id').execute();
+    return rows.map((a) => ({
+      event_id: a.event_id,
+      attempt: a.attempt,
+      url: a.url,
+      at: iso(a.started_at),
+      status_code: a.status_code,
+      duration_ms: a.duration_ms,
+      error: a.error,
+    }));
+  }
+
+  return {
+    async list(filter: { status?: string; limit?: number }): Promise<EventSummary[]> {
+      let q = d.db.selectFrom('events').selectAll().orderBy('created_at', 'desc').limit(filter.limit ?? 50);
+      if (filter.status) q = q.where('status', '=', filter.status as EventsTable['status']);
+      return (await q.execute()).map(summarizeEvent);
+    },
+
+    async show(eventId: string) {
+      const e = await d.db.selectFrom('events').selectAll().where('id', '=', eventId).executeTakeFirst();
+      if (!e) throw new PaydError('NOT_FOUND', `no webhook event ${eventId}`);
+      return { ...summarizeEvent(e), body: JSON.parse(e.body) as unknown, attempts_log: await attemptsOf([e.id]) };
+    },
+
+    async forIntent(intentId: string) {
+      const events = await d.db.selectFrom('events').selectAll().where('intent_id', '=', intentId).orderBy('created_at').execute();
+      const attempts = await attemptsOf(events.map((e) => e.id));
+      return events.map((e) => ({ ...summarizeEvent(e), attempts_log: attempts.filter((a) => a.event_id === e.id) }));
+    },
+
+    /** Queues events for another round of delivery (same webhook-id, fresh retry schedule). */
+    async replay(target: { eventId: string } | { failed: true }): Promise<string[]> {
+      const now = d.clock.now();
+      let q = d.db.updateTable('events').set({ status: 'pending', attempts: 0, next_attempt_at: now, locked_until: 0 });
+      if ('eventId' in target) {
+        const e = await d.db.selectFrom('events').select('id').where('id', '=', target.eventId).executeTakeFirst();
+        if (!e) throw new PaydError('NOT_FOUND', `no webhook event ${target.eventId}`);
+        q = q.where('id', '=', target.eventId);
+      } else {
+        q = q.where('status', '=', 'failed');
+      }
+      const rows = await q.returning('id').execute();
+      await d.db
+        .insertInto('audit_log')
+        .values({ at: now, actor: 'cli', action: 'webhooks.replay', subject: 'eventId' in target ? target.eventId : 'failed', details_json: JSON.stringify({ count: rows.length }) })
+        .execute();
+      d.outbox.notify();
+      return rows.map((r) => r.id);
+    },
+  };
+}
+
+export type EventService = ReturnType<typeof createEventService>;

@@ -1,0 +1,208 @@
+import { PublicKey } from '@solana/web3.js';
+import type { MethodAmounts } from '../config/load.ts';
+import { writeTx, type Db, type Tx } from '../db/open.ts';
+import type { IntentsTable } from '../db/schema.ts';
+import { paymentUri } from '../domain/deposit.ts';
+import { PaydError } from '../domain/errors.ts';
+import { createdView, intentView, type ViewContext } from '../domain/intent.ts';
+import { isMethod, METHOD_RULES, type Method } from '../domain/methods.ts';
+import { formatMinor, minorToDb, numberToDecimalText, parseDecimal } from '../domain/money.ts';
+import type { Clock, Random } from '../domain/ports.ts';
+import type { Merchant } from './merchants.ts';
+import { UUID_V4 } from './merchants.ts';
+import type { Outbox } from './outbox.ts';
+
+/** What the composition root knows about each enabled method. */
+export interface MethodDeposit {
+  amounts: MethodAmounts;
+  payeeName: string;
+  /** USDT token id: TRC20 contract or SPL mint. */
+  token?: string;
+}
+
+export interface CreateIntentInput {
+  amount: number;
+  currency: string;
+  order_id: string;
+  return_url?: string;
+}
+
+export interface IntentServiceDeps {
+  db: Db;
+  clock: Clock;
+  random: Random;
+  methods: Partial<Record<Method, MethodDeposit>>;
+  ttlSeconds: number;
+  amountReuseCooldownSeconds: number;
+  livemode: boolean;
+  publicUrl: string;
+  outbox: Outbox;
+}
+
+export function createIntentService(d: IntentServiceDeps) {
+  const ctx = (): ViewContext => ({ now: d.clock.now(), livemode: d.livemode, publicUrl: d.publicUrl });
+
+  /** Business rules in DESIGN §8 order: method → decimals → range. */
+  function checkAmount(input: CreateIntentInput): { method: Method; amountMinor: bigint; deposit: MethodDeposit } {
+    const method = input.currency;
+    const deposit = isMethod(method) ? d.methods[method] : undefined;
+    if (!isMethod(method) || !deposit) {
+      throw new PaydError('METHOD_UNSUPPORTED', `currency ${JSON.stringify(method)} is not supported here; use one of: ${Object.keys(d.methods).join(', ') || '(none enabled)'}`);
+    }
+    const { decimals, unit } = METHOD_RULES[method];
+    const parsed = parseDecimal(numberToDecimalText(input.amount), decimals);
+    if (!parsed.ok) {
+      throw new PaydError('INVALID_REQUEST', `amount has more than ${decimals} decimal places for ${method}`, {
+        errors: [{ field: 'amount', message: `at most ${decimals} decimal places` }],
+      });
+    }
+    const { minMinor, maxMinor } = deposit.amounts;
+    if ((minMinor !== null && parsed.minor < minMinor) || (maxMinor !== null && parsed.minor > maxMinor)) {
+      const range = [minMinor !== null ? `at least ${formatMinor(minMinor, decimals)}` : '', maxMinor !== null ? `at most ${formatMinor(maxMinor, decimals)}` : ''];
+      throw new PaydError('AMOUNT_OUT_OF_RANGE', `amount must be ${range.filter(Boolean).join(' and ')} ${unit} for ${method}`);
+    }
+    return { method, amountMinor: parsed.minor, deposit };
+  }
+
+  /** Smallest free pay_amount: each try is one primary-key upsert, so cost does not grow with open intents. */
+  async function reserveAmount(tx: Tx, method: Method, a: MethodAmounts, amountMinor: bigint, intentId: string, reservedUntil: number, now: number): Promise<bigint> {
+    for (let k = 0n; k <= BigInt(a.maxOffsetSteps); k++) {
+      const candidate = amountMinor + k * a.stepMinor;
+      const res = await tx
+        .insertInto('amount_reservations')
+        .values({ method, receiver: a.receiver, pay_amount_minor: minorToDb(candidate), intent_id: intentId, reserved_until: reservedUntil })
+        .onConflict((oc) =>
+          oc
+            .columns(['method', 'receiver', 'pay_amount_minor'])
+            .doUpdateSet({ intent_id: intentId, reserved_until: reservedUntil })
+            .where('amount_reservations.reserved_until', '<=', now),
+        )
+        .executeTakeFirst();
+      if (Number(res.numInsertedOrUpdatedRows ?? 0n) > 0) return candidate;
+    }
+    throw new PaydError('AMOUNT_UNAVAILABLE', `no unique pay amount is free near ${formatMinor(amountMinor, METHOD_RULES[method].decimals)} ${method}; try again later`);
+  }
+
+  function newReference(): string {
+    // Solana Pay reference: any 32 bytes as a base58 public key, fresh per intent.
+    return new PublicKey(d.random.bytes(32)).toBase58();
+  }
+
+  async function findByOrder(db: Db, merchantId: string, orderId: string) {
+    return db.selectFrom('intents').selectAll().where('merchant_id', '=', merchantId).where('order_id', '=', orderId).executeTakeFirst();
+  }
+
+  function sameRequest(row: IntentsTable, method: Method, amountMinor: bigint): boolean {
+    return row.method === method && BigInt(row.amount_minor) === amountMinor;
+  }
+
+  return {
+    async create(merchant: Merchant, input: CreateIntentInput) {
+      const { method, amountMinor, deposit } = checkAmount(input);
+      // Fast path for a retried create: no write transaction needed.
+      const existing = await findByOrder(d.db, merchant.clientId, input.order_id);
+      if (existing) {
+        if (!sameRequest(existing, method, amountMinor)) throw conflict(input.order_id);
+        return createdView(existing, ctx());
+      }
+      const row = await writeTx(d.db, async (tx) => {
+        const again = await findByOrder(tx, merchant.clientId, input.order_id);
+        if (again) {
+          if (!sameRequest(again, method, amountMinor)) throw conflict(input.order_id);
+          return again;
+        }
+        const now = d.clock.now();
+        const id = d.random.uuid();
+        const expiresAt = now + d.ttlSeconds * 1000;
+        const payAmount = await reserveAmount(tx, method, deposit.amounts, amountMinor, id, expiresAt + d.amountReuseCooldownSeconds * 1000, now);
+        const reference = method === 'SOL' || method === 'USDT_SOL' ? newReference() : null;
+        const intent: IntentsTable = {
+          id,
+          merchant_id: merchant.clientId,
+          order_id: input.order_id,
+          method,
+          amount_minor: minorToDb(amountMinor),
+          pay_amount_minor: minorToDb(payAmount),
+          receiver: deposit.amounts.receiver,
+          reference,
+          payment_uri: paymentUri({
+            method,
+            receiver: deposit.amounts.receiver,
+            payAmountMinor: payAmount,
+            orderId: input.order_id,
+            payeeName: deposit.payeeName || merchant.name,
+            reference: reference ?? undefined,
+            token: deposit.token,
+          }),
+          status: 'pending',
+          return_url: input.return_url ?? null,
+          created_at: now,
+          expires_at: expiresAt,
+          transaction_hash: null,
+          verified_at: null,
+          payment_id: null,
+          updated_at: now,
+        };
+        await tx.insertInto('intents').values(intent).execute();
+        return intent;
+      });
+      return createdView(row, ctx());
+    },
+
+    /** An intent of this merchant; anything else (malformed id, other merchant) is INTENT_NOT_FOUND. */
+    async getForMerchant(merchant: Merchant, intentId: string) {
+      const row = await this.findRow(intentId);
+      if (!row || row.merchant_id !== merchant.clientId) throw notFound(intentId);
+      return intentView(row, ctx());
+    },
+
+    async findRow(intentId: string): Promise<IntentsTable | undefined> {
+      if (!UUID_V4.test(intentId)) return undefined;
+      return d.db.selectFrom('intents').selectAll().where('id', '=', intentId.toLowerCase()).executeTakeFirst();
+    },
+
+    async get(intentId: string) {
+      const row = await this.findRow(intentId);
+      if (!row) throw notFound(intentId);
+      return intentView(row, ctx());
+    },
+
+    async list(filter: { status?: string; currency?: string; limit?: number }) {
+      let q = d.db.selectFrom('intents').selectAll().orderBy('created_at', 'desc').limit(filter.limit ?? 50);
+      const now = d.clock.now();
+      if (filter.status === 'pending') q = q.where('status', '=', 'pending').where('expires_at', '>', now);
+      else if (filter.status === 'expired') q = q.where((eb) => eb.or([eb('status', '=', 'expired'), eb.and([eb('status', '=', 'pending'), eb('expires_at', '<=', now)])]));
+      else if (filter.status) q = q.where('status', '=', filter.status as IntentsTable['status']);
+      if (filter.currency) q = q.where('method', '=', filter.currency);
+      const rows = await q.execute();
+      return rows.map((r) => intentView(r, ctx()));
+    },
+
+    /** Moves pending intents past expires_at to expired and emits intent.expired. Returns how many. */
+    async expireDue(batch = 500): Promise<number> {
+      let total = 0;
+      for (;;) {
+        const n = await writeTx(d.db, async (tx) => {
+          const now = d.clock.now();
+          const rows = await tx.selectFrom('intents').selectAll().where('status', '=', 'pending').where('expires_at', '<=', now).limit(batch).execute();
+          for (const row of rows) {
+            const upd = await tx.updateTable('intents').set({ status: 'expired', updated_at: now }).where('id', '=', row.id).where('status', '=', 'pending').executeTakeFirst();
+            if (Number(upd.numUpdatedRows) === 0) continue;
+            await d.outbox.enqueue(tx, row.merchant_id, row.id, 'intent.expired', intentView({ ...row, status: 'expired' }, { ...ctx(), now }));
+          }
+          return rows.length;
+        });
+        total += n;
+        if (n < batch) break;
+      }
+      if (total > 0) d.outbox.notify();
+      return total;
+    },
+  };
+}
+
+const conflict = (orderId: string) =>
+  new PaydError('ORDER_ID_CONFLICT', `order_id ${JSON.stringify(orderId)} already has an intent with a different amount or currency`);
+const notFound = (id: string) => new PaydError('INTENT_NOT_FOUND', `no payment intent ${JSON.stringify(id)}`);
+
+export type IntentService = ReturnType<typeof createIntentService>;

@@ -1,0 +1,174 @@
+import type { Db } from '../db/open.ts';
+import type { MerchantsTable } from '../db/schema.ts';
+import { PaydError } from '../domain/errors.ts';
+import type { Clock, Random } from '../domain/ports.ts';
+import { checkWebhookUrl } from '../webhooks/url.ts';
+import type { Keys } from './keys.ts';
+
+export const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+
+export interface Merchant {
+  clientId: string;
+  name: string;
+  webhookUrl: string | null;
+  status: 'active' | 'revoked';
+  createdAt: number;
+}
+
+export interface IssuedCredentials {
+  client_id: string;
+  client_secret: string;
+  webhook_secret: string;
+  name: string;
+  webhook_url: string | null;
+}
+
+export interface MerchantServiceDeps {
+  db: Db;
+  keys: Keys;
+  clock: Clock;
+  random: Random;
+  livemode: boolean;
+  allowInsecureUrls: boolean;
+  /** How long the previous webhook secret keeps signing after a rotation, seconds. */
+  rotationGraceSeconds: number;
+}
+
+const toMerchant = (r: MerchantsTable): Merchant => ({
+  clientId: r.id,
+  name: r.name,
+  webhookUrl: r.webhook_url,
+  status: r.status,
+  createdAt: r.created_at,
+});
+
+export function createMerchantService(d: MerchantServiceDeps) {
+  const newClientSecret = () => `${d.livemode ? 'sk_live_' : 'sk_test_'}${Buffer.from(d.random.bytes(32)).toString('base64url')}`;
+  const newWebhookSecret = () => `whsec_${Buffer.from(d.random.bytes(32)).toString('base64')}`;
+
+  const validName = (name: string) => {
+    const n = name.trim();
+    if (!n || n.length > 200) throw new PaydError('INVALID_REQUEST', 'merchant name must be 1 to 200 characters');
+    return n;
+  };
+  const validUrl = (url: string | null | undefined) => {
+    if (url === undefined || url === null || url === '') return null;
+    checkWebhookUrl(url, d.allowInsecureUrls);
+    return url;
+  };
+
+  async function row(clientId: string): Promise<MerchantsTable> {
+    const r = UUID_V4.test(clientId) ? await d.db.selectFrom('merchants').selectAll().where('id', '=', clientId).executeTakeFirst() : undefined;
+    if (!r) throw new PaydError('NOT_FOUND', `no merchant with client id ${clientId}`);
+    return r;
+  }
+
+  async function audit(action: string, subject: string, details?: Record<string, unknown>) {
+    await d.db
+      .insertInto('audit_log')
+      .values({ at: d.clock.now(), actor: 'cli', action, subject, details_json: details ? JSON.stringify(details) : null })
+      .execute();
+  }
+
+  return {
+    async create(input: { name: string; webhookUrl?: string | null }): Promise<IssuedCredentials> {
+      const name = validName(input.name);
+      const webhookUrl = validUrl(input.webhookUrl);
+      const clientId = d.random.uuid();
+      const secret = newClientSecret();
+      const whsec = newWebhookSecret();
+      const now = d.clock.now();
+      await d.db
+        .insertInto('merchants')
+        .values({
+          id: clientId,
+          name,
+          secret_hash: d.keys.hashSecret(secret),
+          webhook_url: webhookUrl,
+          webhook_secret_sealed: d.keys.seal(whsec, d.random),
+          webhook_secret_prev_sealed: null,
+          webhook_secret_prev_until: null,
+          status: 'active',
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
+      await audit('merchant.create', clientId, { name, webhook_url: webhookUrl });
+      return { client_id: clientId, client_secret: secret, webhook_secret: whsec, name, webhook_url: webhookUrl };
+    },
+
+    async list(): Promise<Merchant[]> {
+      const rows = await d.db.selectFrom('merchants').selectAll().orderBy('created_at').execute();
+      return rows.map(toMerchant);
+    },
+
+    async get(clientId: string): Promise<Merchant> {
+      return toMerchant(await row(clientId));
+    },
+
+    /** Issues a new client secret; the old one stops working at once. */
+    async rotateSecret(clientId: string): Promise<{ client_id: string; client_secret: string }> {
+      const r = await row(clientId);
+      if (r.status === 'revoked') throw new PaydError('CONFLICT', `merchant ${clientId} is revoked`);
+      const secret = newClientSecret();
+      await d.db.updateTable('merchants').set({ secret_hash: d.keys.hashSecret(secret), updated_at: d.clock.now() }).where('id', '=', clientId).execute();
+      await audit('merchant.rotate-secret', clientId);
+      return { client_id: clientId, client_secret: secret };
+    },
+
+    async revoke(clientId: string): Promise<void> {
+      await row(clientId);
+      await d.db.updateTable('merchants').set({ status: 'revoked', updated_at: d.clock.now() }).where('id', '=', clientId).execute();
+      await audit('merchant.revoke', clientId);
+    },
+
+    async setWebhook(clientId: string, url: string | null): Promise<Merchant> {
+      await row(clientId);
+      const webhookUrl = validUrl(url);
+      await d.db.updateTable('merchants').set({ webhook_url: webhookUrl, updated_at: d.clock.now() }).where('id', '=', clientId).execute();
+      await audit('merchant.set-webhook', clientId, { webhook_url: webhookUrl });
+      return toMerchant(await row(clientId));
+    },
+
+    /** New webhook secret; the previous one also signs for the grace period so receivers can switch over. */
+    async rotateWebhookSecret(clientId: string): Promise<{ client_id: string; webhook_secret: string; previous_valid_until: string }> {
+      const r = await row(clientId);
+      const whsec = newWebhookSecret();
+      const now = d.clock.now();
+      const until = now + d.rotationGraceSeconds * 1000;
+      await d.db
+        .updateTable('merchants')
+        .set({
+          webhook_secret_sealed: d.keys.seal(whsec, d.random),
+          webhook_secret_prev_sealed: r.webhook_secret_sealed,
+          webhook_secret_prev_until: until,
+          updated_at: now,
+        })
+        .where('id', '=', clientId)
+        .execute();
+      await audit('merchant.rotate-webhook-secret', clientId);
+      return { client_id: clientId, webhook_secret: whsec, previous_valid_until: new Date(until).toISOString() };
+    },
+
+    /** Resolves request credentials to an active merchant, or throws AUTH_INVALID_SECRET (one message for every cause). */
+    async authenticate(clientId: string, secret: string): Promise<Merchant> {
+      const invalid = () => new PaydError('AUTH_INVALID_SECRET', 'invalid credentials');
+      if (!UUID_V4.test(clientId)) throw invalid();
+      const r = await d.db.selectFrom('merchants').selectAll().where('id', '=', clientId.toLowerCase()).executeTakeFirst();
+      // Hash even when the merchant is unknown so timing does not reveal which ids exist.
+      const ok = d.keys.verifySecret(secret, r?.secret_hash ?? '0'.repeat(64));
+      if (!r || !ok || r.status !== 'active') throw invalid();
+      return toMerchant(r);
+    },
+
+    /** Signing secrets for a delivery: the current one, plus the previous one during a rotation. */
+    async signingSecrets(clientId: string): Promise<string[]> {
+      const r = await row(clientId);
+      const secrets = [d.keys.unseal(r.webhook_secret_sealed)];
+      if (r.webhook_secret_prev_sealed && (r.webhook_secret_prev_until ?? 0) > d.clock.now()) secrets.push(d.keys.unseal(r.webhook_secret_prev_sealed));
+      return secrets;
+    },
+  };
+}
+
+export type MerchantService = ReturnType<typeof createMerchantService>;

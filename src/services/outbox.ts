@@ -1,0 +1,35 @@
+import type { Db, Tx } from '../db/open.ts';
+import { stringifyJson } from '../domain/json.ts';
+import type { Clock, Random } from '../domain/ports.ts';
+
+export type EventType = 'payment.success' | 'intent.expired' | 'webhook.test';
+
+/**
+ * The webhook outbox. Events are written inside the transaction that changes state,
+ * so a crash can never settle without an event or send an event for a rolled-back change.
+ */
+export function createOutbox(d: { clock: Clock; random: Random; onEnqueue?: () => void }) {
+  let notify = d.onEnqueue ?? (() => {});
+  return {
+    /** Inserts the event; the body is fixed now so every retry sends the same bytes. */
+    async enqueue(tx: Tx | Db, merchantId: string, intentId: string | null, type: EventType, data: unknown): Promise<string> {
+      const now = d.clock.now();
+      const id = `evt_${d.random.uuid().replace(/-/g, '')}`;
+      const body = stringifyJson({ type, timestamp: new Date(now).toISOString(), data });
+      await tx
+        .insertInto('events')
+        .values({ id, merchant_id: merchantId, intent_id: intentId, type, body, status: 'pending', attempts: 0, next_attempt_at: now, locked_until: 0, last_error: null, created_at: now, delivered_at: null })
+        .execute();
+      return id;
+    },
+    /** Wakes the in-process dispatcher after the enqueuing transaction committed. */
+    notify(): void {
+      notify();
+    },
+    setListener(fn: () => void): void {
+      notify = fn;
+    },
+  };
+}
+
+export type Outbox = ReturnType<typeof createOutbox>;

@@ -1,0 +1,39 @@
+import type { Db } from '../db/open.ts';
+import type { PaymentsTable } from '../db/schema.ts';
+import { DecimalNumber } from '../domain/json.ts';
+import { METHOD_RULES, type Method } from '../domain/methods.ts';
+import { formatMinor } from '../domain/money.ts';
+
+export const paymentView = (p: PaymentsTable) => ({
+  payment_id: p.id,
+  method: p.method,
+  tx_ref: p.tx_ref,
+  receiver: p.receiver,
+  amount: new DecimalNumber(formatMinor(BigInt(p.amount_minor), METHOD_RULES[p.method as Method].decimals)),
+  status: p.status,
+  reason: p.reason,
+  intent_id: p.intent_id,
+  source: p.source,
+  occurred_at: new Date(p.occurred_at).toISOString(),
+  observed_at: new Date(p.observed_at).toISOString(),
+  note: p.note,
+  evidence: p.evidence_json ? (JSON.parse(p.evidence_json) as unknown) : null,
+});
+
+/** Read side of recorded payments, for the operator. */
+export function createPaymentQueries(d: { db: Db }) {
+  return {
+    async list(filter: { unmatched?: boolean; limit?: number }) {
+      let q = d.db.selectFrom('payments').selectAll().orderBy('observed_at', 'desc').limit(filter.limit ?? 50);
+      if (filter.unmatched) q = q.where('status', '=', 'unmatched');
+      return (await q.execute()).map(paymentView);
+    },
+    async forIntent(intentId: string) {
+      return (await d.db.selectFrom('payments').selectAll().where('intent_id', '=', intentId).orderBy('observed_at').execute()).map(paymentView);
+    },
+    async rejections(limit = 50) {
+      const rows = await d.db.selectFrom('rejections').select(['ref', 'source', 'method', 'reason', 'detail_json', 'observed_at']).orderBy('observed_at', 'desc').limit(limit).execute();
+      return rows.map((r) => ({ ref: r.ref, source: r.source, method: r.method, reason: r.reason, detail: r.detail_json ? (JSON.parse(r.detail_json) as unknown) : null, observed_at: new Date(r.observed_at).toISOString() }));
+    },
+  };
+}

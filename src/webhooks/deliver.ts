@@ -1,0 +1,31 @@
+import { request } from 'undici';
+import { describeError } from '../workers/loop.ts';
+
+export interface AttemptResult {
+  /** HTTP status, or null when no response came (timeout, refused, reset). */
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+export type HttpPost = (url: string, headers: Record<string, string>, body: string, timeoutMs: number) => Promise<{ statusCode: number }>;
+
+/** One POST with a wall-clock timeout; redirects are not followed and the response body is always drained. */
+export const undiciPost: HttpPost = async (url, headers, body, timeoutMs) => {
+  const signal = AbortSignal.timeout(timeoutMs);
+  const res = await request(url, { method: 'POST', headers, body, signal, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+  await res.body.dump({ limit: 64 * 1024, signal }).catch(() => {});
+  return { statusCode: res.statusCode };
+};
+
+export async function attemptDelivery(post: HttpPost, url: string, headers: Record<string, string>, body: string, timeoutMs: number, now: () => number): Promise<AttemptResult> {
+  const started = now();
+  try {
+    const { statusCode } = await post(url, headers, body, timeoutMs);
+    const ok = statusCode >= 200 && statusCode < 300;
+    return { statusCode, error: ok ? null : `HTTP ${statusCode}`, durationMs: now() - started };
+  } catch (err) {
+    const timedOut = (err as Error).name === 'TimeoutError' || (err as Error).name === 'AbortError';
+    return { statusCode: null, error: timedOut ? `timed out after ${timeoutMs} ms` : describeError(err), durationMs: now() - started };
+  }
+}

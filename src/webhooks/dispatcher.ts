@@ -1,0 +1,158 @@
+import { writeTx, type Db } from '../db/open.ts';
+import type { EventsTable } from '../db/schema.ts';
+import type { Clock, Logger, Random } from '../domain/ports.ts';
+import type { MerchantService } from '../services/merchants.ts';
+import { runLoop, WakeSignal } from '../workers/loop.ts';
+import { attemptDelivery, type HttpPost } from './deliver.ts';
+import { nextStep } from './retry.ts';
+import { webhookHeaders } from './sign.ts';
+import { checkWebhookUrl } from './url.ts';
+
+export interface DispatcherDeps {
+  db: Db;
+  merchants: MerchantService;
+  clock: Clock;
+  random: Random;
+  log: Logger;
+  post: HttpPost;
+  timeoutMs: number;
+  retrySchedule: number[];
+  concurrency: number;
+  allowInsecureUrls: boolean;
+  /** Fallback poll for events written by other processes (CLI settle/replay), ms. */
+  pollMs?: number;
+}
+
+/**
+ * Delivers outbox events at least once. Woken in-process by every settlement; polls the
+ * table as a fallback. An event is leased while in flight so two dispatchers never send it at once.
+ */
+export function createDispatcher(d: DispatcherDeps) {
+  const wake = new WakeSignal();
+  const inFlight = new Set<string>();
+  const leaseMs = d.timeoutMs + 30_000;
+
+  async function claim(limit: number): Promise<EventsTable[]> {
+    if (limit <= 0) return [];
+    const now = d.clock.now();
+    const due = await d.db
+      .selectFrom('events')
+      .selectAll()
+      .where('status', '=', 'pending')
+      .where('next_attempt_at', '<=', now)
+      .where('locked_until', '<=', now)
+      .orderBy('next_attempt_at')
+      .limit(limit + inFlight.size)
+      .execute();
+    const claimed: EventsTable[] = [];
+    for (const ev of due) {
+      if (claimed.length >= limit || inFlight.has(ev.id)) continue;
+      const res = await d.db
+        .updateTable('events')
+        .set({ locked_until: now + leaseMs })
+        .where('id', '=', ev.id)
+        .where('status', '=', 'pending')
+        .where('locked_until', '<=', now)
+        .executeTakeFirst();
+      if (Number(res.numUpdatedRows) === 1) claimed.push(ev);
+    }
+    return claimed;
+  }
+
+  /** One attempt for one event, recorded whatever happens. */
+  async function deliverOne(ev: EventsTable): Promise<void> {
+    const attempt = ev.attempts + 1;
+    let merchant;
+    try {
+      merchant = await d.merchants.get(ev.merchant_id);
+    } catch {
+      await finish(ev, attempt, null, { statusCode: null, error: 'merchant no longer exists', durationMs: 0 }, { kind: 'failed', why: 'merchant no longer exists' });
+      return;
+    }
+    if (!merchant.webhookUrl) {
+      await d.db.updateTable('events').set({ status: 'skipped', last_error: 'merchant has no webhook_url', locked_until: 0 }).where('id', '=', ev.id).execute();
+      return;
+    }
+    let result;
+    try {
+      checkWebhookUrl(merchant.webhookUrl, d.allowInsecureUrls);
+      const secrets = await d.merchants.signingSecrets(ev.merchant_id);
+      const headers = webhookHeaders(secrets, ev.id, Math.floor(d.clock.now() / 1000), ev.body);
+      result = await attemptDelivery(d.post, merchant.webhookUrl, headers, ev.body, d.timeoutMs, () => d.clock.now());
+    } catch (err) {
+      result = { statusCode: null, error: (err as Error).message, durationMs: 0 };
+    }
+    await finish(ev, attempt, merchant.webhookUrl, result, nextStep(result.statusCode, attempt, d.retrySchedule, d.clock.now(), d.random));
+  }
+
+  async function finish(
+    ev: EventsTable,
+    attempt: number,
+    url: string | null,
+    result: { statusCode: number | null; error: string | null; durationMs: number },
+    step: ReturnType<typeof nextStep>,
+  ): Promise<void> {
+    const now = d.clock.now();
+    await writeTx(d.db, async (tx) => {
+      await tx
+        .insertInto('webhook_attempts')
+        .values({ event_id: ev.id, attempt, url: url ?? '', started_at: now - result.durationMs, duration_ms: result.durationMs, status_code: result.statusCode, error: result.error })
+        .execute();
+      const base = { attempts: attempt, locked_until: 0, last_error: result.error };
+      const update =
+        step.kind === 'delivered'
+          ? { ...base, status: 'delivered' as const, delivered_at: now }
+          : step.kind === 'retry'
+            ? { ...base, next_attempt_at: step.atMs }
+            : { ...base, status: 'failed' as const, last_error: `${result.error ?? ''}; ${step.why}` };
+      // Only if still ours: a replay may have reset the row meanwhile.
+      await tx.updateTable('events').set(update).where('id', '=', ev.id).where('status', '=', 'pending').execute();
+    });
+    const fields = { event_id: ev.id, type: ev.type, attempt, status_code: result.statusCode, duration_ms: result.durationMs, error: result.error };
+    if (step.kind === 'delivered') d.log.info('webhook delivered', fields);
+    else d.log.warn(step.kind === 'retry' ? 'webhook attempt failed; will retry' : 'webhook failed for good', { ...fields, next: step.kind === 'retry' ? new Date(step.atMs).toISOString() : undefined });
+  }
+
+  async function tick(): Promise<void> {
+    // Drain everything due now, keeping at most `concurrency` deliveries in flight.
+    for (;;) {
+      const batch = await claim(d.concurrency - inFlight.size);
+      if (batch.length === 0) return;
+      for (const ev of batch) {
+        inFlight.add(ev.id);
+        void deliverOne(ev)
+          .catch((err) => d.log.error('webhook delivery crashed', { event_id: ev.id, error: String(err) }))
+          .finally(() => {
+            inFlight.delete(ev.id);
+            wake.wake();
+          });
+      }
+      if (inFlight.size >= d.concurrency) return;
+    }
+  }
+
+  return {
+    wake: () => wake.wake(),
+    /** Runs until aborted; waits for in-flight deliveries before returning. */
+    async run(signal: AbortSignal): Promise<void> {
+      await runLoop({ name: 'webhook dispatcher', intervalMs: d.pollMs ?? 250, tick, signal, log: d.log, random: d.random, wake, backoff: { baseMs: 500, maxMs: 10_000 } });
+      const deadline = Date.now() + d.timeoutMs + 1000;
+      while (inFlight.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    },
+    /** Sends one event now in this process (webhooks test); returns the attempt result. */
+    async deliverNow(eventId: string): Promise<void> {
+      const [ev] = await claimById(eventId);
+      if (ev) await deliverOne(ev);
+    },
+  };
+
+  async function claimById(eventId: string): Promise<EventsTable[]> {
+    const now = d.clock.now();
+    const ev = await d.db.selectFrom('events').selectAll().where('id', '=', eventId).where('status', '=', 'pending').executeTakeFirst();
+    if (!ev) return [];
+    const res = await d.db.updateTable('events').set({ locked_until: now + leaseMs }).where('id', '=', eventId).where('locked_until', '<=', now).executeTakeFirst();
+    return Number(res.numUpdatedRows) === 1 ? [ev] : [];
+  }
+}
+
+export type Dispatcher = ReturnType<typeof createDispatcher>;
