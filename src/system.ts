@@ -1,4 +1,4 @@
-import { randomBytes, randomInt, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { Clock, Random } from './domain/ports.ts';
 
 /** The real clock and randomness; tests pass their own. */
@@ -7,5 +7,5 @@ export const systemClock: Clock = { now: () => Date.now() };
 export const systemRandom: Random = {
   bytes: (n) => randomBytes(n),
   uuid: () => randomUUID(),
-  float: () => randomInt(0, 2 ** 48) / 2 ** 48,
+  float: () => randomBytes(6).readUIntBE(0, 6) / 2 ** 48,
 };

@@ -32,5 +32,7 @@ export function errorResponse(err: unknown): Response {
   const e = err instanceof PaydError ? err : new PaydError('INTERNAL', 'internal error');
   const headers: Record<string, string> = {};
   if (e.retryAfter !== undefined) headers['retry-after'] = String(e.retryAfter);
+  // The rest of an oversized body is never read, so this connection cannot carry another request.
+  if (e.code === 'PAYLOAD_TOO_LARGE') headers.connection = 'close';
   return jsonResponse({ detail: e.message, code: e.code, errors: e.errors }, HTTP_STATUS[e.code], headers);
 }

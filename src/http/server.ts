@@ -1,16 +1,25 @@
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { toNodeHandler, type H3 } from 'h3';
-import { listen, type Listener } from 'listhen';
+import { listen } from 'listhen';
+
+/** Websocket upgrades (the checkout's live status); the HTTP app itself never sees them. */
+export interface UpgradeHandler {
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /** Closes open sockets: upgraded connections would otherwise hold server.close() open. */
+  closeAll(): void;
+}
 
 export interface RunningServer {
   url: string;
   port: number;
-  /** Stops accepting, lets in-flight requests finish, then resolves. */
-  close(): Promise<void>;
+  /** Stops accepting, lets in-flight requests finish (up to `graceMs`), then resolves. */
+  close(graceMs?: number): Promise<void>;
 }
 
 /** Serves the app with listhen (through toNodeHandler: passing the app itself hangs). */
-export async function serveHttp(app: H3, host: string, port: number): Promise<RunningServer> {
-  const listener: Listener = await listen(toNodeHandler(app), {
+export async function serveHttp(app: H3, host: string, port: number, ws?: UpgradeHandler): Promise<RunningServer> {
+  const listener = await listen(toNodeHandler(app), {
     hostname: host,
     // An object port disables listhen's "pick another port" fallback; 0 asks the OS for a free one.
     port: { port, random: port === 0, ports: [], portRange: [], alternativePortRange: [] } as never,
@@ -23,12 +32,29 @@ export async function serveHttp(app: H3, host: string, port: number): Promise<Ru
     autoClose: false,
     tunnel: false,
   });
-  const address = listener.server.address();
+  const server = listener.server as Server;
+  // listhen's http-shutdown hook reads req.socket after 'finish', which can already be null
+  // (an uncaught TypeError); keep only the app's own request listener and close with Node's API.
+  for (const l of server.listeners('request').slice(1)) server.off('request', l as never);
+  const address = server.address();
   const bound = typeof address === 'object' && address ? address.port : 0;
+  const close = (graceMs = 8000) =>
+    new Promise<void>((resolve) => {
+      if (!server.listening) return resolve();
+      ws?.closeAll();
+      const force = setTimeout(() => server.closeAllConnections(), graceMs);
+      server.close(() => {
+        clearTimeout(force);
+        resolve();
+      });
+      server.closeIdleConnections();
+    });
   if (port !== 0 && bound !== port) {
-    await listener.close();
+    await close(0);
     throw new Error(`could not listen on ${host}:${port}`);
   }
+  // Attached directly (not listhen's `ws` option) so the handler stays typed and owns its routing.
+  if (ws) server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => ws.handleUpgrade(req, socket, head));
   const h = host.includes(':') ? `[${host}]` : host;
-  return { url: `http://${h}:${bound}`, port: bound, close: () => listener.close() };
+  return { url: `http://${h}:${bound}`, port: bound, close };
 }

@@ -1,0 +1,141 @@
+// Hosted checkout page: countdown, copy buttons and live status.
+// Live status comes over a websocket; if that fails the page polls the JSON status.
+(function () {
+  'use strict';
+  var root = document.getElementById('checkout');
+  document.documentElement.className += ' js';
+  if (!root) return;
+
+  var intentId = root.getAttribute('data-intent-id');
+  var statusText = document.getElementById('status-text');
+  var countdown = document.getElementById('countdown');
+  var returnLink = document.getElementById('return-link');
+  var TEXT = { pending: 'Waiting for your payment', settled: 'Payment received', expired: 'This payment request has expired' };
+  var REDIRECT_DELAY_MS = 2000;
+  var POLL_MS = 1000;
+  var POLL_EXPIRED_MS = 5000;
+
+  var state = {
+    status: root.getAttribute('data-status'),
+    expiresAt: Date.parse(root.getAttribute('data-expires-at')),
+    // Server time minus ours, so the countdown follows the server's clock.
+    skew: Number(root.getAttribute('data-server-now')) - Date.now(),
+  };
+  var redirectTimer = null;
+  var pollTimer = null;
+  var socket = null;
+
+  function apply(s) {
+    if (!s || s.intent_id !== intentId) return;
+    state.skew = Number(s.now) - Date.now();
+    state.expiresAt = Date.parse(s.expires_at);
+    state.status = s.status;
+    root.setAttribute('data-redirect-url', s.redirect_url || '');
+    root.setAttribute('data-status', s.status);
+    statusText.textContent = TEXT[s.status] || s.status;
+    tick();
+    if (s.status === 'settled') settled(s.redirect_url);
+  }
+
+  function settled(url) {
+    stopPolling();
+    if (!url || redirectTimer) return;
+    returnLink.setAttribute('href', url);
+    redirectTimer = setTimeout(function () {
+      window.location.assign(url);
+    }, REDIRECT_DELAY_MS);
+  }
+
+  function pad(n) {
+    return n < 10 ? '0' + n : String(n);
+  }
+
+  function tick() {
+    if (!countdown) return;
+    var s = Math.max(0, Math.ceil((state.expiresAt - (Date.now() + state.skew)) / 1000));
+    var h = Math.floor(s / 3600);
+    var m = Math.floor((s % 3600) / 60);
+    countdown.textContent = (h > 0 ? h + ':' + pad(m) : String(m)) + ':' + pad(s % 60);
+  }
+
+  // --- live status -----------------------------------------------------------
+  function poll() {
+    pollTimer = null;
+    fetch('/pay/' + intentId + '/status', { cache: 'no-store', headers: { accept: 'application/json' } })
+      .then(function (r) {
+        return r.ok ? r.json() : null;
+      })
+      .then(apply, function () {})
+      .then(schedulePoll);
+  }
+
+  function schedulePoll() {
+    if (state.status === 'settled' || pollTimer) return;
+    pollTimer = setTimeout(poll, state.status === 'expired' ? POLL_EXPIRED_MS : POLL_MS);
+  }
+
+  function stopPolling() {
+    if (pollTimer) clearTimeout(pollTimer);
+    pollTimer = null;
+  }
+
+  function connect() {
+    if (state.status === 'settled') return settled(root.getAttribute('data-redirect-url'));
+    try {
+      socket = new WebSocket((location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/pay/' + intentId + '/ws');
+    } catch (e) {
+      return schedulePoll();
+    }
+    socket.onmessage = function (e) {
+      try {
+        apply(JSON.parse(e.data));
+      } catch (err) {
+        /* ignore a malformed message; the next one or the poll corrects it */
+      }
+    };
+    // A failed or dropped socket (proxy without websockets, network change) falls back to polling.
+    socket.onclose = function () {
+      socket = null;
+      schedulePoll();
+    };
+  }
+
+  // --- copy buttons ----------------------------------------------------------
+  function copyText(text) {
+    if (navigator.clipboard && window.isSecureContext) return navigator.clipboard.writeText(text);
+    // Plain-http pages have no Clipboard API: copy through a selected, off-screen textarea.
+    var ta = document.createElement('textarea');
+    ta.value = text;
+    ta.setAttribute('readonly', '');
+    ta.className = 'offscreen';
+    document.body.appendChild(ta);
+    ta.select();
+    var ok = document.execCommand('copy');
+    document.body.removeChild(ta);
+    return ok ? Promise.resolve() : Promise.reject(new Error('copy failed'));
+  }
+
+  Array.prototype.forEach.call(document.querySelectorAll('button.copy'), function (btn) {
+    btn.addEventListener('click', function () {
+      var source = document.getElementById(btn.getAttribute('data-copy'));
+      if (!source) return;
+      copyText(source.textContent.trim()).then(
+        function () {
+          btn.textContent = 'Copied';
+          btn.classList.add('done');
+          setTimeout(function () {
+            btn.textContent = 'Copy';
+            btn.classList.remove('done');
+          }, 1500);
+        },
+        function () {
+          btn.textContent = 'Select and copy';
+        },
+      );
+    });
+  });
+
+  tick();
+  setInterval(tick, 1000);
+  connect();
+})();

@@ -1,0 +1,62 @@
+import type { H3, H3Event } from 'h3';
+import type { Clock, Logger } from '../../domain/ports.ts';
+import type { IntentService } from '../../services/intents.ts';
+import type { MerchantService } from '../../services/merchants.ts';
+import { loadAssets, type Assets } from './assets.ts';
+import { htmlResponse, jsonResponse } from './headers.ts';
+import { checkoutPage, errorPage, notFoundPage } from './page.ts';
+import { qrSvg } from './qr.ts';
+import { checkoutState } from './state.ts';
+
+export interface CheckoutDeps {
+  intents: Pick<IntentService, 'findRow'>;
+  merchants: Pick<MerchantService, 'get'>;
+  clock: Clock;
+  log: Logger;
+}
+
+/**
+ * The hosted checkout (DESIGN §1 checkout_url): public, no credentials; the intent's
+ * UUID v4 is the capability. Routes return complete Responses with their own
+ * security headers, so the API's JSON error wrapper never touches them.
+ */
+export function registerCheckout(app: H3, d: CheckoutDeps): void {
+  const assets: Assets = loadAssets();
+  const param = (event: H3Event) => event.context.params?.intent_id ?? '';
+
+  /** Every failure is logged and shown as a plain page or JSON error, never a stack trace. */
+  const guard = (kind: 'html' | 'json', handler: (event: H3Event) => Promise<Response>) => async (event: H3Event) => {
+    try {
+      return await handler(event);
+    } catch (err) {
+      d.log.error('checkout request failed', { path: event.url.pathname, error: err instanceof Error ? err.stack : String(err) });
+      return kind === 'html' ? htmlResponse(errorPage(assets.urls), 500) : jsonResponse({ detail: 'internal error', code: 'INTERNAL' }, 500);
+    }
+  };
+
+  app.get('/pay/assets/:name', async (event) => assets.serve(event.context.params?.name ?? '') ?? htmlResponse(notFoundPage(assets.urls), 404));
+
+  app.get(
+    '/pay/:intent_id',
+    guard('html', async (event) => {
+      const row = await d.intents.findRow(param(event));
+      if (!row) return htmlResponse(notFoundPage(assets.urls), 404);
+      const merchant = await d.merchants.get(row.merchant_id);
+      const state = checkoutState(row, d.clock.now());
+      return htmlResponse(checkoutPage({ row, merchantName: merchant.name, state, qr: await qrSvg(row.payment_uri), assets: assets.urls }));
+    }),
+  );
+
+  // The fallback when websockets are blocked: this intent's state only, nothing more than the page shows.
+  app.get(
+    '/pay/:intent_id/status',
+    guard('json', async (event) => {
+      const row = await d.intents.findRow(param(event));
+      if (!row) return jsonResponse({ detail: 'no such payment', code: 'INTENT_NOT_FOUND' }, 404);
+      return jsonResponse(checkoutState(row, d.clock.now()));
+    }),
+  );
+
+  // Reached only when the server was started without the websocket handler: tell the page to poll.
+  app.get('/pay/:intent_id/ws', async () => jsonResponse({ detail: 'websocket upgrade required', code: 'UPGRADE_REQUIRED' }, 426));
+}

@@ -1,0 +1,41 @@
+/** One Solana transaction → one ReceivedPayment (or the reason it is none). Pure. */
+import { METHOD_RULES } from '../../domain/methods.ts';
+import type { ReceivedPayment } from '../../domain/payment.ts';
+import { payerOf, referenceCandidates, solCredit, succeeded, tokenCredit, type TxView } from './validate.ts';
+
+/** What one source watches: the wallet, and for USDT_SOL its ATA for the mint. */
+export type WatchTarget =
+  | { method: 'SOL'; wallet: string; /** the address listed for signatures */ account: string }
+  | { method: 'USDT_SOL'; wallet: string; account: string; mint: string };
+
+export type Adapted = { kind: 'payment'; payment: ReceivedPayment } | { kind: 'skip'; reason: 'failed' | 'no_credit' };
+
+export function adaptTransaction(tx: TxView, signature: string, target: WatchTarget, observedAt: number): Adapted {
+  if (!succeeded(tx)) return { kind: 'skip', reason: 'failed' };
+  const amountMinor =
+    target.method === 'SOL'
+      ? solCredit(tx, target.wallet)
+      : tokenCredit(tx, { wallet: target.wallet, ata: target.account, mint: target.mint, decimals: METHOD_RULES.USDT_SOL.decimals });
+  if (amountMinor <= 0n) return { kind: 'skip', reason: 'no_credit' };
+  const blockTime = tx.blockTime ?? null;
+  return {
+    kind: 'payment',
+    payment: {
+      method: target.method,
+      receiver: target.wallet,
+      amountMinor,
+      txRef: signature,
+      references: referenceCandidates(tx),
+      // A node may not know the block time; then "when we saw it" is the best bound we have.
+      occurredAt: blockTime != null ? blockTime * 1000 : observedAt,
+      observedAt,
+      source: 'solana',
+      evidence: {
+        slot: tx.slot,
+        blockTime,
+        payer: payerOf(tx) ?? null,
+        ...(target.method === 'USDT_SOL' ? { tokenAccount: target.account, mint: target.mint } : {}),
+      },
+    },
+  };
+}

@@ -1,0 +1,113 @@
+/**
+ * One polling cycle for one receiving account: list signatures since the checkpoint,
+ * fetch each transaction oldest first at the configured commitment, adapt it, and
+ * hand it to the ledger together with the checkpoint that covers it.
+ */
+import type { ConfirmedSignatureInfo, Connection, Finality } from '@solana/web3.js';
+import type { Clock, Ledger, Logger } from '../../domain/ports.ts';
+import { formatMinor } from '../../domain/money.ts';
+import { METHOD_RULES } from '../../domain/methods.ts';
+import { adaptTransaction, type WatchTarget } from './adapt.ts';
+import { listRecent, listSince, type Checkpoint } from './signatures.ts';
+
+export interface PollerOptions {
+  target: WatchTarget;
+  commitment: Finality;
+  ledger: Ledger;
+  clock: Clock;
+  log: Logger;
+  /** Signatures per getSignaturesForAddress page (≤ 1000). */
+  pageLimit: number;
+  maxPages: number;
+  /** With no checkpoint yet, transactions older than this are not examined, ms. */
+  firstStartLookbackMs: number;
+  /** With no open intent, scan at most this often (payments still recorded as unmatched), ms. */
+  idleScanMs: number;
+  /** A listed transaction the node will not return is retried this many cycles, then set aside. */
+  maxUnavailableCycles: number;
+}
+
+export const checkpointKey = (t: WatchTarget): string => `solana:${t.method}:${t.account}`;
+
+export function createPoller(conn: Connection, o: PollerOptions): { tick(signal: AbortSignal): Promise<void> } {
+  const key = checkpointKey(o.target);
+  const unavailable = new Map<string, number>();
+  let lastScanAt: number | undefined;
+
+  async function pending(): Promise<{ list: ConfirmedSignatureInfo[]; skipped?: Checkpoint }> {
+    const list = { commitment: o.commitment, limit: o.pageLimit, maxPages: o.maxPages };
+    const cp = await o.ledger.loadCheckpoint<Checkpoint>(key);
+    if (cp) return { list: (await listSince(conn, o.target.account, cp, list)).reverse() };
+    const { all, recent } = await listRecent(conn, o.target.account, { ...list, notBeforeMs: o.clock.now() - o.firstStartLookbackMs });
+    if (all.length > 0) o.log.info('solana first start', { account: o.target.account, examined: recent.length, older_ignored: all.length - recent.length });
+    // Older entries are passed over, but the checkpoint still moves past them.
+    const newestOld = all.find((s) => !recent.includes(s));
+    return { list: recent.reverse(), skipped: newestOld && { signature: newestOld.signature, slot: newestOld.slot } };
+  }
+
+  async function tick(signal: AbortSignal): Promise<void> {
+    const now = o.clock.now();
+    if (lastScanAt !== undefined && now - lastScanAt < o.idleScanMs && !(await o.ledger.hasOpenIntents(o.target.method, o.target.wallet))) return;
+    await scan(signal);
+    lastScanAt = now; // only a completed scan counts; a failed one is retried on the next tick
+  }
+
+  async function scan(signal: AbortSignal): Promise<void> {
+    const { list, skipped } = await pending();
+    // Progress past transactions that pay nothing is saved once, after the batch (or on failure).
+    let unsaved: Checkpoint | undefined = skipped;
+    try {
+      for (const info of list) {
+        if (signal.aborted) return;
+        const at: Checkpoint = { signature: info.signature, slot: info.slot };
+        if (info.err != null) {
+          unsaved = at; // failed on chain: nothing to fetch, never counts
+          continue;
+        }
+        const tx = await conn.getParsedTransaction(info.signature, { maxSupportedTransactionVersion: 0, commitment: o.commitment });
+        if (!tx) {
+          if (!(await setAside(info))) return; // try again next cycle, without moving past it
+          unsaved = at;
+          continue;
+        }
+        const adapted = adaptTransaction(tx, info.signature, o.target, o.clock.now());
+        if (adapted.kind === 'skip') {
+          unsaved = at;
+          continue;
+        }
+        const outcome = await o.ledger.ingest(adapted.payment, { key, value: at });
+        unsaved = undefined;
+        o.log.info('solana payment ingested', {
+          tx: info.signature,
+          amount: formatMinor(adapted.payment.amountMinor, METHOD_RULES[o.target.method].decimals),
+          outcome: outcome.kind,
+        });
+      }
+    } finally {
+      if (unsaved) await o.ledger.saveCheckpoint({ key, value: unsaved });
+    }
+  }
+
+  /** Returns true once a transaction the node keeps not returning has been set aside for the operator. */
+  async function setAside(info: ConfirmedSignatureInfo): Promise<boolean> {
+    const seen = (unavailable.get(info.signature) ?? 0) + 1;
+    unavailable.set(info.signature, seen);
+    if (seen < o.maxUnavailableCycles) {
+      o.log.debug('solana transaction listed but not yet returned', { tx: info.signature, cycles: seen });
+      return false;
+    }
+    unavailable.delete(info.signature);
+    o.log.error('solana transaction unavailable; set aside', { tx: info.signature, cycles: seen });
+    await o.ledger.reject({
+      source: 'solana',
+      method: o.target.method,
+      ref: `solana:${info.signature}`,
+      reason: 'transaction_unavailable',
+      detail: { slot: info.slot, account: o.target.account },
+      observedAt: o.clock.now(),
+    });
+    return true;
+  }
+
+  return { tick };
+}

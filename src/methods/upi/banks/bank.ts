@@ -1,0 +1,66 @@
+import type { BankId } from '../alert.ts';
+
+/** A calendar date as printed in the alert (Indian Standard Time). */
+export interface CalendarDate {
+  year: number;
+  month: number; // 1-12
+  day: number;
+}
+
+export interface TimeOfDay {
+  hour: number;
+  minute: number;
+  second: number;
+}
+
+/** A UPI credit to one of the bank's accounts, as read from the alert text. */
+export interface ParsedCredit {
+  kind: 'credit';
+  amountMinor: bigint; // paise
+  /** As printed: "XX4321", "**4321", "XXXXX654321", "4321" ("ending in 4321"). */
+  accountMask: string;
+  /** 12-digit UPI reference; absent where the bank prints none (SBI). */
+  utr?: string;
+  payerVpa?: string;
+  payerName?: string;
+  date?: CalendarDate;
+  /** Only when the body prints one (Axis, Federal, YES). */
+  time?: TimeOfDay;
+}
+
+/** A bank mail that is not a customer's UPI credit; nothing to keep. */
+export interface NotACredit {
+  kind: 'not_credit';
+  reason: NotCreditReason;
+}
+
+export type NotCreditReason =
+  | 'debit'
+  | 'refund'
+  | 'reversal'
+  | 'not_upi'
+  | 'balance'
+  | 'otp'
+  | 'mandate'
+  | 'declined'
+  | 'statement'
+  | 'unrecognized';
+
+/** Reads like a credit alert, but the template's fields are not all there. */
+export interface UnparseableCredit {
+  kind: 'unparseable';
+  reason: string;
+}
+
+export type ParseResult = ParsedCredit | NotACredit | UnparseableCredit;
+
+/** One bank's alert format. Facts and wording: fixtures README §1. */
+export interface BankParser {
+  id: BankId;
+  /** Org-level domains, current `.bank.in` and legacy; the From domain must equal one or be a subdomain. */
+  senderDomains: readonly string[];
+  /** Local parts at those domains that only send marketing. */
+  marketingSenders?: readonly string[];
+  /** `text`: one body (plain text, or HTML flattened to text); `subject`: decoded Subject header. */
+  parse(text: string, subject: string): ParseResult;
+}

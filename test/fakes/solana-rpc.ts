@@ -1,0 +1,167 @@
+/**
+ * A local Solana JSON-RPC 2.0 server on 127.0.0.1 for tests, answering the methods the
+ * source uses with the documented shapes:
+ * - getSignaturesForAddress (https://solana.com/docs/rpc/http/getsignaturesforaddress):
+ *   [{ signature, slot, err, memo, blockTime, confirmationStatus }], newest first,
+ *   honouring limit / before / until / commitment.
+ * - getTransaction (https://solana.com/docs/rpc/http/gettransaction), jsonParsed:
+ *   { slot, blockTime, meta, transaction, version }, or null when the transaction has
+ *   not reached the requested commitment; a v0 transaction without
+ *   maxSupportedTransactionVersion is error -32015, as on a real node.
+ * - getVersion, getSlot.
+ * Each transaction carries its own commitment so a test can promote it later.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { BuiltTx } from './solana-tx.ts';
+
+type Status = 'confirmed' | 'finalized';
+interface Landed {
+  tx: BuiltTx;
+  slot: number;
+  status: Status;
+  seq: number;
+}
+interface Fault {
+  status?: number;
+  delayMs?: number;
+}
+
+const visible = (s: Status, commitment: string | undefined) => s === 'finalized' || commitment === 'confirmed' || commitment === 'processed';
+
+export class FakeSolanaRpc {
+  readonly url: string;
+  /** Every request received, in order (also the ones answered with a fault). */
+  readonly requests: { method: string; params: unknown[] }[] = [];
+  #server: Server;
+  #txs: Landed[] = [];
+  #slot = 1000;
+  #faults: Fault[] = [];
+  #lagging = new Set<string>();
+
+  constructor(server: Server) {
+    this.#server = server;
+    this.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+
+  /** Lands a transaction in a new slot, at `status`; returns its signature. */
+  add(tx: BuiltTx, status: Status = 'finalized'): string {
+    this.#slot += 1;
+    this.#txs.push({ tx, slot: this.#slot, status, seq: this.#txs.length });
+    return tx.signature;
+  }
+
+  finalize(signature: string): void {
+    const t = this.#txs.find((x) => x.tx.signature === signature);
+    if (!t) throw new Error(`unknown signature ${signature}`);
+    t.status = 'finalized';
+  }
+
+  /** Models a load-balanced RPC whose getTransaction node lags: listed, but returned as null until `served`. */
+  lag(signature: string): void {
+    this.#lagging.add(signature);
+  }
+
+  served(signature: string): void {
+    this.#lagging.delete(signature);
+  }
+
+  /** The next `n` requests get an HTTP `status` answer (default 429) and/or a delay. */
+  failNext(n: number, fault: Fault = { status: 429 }): void {
+    for (let i = 0; i < n; i++) this.#faults.push(fault);
+  }
+
+  clearFaults(): void {
+    this.#faults.length = 0;
+  }
+
+  count(method?: string, since = 0): number {
+    return this.requests.slice(since).filter((r) => method === undefined || r.method === method).length;
+  }
+
+  async close(): Promise<void> {
+    this.#server.closeAllConnections();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let body = '';
+    for await (const chunk of req) body += chunk;
+    const call = JSON.parse(body) as { id: unknown; method: string; params?: unknown[] };
+    this.requests.push({ method: call.method, params: call.params ?? [] });
+    const fault = this.#faults.shift();
+    if (fault?.delayMs) await new Promise((r) => setTimeout(r, fault.delayMs));
+    if (fault?.status) {
+      res.writeHead(fault.status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: fault.status, message: 'Too many requests for a specific RPC call' }, id: call.id }));
+      return;
+    }
+    const answer = this.#dispatch(call.method, call.params ?? []);
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ jsonrpc: '2.0', ...answer, id: call.id }));
+  }
+
+  #dispatch(method: string, params: unknown[]): { result: unknown } | { error: { code: number; message: string } } {
+    switch (method) {
+      case 'getSignaturesForAddress':
+        return { result: this.#signatures(params[0] as string, (params[1] ?? {}) as Record<string, unknown>) };
+      case 'getTransaction':
+        return this.#transaction(params[0] as string, (params[1] ?? {}) as Record<string, unknown>);
+      case 'getVersion':
+        return { result: { 'solana-core': '2.2.14', 'feature-set': 3294202862 } };
+      case 'getSlot':
+        return { result: this.#slot };
+      default:
+        return { error: { code: -32601, message: 'Method not found' } };
+    }
+  }
+
+  #signatures(address: string, o: Record<string, unknown>) {
+    const commitment = o.commitment as string | undefined;
+    let list = this.#txs
+      .filter((t) => visible(t.status, commitment) && t.tx.transaction.message.accountKeys.some((k) => k.pubkey === address))
+      .sort((a, b) => b.slot - a.slot || b.seq - a.seq);
+    if (o.before) list = list.slice(list.findIndex((t) => t.tx.signature === o.before) + 1);
+    if (o.until) {
+      const stop = list.findIndex((t) => t.tx.signature === o.until);
+      if (stop >= 0) list = list.slice(0, stop);
+    }
+    return list.slice(0, Math.min(1000, (o.limit as number | undefined) ?? 1000)).map((t) => ({
+      signature: t.tx.signature,
+      slot: t.slot,
+      err: t.tx.meta.err,
+      memo: null,
+      blockTime: t.tx.blockTime,
+      confirmationStatus: t.status,
+    }));
+  }
+
+  #transaction(signature: string, o: Record<string, unknown>) {
+    if (o.encoding !== 'jsonParsed') return { error: { code: -32602, message: 'this fake serves encoding jsonParsed only' } };
+    const t = this.#txs.find((x) => x.tx.signature === signature);
+    if (!t || this.#lagging.has(signature) || !visible(t.status, o.commitment as string | undefined)) return { result: null };
+    if (t.tx.version !== 'legacy' && o.maxSupportedTransactionVersion === undefined) {
+      return {
+        error: {
+          code: -32015,
+          message: 'Transaction version (0) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": 0',
+        },
+      };
+    }
+    const { signature: _sig, ...rest } = t.tx;
+    return { result: { slot: t.slot, ...rest } };
+  }
+}
+
+export async function startFakeSolanaRpc(): Promise<FakeSolanaRpc> {
+  let fake: FakeSolanaRpc | undefined;
+  const server = createServer((req, res) => {
+    fake!.handle(req, res).catch((err) => {
+      res.writeHead(500);
+      res.end(String(err));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  fake = new FakeSolanaRpc(server);
+  return fake;
+}

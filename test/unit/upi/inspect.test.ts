@@ -1,0 +1,105 @@
+// inspectAlert's decisions around the parsers: sender, account, unparseable credits, alert time.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { CreditAlert } from '../../../src/methods/upi/alert.ts';
+import { alertTime } from '../../../src/methods/upi/alert-time.ts';
+import { bankById } from '../../../src/methods/upi/banks/index.ts';
+import { accountMatches, inspectAlert } from '../../../src/methods/upi/inspect.ts';
+import { dkimKit, edit, fixture, options, show } from './helpers.ts';
+
+const kit = dkimKit();
+const ist = (s: string) => Date.parse(s.replace(' ', 'T') + '+05:30');
+const noDns = async () => {
+  throw new Error('DNS must not be asked');
+};
+
+describe('sender', () => {
+  it('a look-alike domain claiming an HDFC credit is rejected without any DNS look-up', async () => {
+    const v = await inspectAlert(fixture('spoof-lookalike-credit.eml'), options(noDns));
+    assert.deepEqual(v, { kind: 'reject', reason: 'lookalike_sender', bank: 'hdfc', detail: { from: ['alerts@hdfcbank-alerts.net'] } });
+  });
+
+  it('the same look-alike even when it signs its own domain', async () => {
+    const v = await inspectAlert(await kit.sign(fixture('spoof-lookalike-credit.eml'), { domain: 'hdfcbank-alerts.net' }), options(kit.resolver));
+    assert.equal(v.kind, 'reject');
+  });
+
+  it('ordinary mail from an unknown sender is ignored', async () => {
+    const raw = Buffer.from('From: friend@example.org\r\nTo: merchant.payd@example.com\r\nSubject: lunch?\r\n\r\nSee you at 1.\r\n');
+    assert.deepEqual(await inspectAlert(raw, options(noDns)), { kind: 'ignore', reason: 'unknown_sender' });
+  });
+
+  it('HDFC marketing sender is ignored even when its text mentions credits', async () => {
+    const raw = edit(fixture('hdfc-credit.eml'), 'alerts@hdfcbank.bank.in', 'information@hdfcbank.bank.in');
+    assert.deepEqual(await inspectAlert(raw, options(noDns)), { kind: 'ignore', reason: 'marketing', bank: 'hdfc' });
+  });
+});
+
+describe('account', () => {
+  it('a genuine credit to another account of the bank is ignored', async () => {
+    const signed = await kit.sign(fixture('hdfc-credit.eml'), { domain: 'hdfcbank.bank.in' });
+    const v = await inspectAlert(signed, options(kit.resolver, { accounts: [{ bank: 'hdfc', accountEnding: '9999' }] }));
+    assert.deepEqual(v, { kind: 'ignore', reason: 'other_account', bank: 'hdfc' });
+  });
+
+  it('an account ending configured for another bank does not count', async () => {
+    const signed = await kit.sign(fixture('hdfc-credit.eml'), { domain: 'hdfcbank.bank.in' });
+    const v = await inspectAlert(signed, options(kit.resolver, { accounts: [{ bank: 'axis', accountEnding: '4321' }] }));
+    assert.deepEqual(v, { kind: 'ignore', reason: 'other_account', bank: 'hdfc' });
+  });
+
+  it('masks compare on the digits both sides show', () => {
+    const sbi = bankById('sbi');
+    const icici = bankById('icici');
+    assert.equal(accountMatches(sbi, 'XXXXX654321', [{ bank: 'sbi', accountEnding: '4321' }]), true);
+    assert.equal(accountMatches(sbi, 'XXXXX654321', [{ bank: 'sbi', accountEnding: '654321' }]), true);
+    assert.equal(accountMatches(sbi, 'XXXXX654321', [{ bank: 'sbi', accountEnding: '754321' }]), false);
+    assert.equal(accountMatches(icici, 'XX321', [{ bank: 'icici', accountEnding: '654321' }]), true);
+    assert.equal(accountMatches(icici, 'XX321', [{ bank: 'icici', accountEnding: '654320' }]), false);
+  });
+});
+
+describe('unparseable credits', () => {
+  it('a signed bank mail that reads like a credit in an unknown wording is rejected as unparseable', async () => {
+    const raw = edit(fixture('hdfc-credit.eml'), 'has been successfully credited to your HDFC Bank account ending in 4321', 'was credited to a/c XX4321');
+    const v = await inspectAlert(await kit.sign(raw, { domain: 'hdfcbank.bank.in' }), options(kit.resolver));
+    assert.equal(v.kind, 'reject', show(v));
+    assert.equal((v as { reason: string }).reason, 'unparseable');
+  });
+
+  it('the same unknown wording unsigned fails authenticity first', async () => {
+    const raw = edit(fixture('hdfc-credit.eml'), 'has been successfully credited to your HDFC Bank account ending in 4321', 'was credited to a/c XX4321');
+    const v = await inspectAlert(raw, options(kit.resolver));
+    assert.equal((v as { reason: string }).reason, 'dkim_missing');
+  });
+});
+
+describe('alert time (IST)', () => {
+  it('body date with the Date header time', () => {
+    assert.equal(alertTime({ date: { year: 2026, month: 11, day: 22 } }, new Date(ist('2026-11-22 07:45:10'))), ist('2026-11-22 07:45:10'));
+  });
+
+  it('a body time wins over the headers', () => {
+    const t = alertTime({ date: { year: 2026, month: 11, day: 22 }, time: { hour: 19, minute: 22, second: 28 } }, new Date(ist('2026-11-22 19:30:00')));
+    assert.equal(t, ist('2026-11-22 19:22:28'));
+  });
+
+  it('stays inside the body date when the mail went out after midnight', () => {
+    assert.equal(alertTime({ date: { year: 2026, month: 11, day: 22 } }, new Date(ist('2026-11-23 00:04:12'))), ist('2026-11-22 23:59:59'));
+  });
+
+  it('falls back to the IMAP arrival time, then to the date alone', () => {
+    assert.equal(alertTime({ date: { year: 2026, month: 11, day: 22 } }, undefined, ist('2026-11-22 08:00:00')), ist('2026-11-22 08:00:00'));
+    assert.equal(alertTime({ date: { year: 2026, month: 11, day: 22 } }), ist('2026-11-22 00:00:00'));
+    assert.equal(alertTime({}, undefined, 1234), 1234);
+  });
+
+  it('IndusInd (no body date) takes receivedAt when the Date header is missing', async () => {
+    const raw = await kit.sign(edit(fixture('indusind-credit.eml'), 'Date: Sun, 22 Nov 2026 07:46:00 +0530\r\n', ''), { domain: 'indusind.com', headerList: 'From:Subject:To:Message-ID' });
+    const v = await inspectAlert(raw, options(kit.resolver, { receivedAt: ist('2026-11-22 07:47:00') }));
+    // Date is not there to be signed, so the signature cannot cover it: rejected, never guessed.
+    assert.deepEqual([v.kind, (v as { reason: string }).reason], ['reject', 'dkim_headers_unsigned']);
+    const unsignedOk = await inspectAlert(edit(fixture('indusind-credit.eml'), 'Date: Sun, 22 Nov 2026 07:46:00 +0530\r\n', ''), options(kit.resolver, { dkimRequired: false, receivedAt: ist('2026-11-22 07:47:00') }));
+    assert.equal((unsignedOk as CreditAlert).occurredAt, ist('2026-11-22 07:47:00'));
+  });
+});
