@@ -5,6 +5,7 @@ import { migrate, openDatabase, type Db } from './db/open.ts';
 import { METHOD_RULES, METHODS, type Method } from './domain/methods.ts';
 import type { Clock, Logger, Random } from './domain/ports.ts';
 import { createHttpApp } from './http/app.ts';
+import { createCheckoutSockets, registerCheckout } from './http/checkout/index.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
 import { serveHttp, type RunningServer } from './http/server.ts';
 import { createSources } from './methods/registry.ts';
@@ -157,14 +158,17 @@ export async function createApp(o: AppOptions) {
         cronTasks = [expire];
       }
       if (opts.http) {
+        const checkoutLog = log.child({ component: 'checkout' });
         const app = createHttpApp({
           intents,
           merchants,
           rateLimiter: createRateLimiter({ ...config.server.rateLimit, clock }),
           clock,
           log: log.child({ component: 'http' }),
+          extend: (h3) => registerCheckout(h3, { intents, merchants, clock, log: checkoutLog }),
         });
-        server = await serveHttp(app, opts.host ?? config.server.host, opts.port ?? config.server.port);
+        const sockets = createCheckoutSockets({ intents, clock, log: checkoutLog });
+        server = await serveHttp(app, opts.host ?? config.server.host, opts.port ?? config.server.port, sockets);
         log.info('payd listening', { url: server.url, livemode, database: dbFile });
       }
     },

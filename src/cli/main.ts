@@ -20,7 +20,7 @@ export async function runCli(argv: string[], e: CliEnv): Promise<number> {
   }
   try {
     await program.parseAsync(argv, { from: 'user' });
-    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+    return 0;
   } catch (err) {
     if (err instanceof CommanderError) {
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return 0;

@@ -135,6 +135,8 @@ export function createDispatcher(d: DispatcherDeps) {
     wake: () => wake.wake(),
     /** Runs until aborted; waits for in-flight deliveries before returning. */
     async run(signal: AbortSignal): Promise<void> {
+      // One dispatcher per database: leases left by a process that died (kill -9) are void.
+      await d.db.updateTable('events').set({ locked_until: 0 }).where('status', '=', 'pending').where('locked_until', '>', 0).execute();
       await runLoop({ name: 'webhook dispatcher', intervalMs: d.pollMs ?? 250, tick, signal, log: d.log, random: d.random, wake, backoff: { baseMs: 500, maxMs: 10_000 } });
       const deadline = Date.now() + d.timeoutMs + 1000;
       while (inFlight.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));

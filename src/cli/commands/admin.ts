@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { migrate, openDatabase } from '../../db/open.ts';
+import { PaydError } from '../../domain/errors.ts';
 import { databaseFile } from '../../app.ts';
 import { withApp, resolveConfig, type CliEnv } from '../context.ts';
 import { leaf, type Opts } from './leaf.ts';
@@ -39,7 +40,7 @@ export function adminCommands(program: Command, e: CliEnv): void {
           line(false, source.name, (err as Error).message);
         }
       }
-      if (failed) process.exitCode = 1;
+      if (failed) throw new PaydError('UPSTREAM', 'some checks failed');
     }),
   );
 }

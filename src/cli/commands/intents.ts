@@ -62,8 +62,8 @@ export function intentCommands(program: Command, e: CliEnv): void {
           undefined,
           { intentId: row.id, note: o.note as string | undefined },
         );
-        e.io.out(outcome.kind === 'settled' ? `settled ${row.id} with ${txRef}; payment.success queued` : `not settled: ${outcome.kind}`);
-        if (outcome.kind !== 'settled') process.exitCode = 1;
+        if (outcome.kind !== 'settled') throw new PaydError('CONFLICT', `not settled: ${outcome.kind}`);
+        e.io.out(`settled ${row.id} with ${txRef}; payment.success queued`);
       }),
     );
 }

@@ -55,10 +55,12 @@ export function webhookCommands(program: Command, e: CliEnv): void {
         if (!merchant.webhookUrl) throw new PaydError('CONFLICT', `merchant ${clientId} has no webhook URL (payd merchant set-webhook ${clientId} --url …)`);
         const id = await app.outbox.enqueue(app.db, clientId, null, 'webhook.test', { client_id: clientId, message: 'payd webhook test' });
         await app.dispatcher.deliverNow(id);
+        // A test event is tried once, never retried for days.
+        await app.db.updateTable('events').set({ status: 'failed' }).where('id', '=', id).where('status', '=', 'pending').execute();
         const ev = await app.events.show(id);
         if (o.json) printJson(e.io, ev);
-        else e.io.out(ev.status === 'delivered' ? `delivered ${id} to ${merchant.webhookUrl}` : `not delivered: ${ev.last_error ?? ev.status} (it will be retried by the daemon)`);
-        if (ev.status !== 'delivered') process.exitCode = 1;
+        if (ev.status !== 'delivered') throw new PaydError('UPSTREAM', `not delivered: ${ev.last_error ?? ev.status}`);
+        if (!o.json) e.io.out(`delivered ${id} to ${merchant.webhookUrl}`);
       }),
     );
 }

@@ -112,6 +112,8 @@ export function createCheckoutSockets(d: CheckoutSocketDeps): CheckoutSockets {
     closeAll() {
       for (const peer of [...watchers.keys()]) stop(peer);
       adapter.closeAll(1001, 'server shutting down');
+      // A client that never answers the close frame must not hold the server open.
+      setTimeout(() => adapter.closeAll(undefined, undefined, true), 1000).unref();
     },
   };
 }

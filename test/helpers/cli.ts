@@ -1,0 +1,40 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { runCli } from '../../src/cli/main.ts';
+
+export const PAYD_BIN = fileURLToPath(new URL('../../bin/payd', import.meta.url));
+
+/** Runs the CLI in this process (fast); returns exit code and captured output. */
+export async function payd(args: string[], o: { cwd: string; env?: Record<string, string> }) {
+  let out = '';
+  let err = '';
+  const code = await runCli(args, {
+    env: { ...(o.env ?? {}) },
+    cwd: o.cwd,
+    io: { out: (t) => void (out += t.endsWith('\n') ? t : t + '\n'), err: (t) => void (err += t.endsWith('\n') ? t : t + '\n') },
+  });
+  return { code, out, err, json: () => JSON.parse(out) };
+}
+
+/** Starts `bin/payd` as a real child process; resolves once it logs that it is listening. */
+export async function spawnPayd(args: string[], o: { cwd: string; env?: Record<string, string> }): Promise<{ child: ChildProcess; url: string; stderr: () => string; exited: Promise<number | null> }> {
+  const child = spawn(process.execPath, [PAYD_BIN, ...args], { cwd: o.cwd, env: { ...process.env, ...(o.env ?? {}) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`payd did not start in 20 s:\n${stderr}`)), 20_000);
+    child.stderr!.on('data', (d) => {
+      stderr += d;
+      const m = /"msg":"payd listening","url":"([^"]+)"/.exec(stderr);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`payd exited with ${code} before listening:\n${stderr}`));
+    });
+  });
+  return { child, url, stderr: () => stderr, exited };
+}
