@@ -1,0 +1,138 @@
+/**
+ * One polling cycle of the TRON source: at most one TronGrid listing (plus its
+ * pages) for the receiving address, whatever the number of open intents.
+ */
+import { METHOD_RULES } from '../../domain/methods.ts';
+import type { ReceivedPayment } from '../../domain/payment.ts';
+import type { Clock, Ledger, Logger } from '../../domain/ports.ts';
+import { sleep } from '../../workers/loop.ts';
+import { TronGridError, type TronGridClient } from './client.ts';
+import { completeListing, isSeen, listFrom, markSeen, readCursor, startCursor, type TronCursor } from './cursor.ts';
+import { parseTrc20Page, type Trc20Item, type PageFilter } from './trc20-page.ts';
+
+export interface PollerTuning {
+  /** First start without a checkpoint: how far back to look, ms. */
+  lookbackMs: number;
+  /** Re-list this much before the watermark, ms; must exceed TRON confirmation + indexing lag (~1 min). */
+  overlapMs: number;
+  /** With no open intents, still sweep this often so stray payments are recorded, ms. */
+  idleSweepMs: number;
+  /** TronGrid's maximum page size. */
+  pageLimit: number;
+  /** Bounds one tick; the next tick continues from the checkpoint. */
+  maxPagesPerTick: number;
+}
+
+export interface PollerDeps {
+  address: string;
+  contract: string;
+  ledger: Ledger;
+  clock: Clock;
+  log: Logger;
+  client: TronGridClient;
+  tuning: PollerTuning;
+}
+
+const METHOD = 'USDT_TRC20';
+
+export function createTronPoller(d: PollerDeps) {
+  const key = `trongrid:${METHOD}:${d.address}:${d.contract}`;
+  const filter: PageFilter = { receiver: d.address, contract: d.contract, decimals: METHOD_RULES[METHOD].decimals };
+  /** When the last complete listing ended (this process); undefined until the start-up catch-up is done. */
+  let caughtUpAt: number | undefined;
+  /** No request before this time (ms): the last Retry-After. */
+  let notBefore = 0;
+
+  async function loadCursor(): Promise<TronCursor> {
+    const raw = await d.ledger.loadCheckpoint<unknown>(key);
+    const cursor = readCursor(raw);
+    if (cursor) return cursor;
+    if (raw !== undefined) d.log.error('unreadable TronGrid checkpoint; starting from the lookback window', { key });
+    const fresh = startCursor(d.clock.now(), d.tuning.lookbackMs);
+    // Saved at once so a restart backfills from here, not from a later "now".
+    await d.ledger.saveCheckpoint({ key, value: fresh });
+    d.log.info('TronGrid first start', { from: new Date(fresh.watermark).toISOString() });
+    return fresh;
+  }
+
+  async function fetchPage(minTimestamp: number, fingerprint: string | undefined, signal: AbortSignal) {
+    const wait = notBefore - d.clock.now();
+    if (wait > 0) await sleep(wait, signal);
+    if (signal.aborted) throw signal.reason ?? new Error('aborted');
+    try {
+      return await d.client.listTrc20({ address: d.address, contract: d.contract, minTimestamp, limit: d.tuning.pageLimit, fingerprint }, signal);
+    } catch (err) {
+      if (err instanceof TronGridError && err.retryAfterMs !== undefined) notBefore = d.clock.now() + err.retryAfterMs;
+      throw err;
+    }
+  }
+
+  async function handle(item: Trc20Item, cursor: TronCursor): Promise<void> {
+    const checkpoint = { key, value: cursor };
+    if (item.kind === 'invalid') {
+      d.log.warn('TronGrid transfer rejected', { txid: item.txid, reason: item.reason });
+      await d.ledger.reject(
+        { source: 'trongrid', method: METHOD, ref: `trongrid:${item.txid}`, reason: item.reason, detail: { ...item.detail, block_timestamp: item.blockTimestamp }, observedAt: d.clock.now() },
+        checkpoint,
+      );
+      return;
+    }
+    const outcome = await d.ledger.ingest(toPayment(item, d.address, d.contract, d.clock.now()), checkpoint);
+    d.log.info('TronGrid transfer ingested', { txid: item.txid, amount_minor: item.value, outcome: outcome.kind });
+  }
+
+  /** Lists everything since the checkpoint and hands each new transfer to the ledger with its checkpoint. */
+  async function sweep(signal: AbortSignal): Promise<void> {
+    let cursor = await loadCursor();
+    const minTimestamp = listFrom(cursor, d.tuning.overlapMs); // unchanged across pages, as paging requires
+    let fingerprint: string | undefined;
+    let pages = 0;
+    let ascending = true;
+    let newest: number | undefined;
+    do {
+      const page = parseTrc20Page(await fetchPage(minTimestamp, fingerprint, signal), filter);
+      pages += 1;
+      if (page.malformed > 0) d.log.warn('TronGrid items without id or timestamp skipped', { count: page.malformed });
+      for (const item of page.items) {
+        if (newest !== undefined && item.blockTimestamp < newest) ascending = false;
+        newest = Math.max(newest ?? item.blockTimestamp, item.blockTimestamp);
+        if (isSeen(cursor, item.txid)) continue;
+        const next = markSeen(cursor, item.txid, item.blockTimestamp, d.tuning.overlapMs, ascending);
+        await handle(item, next);
+        cursor = next;
+      }
+      if (page.fingerprint !== undefined && page.fingerprint === fingerprint) throw new TronGridError('TronGrid repeated a page fingerprint', 200);
+      fingerprint = page.fingerprint;
+    } while (fingerprint !== undefined && pages < d.tuning.maxPagesPerTick && !signal.aborted);
+
+    if (fingerprint !== undefined) return; // more pages wait; not caught up yet
+    const done = completeListing(cursor, newest, d.tuning.overlapMs);
+    if (done !== cursor) await d.ledger.saveCheckpoint({ key, value: done });
+    caughtUpAt = d.clock.now();
+  }
+
+  /** One cycle. Throws on upstream faults so the loop backs off. */
+  async function tick(signal: AbortSignal): Promise<void> {
+    const open = await d.ledger.hasOpenIntents(METHOD, d.address);
+    // Nothing could settle and the backlog is swept: save the call.
+    if (!open && caughtUpAt !== undefined && d.clock.now() - caughtUpAt < d.tuning.idleSweepMs) return;
+    await sweep(signal);
+  }
+
+  return { key, tick };
+}
+
+export function toPayment(t: Extract<Trc20Item, { kind: 'transfer' }>, receiver: string, contract: string, observedAt: number): ReceivedPayment {
+  const evidence: Record<string, unknown> = { from: t.from, to: receiver, block_timestamp: t.blockTimestamp, contract, value: t.value.toString() };
+  if (t.symbol !== undefined) evidence.symbol = t.symbol;
+  return {
+    method: METHOD,
+    receiver,
+    amountMinor: t.value,
+    txRef: t.txid,
+    occurredAt: t.blockTimestamp,
+    observedAt,
+    source: 'trongrid',
+    evidence,
+  };
+}

@@ -1,0 +1,180 @@
+/**
+ * A local stand-in for TronGrid's
+ * GET /v1/accounts/{address}/transactions/trc20, shaped after its docs:
+ * - https://developers.tron.network/reference/get-trc20-transaction-info-by-account-address
+ * - https://developers.tron.network/docs/get-trc20-transaction-history
+ * - https://github.com/TRON-US/trongrid (README: only_confirmed / only_to / order_by /
+ *   min_timestamp alias of min_block_timestamp / fingerprint paging, limit max 200)
+ * Envelope: { data: [...], success: true, meta: { at, page_size, fingerprint?, links?: { next } } }.
+ * Item: { transaction_id, token_info: { symbol, address, decimals, name }, block_timestamp, from, to, type, value }.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { TronWeb } from 'tronweb';
+
+export const USDT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
+export const OTHER_TOKEN = 'TEkxiTehnzSmSe2XqrBj4w32RUN966rdz8'; // USDC on TRON
+export const MERCHANT = 'TJmmqjb1DK9TTZbQXzRQ2AuA94z4gKAPFh';
+export const CUSTOMER = 'TLCuBEirVzB6V4menLZKw1jfBTFMZbuKq7';
+export const STRANGER = 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf';
+
+export interface FakeTransfer {
+  transaction_id: string;
+  block_timestamp: number;
+  from: string;
+  to: string;
+  type: 'Transfer' | 'Approval';
+  value: string;
+  token: { address: string; symbol: string; decimals: number; name: string };
+  confirmed: boolean;
+}
+
+/** What the next requests get instead of a normal answer. */
+export type Fault = { status: number; retryAfter?: string; times: number } | { hang: true; times: number };
+
+export interface FakeTronGrid {
+  url: string;
+  transfers: FakeTransfer[];
+  /** Every request URL seen, in order, with the time it arrived (ms). */
+  requests: { url: URL; at: number; apiKey: string | undefined }[];
+  /** Items served per transaction id, to see re-listing. */
+  served: Map<string, number>;
+  faults: Fault[];
+  /** When set, requests without this TRON-PRO-API-KEY get 401. */
+  apiKey?: string;
+  add(t: Partial<FakeTransfer> & { value: string }): FakeTransfer;
+  confirm(txid: string): void;
+  close(): Promise<void>;
+}
+
+export const txid = (): string => randomBytes(32).toString('hex');
+
+export async function startFakeTronGrid(): Promise<FakeTronGrid> {
+  const fake = {
+    url: '',
+    transfers: [] as FakeTransfer[],
+    requests: [] as FakeTronGrid['requests'],
+    served: new Map<string, number>(),
+    faults: [] as Fault[],
+    apiKey: undefined as string | undefined,
+  } as FakeTronGrid;
+  const hanging = new Set<ServerResponse>();
+  const server = createServer((req, res) => handle(fake, req, res, hanging));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  fake.add = (t) => {
+    const item: FakeTransfer = {
+      transaction_id: t.transaction_id ?? txid(),
+      block_timestamp: t.block_timestamp ?? Date.now() - 60_000,
+      from: t.from ?? CUSTOMER,
+      to: t.to ?? MERCHANT,
+      type: t.type ?? 'Transfer',
+      value: t.value,
+      token: t.token ?? { address: USDT, symbol: 'USDT', decimals: 6, name: 'Tether USD' },
+      confirmed: t.confirmed ?? true,
+    };
+    fake.transfers.push(item);
+    return item;
+  };
+  fake.confirm = (id) => {
+    const t = fake.transfers.find((x) => x.transaction_id === id);
+    if (!t) throw new Error(`no transfer ${id}`);
+    t.confirmed = true;
+  };
+  fake.close = async () => {
+    for (const res of hanging) res.destroy();
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+  return fake;
+}
+
+const ROUTE = /^\/v1\/accounts\/([^/]+)\/transactions\/trc20$/;
+
+function handle(fake: FakeTronGrid, req: IncomingMessage, res: ServerResponse, hanging: Set<ServerResponse>): void {
+  const url = new URL(req.url ?? '/', fake.url);
+  const apiKey = req.headers['tron-pro-api-key'];
+  fake.requests.push({ url, at: Date.now(), apiKey: typeof apiKey === 'string' ? apiKey : undefined });
+
+  const fault = fake.faults[0];
+  if (fault) {
+    fault.times -= 1;
+    if (fault.times <= 0) fake.faults.shift();
+    if ('hang' in fault) {
+      hanging.add(res);
+      res.on('close', () => hanging.delete(res));
+      return;
+    }
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (fault.retryAfter !== undefined) headers['retry-after'] = fault.retryAfter;
+    return send(res, fault.status, { success: false, error: `fault ${fault.status}`, statusCode: fault.status }, headers);
+  }
+
+  const route = ROUTE.exec(url.pathname);
+  if (req.method !== 'GET' || !route) return send(res, 404, { success: false, error: 'not found', statusCode: 404 });
+  if (fake.apiKey !== undefined && apiKey !== fake.apiKey) return send(res, 401, { success: false, error: 'ApiKey not exists', statusCode: 401 });
+
+  const q = url.searchParams;
+  const flag = (name: string) => q.get(name) === 'true';
+  if (flag('only_confirmed') && flag('only_unconfirmed')) return send(res, 400, { success: false, error: 'only_confirmed and only_unconfirmed cannot be combined', statusCode: 400 });
+  const limit = Number(q.get('limit') ?? 20);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 200) return send(res, 400, { success: false, error: 'limit must be between 1 and 200', statusCode: 400 });
+
+  const account = base58(decodeURIComponent(route[1]));
+  const contract = q.has('contract_address') ? base58(q.get('contract_address')!) : undefined;
+  const minTs = Number(q.get('min_timestamp') ?? q.get('min_block_timestamp') ?? 0);
+  const maxTs = Number(q.get('max_timestamp') ?? q.get('max_block_timestamp') ?? Number.MAX_SAFE_INTEGER);
+  const asc = (q.get('order_by') ?? 'block_timestamp,desc') === 'block_timestamp,asc';
+
+  const matching = fake.transfers
+    .filter((t) => t.from === account || t.to === account)
+    .filter((t) => !flag('only_to') || t.to === account)
+    .filter((t) => !flag('only_from') || t.from === account)
+    .filter((t) => !flag('only_confirmed') || t.confirmed)
+    .filter((t) => !flag('only_unconfirmed') || !t.confirmed)
+    .filter((t) => contract === undefined || t.token.address === contract)
+    .filter((t) => t.block_timestamp >= minTs && t.block_timestamp <= maxTs)
+    .sort((a, b) => a.block_timestamp - b.block_timestamp || a.transaction_id.localeCompare(b.transaction_id));
+  if (!asc) matching.reverse();
+
+  // Real fingerprints are opaque; this one encodes the offset into the filtered list.
+  const fp = q.get('fingerprint');
+  const offset = fp ? Number(Buffer.from(fp, 'base64url').toString()) : 0;
+  if (!Number.isInteger(offset) || offset < 0) return send(res, 400, { success: false, error: 'bad fingerprint', statusCode: 400 });
+  const page = matching.slice(offset, offset + limit);
+  const meta: Record<string, unknown> = { at: Date.now(), page_size: page.length };
+  if (offset + limit < matching.length) {
+    const fingerprint = Buffer.from(String(offset + limit)).toString('base64url');
+    const next = new URL(url);
+    next.searchParams.set('fingerprint', fingerprint);
+    meta.fingerprint = fingerprint;
+    meta.links = { next: next.toString() };
+  }
+  for (const t of page) fake.served.set(t.transaction_id, (fake.served.get(t.transaction_id) ?? 0) + 1);
+  send(res, 200, { data: page.map(toItem), success: true, meta });
+}
+
+function toItem(t: FakeTransfer) {
+  return {
+    transaction_id: t.transaction_id,
+    token_info: { symbol: t.token.symbol, address: t.token.address, decimals: t.token.decimals, name: t.token.name },
+    block_timestamp: t.block_timestamp,
+    from: t.from,
+    to: t.to,
+    type: t.type,
+    value: t.value,
+  };
+}
+
+/** TronGrid accepts base58 or 41-hex addresses. */
+function base58(a: string): string {
+  const hex = /^(?:0x)?(41[0-9a-fA-F]{40})$/.exec(a);
+  return hex ? TronWeb.address.fromHex(hex[1]) : a;
+}
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = { 'content-type': 'application/json' }): void {
+  res.writeHead(status, headers);
+  res.end(JSON.stringify(body));
+}

@@ -1,0 +1,35 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseRetryAfter, trc20Url } from '../../../src/methods/tron/client.ts';
+
+test('the listing URL asks for confirmed USDT credits, oldest first, in full pages', () => {
+  const url = new URL(
+    trc20Url('https://api.trongrid.io/', { address: 'TJmmqjb1DK9TTZbQXzRQ2AuA94z4gKAPFh', contract: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t', minTimestamp: 5, limit: 200, fingerprint: 'fp' }),
+  );
+  assert.equal(url.pathname, '/v1/accounts/TJmmqjb1DK9TTZbQXzRQ2AuA94z4gKAPFh/transactions/trc20');
+  assert.deepEqual(Object.fromEntries(url.searchParams), {
+    only_confirmed: 'true',
+    only_to: 'true',
+    contract_address: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t',
+    limit: '200',
+    order_by: 'block_timestamp,asc',
+    min_timestamp: '5',
+    fingerprint: 'fp',
+  });
+});
+
+test('an apiUrl with a path prefix keeps it', () => {
+  const url = new URL(trc20Url('http://proxy.local/tron', { address: 'T1', contract: 'T2', limit: 1 }));
+  assert.equal(url.pathname, '/tron/v1/accounts/T1/transactions/trc20');
+  assert.equal(url.searchParams.has('min_timestamp'), false);
+});
+
+test('Retry-After is read as seconds or a date, and capped', () => {
+  const now = Date.parse('2025-01-01T00:00:00Z');
+  assert.equal(parseRetryAfter('3', now, 60_000), 3000);
+  assert.equal(parseRetryAfter('Wed, 01 Jan 2025 00:00:10 GMT', now, 60_000), 10_000);
+  assert.equal(parseRetryAfter('Tue, 31 Dec 2024 23:00:00 GMT', now, 60_000), 0);
+  assert.equal(parseRetryAfter('86400', now, 60_000), 60_000);
+  assert.equal(parseRetryAfter(null, now, 60_000), undefined);
+  assert.equal(parseRetryAfter('soon', now, 60_000), undefined);
+});
