@@ -36,6 +36,24 @@ export async function serveHttp(app: H3, host: string, port: number, ws?: Upgrad
   // listhen's http-shutdown hook reads req.socket after 'finish', which can already be null
   // (an uncaught TypeError); keep only the app's own request listener and close with Node's API.
   for (const l of server.listeners('request').slice(1)) server.off('request', l as never);
+  // Sockets with no request in flight, so shutdown can drop them at once (browsers open
+  // speculative connections that never send a request, which would hold close() open).
+  const busy = new Map<Duplex, number>();
+  server.on('connection', (socket) => {
+    busy.set(socket, 0);
+    socket.on('close', () => busy.delete(socket));
+  });
+  server.on('request', (req, res) => {
+    const socket = req.socket;
+    if (!socket) return;
+    busy.set(socket, (busy.get(socket) ?? 0) + 1);
+    res.on('close', () => {
+      if (!busy.has(socket)) return;
+      const left = (busy.get(socket) ?? 1) - 1;
+      busy.set(socket, left);
+      if (left === 0 && !server.listening) socket.destroySoon();
+    });
+  });
   const address = server.address();
   const bound = typeof address === 'object' && address ? address.port : 0;
   const close = (graceMs = 8000) =>
@@ -48,6 +66,7 @@ export async function serveHttp(app: H3, host: string, port: number, ws?: Upgrad
         resolve();
       });
       server.closeIdleConnections();
+      for (const [socket, n] of busy) if (n === 0) socket?.destroy();
     });
   if (port !== 0 && bound !== port) {
     await close(0);

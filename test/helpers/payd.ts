@@ -72,13 +72,14 @@ export async function startPayd(o: {
   post?: HttpPost;
   http?: boolean;
   workers?: boolean;
-  sources?: (deps: { ledger: App['ledger'] }) => PaymentSource[];
+  /** Sources to run; 'configured' builds the real ones from the config. Default: none. */
+  sources?: ((deps: { ledger: App['ledger'] }) => PaymentSource[]) | 'configured';
   keepDir?: boolean;
 } = {}): Promise<PaydHarness> {
   const dir = o.dir ?? mkdtempSync(join(tmpdir(), 'payd-test-'));
   const config = parseConfig(o.rawConfig ?? baseConfig(dir, o.config), dir, {});
   const clock = o.clock ?? { now: () => Date.now() };
-  const app = await createApp({ config, sandbox: o.sandbox, clock, random: systemRandom, log: silentLogger(), post: o.post, sources: o.sources ?? (() => []) });
+  const app = await createApp({ config, sandbox: o.sandbox, clock, random: systemRandom, log: silentLogger(), post: o.post, sources: o.sources === 'configured' ? undefined : (o.sources ?? (() => [])) });
   await app.start({ http: o.http ?? true, workers: o.workers ?? false });
   const url = app.url ?? '';
   return {

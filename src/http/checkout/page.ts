@@ -54,6 +54,7 @@ function layout(title: string, assets: AssetUrls, body: Safe): string {
 <meta name="referrer" content="no-referrer">
 <meta name="robots" content="noindex, nofollow">
 <title>${title}</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="${assets.css}">
 <script src="${assets.js}" defer></script>
 </head>

@@ -1,0 +1,135 @@
+// Headless Debian Chromium driven by playwright-core, plus a sandbox payd app for checkout tests.
+// Missing Chromium is a failure, never a skip: the checkout page must be proven in a real browser.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type IncomingMessage } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { createApp, type App } from '../../src/app.ts';
+import { parseConfig } from '../../src/config/load.ts';
+import type { Clock } from '../../src/domain/ports.ts';
+import { silentLogger } from '../../src/log.ts';
+import { systemRandom } from '../../src/system.ts';
+
+export const CHROMIUM = '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+export interface Browser {
+  newPage(): Promise<Page>;
+  close(): Promise<void>;
+}
+
+/** Launches Chromium with a fresh profile directory (removed on close). */
+export async function launchBrowser(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`Chromium is not installed (${CHROMIUM} missing): apt-get update && apt-get install -y chromium`);
+  }
+  const profile = mkdtempSync(join(tmpdir(), 'payd-chromium-'));
+  let context: BrowserContext;
+  try {
+    context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS, timeout: 20_000 });
+  } catch (err) {
+    rmSync(profile, { recursive: true, force: true });
+    throw err;
+  }
+  context.setDefaultTimeout(5_000);
+  return {
+    newPage: () => context.newPage(),
+    async close() {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A clock the test can move forward, ms. */
+export function shiftableClock(): Clock & { advance(ms: number): void } {
+  let offset = 0;
+  return { now: () => Date.now() + offset, advance: (ms) => (offset += ms) };
+}
+
+export interface CheckoutApp {
+  app: App;
+  url: string;
+  clock: ReturnType<typeof shiftableClock>;
+  /** A pending UPI intent of a new merchant. */
+  createIntent(opts?: { merchantName?: string; orderId?: string; returnUrl?: string; amount?: number }): Promise<{ id: string; pageUrl: string }>;
+  /** Settles the intent exactly as a manual reconciliation would. */
+  settle(intentId: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A sandbox payd (HTTP only, no workers) on 127.0.0.1 with its own database. */
+export async function startCheckoutApp(): Promise<CheckoutApp> {
+  const dir = mkdtempSync(join(tmpdir(), 'payd-checkout-'));
+  const clock = shiftableClock();
+  const config = parseConfig({ database: { file: join(dir, 'payd.sqlite') }, server: { host: '127.0.0.1', port: 0 } }, dir);
+  const app = await createApp({ config, sandbox: true, clock, random: systemRandom, log: silentLogger() });
+  await app.start({ http: true, workers: false });
+  const url = app.url!;
+  let n = 0;
+  return {
+    app,
+    url,
+    clock,
+    async createIntent(opts = {}) {
+      const creds = await app.merchants.create({ name: opts.merchantName ?? 'Chai Corner' });
+      const merchant = await app.merchants.get(creds.client_id);
+      const created = await app.intents.create(merchant, {
+        amount: opts.amount ?? 120.5,
+        currency: 'UPI',
+        order_id: opts.orderId ?? `ORD-${++n}`,
+        return_url: opts.returnUrl,
+      });
+      return { id: created.intent_id, pageUrl: `${url}/pay/${created.intent_id}` };
+    },
+    async settle(intentId) {
+      const row = await app.intents.findRow(intentId);
+      if (!row) throw new Error(`no intent ${intentId}`);
+      const now = clock.now();
+      await app.ledger.ingestWith(
+        { method: 'UPI', receiver: row.receiver, amountMinor: BigInt(row.pay_amount_minor), txRef: `UTR${now}${++n}`, occurredAt: now, observedAt: now, source: 'manual' },
+        undefined,
+        { intentId },
+      );
+    },
+    async close() {
+      await app.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A tiny return_url target on 127.0.0.1 that records every request. */
+export async function startReturnServer(): Promise<{ url: string; requests: URL[]; next(timeoutMs: number): Promise<URL>; close(): Promise<void> }> {
+  const requests: URL[] = [];
+  const waiters: Array<(u: URL) => void> = [];
+  const server = createServer((req: IncomingMessage, res) => {
+    const u = new URL(req.url ?? '/', 'http://127.0.0.1');
+    requests.push(u);
+    waiters.splice(0).forEach((w) => w(u));
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end('<!doctype html><title>Shop</title><h1 id="thanks">Back at the shop</h1>');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  return {
+    url: `http://127.0.0.1:${port}/orders/done?src=payd`,
+    requests,
+    next(timeoutMs) {
+      if (requests.length) return Promise.resolve(requests[0]);
+      return new Promise((resolve, reject) => {
+        const t = setTimeout(() => reject(new Error(`return_url not visited within ${timeoutMs} ms`)), timeoutMs);
+        waiters.push((u) => {
+          clearTimeout(t);
+          resolve(u);
+        });
+      });
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,169 @@
+// Test doubles for the UPI mailbox source: an in-memory Ledger, a fake alert inspector
+// driven by an X-Fake-Verdict header, and fixed clock/random/logger.
+import type { Method } from '../../src/domain/methods.ts';
+import type { IngestOutcome, ReceivedPayment, RejectedObservation } from '../../src/domain/payment.ts';
+import type { CheckpointUpdate, Clock, Ledger, Logger, Random } from '../../src/domain/ports.ts';
+import type { AlertVerdict, InspectOptions } from '../../src/methods/upi/alert.ts';
+
+export interface Ingest {
+  payment: ReceivedPayment;
+  checkpoint?: CheckpointUpdate;
+  outcome: IngestOutcome;
+}
+
+export class FakeLedger implements Ledger {
+  readonly ingests: Ingest[] = [];
+  readonly rejections: { observation: RejectedObservation; checkpoint?: CheckpointUpdate }[] = [];
+  readonly checkpoints = new Map<string, unknown>();
+  /** Set to make the next ledger write fail (a database fault). */
+  failNext: Error | undefined;
+  #byTxRef = new Map<string, string>();
+  #waiters = new Set<() => void>();
+
+  /** Payments recorded once (not duplicates). */
+  get recorded(): ReceivedPayment[] {
+    return this.ingests.filter((i) => i.outcome.kind !== 'duplicate').map((i) => i.payment);
+  }
+
+  async ingest(payment: ReceivedPayment, checkpoint?: CheckpointUpdate): Promise<IngestOutcome> {
+    this.#maybeFail();
+    const seen = this.#byTxRef.get(payment.txRef);
+    const outcome: IngestOutcome = seen
+      ? { kind: 'duplicate', paymentId: seen }
+      : { kind: 'unmatched', paymentId: `pay_${this.#byTxRef.size + 1}`, reason: 'no_matching_intent' };
+    if (!seen) this.#byTxRef.set(payment.txRef, outcome.paymentId);
+    this.ingests.push({ payment, checkpoint, outcome });
+    if (checkpoint) this.checkpoints.set(checkpoint.key, checkpoint.value);
+    this.#changed();
+    return outcome;
+  }
+
+  async reject(observation: RejectedObservation, checkpoint?: CheckpointUpdate): Promise<void> {
+    this.#maybeFail();
+    // Idempotent on ref, like the real store.
+    if (!this.rejections.some((r) => r.observation.ref === observation.ref)) this.rejections.push({ observation, checkpoint });
+    if (checkpoint) this.checkpoints.set(checkpoint.key, checkpoint.value);
+    this.#changed();
+  }
+
+  async loadCheckpoint<T>(key: string): Promise<T | undefined> {
+    return this.checkpoints.get(key) as T | undefined;
+  }
+
+  async saveCheckpoint(update: CheckpointUpdate): Promise<void> {
+    this.#maybeFail();
+    this.checkpoints.set(update.key, update.value);
+    this.#changed();
+  }
+
+  async hasOpenIntents(_method: Method, _receiver: string): Promise<boolean> {
+    return true;
+  }
+
+  /** Resolves once `predicate` holds; rejects after `timeoutMs` with `what` in the message. */
+  waitFor(predicate: () => boolean, timeoutMs: number, what = 'ledger condition'): Promise<void> {
+    if (predicate()) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        if (!predicate()) return;
+        clearTimeout(timer);
+        this.#waiters.delete(check);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.#waiters.delete(check);
+        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`));
+      }, timeoutMs);
+      this.#waiters.add(check);
+    });
+  }
+
+  #maybeFail(): void {
+    const err = this.failNext;
+    this.failNext = undefined;
+    if (err) throw err;
+  }
+
+  #changed(): void {
+    for (const w of [...this.#waiters]) w();
+  }
+}
+
+/**
+ * Builds a test mail whose verdict the fake inspector reads from a header, e.g.
+ * fakeMail('credit utr=123456789012 paise=49937').
+ */
+export function fakeMail(verdict: string, opts: { subject?: string; messageId?: string } = {}): string {
+  return [
+    'From: Test Bank <alerts@bank.test>',
+    'To: merchant@example.com',
+    `Subject: ${opts.subject ?? 'test alert'}`,
+    `Message-ID: <${opts.messageId ?? Math.random().toString(36).slice(2)}@bank.test>`,
+    `X-Fake-Verdict: ${verdict}`,
+    'Date: Sun, 22 Nov 2026 07:45:10 +0530',
+    '',
+    'body',
+    '',
+  ].join('\r\n');
+}
+
+/** The fake inspector: reads X-Fake-Verdict; anything without one is ignored. Records its calls. */
+export function fakeInspector() {
+  const calls: { raw: Buffer; opts: InspectOptions }[] = [];
+  const inspect = async (raw: Buffer, opts: InspectOptions): Promise<AlertVerdict> => {
+    calls.push({ raw, opts });
+    const m = /^X-Fake-Verdict: *(.*)$/im.exec(raw.toString('utf8'));
+    if (!m) return { kind: 'ignore', reason: 'not an alert' };
+    const [kind, ...pairs] = m[1].trim().split(/\s+/);
+    const kv = Object.fromEntries(pairs.map((p) => p.split('=') as [string, string]));
+    switch (kind) {
+      case 'credit':
+        return {
+          kind: 'credit',
+          bank: 'hdfc',
+          amountMinor: BigInt(kv.paise ?? '100'),
+          utr: kv.utr ?? '000000000001',
+          utrDerived: false,
+          accountMask: '**4321',
+          payerVpa: 'asha.verma@okaxis',
+          payerName: 'ASHA VERMA',
+          occurredAt: Date.UTC(2026, 10, 22, 2, 15, 10),
+          messageId: '<fake@bank.test>',
+          auth: { dkimDomain: 'hdfcbank.bank.in', selector: 's1', dmarc: 'pass', verified: true },
+        };
+      case 'reject':
+        return { kind: 'reject', reason: kv.reason ?? 'dkim_fail', bank: 'hdfc', detail: { why: 'test' } };
+      case 'retry':
+        return { kind: 'retry', reason: kv.reason ?? 'dns_temperror' };
+      case 'throw':
+        throw new Error('inspector bug');
+      default:
+        return { kind: 'ignore', reason: kind ?? 'empty' };
+    }
+  };
+  return { inspect, calls };
+}
+
+export const fixedClock = (ms = Date.UTC(2026, 10, 22, 12, 0, 0)): Clock & { set(ms: number): void } => {
+  let now = ms;
+  return { now: () => now, set: (v) => void (now = v) };
+};
+
+export const midRandom = (): Random => ({
+  bytes: (n) => new Uint8Array(n),
+  uuid: () => '00000000-0000-4000-8000-000000000000',
+  float: () => 0.5,
+});
+
+/** A logger that keeps lines for assertions (and stays silent). */
+export function memoryLogger(): Logger & { lines: { level: string; msg: string; fields?: Record<string, unknown> }[] } {
+  const lines: { level: string; msg: string; fields?: Record<string, unknown> }[] = [];
+  const make = (base: Record<string, unknown>): Logger => ({
+    debug: (msg, f) => void lines.push({ level: 'debug', msg, fields: { ...base, ...f } }),
+    info: (msg, f) => void lines.push({ level: 'info', msg, fields: { ...base, ...f } }),
+    warn: (msg, f) => void lines.push({ level: 'warn', msg, fields: { ...base, ...f } }),
+    error: (msg, f) => void lines.push({ level: 'error', msg, fields: { ...base, ...f } }),
+    child: (f) => make({ ...base, ...f }),
+  });
+  return Object.assign(make({}), { lines });
+}

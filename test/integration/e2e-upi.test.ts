@@ -1,0 +1,85 @@
+// The whole UPI path through the real app: a DKIM-signed bank alert APPENDed to a real Dovecot
+// → IMAP source (IDLE) → DKIM check against a DNS server the test runs (dkim.dnsServers)
+// → ledger → settled intent → signed webhook. Forged and debit mail settle nothing.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { hdfcCredit, signingKit } from '../helpers/bank-alerts.ts';
+import { dnsStub } from '../helpers/dns-stub.ts';
+import { startDovecot, type Dovecot } from '../helpers/dovecot.ts';
+import { startPayd, type PaydHarness } from '../helpers/payd.ts';
+import { startReceiver } from '../helpers/receiver.ts';
+
+async function waitFor<T>(fn: () => Promise<T | undefined | null | false>, ms: number, what: string): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v) return v as T;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('UPI end to end', () => {
+  const kit = signingKit();
+  const dns = dnsStub(kit.zone);
+  let dovecot: Dovecot;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let p: PaydHarness;
+  let m: Awaited<ReturnType<PaydHarness['merchant']>>;
+  const config = (dnsServer: string) => ({
+    methods: {
+      USDT_TRC20: undefined,
+      SOL: undefined,
+      USDT_SOL: undefined,
+      UPI: {
+        vpa: 'shop@hdfcbank',
+        payeeName: 'Example Shop',
+        imap: { host: dovecot.host, port: dovecot.port, secure: false, user: dovecot.user, password: dovecot.password },
+        accounts: [{ bank: 'hdfc', accountEnding: '4321' }],
+        dkim: { required: true, dnsServers: [dnsServer] },
+      },
+    },
+  });
+
+  before(async () => {
+    dovecot = await startDovecot();
+    receiver = await startReceiver();
+    p = await startPayd({ workers: true, sources: 'configured', config: config(await dns.start()) });
+    m = await p.merchant('Chai shop', receiver.url);
+  });
+  after(async () => {
+    await p?.close();
+    await receiver?.close();
+    await dovecot?.dispose();
+    await dns.stop();
+  });
+
+  const create = async (amount: number, order: string) => (await p.api('POST', '/api/v1/intents/create-payment', { body: { amount, currency: 'UPI', order_id: order }, headers: m.headers })).body;
+  const status = async (id: string) => (await p.app.intents.get(id)).status;
+
+  test('a signed credit alert settles the intent with its UTR and the merchant gets the webhook', async () => {
+    const intent = await create(499.37, 'chai-1');
+    const t0 = Date.now();
+    await dovecot.append(await kit.sign(hdfcCredit({ rupees: '499.37', utr: '632612345678', account: '4321' })));
+    await waitFor(async () => (await status(intent.intent_id)) === 'settled', 5000, 'settlement');
+    const [hook] = await receiver.waitFor(1, 3000);
+    assert.ok(hook.at - t0 < 3000, `append → webhook took ${hook.at - t0} ms`);
+    const fetched = await p.app.intents.get(intent.intent_id);
+    assert.equal(fetched.transaction_hash, '632612345678');
+    assert.equal(JSON.parse(hook.body).data.transaction_hash, '632612345678');
+  });
+
+  test('an alert edited after signing, a debit, and another account settle nothing', async () => {
+    const intent = await create(120, 'chai-2');
+    const forged = Buffer.from((await kit.sign(hdfcCredit({ rupees: '1.00', utr: '632612345680', account: '4321' }))).toString().replace('Rs.1.00', 'Rs.120.00'));
+    await dovecot.append(forged);
+    await dovecot.append(await kit.sign(hdfcCredit({ rupees: '120.00', utr: '632612345681', account: '9999' })));
+    await waitFor(async () => (await p.app.payments.rejections()).length === 1, 5000, 'the forged alert to be rejected');
+    const [rejection] = await p.app.payments.rejections();
+    assert.match(rejection.reason, /^dkim_/);
+    // The other-account alert was read (the checkpoint moved past it) and ignored.
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(await status(intent.intent_id), 'pending');
+    assert.equal((await p.app.payments.list({})).length, 1, 'only the genuine alert became a payment');
+  });
+});
