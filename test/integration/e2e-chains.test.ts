@@ -6,18 +6,10 @@ import { solTransfer, tokenTransfer, USDT_MINT } from '../fakes/solana-tx.ts';
 import { CUSTOMER, MERCHANT, startFakeTronGrid, USDT } from '../fakes/trongrid.ts';
 import { startPayd, type PaydHarness } from '../helpers/payd.ts';
 import { startReceiver } from '../helpers/receiver.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 // Upstream fake → real source → real ledger → settled intent → signed webhook, through the real app.
 
-async function waitFor<T>(fn: () => Promise<T | undefined | null | false>, ms: number, what: string): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v as T;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 async function payd(t: import('node:test').TestContext, methods: Record<string, unknown>, dir?: string) {
   const p = await startPayd({ workers: true, sources: 'configured', dir, config: { methods: { UPI: undefined, USDT_TRC20: undefined, SOL: undefined, USDT_SOL: undefined, ...methods } } });

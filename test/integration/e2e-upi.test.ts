@@ -8,16 +8,8 @@ import { dnsStub } from '../helpers/dns-stub.ts';
 import { startDovecot, type Dovecot } from '../helpers/dovecot.ts';
 import { startPayd, type PaydHarness } from '../helpers/payd.ts';
 import { startReceiver } from '../helpers/receiver.ts';
+import { waitFor } from '../helpers/wait.ts';
 
-async function waitFor<T>(fn: () => Promise<T | undefined | null | false>, ms: number, what: string): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v as T;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('UPI end to end', () => {
   const kit = signingKit();

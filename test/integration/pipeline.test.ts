@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import type { ReceivedPayment } from '../../src/domain/payment.ts';
 import { startReceiver } from '../helpers/receiver.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { RECEIVERS, startPayd, testClock, type PaydHarness } from '../helpers/payd.ts';
 
 async function setup(t: import('node:test').TestContext, o: Parameters<typeof startPayd>[0] = {}, respond?: Parameters<typeof startReceiver>[0]) {
@@ -142,7 +143,7 @@ test('retries keep the same webhook-id, 410 stops, replay delivers again with th
   const three = await receiver.waitFor(3, 5000);
   assert.equal(new Set(three.map((r) => r.headers['webhook-id'])).size, 1);
   const id = String(three[0].headers['webhook-id']);
-  await waitUntil(async () => (await p.app.events.show(id)).status === 'delivered');
+  await waitFor(async () => (await p.app.events.show(id)).status === 'delivered', 5000, 'event status');
   const shown = await p.app.events.show(id);
   assert.deepEqual(shown.attempts_log.map((a) => a.status_code), [500, 500, 200]);
 
@@ -151,7 +152,7 @@ test('retries keep the same webhook-id, 410 stops, replay delivers again with th
   await p.app.ledger.ingest(upi(p, 1100n, '800000000002'));
   await receiver.waitFor(4);
   const goneId = String(receiver.received[3].headers['webhook-id']);
-  await waitUntil(async () => (await p.app.events.show(goneId)).status === 'failed');
+  await waitFor(async () => (await p.app.events.show(goneId)).status === 'failed', 5000, 'event status');
   await new Promise((r) => setTimeout(r, 400));
   assert.equal(receiver.received.length, 4, '410 must not be retried');
 
@@ -159,7 +160,7 @@ test('retries keep the same webhook-id, 410 stops, replay delivers again with th
   assert.deepEqual(await p.app.events.replay({ eventId: goneId }), [goneId]);
   await receiver.waitFor(5);
   assert.equal(receiver.received[4].headers['webhook-id'], goneId);
-  await waitUntil(async () => (await p.app.events.show(goneId)).status === 'delivered');
+  await waitFor(async () => (await p.app.events.show(goneId)).status === 'delivered', 5000, 'event status');
 });
 
 test('a hanging, resetting or redirecting receiver never blocks other deliveries; redirects are not followed', async (t) => {
@@ -172,10 +173,10 @@ test('a hanging, resetting or redirecting receiver never blocks other deliveries
     await p.app.ledger.ingest(upi(p, BigInt(2000 + i * 100), `90000000000${i}`));
   }
   await receiver.waitFor(4, 3000);
-  const events = await waitUntil(async () => {
+  const events = await waitFor(async () => {
     const all = await p.app.events.list({});
     return all.every((e) => e.status !== 'pending') ? all : null;
-  }, 5000);
+  }, 5000, 'every event to finish');
   const byOrder = Object.fromEntries(await Promise.all(events.map(async (e) => [(await p.app.events.show(e.event_id)).body as any, e] as const)).then((xs) => xs.map(([b, e]) => [b.data.order_id, e])));
   assert.equal(byOrder.fine.status, 'delivered');
   assert.equal(byOrder.hang.status, 'failed');
@@ -216,13 +217,3 @@ test('manual settlement goes through the pipeline, is audited, and is refused tw
   assert.equal((await fetchIntent(b.intent_id)).status, 'pending');
   assert.equal((await p.app.payments.list({})).length, 1, 'refused settlements leave no payment behind');
 });
-
-async function waitUntil<T>(fn: () => Promise<T | null | false>, ms = 5000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v as T;
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
