@@ -41,6 +41,8 @@ export interface RejectedObservation {
 export type IngestOutcome =
   | { kind: 'settled'; paymentId: string; intentId: string }
   | { kind: 'unmatched'; paymentId: string; reason: UnmatchedReason }
-  | { kind: 'duplicate'; paymentId: string };
+  | { kind: 'duplicate'; paymentId: string }
+  /** Not storable as a payment (an amount beyond any intent); kept as a rejection. */
+  | { kind: 'rejected'; reason: string };
 
 export type UnmatchedReason = 'no_matching_intent' | 'underpaid' | 'too_early' | 'late' | 'ambiguous' | 'already_settled';

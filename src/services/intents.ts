@@ -20,6 +20,8 @@ export interface MethodDeposit {
   token?: string;
 }
 
+const MAX_STORABLE_MINOR = 2n ** 52n;
+
 export interface CreateIntentInput {
   amount: number;
   currency: string;
@@ -56,8 +58,10 @@ export function createIntentService(d: IntentServiceDeps) {
         errors: [{ field: 'amount', message: `at most ${decimals} decimal places` }],
       });
     }
-    const { minMinor, maxMinor } = deposit.amounts;
-    if ((minMinor !== null && parsed.minor < minMinor) || (maxMinor !== null && parsed.minor > maxMinor)) {
+    const { minMinor } = deposit.amounts;
+    // Without a configured maximum, the storable range (with headroom for offsets) is the limit.
+    const maxMinor = deposit.amounts.maxMinor ?? MAX_STORABLE_MINOR;
+    if ((minMinor !== null && parsed.minor < minMinor) || parsed.minor > maxMinor) {
       const range = [minMinor !== null ? `at least ${formatMinor(minMinor, decimals)}` : '', maxMinor !== null ? `at most ${formatMinor(maxMinor, decimals)}` : ''];
       throw new PaydError('AMOUNT_OUT_OF_RANGE', `amount must be ${range.filter(Boolean).join(' and ')} ${unit} for ${method}`);
     }

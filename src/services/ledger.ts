@@ -64,7 +64,32 @@ export function createLedger(d: LedgerDeps): Ledger & { ingestWith(p: ReceivedPa
       .execute();
   }
 
+  async function reject(r: RejectedObservation, checkpoint?: CheckpointUpdate): Promise<void> {
+    await writeTx(d.db, async (tx) => {
+      if (checkpoint) await saveCheckpoint(tx, checkpoint);
+      await tx
+        .insertInto('rejections')
+        .values({
+          ref: r.ref,
+          source: r.source,
+          method: r.method,
+          reason: r.reason,
+          detail_json: r.detail ? JSON.stringify(r.detail) : null,
+          raw: r.raw ?? null,
+          observed_at: r.observedAt,
+        })
+        .onConflict((oc) => oc.column('ref').doNothing())
+        .execute();
+    });
+    d.log.warn('observation rejected', { source: r.source, ref: r.ref, reason: r.reason });
+  }
+
   async function ingestWith(p: ReceivedPayment, checkpoint: CheckpointUpdate | undefined, o: IngestOptions): Promise<IngestOutcome> {
+    if (p.amountMinor <= 0n || p.amountMinor > BigInt(Number.MAX_SAFE_INTEGER)) {
+      // No intent can ask for this; keep it for the operator instead of wedging the source.
+      await reject({ source: p.source, method: p.method, ref: `${p.method}:${p.txRef}`, reason: 'amount_out_of_range', detail: { amount_minor: p.amountMinor.toString(), tx_ref: p.txRef }, observedAt: p.observedAt }, checkpoint);
+      return { kind: 'rejected', reason: 'amount_out_of_range' };
+    }
     const outcome = await writeTx(d.db, async (tx) => {
       if (checkpoint) await saveCheckpoint(tx, checkpoint);
       const paymentId = `pay_${d.random.uuid().replace(/-/g, '')}`;
@@ -134,25 +159,7 @@ export function createLedger(d: LedgerDeps): Ledger & { ingestWith(p: ReceivedPa
     ingest: (p, checkpoint) => ingestWith(p, checkpoint, {}),
     ingestWith,
 
-    async reject(r: RejectedObservation, checkpoint?: CheckpointUpdate): Promise<void> {
-      await writeTx(d.db, async (tx) => {
-        if (checkpoint) await saveCheckpoint(tx, checkpoint);
-        await tx
-          .insertInto('rejections')
-          .values({
-            ref: r.ref,
-            source: r.source,
-            method: r.method,
-            reason: r.reason,
-            detail_json: r.detail ? JSON.stringify(r.detail) : null,
-            raw: r.raw ?? null,
-            observed_at: r.observedAt,
-          })
-          .onConflict((oc) => oc.column('ref').doNothing())
-          .execute();
-      });
-      d.log.warn('observation rejected', { source: r.source, ref: r.ref, reason: r.reason });
-    },
+    reject,
 
     async loadCheckpoint<T>(key: string): Promise<T | undefined> {
       const row = await d.db.selectFrom('checkpoints').select('value_json').where('key', '=', key).executeTakeFirst();

@@ -92,6 +92,8 @@ describe('API errors', () => {
     assertError(await create({ amount: 0.5, currency: 'UPI', order_id: 'low' }), 400, 'AMOUNT_OUT_OF_RANGE');
     assertError(await create({ amount: 100000.01, currency: 'UPI', order_id: 'high' }), 400, 'AMOUNT_OUT_OF_RANGE');
     assert.equal((await create({ amount: 100000, currency: 'UPI', order_id: 'max' })).status, 200);
+    // No maximum configured for SOL: the storable range still bounds it (1e7 SOL = 1e16 lamports).
+    assertError(await create({ amount: 1e7, currency: 'SOL', order_id: 'huge' }), 400, 'AMOUNT_OUT_OF_RANGE');
   });
 
   test('ORDER_ID_CONFLICT 409 for the same order_id with another amount or currency', async () => {
