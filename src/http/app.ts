@@ -21,7 +21,8 @@ export interface HttpDeps {
 
 /** The HTTP adapter. It never listens: serving is done by http/server.ts (tests can call app.fetch). */
 export function createHttpApp(d: HttpDeps): H3 {
-  const app = new H3({ silent: true });
+  // Malformed percent-encoding reaches our routes (and their JSON errors) instead of h3's plain 400.
+  const app = new H3({ silent: true, allowMalformedURL: true });
 
   /** Wraps a route: one log line, every failure as a JSON error body, never a stack trace. */
   const route = (handler: (event: H3Event, ctx: { merchant?: Merchant }) => Promise<Response>, opts: { auth: boolean }) => async (event: H3Event) => {

@@ -159,6 +159,8 @@ describe('API errors', () => {
 
   test('NOT_FOUND 404 for unknown routes and METHOD_NOT_ALLOWED 405 for wrong verbs, whatever the credentials', async () => {
     assertError(await p.api('GET', '/nope'), 404, 'NOT_FOUND');
+    assertError(await p.api('GET', '/%ZZ'), 404, 'NOT_FOUND');
+    assertError(await p.api('GET', '/api/v1/intents/%ZZ', { headers: m.headers }), 404, 'INTENT_NOT_FOUND');
     assertError(await p.api('GET', '/api/v1/intents'), 404, 'NOT_FOUND');
     assertError(await p.api('POST', '/api/v2/intents/create-payment', { body: valid, headers: m.headers }), 404, 'NOT_FOUND');
     assertError(await p.api('GET', '/api/v1/intents/create-payment', { headers: m.headers }), 405, 'METHOD_NOT_ALLOWED');
