@@ -146,7 +146,7 @@ export async function createApp(o: AppOptions) {
     publicUrl,
 
     /** API + (optionally) workers: sources, webhook dispatcher, housekeeping. */
-    async start(opts: { http: boolean; workers: boolean; host?: string; port?: number }): Promise<void> {
+    async start(opts: { http: boolean; workers: boolean }): Promise<void> {
       if (opts.workers) {
         for (const source of sources()) {
           log.info('payment source starting', { source: source.name });
@@ -168,7 +168,7 @@ export async function createApp(o: AppOptions) {
           extend: (h3) => registerCheckout(h3, { intents, merchants, clock, log: checkoutLog }),
         });
         const sockets = createCheckoutSockets({ intents, clock, log: checkoutLog });
-        server = await serveHttp(app, opts.host ?? config.server.host, opts.port ?? config.server.port, sockets);
+        server = await serveHttp(app, config.server.host, config.server.port, sockets);
         log.info('payd listening', { url: server.url, livemode, database: dbFile });
       }
     },

@@ -117,3 +117,23 @@ test('sandbox: serve --sandbox, pay from the CLI, the merchant gets a livemode:f
   assert.equal((await payd(['merchant', 'list', '--json'], { cwd: dir })).json().length, 0);
   assert.equal((await payd(['sandbox', 'pay', '5b0e6c1e-2f0b-4b8a-9a57-3f6f1d2c9e10'], { cwd: dir })).code, 1);
 });
+
+test('upstreams that cannot be reached (closed ports, a bad host) never take the API down', async (t) => {
+  const config = baseConfig('');
+  config.methods.UPI.imap.host = 'imap.payd-test.invalid';
+  const dir = workdir(t, { ...config, database: { file: 'data/payd.sqlite' } });
+  const m = (await payd(['merchant', 'create', '--name', 'Shop', '--json'], { cwd: dir })).json();
+  const d = await spawnPayd(['serve', '--port', '0'], { cwd: dir });
+  t.after(() => d.child.kill('SIGKILL'));
+  const headers = { 'x-client-id': m.client_id, 'x-client-secret': m.client_secret };
+  await new Promise((r) => setTimeout(r, 1500)); // let every source fail at least once
+  for (const [currency, amount] of [['UPI', 10], ['USDT_TRC20', 10], ['SOL', 1], ['USDT_SOL', 10]] as const) {
+    const r = await call(d.url, 'POST', '/api/v1/intents/create-payment', headers, { amount, currency, order_id: `up-${currency}` });
+    assert.equal(r.status, 200, `${currency}: ${JSON.stringify(r.body)}`);
+  }
+  const log = d.stderr();
+  for (const source of ['upi-imap', 'tron', 'solana:SOL', 'solana:USDT_SOL']) assert.match(log, new RegExp(`"source":"${source}`), `${source} started`);
+  assert.match(log, /backing off|retrying|failed/i);
+  d.child.kill('SIGTERM');
+  assert.equal(await d.exited, 0);
+});
