@@ -5,6 +5,7 @@ import { loadConfigFile, parseConfig, type Config, type Env } from '../config/lo
 import { PaydError } from '../domain/errors.ts';
 import { createLogger, type LogLevel } from '../log.ts';
 import { systemClock, systemRandom } from '../system.ts';
+import type { Prompter } from './commands/init.ts';
 import type { Output } from './output.ts';
 
 export interface GlobalOptions {
@@ -16,6 +17,8 @@ export interface CliEnv {
   env: Env;
   cwd: string;
   io: Output;
+  /** How `payd init` asks its questions (default: @inquirer/prompts on the terminal). */
+  prompter?: Prompter;
 }
 
 /** --config, else $PAYD_CONFIG, else ./payd.config.json, else the embedded defaults. */

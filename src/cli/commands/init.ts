@@ -19,9 +19,16 @@ export const DEFAULT_CONFIG: Json = {
   methods: {},
 };
 
+/** The three questions payd asks; @inquirer/prompts by default, a script in tests. */
+export interface Prompter {
+  input(o: { message: string; default?: string; required?: boolean; validate?: (s: string) => boolean | string }): Promise<string>;
+  confirm(o: { message: string; default?: boolean }): Promise<boolean>;
+  number(o: { message: string; default?: number; min?: number; max?: number; required?: boolean }): Promise<number | undefined>;
+}
+
 /** Asks for the settings; secrets are stored as { env } references, never inline. */
-async function ask(): Promise<Json> {
-  const { input, confirm, number } = await import('@inquirer/prompts');
+async function ask(prompter?: Prompter): Promise<Json> {
+  const { input, confirm, number } = prompter ?? (await import('@inquirer/prompts'));
   const req = (check: (s: string) => boolean, msg: string) => (s: string) => check(s.trim()) || msg;
   const host = await input({ message: 'Listen address', default: '127.0.0.1' });
   const port = (await number({ message: 'Listen port', default: 8080, min: 1, max: 65535, required: true })) ?? 8080;
@@ -70,7 +77,7 @@ export function initCommand(program: Command, e: CliEnv): void {
       const g = cmd.optsWithGlobals();
       const file = resolve(e.cwd, (g.config as string | undefined) ?? e.env.PAYD_CONFIG ?? 'payd.config.json');
       if (existsSync(file) && !o.force) throw new PaydError('CONFLICT', `${file} already exists; use --force to overwrite it`);
-      const json = o.yes ? DEFAULT_CONFIG : await ask();
+      const json = o.yes ? DEFAULT_CONFIG : await ask(e.prompter);
       // Validate before writing: a config that payd would refuse is never written.
       const config = parseConfig(json, dirname(file), { ...e.env, PAYD_IMAP_PASSWORD: 'x', PAYD_TRONGRID_KEY: 'x' });
       mkdirSync(dirname(file), { recursive: true });
