@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+
 /**
  * JSON whose amounts are numbers written in plain decimal (0.000001, never 1e-6).
  * A `DecimalNumber` is emitted as its text, unquoted.
@@ -6,29 +8,17 @@ export class DecimalNumber {
   constructor(readonly text: string) {
     if (!/^-?\d+(\.\d+)?$/.test(text)) throw new RangeError(`not a plain decimal: ${text}`);
   }
-  toJSON(): number {
-    return Number(this.text);
-  }
 }
 
-export function stringifyJson(value: unknown, indent = 0): string {
-  return write(value, indent, '');
+// A per-process marker no input can contain (it starts with NUL and is unguessable): each
+// DecimalNumber is written as a marked string, then the quotes and marker are removed.
+const MARK = `\u0000${randomBytes(12).toString('hex')}:`;
+const MARKED = new RegExp(`"\\\\u0000${MARK.slice(1)}(-?\\d+(?:\\.\\d+)?)"`, 'g');
+
+function replacer(this: unknown, _key: string, value: unknown): unknown {
+  return value instanceof DecimalNumber ? MARK + value.text : value;
 }
 
-function write(value: unknown, indent: number, pad: string): string {
-  if (value instanceof DecimalNumber) return value.text;
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (value instanceof Date) return JSON.stringify(value.toISOString());
-  const inner = indent ? pad + ' '.repeat(indent) : '';
-  const nl = indent ? '\n' : '';
-  const sep = indent ? ': ' : ':';
-  if (Array.isArray(value)) {
-    if (value.length === 0) return '[]';
-    const items = value.map((v) => inner + write(v, indent, inner));
-    return `[${nl}${items.join(',' + nl)}${nl}${pad}]`;
-  }
-  const entries = Object.entries(value).filter(([, v]) => v !== undefined && typeof v !== 'function');
-  if (entries.length === 0) return '{}';
-  const items = entries.map(([k, v]) => `${inner}${JSON.stringify(k)}${sep}${write(v, indent, inner)}`);
-  return `{${nl}${items.join(',' + nl)}${nl}${pad}}`;
+export function stringifyJson(value: unknown, indent?: number): string {
+  return JSON.stringify(value, replacer, indent).replace(MARKED, '$1');
 }

@@ -8,6 +8,8 @@ const tooLarge = () => new PaydError('PAYLOAD_TOO_LARGE', `request body exceeds 
 export async function readJsonBody(req: Request): Promise<unknown> {
   const declared = Number(req.headers.get('content-length') ?? NaN);
   if (declared > MAX_BODY_BYTES) throw tooLarge();
+  // A declared, small body is read in one go; only chunked bodies need the counting reader.
+  if (Number.isFinite(declared)) return parseJson(await req.text());
   const chunks: Uint8Array[] = [];
   let size = 0;
   if (req.body) {
@@ -23,7 +25,10 @@ export async function readJsonBody(req: Request): Promise<unknown> {
       chunks.push(value);
     }
   }
-  const text = Buffer.concat(chunks).toString('utf8');
+  return parseJson(Buffer.concat(chunks).toString('utf8'));
+}
+
+function parseJson(text: string): unknown {
   if (!text.trim()) throw new PaydError('INVALID_REQUEST', 'request body is empty; expected a JSON object');
   try {
     return JSON.parse(text);

@@ -103,17 +103,12 @@ export function createIntentService(d: IntentServiceDeps) {
   return {
     async create(merchant: Merchant, input: CreateIntentInput) {
       const { method, amountMinor, deposit } = checkAmount(input);
-      // Fast path for a retried create: no write transaction needed.
-      const existing = await findByOrder(d.db, merchant.clientId, input.order_id);
-      if (existing) {
-        if (!sameRequest(existing, method, amountMinor)) throw conflict(input.order_id);
-        return createdView(existing, ctx());
-      }
       const row = await writeTx(d.db, async (tx) => {
-        const again = await findByOrder(tx, merchant.clientId, input.order_id);
-        if (again) {
-          if (!sameRequest(again, method, amountMinor)) throw conflict(input.order_id);
-          return again;
+        // Inside the write transaction, so concurrent identical creates see each other.
+        const existing = await findByOrder(tx, merchant.clientId, input.order_id);
+        if (existing) {
+          if (!sameRequest(existing, method, amountMinor)) throw conflict(input.order_id);
+          return existing;
         }
         const now = d.clock.now();
         const id = d.random.uuid();
