@@ -6,10 +6,16 @@ import { fileURLToPath } from 'node:url';
 import { apiSection } from './api.ts';
 import { formatReport, writeJson, type BenchContext, type Section, type SectionResult } from './report.ts';
 import { webhooksSection } from './webhooks.ts';
+import { upiSection } from './upi.ts';
+import { tronSection } from './tron.ts';
+import { solanaSection } from './solana.ts';
 
 const SECTIONS: Record<string, Section> = {
   api: apiSection,
   webhooks: webhooksSection,
+  upi: upiSection,
+  tron: tronSection,
+  solana: solanaSection,
 };
 
 /** Bounds the whole run: a hung section must not hang the machine's shared CPU forever. */
