@@ -116,7 +116,7 @@ function withReference(o: Common, statics: AccountKey[], programs: AccountKey[])
 export function solTransfer(o: Common & { from: string; to: string; lamports: bigint | number }): BuiltTx {
   const lamports = Number(o.lamports);
   const keys = withReference(o, [key(o.from, true, true), key(o.to, false, true)], [key(SYSTEM_PROGRAM, false, false)]);
-  const pre = keys.map((k, i) => (i === 0 ? 10_000_000_000 : i === 1 ? 1_000_000_000 : 1));
+  const pre = keys.map((_k, i) => (i === 0 ? 10_000_000_000 : i === 1 ? 1_000_000_000 : 1));
   const post = [...pre];
   post[0] -= lamports;
   post[1] += lamports;

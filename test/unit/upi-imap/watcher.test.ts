@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { describe, test } from 'node:test';
-import type { ImapFlow } from 'imapflow';
 import { describeImapFailure } from '../../../src/methods/upi/mailbox-errors.ts';
 import { AUTO_IDLE_DELAY_MS, imapOptions } from '../../../src/methods/upi/mailbox-client.ts';
 import { reconnectDelay, watchMailbox, type WatcherOptions } from '../../../src/methods/upi/mailbox-watcher.ts';
 import { Secret } from '../../../src/config/secret.ts';
-import { FakeLedger, fakeInspector, fakeMail, fixedClock, memoryLogger, midRandom } from '../../helpers/upi-imap-fakes.ts';
+import { FakeLedger, fakeInspector, fakeMail, memoryLogger, midRandom } from '../../helpers/upi-imap-fakes.ts';
 
 /** Just enough of ImapFlow for the watcher: scripted connect, one mailbox, events. */
 class FakeClient extends EventEmitter {
