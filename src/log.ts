@@ -36,4 +36,9 @@ export function createLogger(opts: { level?: LogLevel; write?: (line: string) =>
   };
 }
 
-export const silentLogger = (): Logger => createLogger({ write: () => {} });
+/** A logger that does nothing at all (tests, benchmarks): not even formatting. */
+export const silentLogger = (): Logger => {
+  const noop = () => {};
+  const log: Logger = { debug: noop, info: noop, warn: noop, error: noop, child: () => log };
+  return log;
+};

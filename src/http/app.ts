@@ -5,7 +5,7 @@ import type { IntentService } from '../services/intents.ts';
 import type { Merchant, MerchantService } from '../services/merchants.ts';
 import { authenticate } from './auth.ts';
 import { readJsonBody } from './body.ts';
-import { errorResponse, jsonResponse } from './errors.ts';
+import { errorReply, jsonReply, type JsonReply } from './errors.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import { parseCreateBody } from './validate.ts';
 
@@ -25,10 +25,10 @@ export function createHttpApp(d: HttpDeps): H3 {
   const app = new H3({ silent: true, allowMalformedURL: true });
 
   /** Wraps a route: one log line, every failure as a JSON error body, never a stack trace. */
-  const route = (handler: (event: H3Event, ctx: { merchant?: Merchant }) => Promise<Response>, opts: { auth: boolean }) => async (event: H3Event) => {
+  const route = (handler: (event: H3Event, ctx: { merchant?: Merchant }) => Promise<JsonReply>, opts: { auth: boolean }) => async (event: H3Event) => {
     const started = d.clock.now();
     const ctx: { merchant?: Merchant } = {};
-    let res: Response;
+    let res: JsonReply;
     try {
       if (opts.auth) {
         ctx.merchant = await authenticate(event.req, d.merchants);
@@ -38,10 +38,12 @@ export function createHttpApp(d: HttpDeps): H3 {
       res = await handler(event, ctx);
     } catch (err) {
       if (!(err instanceof PaydError)) d.log.error('request failed', { path: event.url.pathname, error: err instanceof Error ? err.stack : String(err) });
-      res = errorResponse(err);
+      res = errorReply(err);
     }
     d.log.info('request', { method: event.req.method, path: event.url.pathname, status: res.status, ms: d.clock.now() - started, client_id: ctx.merchant?.clientId });
-    return res;
+    event.res.status = res.status;
+    for (const [name, value] of Object.entries(res.headers)) event.res.headers.set(name, value);
+    return res.body;
   };
 
   const notAllowed = (allow: string) =>
@@ -53,18 +55,18 @@ export function createHttpApp(d: HttpDeps): H3 {
     '/api/v1/intents/create-payment',
     route(async (event, { merchant }) => {
       const input = parseCreateBody(await readJsonBody(event.req));
-      return jsonResponse(await d.intents.create(merchant!, input));
+      return jsonReply(await d.intents.create(merchant!, input));
     }, { auth: true }),
   );
   app.all('/api/v1/intents/create-payment', notAllowed('POST'));
 
   app.get(
     '/api/v1/intents/:intent_id',
-    route(async (event, { merchant }) => jsonResponse(await d.intents.getForMerchant(merchant!, event.context.params?.intent_id ?? '')), { auth: true }),
+    route(async (event, { merchant }) => jsonReply(await d.intents.getForMerchant(merchant!, event.context.params?.intent_id ?? '')), { auth: true }),
   );
   app.all('/api/v1/intents/:intent_id', notAllowed('GET'));
 
-  app.get('/healthz', route(async () => jsonResponse({ ok: true }), { auth: false }));
+  app.get('/healthz', route(async () => jsonReply({ ok: true }), { auth: false }));
 
   d.extend?.(app);
 

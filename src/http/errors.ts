@@ -23,16 +23,26 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
-export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(stringifyJson(body), { status, headers: { 'content-type': JSON_TYPE, 'cache-control': 'no-store', ...headers } });
+/**
+ * A JSON answer of the API. Routes return this rather than a web `Response`: h3 then sends
+ * the string straight to Node's response, which costs far less per request.
+ */
+export interface JsonReply {
+  status: number;
+  body: string;
+  headers: Record<string, string>;
+}
+
+export function jsonReply(body: unknown, status = 200, headers: Record<string, string> = {}): JsonReply {
+  return { status, body: stringifyJson(body), headers: { 'content-type': JSON_TYPE, 'cache-control': 'no-store', ...headers } };
 }
 
 /** `{detail, code[, errors]}`; anything that is not a PaydError becomes a bare INTERNAL with no details. */
-export function errorResponse(err: unknown): Response {
+export function errorReply(err: unknown): JsonReply {
   const e = err instanceof PaydError ? err : new PaydError('INTERNAL', 'internal error');
   const headers: Record<string, string> = {};
   if (e.retryAfter !== undefined) headers['retry-after'] = String(e.retryAfter);
   // The rest of an oversized body is never read, so this connection cannot carry another request.
   if (e.code === 'PAYLOAD_TOO_LARGE') headers.connection = 'close';
-  return jsonResponse({ detail: e.message, code: e.code, errors: e.errors }, HTTP_STATUS[e.code], headers);
+  return jsonReply({ detail: e.message, code: e.code, errors: e.errors }, HTTP_STATUS[e.code], headers);
 }
