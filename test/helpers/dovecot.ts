@@ -1,6 +1,8 @@
 // A throw-away rootless Dovecot 2.3 IMAP server on 127.0.0.1 for integration tests.
 // User "payd" / password "secret", Maildir storage in a temp dir, plaintext auth (loopback only).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { Secret } from '../../src/config/secret.ts';
+import type { UpiSourceConfig } from '../../src/methods/upi/imap-source.ts';
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
@@ -313,3 +315,25 @@ function logTail(dir: string): string {
 }
 
 const delay = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** A UPI source config reading `mailbox` on this Dovecot (DKIM required, no DNS servers: tests pass a resolver). */
+export function upiSourceConfig(dovecot: Dovecot, mailbox = 'INBOX', imap: Partial<UpiSourceConfig['imap']> = {}): UpiSourceConfig {
+  return {
+    vpa: 'shop@hdfcbank',
+    payeeName: 'Test Shop',
+    maxOffsetSteps: 100,
+    imap: {
+      host: dovecot.host,
+      port: dovecot.port,
+      secure: false,
+      user: dovecot.user,
+      password: new Secret(dovecot.password),
+      mailbox,
+      backfillHours: 24,
+      resyncSeconds: 300, // long: prompt delivery must come from IDLE, not from the timer
+      ...imap,
+    },
+    accounts: [{ bank: 'hdfc', accountEnding: '4321' }],
+    dkim: { required: true, dnsServers: [] },
+  };
+}

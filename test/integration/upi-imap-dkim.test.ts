@@ -3,10 +3,9 @@
 // The signing key is generated here and served by an in-memory DNS zone (never the bank's key).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { Secret } from '../../src/config/secret.ts';
-import { createUpiSource, type UpiSourceConfig } from '../../src/methods/upi/imap-source.ts';
+import { createUpiSource } from '../../src/methods/upi/imap-source.ts';
 import { hdfcCredit, signingKit } from '../helpers/bank-alerts.ts';
-import { startDovecot, type Dovecot } from '../helpers/dovecot.ts';
+import { startDovecot, upiSourceConfig, type Dovecot } from '../helpers/dovecot.ts';
 import { FakeLedger, memoryLogger } from '../helpers/upi-imap-fakes.ts';
 
 
@@ -27,23 +26,7 @@ describe('UPI mailbox source with the real DKIM inspector', () => {
   test('a signed credit alert is ingested with its paise and UTR; an edited copy is rejected and kept', async () => {
     const kit = signingKit();
     const ledger = new FakeLedger();
-    const config: UpiSourceConfig = {
-      vpa: 'shop@hdfcbank',
-      payeeName: 'Test Shop',
-      maxOffsetSteps: 100,
-      imap: {
-        host: dovecot.host,
-        port: dovecot.port,
-        secure: false,
-        user: dovecot.user,
-        password: new Secret(dovecot.password),
-        mailbox: 'INBOX',
-        backfillHours: 24,
-        resyncSeconds: 300,
-      },
-      accounts: [{ bank: 'hdfc', accountEnding: '4321' }],
-      dkim: { required: true, dnsServers: [] },
-    };
+    const config = upiSourceConfig(dovecot);
     const source = createUpiSource(config, {
       ledger,
       clock: { now: () => Date.now() },

@@ -7,7 +7,7 @@ import { Secret } from '../../src/config/secret.ts';
 import { createUpiSource, type UpiSourceConfig } from '../../src/methods/upi/imap-source.ts';
 import { checkpointKey } from '../../src/methods/upi/mailbox-checkpoint.ts';
 import type { PaymentSource } from '../../src/methods/source.ts';
-import { startDovecot, type Dovecot } from '../helpers/dovecot.ts';
+import { startDovecot, upiSourceConfig, type Dovecot } from '../helpers/dovecot.ts';
 import { FakeLedger, fakeInspector, fakeMail, memoryLogger } from '../helpers/upi-imap-fakes.ts';
 
 const HOUR = 3_600_000;
@@ -15,26 +15,7 @@ const HOUR = 3_600_000;
 let dovecot: Dovecot;
 const running = new Set<() => Promise<void>>();
 
-function config(mailbox: string, imap: Partial<UpiSourceConfig['imap']> = {}): UpiSourceConfig {
-  return {
-    vpa: 'shop@hdfcbank',
-    payeeName: 'Test Shop',
-    maxOffsetSteps: 100,
-    imap: {
-      host: dovecot.host,
-      port: dovecot.port,
-      secure: false,
-      user: dovecot.user,
-      password: new Secret(dovecot.password),
-      mailbox,
-      backfillHours: 24,
-      resyncSeconds: 300, // long: prompt delivery must come from IDLE, not from the timer
-      ...imap,
-    },
-    accounts: [{ bank: 'hdfc', accountEnding: '4321' }],
-    dkim: { required: true, dnsServers: [] },
-  };
-}
+const config = (mailbox: string, imap: Partial<UpiSourceConfig['imap']> = {}) => upiSourceConfig(dovecot, mailbox, imap);
 
 function source(cfg: UpiSourceConfig, ledger: FakeLedger) {
   const log = memoryLogger();
