@@ -63,8 +63,9 @@ function methodDeposits(config: Config, sandbox: boolean): Partial<Record<Method
 }
 
 /**
- * The composition root: builds every part from the config. Nothing connects until
- * `open()`; `close()` releases everything it opened, in reverse order.
+ * The composition root: builds every part from the config and opens (and migrates) the
+ * database; upstreams and the HTTP listener start only in `start()`. `close()` releases
+ * everything, in reverse order.
  */
 export async function createApp(o: AppOptions) {
   const { config, clock, random, log } = o;
