@@ -31,7 +31,7 @@ export function createHttpApp(d: HttpDeps): H3 {
     let res: JsonReply;
     try {
       if (opts.auth) {
-        ctx.merchant = await authenticate(event.req, d.merchants);
+        ctx.merchant = await authenticate(event, d.merchants);
         const wait = d.rateLimiter.take(ctx.merchant.clientId);
         if (wait > 0) throw new PaydError('RATE_LIMITED', 'too many requests; slow down', { retryAfter: wait });
       }
@@ -40,10 +40,8 @@ export function createHttpApp(d: HttpDeps): H3 {
       if (!(err instanceof PaydError)) d.log.error('request failed', { path: event.url.pathname, error: err instanceof Error ? err.stack : String(err) });
       res = errorReply(err);
     }
-    d.log.info('request', { method: event.req.method, path: event.url.pathname, status: res.status, ms: d.clock.now() - started, client_id: ctx.merchant?.clientId });
-    event.res.status = res.status;
-    for (const [name, value] of Object.entries(res.headers)) event.res.headers.set(name, value);
-    return res.body;
+    d.log.info('request', { method: event.req.method, path: event.url.pathname, status: res.code, ms: d.clock.now() - started, client_id: ctx.merchant?.clientId });
+    return res;
   };
 
   const notAllowed = (allow: string) =>
@@ -54,7 +52,7 @@ export function createHttpApp(d: HttpDeps): H3 {
   app.post(
     '/api/v1/intents/create-payment',
     route(async (event, { merchant }) => {
-      const input = parseCreateBody(await readJsonBody(event.req));
+      const input = parseCreateBody(await readJsonBody(event));
       return jsonReply(await d.intents.create(merchant!, input));
     }, { auth: true }),
   );

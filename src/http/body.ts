@@ -1,12 +1,15 @@
+import type { H3Event } from 'h3';
 import { PaydError } from '../domain/errors.ts';
+import { header } from './headers.ts';
 
 export const MAX_BODY_BYTES = 16 * 1024;
 
 const tooLarge = () => new PaydError('PAYLOAD_TOO_LARGE', `request body exceeds ${MAX_BODY_BYTES} bytes`);
 
 /** Reads at most 16 KiB (refusing early on Content-Length) and parses it as JSON. */
-export async function readJsonBody(req: Request): Promise<unknown> {
-  const declared = Number(req.headers.get('content-length') ?? NaN);
+export async function readJsonBody(event: H3Event): Promise<unknown> {
+  const req = event.req;
+  const declared = Number(header(event, 'content-length') ?? NaN);
   if (declared > MAX_BODY_BYTES) throw tooLarge();
   // A declared, small body is read in one go; only chunked bodies need the counting reader.
   if (Number.isFinite(declared)) return parseJson(await req.text());
