@@ -4,38 +4,20 @@ import { join } from 'node:path';
 import { createApp, type App } from '../src/app.ts';
 import { parseConfig } from '../src/config/load.ts';
 import { silentLogger } from '../src/log.ts';
-import { sandboxReceivers } from '../src/methods/sandbox/receivers.ts';
 import { systemClock, systemRandom } from '../src/system.ts';
+import { baseConfig } from '../test/helpers/payd.ts';
 
-const RECEIVERS = sandboxReceivers();
 export const UPI_VPA = 'shop@hdfcbank';
 
 /**
- * The config a bench payd runs with: a real SQLite file, every method enabled with
- * upstreams on closed loopback ports (no source workers run), rate limit off, and
- * room for many intents per amount.
+ * The config a bench payd runs with: the tests' base config (a real SQLite file, every
+ * method enabled with upstreams on closed loopback ports, rate limit off) with room for
+ * many intents per amount.
  */
 export function benchConfig(dir: string) {
-  return {
-    server: { host: '127.0.0.1', port: 0, publicUrl: 'https://pay.example.com', rateLimit: { perSecond: 0, burst: 1 } },
-    database: { file: join(dir, 'payd.sqlite') },
-    webhooks: { retrySchedule: [1, 1, 1], timeoutSeconds: 5 },
-    intents: {},
-    methods: {
-      UPI: {
-        vpa: UPI_VPA,
-        payeeName: 'Bench Shop',
-        minAmount: 1,
-        maxAmount: 1_000_000,
-        maxOffsetSteps: 1000,
-        imap: { host: '127.0.0.1', port: 1, secure: false, user: 'alerts', password: 'x' },
-        accounts: [{ bank: 'hdfc', accountEnding: '4321' }],
-      },
-      USDT_TRC20: { address: RECEIVERS.USDT_TRC20, apiUrl: 'http://127.0.0.1:1' },
-      USDT_SOL: { wallet: RECEIVERS.USDT_SOL, rpcUrl: 'http://127.0.0.1:1' },
-      SOL: { wallet: RECEIVERS.SOL, rpcUrl: 'http://127.0.0.1:1' },
-    },
-  };
+  const config = baseConfig(dir, { webhooks: { timeoutSeconds: 5 } });
+  config.methods.UPI = { ...config.methods.UPI, vpa: UPI_VPA, maxAmount: 1_000_000, maxOffsetSteps: 1000 } as typeof config.methods.UPI;
+  return config;
 }
 
 export interface BenchPayd {

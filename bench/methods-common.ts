@@ -15,6 +15,15 @@ export const only = (methods: Record<string, unknown>) => ({ UPI: undefined, USD
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/** The polling benches (TRON, Solana) share one design: same poll interval, sample and cycle counts. */
+export const POLL_S = 0.5;
+export const SAMPLES = 20;
+/** Fast polling for the request count: only whole cycles are counted, the interval does not matter. */
+export const COUNT_POLL_S = 0.05;
+export const CYCLES = 20;
+export const MANY = 1000;
+export const BACKGROUND = 50;
+
 /** A real payd with workers and the real sources for `methods`. */
 export async function startMethodPayd(methods: Record<string, unknown>): Promise<PaydHarness> {
   return startPayd({ workers: true, sources: 'configured', config: { methods: only(methods) } });

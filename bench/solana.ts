@@ -3,16 +3,8 @@
 // RPC requests one polling cycle costs with 1 vs 1,000 open intents.
 import { startFakeSolanaRpc, type FakeSolanaRpc } from '../test/fakes/solana-rpc.ts';
 import { newKey, solTransfer } from '../test/fakes/solana-tx.ts';
-import { latencyRows, sleep, startCountedPayd, startMethodPayd, toMinor, untilSettled } from './methods-common.ts';
+import { BACKGROUND, COUNT_POLL_S, CYCLES, latencyRows, MANY, POLL_S, SAMPLES, sleep, startCountedPayd, startMethodPayd, toMinor, untilSettled } from './methods-common.ts';
 import { round, type BenchContext, type Row, type SectionResult } from './report.ts';
-
-const POLL_S = 0.5;
-const SAMPLES = 20;
-/** Fast polling for the request count: only whole cycles are counted, the interval does not matter. */
-const COUNT_POLL_S = 0.05;
-const CYCLES = 20;
-const MANY = 1000;
-const BACKGROUND = 50;
 
 const sol = (wallet: string, rpcUrl: string, pollSeconds: number) => ({ SOL: { wallet, rpcUrl, pollSeconds } });
 

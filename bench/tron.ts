@@ -2,16 +2,8 @@
 // on loopback: how long a visible transfer takes to settle, in units of the poll interval,
 // and how many TronGrid requests one polling cycle costs with 1 vs 1,000 open intents.
 import { CUSTOMER, MERCHANT, startFakeTronGrid, type FakeTronGrid } from '../test/fakes/trongrid.ts';
-import { latencyRows, sleep, startCountedPayd, startMethodPayd, toMinor, untilSettled } from './methods-common.ts';
+import { BACKGROUND, COUNT_POLL_S, CYCLES, latencyRows, MANY, POLL_S, SAMPLES, sleep, startCountedPayd, startMethodPayd, toMinor, untilSettled } from './methods-common.ts';
 import { round, type BenchContext, type Row, type SectionResult } from './report.ts';
-
-const POLL_S = 0.5;
-const SAMPLES = 20;
-/** Fast polling for the request count: only whole cycles are counted, the interval does not matter. */
-const COUNT_POLL_S = 0.05;
-const CYCLES = 20;
-const MANY = 1000;
-const BACKGROUND = 50;
 
 const tron = (apiUrl: string, pollSeconds: number) => ({ USDT_TRC20: { address: MERCHANT, apiUrl, pollSeconds } });
 

@@ -139,7 +139,6 @@ export async function createApp(o: AppOptions) {
     intents,
     ledger,
     events,
-    outbox,
     payments,
     dispatcher,
     sandboxSource,

@@ -67,6 +67,11 @@ export function createEventService(d: { db: Db; clock: Clock; outbox: Outbox }) 
       return events.map((e) => ({ ...summarizeEvent(e), attempts_log: attempts.filter((a) => a.event_id === e.id) }));
     },
 
+    /** A signed webhook.test for one merchant; returns its event id. */
+    enqueueTest(clientId: string): Promise<string> {
+      return d.outbox.enqueue(d.db, clientId, null, 'webhook.test', { client_id: clientId, message: 'payd webhook test' });
+    },
+
     /** Queues events for another round of delivery (same webhook-id, fresh retry schedule). */
     async replay(target: { eventId: string } | { failed: true }): Promise<string[]> {
       const now = d.clock.now();

@@ -82,7 +82,9 @@ export function createDispatcher(d: DispatcherDeps) {
     } catch (err) {
       result = { statusCode: null, error: (err as Error).message, durationMs: 0 };
     }
-    await finish(ev, attempt, merchant.webhookUrl, result, nextStep(result.statusCode, attempt, d.retrySchedule, d.clock.now(), d.random));
+    // A webhook.test is tried once: an operator is waiting for its answer, nobody wants it retried for days.
+    const schedule = ev.type === 'webhook.test' ? [] : d.retrySchedule;
+    await finish(ev, attempt, merchant.webhookUrl, result, nextStep(result.statusCode, attempt, schedule, d.clock.now(), d.random));
   }
 
   async function finish(

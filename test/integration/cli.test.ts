@@ -145,4 +145,7 @@ test('intents settle, show, payments and webhooks from the CLI; settling twice i
   const test = await payd(['webhooks', 'test', cred.client_id], { cwd: dir });
   assert.equal(test.code, 1, 'nothing listens on port 1');
   assert.match(test.err, /not delivered/);
+  // Tried once, not left to be retried for days.
+  const tests = (await payd(['webhooks', 'list', '--json'], { cwd: dir })).json().filter((ev: any) => ev.type === 'webhook.test');
+  assert.deepEqual(tests.map((ev: any) => [ev.status, ev.attempts]), [['failed', 1]]);
 });

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { PaydError } from '../../domain/errors.ts';
 import { METHOD_RULES, type Method } from '../../domain/methods.ts';
-import { minorToDb, parseDecimal } from '../../domain/money.ts';
+import { parseDecimal } from '../../domain/money.ts';
 import { sandboxTxRef } from '../../methods/sandbox/receivers.ts';
 import { withApp, type CliEnv } from '../context.ts';
 import { printJson } from '../output.ts';
@@ -26,11 +26,7 @@ export function sandboxCommands(program: Command, e: CliEnv): void {
           amountMinor = parsed.minor;
         }
         const txRef = sandboxTxRef(method, app.random.bytes(64));
-        // The simulated upstream: the sandbox source picks this up like a chain or mailbox would.
-        await app.db
-          .insertInto('sandbox_transfers')
-          .values({ method, receiver: intent.receiver, amount_minor: minorToDb(amountMinor), tx_ref: txRef, reference: intent.reference, created_at: app.clock.now() })
-          .execute();
+        await app.sandboxSource.simulate({ method, receiver: intent.receiver, amountMinor, txRef, reference: intent.reference });
         await app.sandboxSource.tick();
         const after = await app.intents.get(id);
         if (o.json) return printJson(e.io, after);

@@ -53,10 +53,8 @@ export function webhookCommands(program: Command, e: CliEnv): void {
       withApp(cmd.optsWithGlobals(), e, async (app) => {
         const merchant = await app.merchants.get(clientId);
         if (!merchant.webhookUrl) throw new PaydError('CONFLICT', `merchant ${clientId} has no webhook URL (payd merchant set-webhook ${clientId} --url …)`);
-        const id = await app.outbox.enqueue(app.db, clientId, null, 'webhook.test', { client_id: clientId, message: 'payd webhook test' });
+        const id = await app.events.enqueueTest(clientId);
         await app.dispatcher.deliverNow(id);
-        // A test event is tried once, never retried for days.
-        await app.db.updateTable('events').set({ status: 'failed' }).where('id', '=', id).where('status', '=', 'pending').execute();
         const ev = await app.events.show(id);
         if (o.json) printJson(e.io, ev);
         if (ev.status !== 'delivered') throw new PaydError('UPSTREAM', `not delivered: ${ev.last_error ?? ev.status}`);

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/open.ts';
 import type { Method } from '../../domain/methods.ts';
+import { minorToDb } from '../../domain/money.ts';
 import type { PaymentSource, SourceDeps } from '../source.ts';
 import { runLoop } from '../../workers/loop.ts';
 
@@ -32,9 +33,18 @@ export function createSandboxSource(db: Db, deps: SourceDeps, pollMs = 200) {
     return rows.length;
   }
 
-  const source: PaymentSource & { tick: typeof tick } = {
+  /** A customer's simulated payment lands upstream; the next tick (here or in the daemon) picks it up. */
+  async function simulate(t: { method: Method; receiver: string; amountMinor: bigint; txRef: string; reference: string | null }): Promise<void> {
+    await db
+      .insertInto('sandbox_transfers')
+      .values({ method: t.method, receiver: t.receiver, amount_minor: minorToDb(t.amountMinor), tx_ref: t.txRef, reference: t.reference, created_at: deps.clock.now() })
+      .execute();
+  }
+
+  const source: PaymentSource & { tick: typeof tick; simulate: typeof simulate } = {
     name: 'sandbox',
     tick,
+    simulate,
     run: (signal) => runLoop({ name: 'sandbox source', intervalMs: pollMs, tick: async () => void (await tick()), signal, log: deps.log, random: deps.random }),
     check: async () => ({ ok: true, message: 'simulated payments (sandbox)' }),
   };
