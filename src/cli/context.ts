@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { createApp, type App } from '../app.ts';
+import { createApp, databaseFile, type App } from '../app.ts';
 import { loadConfigFile, parseConfig, type Config, type Env } from '../config/load.ts';
+import { findRecord } from '../db/probe.ts';
 import { PaydError } from '../domain/errors.ts';
 import { createLogger, type LogLevel } from '../log.ts';
 import { systemClock, systemRandom } from '../system.ts';
@@ -17,8 +18,12 @@ export interface CliEnv {
   env: Env;
   cwd: string;
   io: Output;
-  /** How `payd init` asks its questions (default: @inquirer/prompts on the terminal). */
+  /** How payd asks its questions (default: @inquirer/prompts on the terminal). */
   prompter?: Prompter;
+  /** True when stdin and stdout are a terminal: destructive commands then ask first. */
+  interactive?: boolean;
+  /** How this payd was invoked (e.g. `bin/payd`), for printed next steps. */
+  self?: string;
 }
 
 /** --config, else $PAYD_CONFIG, else ./payd.config.json, else the embedded defaults. */
@@ -34,13 +39,51 @@ export function resolveConfig(g: GlobalOptions, e: CliEnv): { config: Config; fi
   return { config: parseConfig({}, e.cwd, e.env), file: null };
 }
 
-/** Opens the app (database migrated) for one command and always closes it. */
-export async function withApp<T>(g: GlobalOptions, e: CliEnv, fn: (app: App) => Promise<T>, level: LogLevel = 'warn'): Promise<T> {
-  const { config } = resolveConfig(g, e);
-  const app = await createApp({ config, sandbox: g.sandbox, clock: systemClock, random: systemRandom, log: createLogger({ level }) });
+const modeName = (sandbox: boolean) => (sandbox ? 'sandbox' : 'live');
+const modeFlag = (sandbox: boolean) => (sandbox ? 'drop --sandbox' : 'add --sandbox');
+
+export interface WithAppOptions {
+  level?: LogLevel;
+  /** The command may create the database (merchant create, doctor); read/change commands may not. */
+  creates?: boolean;
+  /** The id the command is about: a NOT_FOUND then says whether the other database has it. */
+  id?: string;
+  /** What to say when `id` is in the other database (default: add / drop --sandbox). */
+  otherHint?: string;
+}
+
+/**
+ * Opens the app (database migrated) for one command and always closes it. Unless the command
+ * creates data, a missing database is an error naming the file looked for, never a new empty one.
+ */
+export async function withApp<T>(g: GlobalOptions, e: CliEnv, fn: (app: App) => Promise<T>, o: WithAppOptions = {}): Promise<T> {
+  const { config, file: configFile } = resolveConfig(g, e);
+  const sandbox = Boolean(g.sandbox);
+  const dbFile = databaseFile(config, sandbox);
+  const otherFile = databaseFile(config, !sandbox);
+  if (!o.creates && !existsSync(dbFile)) {
+    const lines = [`no ${modeName(sandbox)} database at ${dbFile} (config: ${configFile ?? 'embedded defaults, no config file found'})`];
+    if (existsSync(otherFile)) lines.push(`  the ${modeName(!sandbox)} database ${otherFile} exists: ${modeFlag(sandbox)}`);
+    else lines.push(`  nothing to show yet: create a merchant first (payd${sandbox ? ' --sandbox' : ''} merchant create --name …), or pass --config <file>`);
+    throw new PaydError('NOT_FOUND', lines.join('\n'));
+  }
+  const app = await createApp({ config, sandbox, clock: systemClock, random: systemRandom, log: createLogger({ level: o.level ?? 'warn' }) });
   try {
     return await fn(app);
+  } catch (err) {
+    if (err instanceof PaydError && (err.code === 'NOT_FOUND' || err.code === 'INTENT_NOT_FOUND') && o.id) {
+      const elsewhere = findRecord(otherFile, o.id);
+      if (elsewhere) throw new PaydError(err.code, `${err.message}\n  ${elsewhere} ${o.id} exists in the ${modeName(!sandbox)} database (${otherFile}): ${o.otherHint ?? modeFlag(sandbox)}`);
+    }
+    throw err;
   } finally {
     await app.close();
   }
+}
+
+/** Asks before a destructive change on a terminal; scripts (no terminal) and --yes go ahead. */
+export async function confirmed(e: CliEnv, yes: unknown, message: string): Promise<boolean> {
+  if (yes || !e.interactive) return true;
+  const { confirm } = e.prompter ?? (await import('@inquirer/prompts'));
+  return confirm({ message, default: false });
 }

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import type { CliEnv } from './context.ts';
 import { adminCommands } from './commands/admin.ts';
@@ -9,9 +10,13 @@ import { demoCommand, sandboxCommands } from './commands/sandbox.ts';
 import { serveCommand } from './commands/serve.ts';
 import { webhookCommands } from './commands/webhooks.ts';
 
+/** The version in package.json, read when asked (nothing is read at import time). */
+const version = () => (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
 export function buildProgram(e: CliEnv): Command {
   const program = new Command('payd')
     .description('self-hosted payment-intent daemon: UPI bank alerts, USDT on TRON, SOL and USDT on Solana')
+    .version(`payd ${version()}`, '-V, --version', 'print the version')
     .option('--config <file>', 'config file (else $PAYD_CONFIG, else ./payd.config.json)')
     .option('--sandbox', 'use the sandbox database and merchants')
     .showHelpAfterError()

@@ -9,6 +9,9 @@ export interface MerchantsTable {
   webhook_secret_sealed: string;
   webhook_secret_prev_sealed: string | null;
   webhook_secret_prev_until: number | null;
+  /** The previous client secret's hash, valid until secret_prev_until (rotation grace). */
+  secret_prev_hash: string | null;
+  secret_prev_until: number | null;
   status: 'active' | 'revoked';
   created_at: number;
   updated_at: number;
@@ -80,7 +83,10 @@ export interface EventsTable {
   type: string;
   body: string;
   status: EventStatus;
+  /** Every attempt ever made, replays included. */
   attempts: number;
+  /** `attempts` when the last replay started: the retry schedule restarts from there. */
+  retry_base: number;
   next_attempt_at: number;
   locked_until: number;
   last_error: string | null;

@@ -75,7 +75,8 @@ export function createEventService(d: { db: Db; clock: Clock; outbox: Outbox }) 
     /** Queues events for another round of delivery (same webhook-id, fresh retry schedule). */
     async replay(target: { eventId: string } | { failed: true }): Promise<string[]> {
       const now = d.clock.now();
-      let q = d.db.updateTable('events').set({ status: 'pending', attempts: 0, next_attempt_at: now, locked_until: 0 });
+      // attempts keeps counting (attempt numbers stay unique in the log); retry_base restarts the schedule.
+      let q = d.db.updateTable('events').set((eb) => ({ status: 'pending', retry_base: eb.ref('attempts'), next_attempt_at: now, locked_until: 0 }));
       if ('eventId' in target) {
         const e = await d.db.selectFrom('events').select('id').where('id', '=', target.eventId).executeTakeFirst();
         if (!e) throw new PaydError('NOT_FOUND', `no webhook event ${target.eventId}`);

@@ -48,7 +48,7 @@ const AUTH_CACHE_MS = 1000;
 export function createMerchantService(d: MerchantServiceDeps) {
   // Saves a SELECT per request; a revoke or rotation from another process (the CLI) takes
   // effect within AUTH_CACHE_MS, in this process at once.
-  const authCache = new Map<string, { merchant: Merchant; hash: string; until: number }>();
+  const authCache = new Map<string, { merchant: Merchant; hash: string; prevHash: string | null; prevUntil: number | null; until: number }>();
   const newClientSecret = () => `${d.livemode ? 'sk_live_' : 'sk_test_'}${Buffer.from(d.random.bytes(32)).toString('base64url')}`;
   const newWebhookSecret = () => `whsec_${Buffer.from(d.random.bytes(32)).toString('base64')}`;
 
@@ -112,15 +112,25 @@ export function createMerchantService(d: MerchantServiceDeps) {
       return toMerchant(await row(clientId));
     },
 
-    /** Issues a new client secret; the old one stops working at once. */
-    async rotateSecret(clientId: string): Promise<{ client_id: string; client_secret: string }> {
+    /**
+     * Issues a new client secret. The old one keeps working for `graceSeconds` (0: stops at
+     * once), so a merchant can deploy the new key without downtime.
+     */
+    async rotateSecret(clientId: string, graceSeconds: number): Promise<{ client_id: string; client_secret: string; previous_valid_until: string | null }> {
       const r = await row(clientId);
       if (r.status === 'revoked') throw new PaydError('CONFLICT', `merchant ${clientId} is revoked`);
+      if (!Number.isFinite(graceSeconds) || graceSeconds < 0) throw new PaydError('INVALID_REQUEST', 'grace must be zero or more seconds');
       const secret = newClientSecret();
-      await d.db.updateTable('merchants').set({ secret_hash: d.keys.hashSecret(secret), updated_at: d.clock.now() }).where('id', '=', clientId).execute();
+      const now = d.clock.now();
+      const until = graceSeconds > 0 ? now + Math.round(graceSeconds * 1000) : null;
+      await d.db
+        .updateTable('merchants')
+        .set({ secret_hash: d.keys.hashSecret(secret), secret_prev_hash: until === null ? null : r.secret_hash, secret_prev_until: until, updated_at: now })
+        .where('id', '=', clientId)
+        .execute();
       authCache.delete(clientId);
-      await audit('merchant.rotate-secret', clientId);
-      return { client_id: clientId, client_secret: secret };
+      await audit('merchant.rotate-secret', clientId, { grace_seconds: graceSeconds });
+      return { client_id: clientId, client_secret: secret, previous_valid_until: until === null ? null : new Date(until).toISOString() };
     },
 
     async revoke(clientId: string): Promise<void> {
@@ -162,21 +172,35 @@ export function createMerchantService(d: MerchantServiceDeps) {
     /** Resolves request credentials to an active merchant, or throws AUTH_INVALID_SECRET (one message for every cause). */
     async authenticate(clientId: string, secret: string): Promise<Merchant> {
       const invalid = () => new PaydError('AUTH_INVALID_SECRET', 'invalid credentials');
+      // A key of the other mode can never be valid here; saying so (the prefix is public)
+      // saves an integrator from hunting for a typo.
+      const wrongMode = d.livemode ? secret.startsWith('sk_test_') : secret.startsWith('sk_live_');
+      if (wrongMode) {
+        throw new PaydError(
+          'AUTH_INVALID_SECRET',
+          d.livemode
+            ? 'this is a sandbox key (sk_test_…) and this daemon is live: use the live key (sk_live_…), or send sandbox requests to the sandbox daemon (payd demo / payd serve --sandbox)'
+            : 'this is a live key (sk_live_…) and this daemon is the sandbox: use the sandbox key (sk_test_…), or send live requests to the live daemon',
+        );
+      }
       if (!UUID_V4.test(clientId)) throw invalid();
       const id = clientId.toLowerCase();
       const now = d.clock.now();
+      const matches = (c: { hash: string; prevHash: string | null; prevUntil: number | null }) =>
+        d.keys.verifySecret(secret, c.hash) || (c.prevHash !== null && (c.prevUntil ?? 0) > now && d.keys.verifySecret(secret, c.prevHash));
       const hit = authCache.get(id);
       if (hit && hit.until > now) {
-        if (!d.keys.verifySecret(secret, hit.hash)) throw invalid();
+        if (!matches(hit)) throw invalid();
         return hit.merchant;
       }
       const r = await d.db.selectFrom('merchants').selectAll().where('id', '=', id).executeTakeFirst();
       // Hash even when the merchant is unknown so timing does not reveal which ids exist.
-      const ok = d.keys.verifySecret(secret, r?.secret_hash ?? '0'.repeat(64));
+      const creds = { hash: r?.secret_hash ?? '0'.repeat(64), prevHash: r?.secret_prev_hash ?? null, prevUntil: r?.secret_prev_until ?? null };
+      const ok = matches(creds);
       if (!r || !ok || r.status !== 'active') throw invalid();
       const merchant = toMerchant(r);
       if (authCache.size >= 10_000) authCache.clear();
-      authCache.set(id, { merchant, hash: r.secret_hash, until: now + AUTH_CACHE_MS });
+      authCache.set(id, { merchant, ...creds, until: now + AUTH_CACHE_MS });
       return merchant;
     },
 

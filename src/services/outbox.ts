@@ -18,7 +18,7 @@ export function createOutbox(d: { clock: Clock; random: Random; onEnqueue?: () =
       const body = stringifyJson({ type, timestamp: new Date(now).toISOString(), data });
       await tx
         .insertInto('events')
-        .values({ id, merchant_id: merchantId, intent_id: intentId, type, body, status: 'pending', attempts: 0, next_attempt_at: now, locked_until: 0, last_error: null, created_at: now, delivered_at: null })
+        .values({ id, merchant_id: merchantId, intent_id: intentId, type, body, status: 'pending', attempts: 0, retry_base: 0, next_attempt_at: now, locked_until: 0, last_error: null, created_at: now, delivered_at: null })
         .execute();
       return id;
     },

@@ -31,6 +31,13 @@ export function createPaymentQueries(d: { db: Db }) {
     async forIntent(intentId: string) {
       return (await d.db.selectFrom('payments').selectAll().where('intent_id', '=', intentId).orderBy('observed_at').execute()).map(paymentView);
     },
+    /** What became of one observed transfer: the payment it was recorded as, or its rejection. */
+    async outcomeOf(method: string, txRef: string) {
+      const p = await d.db.selectFrom('payments').selectAll().where('method', '=', method).where('tx_ref', '=', txRef).executeTakeFirst();
+      if (p) return { kind: 'payment' as const, payment: paymentView(p) };
+      const r = await d.db.selectFrom('rejections').select(['reason']).where('ref', '=', `${method}:${txRef}`).executeTakeFirst();
+      return r ? { kind: 'rejected' as const, reason: r.reason } : { kind: 'unseen' as const };
+    },
     async rejections(limit = 50) {
       const rows = await d.db.selectFrom('rejections').select(['ref', 'source', 'method', 'reason', 'detail_json', 'observed_at']).orderBy('observed_at', 'desc').limit(limit).execute();
       return rows.map((r) => ({ ref: r.ref, source: r.source, method: r.method, reason: r.reason, detail: r.detail_json ? (JSON.parse(r.detail_json) as unknown) : null, observed_at: new Date(r.observed_at).toISOString() }));

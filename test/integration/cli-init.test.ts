@@ -1,13 +1,16 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Prompter } from '../../src/cli/commands/init.ts';
 import { runCli } from '../../src/cli/main.ts';
+import { PAYD_BIN } from '../helpers/cli.ts';
 
 /** Answers each question from a script, running the question's own validation like the terminal would. */
-function scripted(answers: Record<string, (string | boolean | number)[]>) {
+function scripted(script: Record<string, (string | boolean | number)[]>) {
+  const answers = structuredClone(script);
   const asked: string[] = [];
   const next = (message: string) => {
     const key = Object.keys(answers).find((k) => message.includes(k));
@@ -30,6 +33,12 @@ function scripted(answers: Record<string, (string | boolean | number)[]>) {
       const a = next(o.message);
       return a === '' ? o.default : Number(a);
     },
+    select: async (o) => {
+      const a = String(next(o.message));
+      const choice = o.choices.find((c) => c.value === a);
+      if (!choice) throw new Error(`${a} is not a choice of ${o.message}`);
+      return choice.value;
+    },
   };
   return { prompter, asked };
 }
@@ -45,6 +54,9 @@ test('payd init asks for the settings, re-asks on invalid answers, and writes a 
     'Accept UPI': [false],
     'Accept USDT on TRON': [true],
     'Your TRON address': ['not-an-address', 'TWiw9REQDT97WudRTTnw118xEFGc3HWwuM'],
+    'Use a TronGrid API key': [true],
+    'Where does payd read the TronGrid API key from': ['env'],
+    'Environment variable holding the TronGrid API key': [''],
     'Accept SOL on Solana': [false],
     'Accept USDT on Solana': [false],
   });
@@ -61,4 +73,95 @@ test('payd init asks for the settings, re-asks on invalid answers, and writes a 
   // The API key is a reference to the environment, never written inline.
   assert.deepEqual(config.methods.USDT_TRC20.apiKey, { env: 'PAYD_TRONGRID_KEY' });
   assert.match(out, /created .*payd\.sqlite/);
+  assert.match(out, /methods\.USDT_TRC20\.apiKey +TronGrid API key: environment variable PAYD_TRONGRID_KEY/);
+});
+
+const UPI_ANSWERS = {
+  'Accept UPI': [true],
+  'Your UPI VPA': ['shop@hdfcbank'],
+  'Payee name': ['Chai Shop'],
+  'IMAP host': ['imap.example.com'],
+  'IMAP port': [''],
+  'IMAP over TLS': [true],
+  'IMAP user': ['alerts@example.com'],
+  'Bank id': [''],
+  'Last 4 digits': ['4321'],
+  'Accept USDT on TRON': [false],
+  'Accept SOL on Solana': [false],
+  'Accept USDT on Solana': [false],
+};
+
+test('payd init asks where each secret comes from, lists them, and its next steps run as printed', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'payd-init-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const { prompter } = scripted({
+    'Listen address': [''],
+    'Listen port': [''],
+    'Public base URL': [''],
+    'Database file': [''],
+    ...UPI_ANSWERS,
+    'Where does payd read the IMAP password from': ['file'],
+    'File holding the IMAP password': ['secrets/imap-password'],
+  });
+  let out = '';
+  const code = await runCli(['init'], { env: {}, cwd: dir, io: { out: (s) => void (out += s + '\n'), err: (s) => void (out += s + '\n') }, prompter, self: PAYD_BIN });
+  assert.equal(code, 0, out);
+  const config = JSON.parse(readFileSync(join(dir, 'payd.config.json'), 'utf8'));
+  assert.deepEqual(config.methods.UPI.imap.password, { file: 'secrets/imap-password' });
+  assert.match(out, new RegExp(`methods\\.UPI\\.imap\\.password +IMAP password: file ${join(dir, 'secrets', 'imap-password').replace(/[/.]/g, '\\$&')}`));
+  // The printed steps, pasted into a shell in order with the placeholder filled in, work:
+  // the secret file is written, and `merchant create` with the printed --config succeeds.
+  const steps = out.slice(out.indexOf('next steps')).split('\n').filter((l) => l.startsWith('  ') && !l.trimStart().startsWith('#')).map((l) => l.trim());
+  const runnable = steps.filter((l) => !/ (serve|doctor) /.test(l)).map((l) => l.replace('<the IMAP password>', 'app-password'));
+  assert.ok(runnable.some((l) => l.includes('printf')), out);
+  assert.ok(runnable.some((l) => l.includes('merchant create')), out);
+  for (const line of runnable.filter((l) => !l.includes('merchant create'))) execFileSync('bash', ['-c', line], { cwd: dir });
+  assert.equal(readFileSync(join(dir, 'secrets', 'imap-password'), 'utf8'), 'app-password');
+  const create = spawnSync('bash', ['-c', runnable.find((l) => l.includes('merchant create'))!], { cwd: dir, encoding: 'utf8' });
+  assert.equal(create.status, 0, create.stderr);
+  assert.match(create.stdout, /client_secret +sk_live_/);
+  assert.ok(steps.some((l) => / serve --config payd\.config\.json$/.test(l)), out);
+});
+
+test('payd init --systemd writes credential references that match systemd/payd.service', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'payd-init-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const { prompter, asked } = scripted({
+    'Listen address': [''],
+    'Listen port': [''],
+    'Public base URL': ['https://pay.example.com'],
+    ...UPI_ANSWERS,
+    'Accept USDT on TRON': [true],
+    'Your TRON address': ['TWiw9REQDT97WudRTTnw118xEFGc3HWwuM'],
+    'Use a TronGrid API key': [true],
+  });
+  let out = '';
+  const file = join(dir, 'etc', 'payd.config.json');
+  const code = await runCli(['init', '--systemd', '--config', file], { env: {}, cwd: dir, io: { out: (s) => void (out += s + '\n'), err: (s) => void (out += s + '\n') }, prompter });
+  assert.equal(code, 0, out);
+  assert.ok(!asked.some((q) => q.includes('Where does payd read')), 'the systemd profile does not ask for secret sources');
+  const config = JSON.parse(readFileSync(file, 'utf8'));
+  assert.equal(config.database.file, '/var/lib/payd/payd.sqlite');
+  const refs = [config.methods.UPI.imap.password, config.methods.USDT_TRC20.apiKey, config.server.masterKey].map((r) => r.file);
+  const unit = readFileSync(new URL('../../systemd/payd.service', import.meta.url), 'utf8');
+  const loaded = [...unit.matchAll(/^LoadCredential=([\w-]+):(\S+)$/gm)].map((m) => ({ name: m[1], path: m[2] }));
+  for (const ref of refs) {
+    const name = /^\$CREDENTIALS_DIRECTORY\/([\w-]+)$/.exec(ref)?.[1];
+    assert.ok(name && loaded.some((l) => l.name === name), `${ref} is not a credential of payd.service`);
+    assert.ok(out.includes(`/etc/payd/credentials/${name}`), `next steps create ${name}`);
+  }
+  assert.match(unit, new RegExp(`--config ${config && '/etc/payd/payd.config.json'}`));
+  assert.match(out, /sudo install -D -m 0640 -o root -g payd .*etc\/payd\.config\.json \/etc\/payd\/payd\.config\.json/);
+  // The database is the service's to create, as its own user.
+  assert.equal(existsSync(join(dir, 'var')), false);
+  assert.doesNotMatch(out, /created /);
+  // The config is valid once its credentials exist.
+  const creds = join(dir, 'creds');
+  execFileSync('mkdir', ['-p', creds]);
+  for (const [n, v] of [['imap-password', 'p'], ['trongrid-key', 'k'], ['master-key', Buffer.alloc(32, 1).toString('base64')]]) writeFileSync(join(creds, n), v);
+  const dbless = JSON.parse(readFileSync(file, 'utf8'));
+  dbless.database.file = join(dir, 'payd.sqlite');
+  writeFileSync(file, JSON.stringify(dbless));
+  const migrate = spawnSync(process.execPath, [PAYD_BIN, 'migrate', '--config', file], { cwd: dir, env: { ...process.env, CREDENTIALS_DIRECTORY: creds }, encoding: 'utf8' });
+  assert.equal(migrate.status, 0, migrate.stderr);
 });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -104,7 +104,8 @@ test('sandbox: serve --sandbox, pay from the CLI, the merchant gets a livemode:f
     assert.equal(intent.livemode, false);
     const paid = await payd(['sandbox', 'pay', intent.intent_id, '--json'], { cwd: dir });
     assert.equal(paid.code, 0, paid.err);
-    assert.equal(paid.json().status, 'settled');
+    assert.equal(paid.json().intent.status, 'settled');
+    assert.equal(paid.json().payment.status, 'matched');
   }
   const hooks = await receiver.waitFor(4, 5000);
   const types = hooks.map((h) => JSON.parse(h.body)).map((b) => [b.type, b.data.livemode, b.data.currency]);
@@ -112,9 +113,15 @@ test('sandbox: serve --sandbox, pay from the CLI, the merchant gets a livemode:f
   // An under-payment in the sandbox is kept unmatched, like a real one.
   const short = (await call(d.url, 'POST', '/api/v1/intents/create-payment', headers, { amount: 100, currency: 'UPI', order_id: 'short' })).body;
   const under = await payd(['sandbox', 'pay', short.intent_id, '--amount', '99.99', '--json'], { cwd: dir });
-  assert.equal(under.json().status, 'pending');
-  // The sandbox merchant does not exist in live mode.
-  assert.equal((await payd(['merchant', 'list', '--json'], { cwd: dir })).json().length, 0);
+  assert.equal(under.code, 1, 'nothing settled');
+  assert.equal(under.json().intent.status, 'pending');
+  assert.equal(under.json().payment.reason, 'no_matching_intent');
+  assert.match(under.err, /nothing settled: payment \S+ of UPI 99\.99 kept as unmatched \(reason: no_matching_intent/);
+  // The sandbox merchant does not exist in live mode, and looking does not create a live database.
+  const live = await payd(['merchant', 'list', '--json'], { cwd: dir });
+  assert.equal(live.code, 1);
+  assert.match(live.err, /no live database at .*payd\.sqlite[\s\S]*the sandbox database .*payd-sandbox\.sqlite exists: add --sandbox/);
+  assert.equal(existsSync(join(dir, 'data', 'payd.sqlite')), false);
   assert.equal((await payd(['sandbox', 'pay', '5b0e6c1e-2f0b-4b8a-9a57-3f6f1d2c9e10'], { cwd: dir })).code, 1);
 });
 

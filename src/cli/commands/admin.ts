@@ -29,8 +29,9 @@ export function adminCommands(program: Command, e: CliEnv): void {
       line(true, 'config', 'valid');
       line(true, 'database', `${app.dbFile} (migrated)`);
       const methods = Object.keys(app.config.amounts);
-      if (!app.livemode) line(true, 'mode', 'sandbox');
-      else if (methods.length === 0) line(true, 'methods', 'none enabled (add a section under "methods")');
+      if (!app.livemode) line(true, 'mode', 'sandbox (every method simulated)');
+      else if (methods.length === 0) line(false, 'methods', 'none enabled: a live daemon cannot take a payment (add a section under "methods" in the config; see config/payd.config.example.json)');
+      else line(true, 'methods', methods.join(', '));
       for (const source of app.sources()) {
         const signal = AbortSignal.timeout(15_000);
         try {
@@ -41,6 +42,6 @@ export function adminCommands(program: Command, e: CliEnv): void {
         }
       }
       if (failed) throw new PaydError('UPSTREAM', 'some checks failed');
-    }),
+    }, { creates: true }),
   );
 }

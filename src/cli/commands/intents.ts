@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { PaydError } from '../../domain/errors.ts';
 import { isMethod } from '../../domain/methods.ts';
-import { withApp, type CliEnv } from '../context.ts';
+import { confirmed, withApp, type CliEnv } from '../context.ts';
 import { printJson, printRecord, printTable } from '../output.ts';
 import { leaf, positiveInt, type Opts } from './leaf.ts';
 
@@ -44,18 +44,22 @@ export function intentCommands(program: Command, e: CliEnv): void {
         printTable(e.io, payments, ['payment_id', 'tx_ref', 'amount', 'status', 'source', 'observed_at']);
         e.io.out('\nWebhook events:');
         printTable(e.io, events, ['event_id', 'type', 'status', 'attempts', 'last_error']);
-      }),
+      }, { id }),
     );
 
-  leaf(i.command('settle <intent_id>').description('settle a pending intent by hand (audited; sends payment.success)'))
+  leaf(i.command('settle <intent_id>').description('settle a pending intent by hand (audited; sends payment.success; asks first on a terminal)'))
     .requiredOption('--tx <ref>', 'the transaction reference (UTR, tx hash, signature)')
     .option('--note <text>', 'why (kept in the audit log)')
+    .option('--yes', 'do not ask for confirmation')
     .action((id: string, o: Opts, cmd: Command) =>
       withApp(cmd.optsWithGlobals(), e, async (app) => {
         const row = await app.intents.findRow(id);
         if (!row) throw new PaydError('NOT_FOUND', `no payment intent ${id}`);
         const txRef = String(o.tx).trim();
         if (!txRef || txRef.length > 200) throw new PaydError('INVALID_REQUEST', '--tx must be 1 to 200 characters');
+        const view = await app.intents.get(id);
+        const question = `Settle ${view.currency} ${view.pay_amount} (order ${view.order_id}, intent ${row.id}) with ${txRef}? The merchant is sent payment.success and ships the order.`;
+        if (!(await confirmed(e, o.yes, question))) throw new PaydError('CONFLICT', 'not settled: not confirmed');
         const now = app.clock.now();
         const outcome = await app.ledger.ingestWith(
           { method: row.method as never, receiver: row.receiver, amountMinor: BigInt(row.pay_amount_minor), txRef, occurredAt: now, observedAt: now, source: 'manual', evidence: { note: o.note ?? null } },
@@ -64,6 +68,6 @@ export function intentCommands(program: Command, e: CliEnv): void {
         );
         if (outcome.kind !== 'settled') throw new PaydError('CONFLICT', `not settled: ${outcome.kind}`);
         e.io.out(`settled ${row.id} with ${txRef}; payment.success queued`);
-      }),
+      }, { id }),
     );
 }

@@ -1,7 +1,11 @@
 import type { Command } from 'commander';
-import { withApp, type CliEnv } from '../context.ts';
+import { PaydError } from '../../domain/errors.ts';
+import { confirmed, withApp, type CliEnv } from '../context.ts';
 import { printJson, printRecord, printTable } from '../output.ts';
-import { leaf, type Opts } from './leaf.ts';
+import { duration, formatDuration, leaf, type Opts } from './leaf.ts';
+
+/** Long enough to deploy a new key, short enough that a leaked old key dies soon. */
+const DEFAULT_SECRET_GRACE_SECONDS = 600;
 
 export function merchantCommands(program: Command, e: CliEnv): void {
   const m = program.command('merchant').description('issue and manage merchant credentials');
@@ -16,7 +20,7 @@ export function merchantCommands(program: Command, e: CliEnv): void {
         if (o.json) return printJson(e.io, c);
         printRecord(e.io, c);
         e.io.err('Store client_secret and webhook_secret now: they are not shown again.');
-      }),
+      }, { creates: true }),
     );
 
   leaf(m.command('list').description('list merchants'))
@@ -29,14 +33,21 @@ export function merchantCommands(program: Command, e: CliEnv): void {
       }),
     );
 
-  leaf(m.command('rotate-secret <client_id>').description('issue a new client secret; the old one stops working at once'))
+  leaf(m.command('rotate-secret <client_id>').description(`issue a new client secret; the old one keeps working for --grace (default ${formatDuration(DEFAULT_SECRET_GRACE_SECONDS)})`))
+    .option('--grace <duration>', `how long the old secret keeps working: 0, 90s, 10m, 24h, 7d (default ${formatDuration(DEFAULT_SECRET_GRACE_SECONDS)})`, duration)
     .option('--json', 'print JSON')
     .action((id: string, o: Opts, cmd: Command) =>
       withApp(cmd.optsWithGlobals(), e, async (app) => {
-        const r = await app.merchants.rotateSecret(id);
+        const grace = (o.grace as number | undefined) ?? DEFAULT_SECRET_GRACE_SECONDS;
+        const r = await app.merchants.rotateSecret(id, grace);
         if (o.json) return printJson(e.io, r);
         printRecord(e.io, r);
-      }),
+        e.io.err(
+          r.previous_valid_until
+            ? `The old client secret keeps working until ${r.previous_valid_until} (${formatDuration(grace)}); deploy the new one before then.`
+            : 'The old client secret stopped working now.',
+        );
+      }, { id }),
     );
 
   leaf(m.command('rotate-webhook-secret <client_id>').description('new webhook secret; the old one keeps signing during the grace period'))
@@ -46,25 +57,30 @@ export function merchantCommands(program: Command, e: CliEnv): void {
         const r = await app.merchants.rotateWebhookSecret(id);
         if (o.json) return printJson(e.io, r);
         printRecord(e.io, r);
-      }),
+      }, { id }),
     );
 
-  leaf(m.command('revoke <client_id>').description('revoke a merchant: its credentials stop working'))
-    .action((id: string, _o: Opts, cmd: Command) =>
+  leaf(m.command('revoke <client_id>').description('revoke a merchant: its credentials stop working (asks first on a terminal)'))
+    .option('--yes', 'do not ask for confirmation')
+    .action((id: string, o: Opts, cmd: Command) =>
       withApp(cmd.optsWithGlobals(), e, async (app) => {
+        const merchant = await app.merchants.get(id);
+        if (!(await confirmed(e, o.yes, `Revoke ${merchant.name} (${id})? Its API keys stop working and cannot be restored.`))) {
+          throw new PaydError('CONFLICT', 'not revoked: not confirmed');
+        }
         await app.merchants.revoke(id);
         e.io.out(`revoked ${id}`);
-      }),
+      }, { id }),
     );
 
   leaf(m.command('set-webhook <client_id>').description('set (or with --clear remove) the webhook URL'))
     .option('--url <url>', 'webhook URL (https, or http to loopback)')
     .option('--clear', 'remove the webhook URL')
-    .action((id: string, o: Opts, cmd: Command) =>
-      withApp(cmd.optsWithGlobals(), e, async (app) => {
-        if (!o.url && !o.clear) cmd.error('error: give --url <url> or --clear', { exitCode: 2 });
+    .action((id: string, o: Opts, cmd: Command) => {
+      if (!o.url && !o.clear) cmd.error('error: give --url <url> or --clear', { exitCode: 2 });
+      return withApp(cmd.optsWithGlobals(), e, async (app) => {
         const r = await app.merchants.setWebhook(id, o.clear ? null : (o.url as string));
         e.io.out(`webhook_url of ${id}: ${r.webhookUrl ?? '(none)'}`);
-      }),
-    );
+      }, { id });
+    });
 }

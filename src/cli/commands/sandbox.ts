@@ -6,60 +6,84 @@ import { sandboxTxRef } from '../../methods/sandbox/receivers.ts';
 import { withApp, type CliEnv } from '../context.ts';
 import { printJson } from '../output.ts';
 import { leaf, type Opts } from './leaf.ts';
-import { runDaemon } from './serve.ts';
+import { portNumber, runDaemon } from './serve.ts';
 
 export function sandboxCommands(program: Command, e: CliEnv): void {
   const s = program.command('sandbox').description('simulated payments for integration work (sandbox database only)');
 
-  leaf(s.command('pay <intent_id>').description('make a simulated customer payment for a sandbox intent'))
+  leaf(s.command('pay <intent_id>').description('make a simulated customer payment for a sandbox intent; exit 1 when it settled nothing'))
     .option('--amount <amount>', 'amount paid (default: the exact pay_amount)')
-    .option('--json', 'print the intent afterwards as JSON')
+    .option('--json', 'print the intent and the payment afterwards as JSON')
     .action((id: string, o: Opts, cmd: Command) =>
-      withApp({ ...cmd.optsWithGlobals(), sandbox: true }, e, async (app) => {
-        const intent = await app.intents.findRow(id);
-        if (!intent) throw new PaydError('NOT_FOUND', `no sandbox intent ${id}`);
-        const method = intent.method as Method;
-        let amountMinor = BigInt(intent.pay_amount_minor);
-        if (o.amount !== undefined) {
-          const parsed = parseDecimal(String(o.amount), METHOD_RULES[method].decimals);
-          if (!parsed.ok || parsed.minor <= 0n) throw new PaydError('INVALID_REQUEST', `--amount must be a positive decimal with at most ${METHOD_RULES[method].decimals} decimals`);
-          amountMinor = parsed.minor;
-        }
-        const txRef = sandboxTxRef(method, app.random.bytes(64));
-        await app.sandboxSource.simulate({ method, receiver: intent.receiver, amountMinor, txRef, reference: intent.reference });
-        await app.sandboxSource.tick();
-        const after = await app.intents.get(id);
-        if (o.json) return printJson(e.io, after);
-        e.io.out(`paid ${txRef}; intent ${id} is ${after.status}`);
-      }),
+      withApp(
+        { ...cmd.optsWithGlobals(), sandbox: true },
+        e,
+        async (app) => {
+          const intent = await app.intents.findRow(id);
+          if (!intent) throw new PaydError('NOT_FOUND', `no sandbox intent ${id}`);
+          const method = intent.method as Method;
+          let amountMinor = BigInt(intent.pay_amount_minor);
+          if (o.amount !== undefined) {
+            const parsed = parseDecimal(String(o.amount), METHOD_RULES[method].decimals);
+            if (!parsed.ok || parsed.minor <= 0n) throw new PaydError('INVALID_REQUEST', `--amount must be a positive decimal with at most ${METHOD_RULES[method].decimals} decimals`);
+            amountMinor = parsed.minor;
+          }
+          const txRef = sandboxTxRef(method, app.random.bytes(64));
+          await app.sandboxSource.simulate({ method, receiver: intent.receiver, amountMinor, txRef, reference: intent.reference });
+          await app.sandboxSource.tick();
+          // A running sandbox daemon may have ingested the transfer first: read what became of it.
+          const outcome = await app.payments.outcomeOf(method, txRef);
+          const after = await app.intents.get(id);
+          if (o.json) printJson(e.io, { intent: after, payment: outcome.kind === 'payment' ? outcome.payment : null, rejected: outcome.kind === 'rejected' ? outcome.reason : null });
+          const paid = `${method} ${outcome.kind === 'payment' ? outcome.payment.amount.text : ''}`.trim();
+          if (outcome.kind === 'payment' && outcome.payment.status === 'matched' && outcome.payment.intent_id === after.intent_id) {
+            if (!o.json) e.io.out(`settled: paid ${paid} with ${txRef}; intent ${id} is ${after.status}`);
+            return;
+          }
+          const why =
+            outcome.kind === 'payment'
+              ? `payment ${txRef} of ${paid} kept as unmatched (reason: ${outcome.payment.reason ?? outcome.payment.status}; see payd --sandbox payments list --unmatched)`
+              : outcome.kind === 'rejected'
+                ? `payment ${txRef} rejected (reason: ${outcome.reason}; see payd --sandbox payments list --rejected)`
+                : `payment ${txRef} was not processed`;
+          throw new PaydError('CONFLICT', `nothing settled: ${why}; intent ${id} is ${after.status}`);
+        },
+        { id, otherHint: 'sandbox pay pays sandbox intents only (create the intent against the sandbox daemon: payd demo)' },
+      ),
     );
 }
 
+const bannerLines = (base: string, c: { client_id: string; client_secret: string; webhook_secret: string; webhook_url: string | null }) => [
+  '',
+  'payd sandbox is running. Demo merchant (sandbox only; livemode false):',
+  `  X-Client-ID:     ${c.client_id}`,
+  `  X-Client-Secret: ${c.client_secret}`,
+  `  webhook secret:  ${c.webhook_secret}`,
+  `  webhook URL:     ${c.webhook_url ?? '(none: payd demo --webhook-url <url>, or payd --sandbox merchant set-webhook <client_id> --url <url>)'}`,
+  '',
+  'Create an intent:',
+  `  curl -s ${base}/api/v1/intents/create-payment -H 'content-type: application/json' \\`,
+  `    -H 'X-Client-ID: ${c.client_id}' -H 'X-Client-Secret: ${c.client_secret}' \\`,
+  `    -d '{"amount": 499, "currency": "UPI", "order_id": "demo-1"}'`,
+  'Pay it (simulated), then fetch it:',
+  '  npx payd sandbox pay <intent_id>',
+  `  curl -s ${base}/api/v1/intents/<intent_id> -H 'X-Client-ID: ${c.client_id}' -H 'X-Client-Secret: ${c.client_secret}'`,
+  '',
+  'This merchant lives in the sandbox database: admin commands for it take --sandbox,',
+  `  e.g. npx payd --sandbox intents list, npx payd --sandbox webhooks list, npx payd --sandbox merchant list`,
+  '',
+];
+
 export function demoCommand(program: Command, e: CliEnv): void {
   leaf(program.command('demo').description('run a sandbox daemon with a fresh demo merchant (prints its credentials)'))
-    .option('--port <port>', 'listen port')
+    .option('--port <port>', 'listen port', portNumber)
+    .option('--webhook-url <url>', "the demo merchant's webhook URL")
     .action(async (o: Opts, cmd: Command) => {
-      await runDaemon({ ...cmd.optsWithGlobals(), sandbox: true }, e, { http: true, workers: true, port: o.port === undefined ? undefined : Number(o.port) }, async (app) => {
-        const c = await app.merchants.create({ name: 'Demo shop' });
-        const base = app.publicUrl;
-        e.io.out(
-          [
-            '',
-            'payd sandbox is starting. Demo merchant (sandbox only; livemode false):',
-            `  X-Client-ID:     ${c.client_id}`,
-            `  X-Client-Secret: ${c.client_secret}`,
-            `  webhook secret:  ${c.webhook_secret}`,
-            '',
-            'Create an intent:',
-            `  curl -s ${base}/api/v1/intents/create-payment -H 'content-type: application/json' \\`,
-            `    -H 'X-Client-ID: ${c.client_id}' -H 'X-Client-Secret: ${c.client_secret}' \\`,
-            `    -d '{"amount": 499, "currency": "UPI", "order_id": "demo-1"}'`,
-            'Pay it (simulated), then fetch it:',
-            '  npx payd sandbox pay <intent_id>',
-            `  curl -s ${base}/api/v1/intents/<intent_id> -H 'X-Client-ID: ${c.client_id}' -H 'X-Client-Secret: ${c.client_secret}'`,
-            '',
-          ].join('\n'),
-        );
+      const webhookUrl = (o.webhookUrl as string | undefined) ?? null;
+      // The merchant is created only once the port is bound: a busy port leaves nothing behind.
+      await runDaemon({ ...cmd.optsWithGlobals(), sandbox: true }, e, { http: true, workers: true, port: o.port as number | undefined }, undefined, async (app) => {
+        const c = await app.merchants.create({ name: 'Demo shop', webhookUrl });
+        e.io.out(bannerLines(app.publicUrl, c).join('\n'));
       });
     });
 }

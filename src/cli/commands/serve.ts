@@ -1,18 +1,42 @@
-import type { Command } from 'commander';
+import { createServer } from 'node:net';
+import { InvalidArgumentError, type Command } from 'commander';
 import { createApp, type App } from '../../app.ts';
+import { PaydError } from '../../domain/errors.ts';
 import { createLogger } from '../../log.ts';
 import { systemClock, systemRandom } from '../../system.ts';
 import { resolveConfig, type CliEnv, type GlobalOptions } from '../context.ts';
 import { leaf, type Opts } from './leaf.ts';
 
-const port = (v: string) => {
+/** --port: a usage error (exit 2) unless 0-65535. */
+export const portNumber = (v: string) => {
   const n = Number(v);
-  if (!/^\d+$/.test(v) || n > 65535) throw new Error('expected a port number 0-65535');
+  if (!/^\d+$/.test(v) || n > 65535) throw new InvalidArgumentError('expected a port number 0-65535');
   return n;
 };
 
-/** Runs until SIGTERM/SIGINT, then shuts down within 10 s and resolves. */
-export async function runDaemon(g: GlobalOptions, e: CliEnv, o: { host?: string; port?: number; http: boolean; workers: boolean }, before?: (app: App) => Promise<void>): Promise<void> {
+/** Fails with a hint before anything is created when another process holds the port. */
+async function checkPortFree(host: string, port: number): Promise<void> {
+  if (port === 0) return;
+  const error = await new Promise<NodeJS.ErrnoException | null>((resolve) => {
+    const probe = createServer();
+    probe.once('error', (err) => resolve(err));
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve(null)));
+  });
+  if (error?.code === 'EADDRINUSE') throw new PaydError('CONFLICT', `port ${port} on ${host} is already in use (another payd, or payd demo?): stop it, or choose another port with --port ${port === 65535 ? 8081 : port + 1}`);
+  if (error?.code === 'EACCES') throw new PaydError('CONFLICT', `not allowed to listen on port ${port}: use a port above 1023 (behind a reverse proxy), e.g. --port 8080`);
+}
+
+/**
+ * Runs until SIGTERM/SIGINT, then shuts down within 10 s and resolves. `before` runs once the
+ * app is built, `after` once it listens (the demo creates its merchant there).
+ */
+export async function runDaemon(
+  g: GlobalOptions,
+  e: CliEnv,
+  o: { host?: string; port?: number; http: boolean; workers: boolean },
+  before?: (app: App) => Promise<void>,
+  after?: (app: App) => Promise<void>,
+): Promise<void> {
   const resolved = resolveConfig(g, e);
   const file = resolved.file;
   // Flags override the config, so checkout links point where the daemon really listens.
@@ -20,9 +44,16 @@ export async function runDaemon(g: GlobalOptions, e: CliEnv, o: { host?: string;
   const log = createLogger({ level: config.log.level });
   if (!file) log.warn('no config file found; running on the embedded defaults (no payment method enabled outside the sandbox)');
   if (config.methods.UPI && !config.methods.UPI.dkim.required) log.warn('methods.UPI.dkim.required is false: forged bank e-mails can settle intents');
+  if (o.http) await checkPortFree(config.server.host, config.server.port);
   const app = await createApp({ config, sandbox: g.sandbox, clock: systemClock, random: systemRandom, log });
-  await before?.(app);
-  await app.start({ http: o.http, workers: o.workers });
+  try {
+    await before?.(app);
+    await app.start({ http: o.http, workers: o.workers });
+    await after?.(app);
+  } catch (err) {
+    await app.close();
+    throw err;
+  }
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       log.info('shutting down', { signal });
@@ -45,7 +76,7 @@ export async function runDaemon(g: GlobalOptions, e: CliEnv, o: { host?: string;
 export function serveCommand(program: Command, e: CliEnv): void {
   leaf(program.command('serve').description('run the API, payment sources, webhook dispatcher and housekeeping'))
     .option('--host <host>', 'listen address (default from config)')
-    .option('--port <port>', 'listen port (default from config)', port)
+    .option('--port <port>', 'listen port (default from config)', portNumber)
     .option('--no-workers', 'API only: no sources, webhooks or housekeeping')
     .option('--workers-only', 'sources, webhooks and housekeeping without the API')
     .action(async (o: Opts, cmd: Command) => {

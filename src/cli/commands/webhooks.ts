@@ -34,18 +34,18 @@ export function webhookCommands(program: Command, e: CliEnv): void {
         printRecord(e.io, rest);
         e.io.out('\nAttempts:');
         printTable(e.io, attempts_log, ['attempt', 'at', 'status_code', 'duration_ms', 'error']);
-      }),
+      }, { id }),
     );
 
   leaf(w.command('replay [event_id]').description('deliver an event again (same webhook-id); --failed for every failed one'))
     .option('--failed', 'replay every failed event')
-    .action((id: string | undefined, o: Opts, cmd: Command) =>
-      withApp(cmd.optsWithGlobals(), e, async (app) => {
-        if (!id === !o.failed) cmd.error('error: give an event id or --failed (not both)', { exitCode: 2 });
+    .action((id: string | undefined, o: Opts, cmd: Command) => {
+      if (!id === !o.failed) cmd.error('error: give an event id or --failed (not both)', { exitCode: 2 });
+      return withApp(cmd.optsWithGlobals(), e, async (app) => {
         const ids = await app.events.replay(id ? { eventId: id } : { failed: true });
         e.io.out(`queued ${ids.length} event(s) for delivery${ids.length ? ': ' + ids.join(', ') : ''}`);
-      }),
-    );
+      }, { id });
+    });
 
   leaf(w.command('test <client_id>').description("send a signed webhook.test event to the merchant's URL now"))
     .option('--json', 'print JSON')
@@ -59,6 +59,6 @@ export function webhookCommands(program: Command, e: CliEnv): void {
         if (o.json) printJson(e.io, ev);
         if (ev.status !== 'delivered') throw new PaydError('UPSTREAM', `not delivered: ${ev.last_error ?? ev.status}`);
         if (!o.json) e.io.out(`delivered ${id} to ${merchant.webhookUrl}`);
-      }),
+      }, { id: clientId }),
     );
 }
