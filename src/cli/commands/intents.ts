@@ -58,7 +58,7 @@ export function intentCommands(program: Command, e: CliEnv): void {
         const txRef = String(o.tx).trim();
         if (!txRef || txRef.length > 200) throw new PaydError('INVALID_REQUEST', '--tx must be 1 to 200 characters');
         const view = await app.intents.get(id);
-        const question = `Settle ${view.currency} ${view.pay_amount} (order ${view.order_id}, intent ${row.id}) with ${txRef}? The merchant is sent payment.success and ships the order.`;
+        const question = `Settle ${view.currency} ${view.pay_amount.text} (order ${view.order_id}) with ${txRef}? The merchant gets payment.success.`;
         if (!(await confirmed(e, o.yes, question))) throw new PaydError('CONFLICT', 'not settled: not confirmed');
         const now = app.clock.now();
         const outcome = await app.ledger.ingestWith(
