@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -14,11 +14,31 @@ test('embedded defaults: a config with nothing in it is valid and enables no met
   assert.deepEqual(c.amounts, {});
 });
 
-test('the shipped example config validates, secrets from systemd credentials, and never prints them', () => {
+test('the shipped example config fails until its receiving addresses are edited, then validates without printing secrets', () => {
   const creds = mkdtempSync(join(tmpdir(), 'creds-'));
   for (const f of ['imap-password', 'trongrid-key', 'master-key']) writeFileSync(join(creds, f), `${f}-value\n`);
   const file = fileURLToPath(new URL('../../config/payd.config.example.json', import.meta.url));
-  const c = loadConfigFile(file, { CREDENTIALS_DIRECTORY: creds });
+  // As shipped: every place money would go is a placeholder that payd refuses (a forgotten
+  // edit must never send customers' money to an address from the docs).
+  assert.throws(
+    () => loadConfigFile(file, { CREDENTIALS_DIRECTORY: creds }),
+    (e: Error) => {
+      for (const path of ['methods.UPI.vpa', 'methods.UPI.accounts.0.accountEnding', 'methods.USDT_TRC20.address', 'methods.SOL.wallet', 'methods.USDT_SOL.wallet']) {
+        assert.match(e.message, new RegExp(`${path.replace(/\./g, '\\.')}: `), path);
+      }
+      return true;
+    },
+  );
+  const raw = JSON.parse(readFileSync(file, 'utf8'));
+  assert.deepEqual(JSON.stringify(raw).match(/EDIT-ME/g)?.length, 5);
+  // Edited, it validates (the rest of the example is a working config).
+  raw.methods.UPI.vpa = 'chaishop@okhdfcbank';
+  raw.methods.UPI.accounts[0].accountEnding = '7788';
+  raw.methods.USDT_TRC20.address = 'TWiw9REQDT97WudRTTnw118xEFGc3HWwuM'; // a valid TRON checksum address
+  raw.methods.SOL.wallet = raw.methods.USDT_SOL.wallet = '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM';
+  const edited = join(creds, 'payd.config.json');
+  writeFileSync(edited, JSON.stringify(raw));
+  const c = loadConfigFile(edited, { CREDENTIALS_DIRECTORY: creds });
   assert.equal(c.methods.UPI!.imap.password.reveal(), 'imap-password-value');
   assert.equal(c.methods.USDT_TRC20!.apiKey!.reveal(), 'trongrid-key-value');
   assert.deepEqual(Object.keys(c.amounts).sort(), ['SOL', 'UPI', 'USDT_SOL', 'USDT_TRC20']);
