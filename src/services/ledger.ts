@@ -58,7 +58,7 @@ export function createLedger(d: LedgerDeps): Ledger & { ingestWith(p: ReceivedPa
       .where('method', '=', p.method)
       .where('receiver', '=', p.receiver)
       .where('pay_amount_minor', '=', minorToDb(p.amountMinor))
-      .where('status', 'in', ['pending', 'expired', 'settled'])
+      .where('status', 'in', ['pending', 'expired', 'settled', 'canceled'])
       .orderBy('created_at', 'desc')
       .limit(20)
       .execute();

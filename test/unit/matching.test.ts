@@ -55,3 +55,15 @@ test('manual settlement only of a pending intent', () => {
   assert.equal(decideMatch(pay({}), [intent({})], { ...o, manual: true }).kind, 'settle');
   assert.deepEqual(decideMatch(pay({}), [intent({ status: 'settled' })], { ...o, manual: true }), { kind: 'unmatched', reason: 'already_settled', intentId: 'i1' });
 });
+
+test('a canceled intent never settles: its payment is kept unmatched with reason canceled', () => {
+  const canceled = intent({ status: 'canceled', canceled_at: T0 + 500 });
+  // By Solana Pay reference, by exact amount, and by the operator's manual settle.
+  assert.deepEqual(decideMatch(pay({ references: ['REF1'] }), [canceled], o), { kind: 'unmatched', reason: 'canceled', intentId: 'i1' });
+  assert.deepEqual(decideMatch(pay({}), [intent({ status: 'canceled', reference: null })], o), { kind: 'unmatched', reason: 'canceled', intentId: 'i1' });
+  assert.deepEqual(decideMatch(pay({}), [canceled], { ...o, manual: true }), { kind: 'unmatched', reason: 'canceled', intentId: 'i1' });
+  // Late for it too: still the canceled intent's money, for the operator to refund.
+  assert.deepEqual(decideMatch(pay({ occurredAt: T0 + 1900_000 }), [intent({ status: 'canceled', reference: null })], o), { kind: 'unmatched', reason: 'canceled', intentId: 'i1' });
+  // Before it existed it is not its money.
+  assert.deepEqual(decideMatch(pay({ occurredAt: T0 - 120_000 }), [intent({ status: 'canceled', reference: null })], o), { kind: 'unmatched', reason: 'too_early', intentId: 'i1' });
+});
