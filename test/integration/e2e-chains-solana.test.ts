@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import { startFakeSolanaRpc, type FakeSolanaRpc } from '../fakes/solana-rpc.ts';
-import { newKey, solTransfer, tokenTransfer, USDT_MINT } from '../fakes/solana-tx.ts';
+import { newKey, solTransfer, solTransfers, tokenTransfer, USDT_MINT } from '../fakes/solana-tx.ts';
 import { startPayd, type PaydHarness } from '../helpers/payd.ts';
 import { waitFor } from '../helpers/wait.ts';
 
@@ -72,4 +72,40 @@ test('Solana v1: a v1 transaction ahead of a payment never stalls the source; th
   // Nothing is read twice: each unreadable transaction was asked for once, not on every tick.
   const futureAsks = r.requests.filter((q) => q.method === 'getTransaction' && q.params[0] === future).length;
   assert.equal(futureAsks, 1);
+});
+
+test('Solana: two references in one transaction settle both intents; a third it does not cover keeps the rest as its under-payment', async (t) => {
+  const r = await rpc(t);
+  const wallet = newKey();
+  const payer = newKey();
+  const p = await payd(t, { SOL: { wallet, rpcUrl: r.url, pollSeconds: POLL_SECONDS }, USDT_SOL: { wallet, rpcUrl: r.url, pollSeconds: POLL_SECONDS, mint: USDT_MINT } });
+  const m = await p.merchant();
+  const a = await create(p, m.headers, { amount: 0.1, currency: 'SOL', order_id: 'multi-a' });
+  const b = await create(p, m.headers, { amount: 0.2, currency: 'SOL', order_id: 'multi-b' });
+  // One customer pays both orders in one transaction: two System transfers, each with its reference,
+  // sent by a relayer that pays the fee (fee payer ≠ sender, as in the recorded §3a transaction).
+  const both = r.add(solTransfers({ from: payer, to: wallet, feePayer: newKey(), parts: [{ lamports: 100_000_000, references: [a.reference] }, { lamports: 200_000_000, references: [b.reference] }] }));
+
+  // USDT: three orders referenced by one CPI transfer (plain `transfer`, inside a swap) that covers only two.
+  const u1 = await create(p, m.headers, { amount: 1, currency: 'USDT_SOL', order_id: 'multi-u1' });
+  const u2 = await create(p, m.headers, { amount: 2, currency: 'USDT_SOL', order_id: 'multi-u2' });
+  const u3 = await create(p, m.headers, { amount: 4, currency: 'USDT_SOL', order_id: 'multi-u3' });
+  const partial = r.add(tokenTransfer({ payer, wallet, amount: 4_500_000n, references: [u3.reference, u1.reference, u2.reference], instruction: 'transfer', viaCpi: true, createAta: true }));
+
+  await waitFor(async () => (await statusOf(p, a.intent_id)) === 'settled' && (await statusOf(p, b.intent_id)) === 'settled', 10_000, 'both SOL intents to settle');
+  assert.equal((await p.app.intents.get(a.intent_id)).transaction_hash, both);
+  assert.equal((await p.app.intents.get(b.intent_id)).transaction_hash, both);
+
+  await waitFor(async () => (await statusOf(p, u2.intent_id)) === 'settled', 10_000, 'the USDT intents the credit covers to settle');
+  assert.equal(await statusOf(p, u1.intent_id), 'settled', 'oldest first');
+  assert.equal(await statusOf(p, u3.intent_id), 'pending', 'not covered: stays open for a later full payment');
+  const usdt = (await p.app.payments.list({})).filter((x: { tx_ref: string }) => x.tx_ref.startsWith(partial));
+  const byIntent = Object.fromEntries(usdt.map((x: { intent_id: string; amount: { text: string }; status: string; reason: string | null }) => [x.intent_id, `${x.amount.text} ${x.status} ${x.reason ?? ''}`.trim()]));
+  assert.deepEqual(byIntent, { [u1.intent_id]: '1 matched', [u2.intent_id]: '2 matched', [u3.intent_id]: '1.5 unmatched underpaid' });
+
+  // Read again after a restart of the scan (the checkpoint is the signature): nothing more is recorded.
+  const count = (await p.app.payments.list({})).length;
+  const listings = r.count('getSignaturesForAddress');
+  await waitFor(async () => r.count('getSignaturesForAddress') >= listings + 4, 5000, 'more listings');
+  assert.equal((await p.app.payments.list({})).length, count);
 });
