@@ -99,8 +99,8 @@ test('Solana: two references in one transaction settle both intents; a third it 
   await waitFor(async () => (await statusOf(p, u2.intent_id)) === 'settled', 10_000, 'the USDT intents the credit covers to settle');
   assert.equal(await statusOf(p, u1.intent_id), 'settled', 'oldest first');
   assert.equal(await statusOf(p, u3.intent_id), 'pending', 'not covered: stays open for a later full payment');
-  const usdt = (await p.app.payments.list({})).filter((x: { tx_ref: string }) => x.tx_ref.startsWith(partial));
-  const byIntent = Object.fromEntries(usdt.map((x: { intent_id: string; amount: { text: string }; status: string; reason: string | null }) => [x.intent_id, `${x.amount.text} ${x.status} ${x.reason ?? ''}`.trim()]));
+  const usdt = (await p.app.payments.list({})).filter((x) => x.tx_ref.startsWith(partial));
+  const byIntent = Object.fromEntries(usdt.map((x) => [x.intent_id, `${x.amount.text} ${x.status} ${x.reason ?? ''}`.trim()]));
   assert.deepEqual(byIntent, { [u1.intent_id]: '1 matched', [u2.intent_id]: '2 matched', [u3.intent_id]: '1.5 unmatched underpaid' });
 
   // Read again after a restart of the scan (the checkpoint is the signature): nothing more is recorded.
