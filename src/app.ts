@@ -118,7 +118,7 @@ export async function createApp(o: AppOptions) {
   });
   outbox.setListener(() => dispatcher.wake());
 
-  const sourceDeps = { ledger, clock, random, log: log.child({ component: 'source' }) };
+  const sourceDeps = { ledger, db, clock, random, log: log.child({ component: 'source' }) };
   const sandboxSource = createSandboxSource(db, sourceDeps);
   const sources = (): PaymentSource[] => (o.sources ? o.sources({ ledger }) : sandbox ? [sandboxSource] : createSources(config, sourceDeps));
 

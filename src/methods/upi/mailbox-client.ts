@@ -6,6 +6,13 @@ import type { MailboxView } from './mailbox-sync.ts';
 export type ImapFactory = (options: ImapFlowOptions) => ImapFlow;
 export const defaultImapFactory: ImapFactory = (options) => new ImapFlow(options);
 
+/** A new, unconnected client for this mailbox; the watcher and the doctor check both build theirs here. */
+export type ImapConnect = (extra?: Partial<ImapFlowOptions>) => ImapFlow;
+
+export function imapConnector(settings: ImapSettings, factory: ImapFactory = defaultImapFactory): ImapConnect {
+  return (extra = {}) => factory({ ...imapOptions(settings), ...extra });
+}
+
 export interface ImapSettings {
   host: string;
   port: number;
