@@ -32,7 +32,7 @@ export interface AppOptions {
   /** Outbound webhook POST (tests may wrap it). */
   post?: HttpPost;
   /** Sources to run instead of the configured ones (tests). */
-  sources?: (deps: { ledger: ReturnType<typeof createLedger> }) => PaymentSource[];
+  sources?: (deps: { ledger: ReturnType<typeof createLedger>; db: Db }) => PaymentSource[];
 }
 
 /** The sandbox database lives beside the live one: payd.sqlite → payd-sandbox.sqlite. */
@@ -120,7 +120,7 @@ export async function createApp(o: AppOptions) {
 
   const sourceDeps = { ledger, db, clock, random, log: log.child({ component: 'source' }) };
   const sandboxSource = createSandboxSource(db, sourceDeps);
-  const sources = (): PaymentSource[] => (o.sources ? o.sources({ ledger }) : sandbox ? [sandboxSource] : createSources(config, sourceDeps));
+  const sources = (): PaymentSource[] => (o.sources ? o.sources({ ledger, db }) : sandbox ? [sandboxSource] : createSources(config, sourceDeps));
 
   let server: RunningServer | null = null;
   const workers: Promise<void>[] = [];
