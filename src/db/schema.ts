@@ -149,6 +149,14 @@ export interface UpiUnreadAlertsTable {
   observed_at: number;
 }
 
+/** The newest refresh token a mail provider handed out for one mailbox (sealed). */
+export interface MailboxOAuthTokensTable {
+  key: string;
+  refresh_token_sealed: string;
+  configured_hash: string;
+  updated_at: number;
+}
+
 export interface Database {
   merchants: MerchantsTable;
   intents: IntentsTable;
@@ -162,4 +170,5 @@ export interface Database {
   sandbox_transfers: SandboxTransfersTable;
   upi_parked_mail: UpiParkedMailTable;
   upi_unread_alerts: UpiUnreadAlertsTable;
+  mailbox_oauth_tokens: MailboxOAuthTokensTable;
 }

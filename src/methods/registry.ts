@@ -1,5 +1,6 @@
 import type { Config } from '../config/load.ts';
 import type { Db } from '../db/open.ts';
+import type { MailboxTokenStore } from '../services/mailbox-tokens.ts';
 import { createSolanaSource } from './solana/source.ts';
 import type { PaymentSource, SourceDeps } from './source.ts';
 import { createTronSource } from './tron/source.ts';
@@ -7,7 +8,7 @@ import { createUpiSource } from './upi/imap-source.ts';
 import { createUpiMailStore } from './upi/mail-store.ts';
 
 /** One live source per enabled method, built from its config section. */
-export function createSources(config: Config, deps: SourceDeps & { db?: Db }): PaymentSource[] {
+export function createSources(config: Config, deps: SourceDeps & { db?: Db; mailboxTokens?: MailboxTokenStore }): PaymentSource[] {
   const m = config.methods;
   const sources: PaymentSource[] = [];
   if (m.UPI) {

@@ -1,6 +1,6 @@
 import type { Logger, Random } from '../../domain/ports.ts';
 import { jittered, runLoop, sleep, WakeSignal } from '../../workers/loop.ts';
-import { mailboxView, type ImapConnect } from './mailbox-client.ts';
+import { connectImap, mailboxView, type ImapFactory, type ImapSettings } from './mailbox-client.ts';
 import { describeImapFailure } from './mailbox-errors.ts';
 import { syncMailbox, type SyncContext } from './mailbox-sync.ts';
 
@@ -10,10 +10,9 @@ export interface Backoff {
 }
 
 export interface WatcherOptions {
-  /** Where the mailbox is, for messages. */
-  where: { host: string; port: number; user: string; mailbox: string };
-  /** Builds a new, single-use, unconnected client (the one place connection options are made). */
-  connect: ImapConnect;
+  imap: ImapSettings & { mailbox: string };
+  /** Builds each single-use client; connectImap (mailbox-client.ts) is the one place it is signed in. */
+  factory: ImapFactory;
   sync: Omit<SyncContext, 'signal'>;
   log: Logger;
   random: Random;
@@ -30,6 +29,7 @@ export interface WatcherOptions {
  * its tick normally and the next one reconnects after baseMs. Never throws for upstream faults.
  */
 export async function watchMailbox(o: WatcherOptions, signal: AbortSignal): Promise<void> {
+  const where = { host: o.imap.host, port: o.imap.port, user: o.imap.user, mailbox: o.imap.mailbox };
   await runLoop({
     name: 'mailbox watcher',
     intervalMs: o.backoff.baseMs,
@@ -43,7 +43,7 @@ export async function watchMailbox(o: WatcherOptions, signal: AbortSignal): Prom
         await session(o, s, () => (synced = true));
       } catch (err) {
         if (s.aborted) return;
-        const error = describeImapFailure(err, o.where);
+        const error = describeImapFailure(err, where);
         // A session that synced was healthy: reconnect promptly instead of backing off.
         if (synced) return o.log.warn('mailbox connection lost; reconnecting', { error });
         throw new Error(error);
@@ -54,9 +54,10 @@ export async function watchMailbox(o: WatcherOptions, signal: AbortSignal): Prom
 
 /** One connection's life. Returns only on abort; throws when the connection fails or closes. */
 async function session(o: WatcherOptions, signal: AbortSignal, onSynced: () => void): Promise<void> {
-  const client = o.connect();
+  // Credentials are asked for on every connect: an OAuth token that expired meanwhile is renewed first.
+  const client = await connectImap(o.imap, o.factory, signal);
   const wake = new WakeSignal();
-  let closed = false;
+  let closed = client.usable === false; // closed between connect and here
   let lastError: unknown;
   // Listeners live on this instance only; the next session builds a fresh client.
   client.on('error', (err: unknown) => {
@@ -75,17 +76,16 @@ async function session(o: WatcherOptions, signal: AbortSignal, onSynced: () => v
   const onAbort = () => client.close();
   signal.addEventListener('abort', onAbort, { once: true });
   try {
-    await client.connect();
     let first = true;
     while (!signal.aborted) {
       if (closed) throw lastError ?? Object.assign(new Error('IMAP connection closed'), { code: 'NoConnection' });
       // readOnly selects with EXAMINE: payd never changes flags (\Seen belongs to the merchant).
-      const lock = await client.getMailboxLock(o.where.mailbox, { readOnly: true });
+      const lock = await client.getMailboxLock(o.imap.mailbox, { readOnly: true });
       try {
         // A sync not caused by a push (the timer) selects the mailbox again: the server does not
         // tell an open session that its mailbox was deleted and re-created (new UIDVALIDITY), and
         // the round trip proves the connection is still alive.
-        if (!first && !pushed) await client.mailboxOpen(o.where.mailbox, { readOnly: true });
+        if (!first && !pushed) await client.mailboxOpen(o.imap.mailbox, { readOnly: true });
         first = false;
         pushed = false;
         await syncMailbox(await mailboxView(client), { ...o.sync, signal });
