@@ -52,7 +52,7 @@ describe('payd mailbox authorize', () => {
     assert.equal(statSync(file).mode & 0o777, 0o600);
     assert.ok(!run.io.out.includes(token) && !run.io.err.includes(token), 'the token is not printed when written to a file');
     const snippet = JSON.parse(run.io.out.slice(run.io.out.indexOf('{')));
-    assert.deepEqual(snippet, { type: 'oauth2', provider: 'microsoft', clientId: 'ms-public-client', refreshToken: { file } });
+    assert.deepEqual(snippet, { type: 'oauth2', provider: 'microsoft', tokenUrl: ms.tokenUrl, clientId: 'ms-public-client', refreshToken: { file } });
   });
 
   test('google: authorization URL with PKCE, the pasted redirect is exchanged for a refresh token', async () => {

@@ -32,12 +32,15 @@ describe('UPI mailbox with OAuth 2.0 against Dovecot', () => {
   let firstRefresh: string;
   let config: Record<string, any>;
   let utr = 632612340000;
+  const LABEL = 'Bank alerts/UPI';
 
   before(async () => {
     // Short-lived access tokens: the first one expires while its IMAP session is still open.
     fake = await startFakeOAuth({ accessTtlSeconds: 3 });
     dovecot = await startDovecot({ oauth2: { introspectionUrl: fake.introspectionUrl } });
     firstRefresh = fake.issueRefreshToken();
+    // Alerts are read from a Gmail-style nested label with a space, not from INBOX.
+    await dovecot.createMailbox(LABEL);
     config = baseConfig(dir, {
       methods: {
         USDT_TRC20: undefined,
@@ -51,6 +54,7 @@ describe('UPI mailbox with OAuth 2.0 against Dovecot', () => {
             port: dovecot.port,
             secure: false,
             user: dovecot.user,
+            mailbox: LABEL,
             auth: { type: 'oauth2', tokenUrl: fake.tokenUrl, clientId: fake.clientId, clientSecret: fake.clientSecret, refreshToken: firstRefresh, scope: 'https://mail.google.com/' },
           },
           accounts: [{ bank: 'hdfc', accountEnding: '4321' }],
@@ -75,17 +79,20 @@ describe('UPI mailbox with OAuth 2.0 against Dovecot', () => {
     const intent = (await p.api('POST', '/api/v1/intents/create-payment', { body: { amount: Number(rupees), currency: 'UPI', order_id: order }, headers: m.headers })).body;
     assert.equal(intent.pay_amount, Number(rupees), 'no offset: the alert amount must match');
     const ref = String(++utr);
-    await dovecot.append(await kit.sign(hdfcCredit({ rupees, utr: ref, account: '4321' })));
+    await dovecot.append(await kit.sign(hdfcCredit({ rupees, utr: ref, account: '4321' })), { mailbox: LABEL });
     await waitFor(async () => (await p.app.intents.get(intent.intent_id)).status === 'settled', 15_000, what);
     assert.equal((await p.app.intents.get(intent.intent_id)).transaction_hash, ref);
   };
   const logins = () => (dovecot.log().match(/imap-login: Info: Login: user=<payd>, method=(OAUTHBEARER|XOAUTH2)/g) ?? []).length;
 
-  test('payd signs in with an access token from the refresh-token grant and settles an alert', async () => {
+  test('payd signs in with an access token from the refresh-token grant and settles an alert filed under a label', async () => {
     await payAndSettle('oauth-1', '101.11', 'the first alert to settle');
     assert.equal(fake.refreshGrants, 1, 'one refresh for the first connection');
     assert.ok(logins() >= 1, 'Dovecot logged an OAuth login');
     assert.ok(fake.introspected.includes(fake.issued[1]), 'Dovecot checked the issued access token');
+    const doctor = await payd(['doctor', '--config', join(dir, 'payd.config.json')], { cwd: dir });
+    assert.equal(doctor.code, 0, doctor.out + doctor.err);
+    assert.match(doctor.out, /ok +upi-imap: IMAP payd@127\.0\.0\.1:\d+ OK \(signed in with OAuth 2\.0\); mailbox "Bank alerts\/UPI" holds 1 messages/);
   });
 
   test('the token expires mid-session; after a server-side disconnect payd reconnects with a fresh token', async () => {

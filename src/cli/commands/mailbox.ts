@@ -70,7 +70,19 @@ export function mailboxCommands(program: Command, e: CliEnv): void {
       }
 
       const snippet = (refreshToken: object) =>
-        JSON.stringify({ type: 'oauth2', provider: name, clientId, ...(name === 'google' ? { clientSecret: { env: 'PAYD_OAUTH_CLIENT_SECRET' } } : {}), refreshToken }, null, 2);
+        JSON.stringify(
+          {
+            type: 'oauth2',
+            provider: name,
+            // A single-tenant Microsoft app cannot use the "common" endpoint of the preset.
+            ...(tokenUrl !== preset.tokenUrl ? { tokenUrl } : {}),
+            clientId,
+            ...(name === 'google' ? { clientSecret: { env: 'PAYD_OAUTH_CLIENT_SECRET' } } : {}),
+            refreshToken,
+          },
+          null,
+          2,
+        );
       if (o.out) {
         const file = resolve(e.cwd, o.out as string);
         writeFileSync(file, result.refreshToken + '\n', { mode: 0o600 });
