@@ -154,6 +154,10 @@ export async function startFakeOAuth(o: FakeOAuthOptions = {}): Promise<FakeOAut
       return reply(400, { error: 'unsupported_grant_type' });
     });
   });
+  // Dovecot keeps its HTTP connection to the introspection endpoint open and reuses it later;
+  // Node's default 5 s keep-alive timeout would close it under Dovecot's feet (a temporary
+  // auth failure in the test, not in payd). Real providers keep connections for minutes.
+  server.keepAliveTimeout = 0;
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 

@@ -80,8 +80,17 @@ describe('UPI mailbox with OAuth 2.0 against Dovecot', () => {
     assert.equal(intent.pay_amount, Number(rupees), 'no offset: the alert amount must match');
     const ref = String(++utr);
     await dovecot.append(await kit.sign(hdfcCredit({ rupees, utr: ref, account: '4321' })), { mailbox: LABEL });
-    await waitFor(async () => (await p.app.intents.get(intent.intent_id)).status === 'settled', 15_000, what);
+    await waitOrExplain(async () => (await p.app.intents.get(intent.intent_id)).status === 'settled', 15_000, what);
     assert.equal((await p.app.intents.get(intent.intent_id)).transaction_hash, ref);
+  };
+  /** Waits for a condition; on timeout the error carries payd's and Dovecot's recent log lines. */
+  const waitOrExplain = async <T>(fn: () => Promise<T | undefined | null | false>, ms: number, what: string): Promise<T> => {
+    try {
+      return await waitFor(fn, ms, what);
+    } catch (err) {
+      const tail = (text: string) => text.split('\n').slice(-12).join('\n');
+      throw new Error(`${(err as Error).message}\n--- payd log:\n${tail(lines.join('\n'))}\n--- dovecot log:\n${tail(dovecot.log())}`);
+    }
   };
   const logins = () => (dovecot.log().match(/imap-login: Info: Login: user=<payd>, method=(OAUTHBEARER|XOAUTH2)/g) ?? []).length;
 
@@ -101,7 +110,7 @@ describe('UPI mailbox with OAuth 2.0 against Dovecot', () => {
     await new Promise((r) => setTimeout(r, 3_200)); // the first access token is now expired
     fake.accessTtlSeconds = 3600;
     await dovecot.kick(); // as Microsoft 365 drops an idle session
-    await waitFor(async () => logins() > before, 15_000, 'a new OAuth login after the kick');
+    await waitOrExplain(async () => logins() > before, 15_000, 'a new OAuth login after the kick');
     assert.equal(fake.refreshGrants, grants + 1, 'refreshed before reconnecting, not after a refused login');
     assert.doesNotMatch(dovecot.log(), /auth.*failed/i, 'the expired token was never presented');
     await payAndSettle('oauth-2', '102.22', 'the alert after reconnecting');
@@ -112,7 +121,7 @@ describe('UPI mailbox with OAuth 2.0 against Dovecot', () => {
     const before = logins();
     fake.expireAccessTokens(); // payd's cached token still looks valid for an hour
     await dovecot.kick();
-    await waitFor(async () => logins() > before, 15_000, 'a new OAuth login after the refusal');
+    await waitOrExplain(async () => logins() > before, 15_000, 'a new OAuth login after the refusal');
     assert.equal(fake.refreshGrants, grants + 1, 'exactly one refresh after the refused login');
     assert.match(dovecot.log(), /auth.*failed/i, 'the refused login is in the server log');
     await payAndSettle('oauth-3', '103.33', 'the alert after the retried login');
@@ -123,7 +132,7 @@ describe('UPI mailbox with OAuth 2.0 against Dovecot', () => {
     fake.expireAccessTokens();
     const before = logins();
     await dovecot.kick();
-    await waitFor(async () => logins() > before, 15_000, 'a login with the rotated grant');
+    await waitOrExplain(async () => logins() > before, 15_000, 'a login with the rotated grant');
     fake.rotate = false;
     const rotated = fake.issued.at(-1)!; // the grant issues the access token, then the new refresh token
     assert.match(rotated, /^1\/\/rt-/);
