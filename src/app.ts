@@ -12,10 +12,14 @@ import { createSources } from './methods/registry.ts';
 import { createSandboxSource } from './methods/sandbox/source.ts';
 import { sandboxReceivers } from './methods/sandbox/receivers.ts';
 import type { PaymentSource } from './methods/source.ts';
+import { createEventFeed } from './services/event-feed.ts';
 import { createEventService } from './services/events.ts';
+import { createIntentCancellation } from './services/intent-cancel.ts';
+import { createIntentListing } from './services/intent-list.ts';
 import { createIntentService, type MethodDeposit } from './services/intents.ts';
 import { Keys, loadMasterKey } from './services/keys.ts';
 import { createLedger } from './services/ledger.ts';
+import { createMailboxTokenStore } from './services/mailbox-tokens.ts';
 import { createMerchantService } from './services/merchants.ts';
 import { createOutbox } from './services/outbox.ts';
 import { createPaymentQueries } from './services/payments.ts';
@@ -32,7 +36,7 @@ export interface AppOptions {
   /** Outbound webhook POST (tests may wrap it). */
   post?: HttpPost;
   /** Sources to run instead of the configured ones (tests). */
-  sources?: (deps: { ledger: ReturnType<typeof createLedger> }) => PaymentSource[];
+  sources?: (deps: { ledger: ReturnType<typeof createLedger>; db: Db }) => PaymentSource[];
 }
 
 /** The sandbox database lives beside the live one: payd.sqlite → payd-sandbox.sqlite. */
@@ -103,6 +107,10 @@ export async function createApp(o: AppOptions) {
   });
   const ledger = createLedger({ db, clock, random, log: log.child({ component: 'ledger' }), outbox, livemode, publicUrl });
   const events = createEventService({ db, clock, outbox });
+  const view = () => ({ now: clock.now(), livemode, publicUrl });
+  const listing = createIntentListing({ db, view });
+  const cancels = createIntentCancellation({ db, outbox, view });
+  const feed = createEventFeed({ db });
   const payments = createPaymentQueries({ db });
   const dispatcher = createDispatcher({
     db,
@@ -118,9 +126,10 @@ export async function createApp(o: AppOptions) {
   });
   outbox.setListener(() => dispatcher.wake());
 
-  const sourceDeps = { ledger, clock, random, log: log.child({ component: 'source' }) };
+  const sourceDeps = { ledger, db, clock, random, log: log.child({ component: 'source' }) };
   const sandboxSource = createSandboxSource(db, sourceDeps);
-  const sources = (): PaymentSource[] => (o.sources ? o.sources({ ledger }) : sandbox ? [sandboxSource] : createSources(config, sourceDeps));
+  const mailboxTokens = createMailboxTokenStore({ db, keys, clock, random });
+  const sources = (): PaymentSource[] => (o.sources ? o.sources({ ledger, db }) : sandbox ? [sandboxSource] : createSources(config, { ...sourceDeps, mailboxTokens }));
 
   let server: RunningServer | null = null;
   const workers: Promise<void>[] = [];
@@ -139,6 +148,9 @@ export async function createApp(o: AppOptions) {
     intents,
     ledger,
     events,
+    listing,
+    cancels,
+    feed,
     payments,
     dispatcher,
     sandboxSource,
@@ -162,6 +174,9 @@ export async function createApp(o: AppOptions) {
         const app = createHttpApp({
           intents,
           merchants,
+          listing,
+          cancels,
+          feed,
           rateLimiter: createRateLimiter({ ...config.server.rateLimit, clock }),
           clock,
           log: log.child({ component: 'http' }),

@@ -17,7 +17,7 @@ export interface MerchantsTable {
   updated_at: number;
 }
 
-export type IntentStatus = 'pending' | 'settled' | 'expired';
+export type IntentStatus = 'pending' | 'settled' | 'expired' | 'canceled';
 
 export interface IntentsTable {
   id: string;
@@ -37,6 +37,8 @@ export interface IntentsTable {
   verified_at: number | null;
   payment_id: string | null;
   updated_at: number;
+  /** Set when the merchant canceled it (006); absent in rows written before. */
+  canceled_at?: number | null;
 }
 
 export interface AmountReservationsTable {
@@ -86,12 +88,14 @@ export interface EventsTable {
   /** Every attempt ever made, replays included. */
   attempts: number;
   /** `attempts` when the last replay started: the retry schedule restarts from there. */
-  retry_base: number;
+  retry_base?: number;
   next_attempt_at: number;
   locked_until: number;
   last_error: string | null;
   created_at: number;
   delivered_at: number | null;
+  /** Written order (006): the event feed's position. */
+  seq?: number | null;
 }
 
 export interface WebhookAttemptsTable {
@@ -109,6 +113,11 @@ export interface CheckpointsTable {
   key: string;
   value_json: string;
   updated_at: number;
+}
+
+export interface SequencesTable {
+  name: string;
+  value: number;
 }
 
 export interface AuditLogTable {
@@ -130,6 +139,39 @@ export interface SandboxTransfersTable {
   created_at: number;
 }
 
+/** UPI mail waiting for the bank's DNS (DKIM key / DMARC record) to answer. */
+export interface UpiParkedMailTable {
+  ref: string;
+  mailbox: string;
+  uid_validity: string;
+  uid: number;
+  raw: Uint8Array;
+  received_at: number | null;
+  bank: string | null;
+  reason: string;
+  parked_at: number;
+  attempts: number;
+  next_attempt_at: number;
+}
+
+/** Verified bank mail that no template reads (reported by `payd doctor`). */
+export interface UpiUnreadAlertsTable {
+  ref: string;
+  mailbox: string;
+  bank: string;
+  subject: string | null;
+  raw: Uint8Array;
+  observed_at: number;
+}
+
+/** The newest refresh token a mail provider handed out for one mailbox (sealed). */
+export interface MailboxOAuthTokensTable {
+  key: string;
+  refresh_token_sealed: string;
+  configured_hash: string;
+  updated_at: number;
+}
+
 export interface Database {
   merchants: MerchantsTable;
   intents: IntentsTable;
@@ -141,4 +183,8 @@ export interface Database {
   checkpoints: CheckpointsTable;
   audit_log: AuditLogTable;
   sandbox_transfers: SandboxTransfersTable;
+  sequences: SequencesTable;
+  upi_parked_mail: UpiParkedMailTable;
+  upi_unread_alerts: UpiUnreadAlertsTable;
+  mailbox_oauth_tokens: MailboxOAuthTokensTable;
 }

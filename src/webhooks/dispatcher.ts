@@ -85,7 +85,7 @@ export function createDispatcher(d: DispatcherDeps) {
     // A webhook.test is tried once: an operator is waiting for its answer, nobody wants it retried for days.
     const schedule = ev.type === 'webhook.test' ? [] : d.retrySchedule;
     // The schedule counts from the last replay; the attempt number keeps counting across replays.
-    await finish(ev, attempt, merchant.webhookUrl, result, nextStep(result.statusCode, attempt - ev.retry_base, schedule, d.clock.now(), d.random));
+    await finish(ev, attempt, merchant.webhookUrl, result, nextStep(result.statusCode, attempt - (ev.retry_base ?? 0), schedule, d.clock.now(), d.random));
   }
 
   async function finish(

@@ -86,6 +86,7 @@ const UPI_ANSWERS = {
   'IMAP user': ['alerts@example.com'],
   'Bank id': [''],
   'Last 4 digits': ['4321'],
+  'E-mail address the bank sends the alerts to': [''],
   'Accept USDT on TRON': [false],
   'Accept SOL on Solana': [false],
   'Accept USDT on Solana': [false],

@@ -92,7 +92,13 @@ async function ask(p: Prompter, systemd: boolean): Promise<Asked> {
     const password = await secretSource(p, systemd, { path: 'methods.UPI.imap.password', what: 'IMAP password', env: 'PAYD_IMAP_PASSWORD', credential: SYSTEMD.credentials.imapPassword }, needed);
     const bank = await input({ message: 'Bank id (hdfc, icici, sbi, axis, kotak, yes, indusind, federal)', default: 'hdfc' });
     const accountEnding = await input({ message: 'Last 4 digits of the receiving account', validate: req((s) => /^\d{3,6}$/.test(s), 'expected 3 to 6 digits') });
-    methods.UPI = { vpa, payeeName, imap: { host: imapHost, port: imapPort, secure, user, password, mailbox: 'INBOX' }, accounts: [{ bank, accountEnding }] };
+    // Only alerts the bank signed to this address count: a replayed alert for someone else must not settle.
+    const recipient = await input({
+      message: 'E-mail address the bank sends the alerts to',
+      ...(user.trim().includes('@') ? { default: user.trim() } : {}),
+      validate: req((s) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s), 'expected an e-mail address'),
+    });
+    methods.UPI = { vpa, payeeName, imap: { host: imapHost, port: imapPort, secure, user, password, mailbox: 'INBOX' }, accounts: [{ bank, accountEnding }], alertRecipients: [recipient.trim()] };
   }
   if (await confirm({ message: 'Accept USDT on TRON (TRC20)?', default: false })) {
     const address = (await input({ message: 'Your TRON address', validate: req(isTronAddress, 'expected a TRON address (T…)') })).trim();
