@@ -180,7 +180,7 @@ export async function createApp(o: AppOptions) {
           rateLimiter: createRateLimiter({ ...config.server.rateLimit, clock }),
           clock,
           log: log.child({ component: 'http' }),
-          extend: (h3) => registerCheckout(h3, { intents, merchants, clock, log: checkoutLog }),
+          extend: (h3) => registerCheckout(h3, { intents, merchants, clock, log: checkoutLog, livemode }),
         });
         const sockets = createCheckoutSockets({ intents, clock, log: checkoutLog });
         server = await serveHttp(app, config.server.host, config.server.port, sockets);

@@ -53,9 +53,9 @@ export interface CheckoutApp {
   url: string;
   clock: ReturnType<typeof shiftableClock>;
   /** A pending UPI intent of a new merchant. */
-  createIntent(opts?: { merchantName?: string; orderId?: string; returnUrl?: string; amount?: number }): Promise<{ id: string; pageUrl: string }>;
-  /** Settles the intent exactly as a manual reconciliation would. */
-  settle(intentId: string): Promise<void>;
+  createIntent(opts?: { merchantName?: string; orderId?: string; returnUrl?: string; amount?: number; currency?: 'UPI' | 'USDT_TRC20' | 'USDT_SOL' | 'SOL' }): Promise<{ id: string; pageUrl: string }>;
+  /** Settles the intent exactly as a manual reconciliation would; returns the transaction reference. */
+  settle(intentId: string): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -77,7 +77,7 @@ export async function startCheckoutApp(): Promise<CheckoutApp> {
       const merchant = await app.merchants.get(creds.client_id);
       const created = await app.intents.create(merchant, {
         amount: opts.amount ?? 120.5,
-        currency: 'UPI',
+        currency: opts.currency ?? 'UPI',
         order_id: opts.orderId ?? `ORD-${++n}`,
         return_url: opts.returnUrl,
       });
@@ -87,11 +87,13 @@ export async function startCheckoutApp(): Promise<CheckoutApp> {
       const row = await app.intents.findRow(intentId);
       if (!row) throw new Error(`no intent ${intentId}`);
       const now = clock.now();
+      const txRef = `UTR${now}${++n}`;
       await app.ledger.ingestWith(
-        { method: 'UPI', receiver: row.receiver, amountMinor: BigInt(row.pay_amount_minor), txRef: `UTR${now}${++n}`, occurredAt: now, observedAt: now, source: 'manual' },
+        { method: row.method as 'UPI', receiver: row.receiver, amountMinor: BigInt(row.pay_amount_minor), txRef, occurredAt: now, observedAt: now, source: 'manual' },
         undefined,
         { intentId },
       );
+      return txRef;
     },
     async close() {
       await app.close();

@@ -61,7 +61,7 @@ test('the customer sees the QR and exact amount, sees "paid" live without a relo
   assert.equal(res?.headers()['content-security-policy']?.includes("script-src 'self'"), true);
   await page.locator('svg.qr').waitFor({ state: 'visible' });
   assert.equal(await text(page, '#merchant-name'), 'Chai Corner');
-  assert.equal(await text(page, '#pay-amount'), '120.50');
+  assert.equal(await text(page, '#pay-amount'), '₹120.50');
   assert.match(await text(page, '#exact-note'), /pay exactly this amount/i);
   assert.equal(await text(page, '#method'), 'UPI');
   assert.equal(await text(page, '#address'), 'sandbox.shop@paydsandbox');

@@ -101,7 +101,8 @@ test('payd doctor reports each upstream: ok when reachable, FAIL with exit 1 whe
   assert.equal(ok.code, 0, ok.out + ok.err);
   assert.match(ok.out, /^ok\s+config/m);
   assert.match(ok.out, /^ok\s+database/m);
-  assert.equal(ok.out.match(/^ok /gm)?.length, 4, ok.out);
+  assert.match(ok.out, /^ok\s+methods: USDT_TRC20, SOL$/m);
+  assert.equal(ok.out.match(/^ok /gm)?.length, 5, ok.out);
   write('http://127.0.0.1:1');
   const down = await cli(['doctor'], { cwd: dir });
   assert.equal(down.code, 1);

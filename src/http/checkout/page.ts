@@ -1,7 +1,7 @@
 import type { IntentsTable } from '../../db/schema.ts';
 import { METHOD_RULES, type Method } from '../../domain/methods.ts';
-import { formatMinor, formatMinorFixed } from '../../domain/money.ts';
 import { html, type Safe } from './escape.ts';
+import { shownAmount } from './format.ts';
 import type { CheckoutState } from './state.ts';
 
 export interface AssetUrls {
@@ -15,6 +15,8 @@ export interface PageInput {
   state: CheckoutState;
   qr: Safe;
   assets: AssetUrls;
+  /** False in the sandbox: the page then says TEST MODE. */
+  livemode: boolean;
 }
 
 const METHOD_LABEL: Record<Method, string> = {
@@ -31,11 +33,19 @@ const STATUS_TEXT: Record<CheckoutState['status'], string> = {
   canceled: 'This payment request was canceled',
 };
 
-/** Rupees always with paise ("100.50"); crypto trimmed to what the wallet is asked for ("25.01"). */
-function displayAmount(method: Method, minor: number): string {
-  const { decimals } = METHOD_RULES[method];
-  return decimals <= 2 ? formatMinorFixed(BigInt(minor), decimals) : formatMinor(BigInt(minor), decimals);
-}
+/** Said next to the address: a transfer on another network never arrives and cannot be returned. */
+const NETWORK_WARNING: Partial<Record<Method, string>> = {
+  USDT_TRC20: 'Send only USDT on the TRON network (TRC-20). USDT sent on any other network (Ethereum, BNB Chain, Solana…) does not arrive and is lost.',
+  USDT_SOL: 'Send only USDT on the Solana network (SPL). USDT sent on any other network (TRON, Ethereum, BNB Chain…) does not arrive and is lost.',
+  SOL: 'Send only SOL on the Solana network. Anything sent on another network does not arrive and is lost.',
+};
+
+const APP_BUTTON: Record<Method, string> = {
+  UPI: 'Pay with a UPI app',
+  USDT_TRC20: 'Open in a TRON wallet',
+  USDT_SOL: 'Open in a Solana wallet',
+  SOL: 'Open in a Solana wallet',
+};
 
 /** "12:05" or "1:02:05"; what the page shows before its script takes over. */
 export function formatRemaining(ms: number): string {
@@ -70,11 +80,16 @@ ${body}
 export function checkoutPage(p: PageInput): string {
   const { row, state } = p;
   const method = row.method as Method;
-  const unit = METHOD_RULES[method].unit;
-  const pay = displayAmount(method, row.pay_amount_minor);
+  const unit = method === 'UPI' ? '' : METHOD_RULES[method].unit;
+  const pay = shownAmount(method, row.pay_amount_minor);
   const addressLabel = method === 'UPI' ? 'UPI ID (VPA)' : 'Address';
+  const warning = NETWORK_WARNING[method];
+  const testBanner = p.livemode
+    ? html``
+    : html`<p class="test-mode" id="test-mode" role="note"><strong>TEST MODE</strong> · sandbox payment: no real money moves. Do not pay this with a real app.</p>`;
   const body = html`<main class="card" id="checkout" data-intent-id="${row.id}" data-status="${state.status}"
   data-expires-at="${state.expires_at}" data-server-now="${state.now}" data-redirect-url="${state.redirect_url ?? ''}">
+  ${testBanner}
   <header class="head">
     <p class="merchant">Pay <strong id="merchant-name">${p.merchantName}</strong></p>
     <p class="order">Order <span id="order-id">${row.order_id}</span></p>
@@ -85,10 +100,12 @@ export function checkoutPage(p: PageInput): string {
   <section class="when-pending" aria-label="Payment details">
     <div class="amount-box">
       <p class="label">Amount to pay</p>
-      <p class="amount"><span id="pay-amount">${pay}</span> <span class="unit">${unit}</span>
+      <p class="amount"><span id="pay-amount" data-copy-value="${pay.plain}">${pay.text}</span>${unit ? html` <span class="unit">${unit}</span>` : html``}
         <button type="button" class="copy" data-copy="pay-amount">Copy</button></p>
       <p class="note" id="exact-note"><strong>Pay exactly this amount</strong> in one payment. The exact amount is how your payment is recognised; a different amount may not be matched.</p>
     </div>
+
+    <a class="app-button" id="app-button" href="${row.payment_uri}">${APP_BUTTON[method]}</a>
 
     <dl class="details">
       <dt>Method</dt>
@@ -97,28 +114,33 @@ export function checkoutPage(p: PageInput): string {
       <dd><code id="address">${row.receiver}</code>
         <button type="button" class="copy" data-copy="address">Copy</button></dd>
     </dl>
+    ${warning ? html`<p class="network-warning" id="network-warning" role="note">${warning}</p>` : html``}
 
     <div class="qr-box">
       <a class="qr-link" href="${row.payment_uri}" aria-label="Open in a payment app">${p.qr}</a>
-      <p class="hint">Scan with your ${method === 'UPI' ? 'UPI' : 'wallet'} app, or on this phone <a href="${row.payment_uri}">open it in the app</a>.</p>
+      <p class="hint">Scan with your ${method === 'UPI' ? 'UPI' : 'wallet'} app.</p>
     </div>
 
     <p class="countdown">Expires in <time id="countdown" datetime="${state.expires_at}">${formatRemaining(Date.parse(state.expires_at) - state.now)}</time></p>
   </section>
 
   <section class="when-settled" aria-label="Payment received">
-    <p class="big ok">&#10003; Thank you, your payment was received.</p>
+    <p class="thanks">Thank you. Keep these details for your records:</p>
+    <dl class="details receipt">
+      <dt>Amount paid</dt>
+      <dd id="paid-amount">${pay.text}${unit ? html` ${unit}` : html``}</dd>
+      <dt>Reference</dt>
+      <dd><code id="paid-ref">${state.transaction_hash ?? ''}</code></dd>
+    </dl>
     <p class="redirect" id="redirect-note">Returning you to ${p.merchantName}&hellip; <a id="return-link" href="${state.redirect_url ?? ''}">Continue</a></p>
     <p class="no-redirect">You can close this page now.</p>
   </section>
 
   <section class="when-expired" aria-label="Payment expired">
-    <p class="big bad">This payment request has expired.</p>
     <p>Please do not send money to it. Go back to ${p.merchantName} and start a new payment.</p>
   </section>
 
   <section class="when-canceled" aria-label="Payment canceled">
-    <p class="big bad">This payment request was canceled.</p>
     <p>Please do not send money to it. Go back to ${p.merchantName} if you still want to pay.</p>
   </section>
 

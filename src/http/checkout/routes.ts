@@ -13,6 +13,8 @@ export interface CheckoutDeps {
   merchants: Pick<MerchantService, 'get'>;
   clock: Clock;
   log: Logger;
+  /** False in the sandbox: the page says TEST MODE. */
+  livemode: boolean;
 }
 
 /**
@@ -36,16 +38,19 @@ export function registerCheckout(app: H3, d: CheckoutDeps): void {
 
   app.get('/pay/assets/:name', async (event) => assets.serve(event.context.params?.name ?? '') ?? htmlResponse(notFoundPage(assets.urls), 404));
 
-  app.get(
-    '/pay/:intent_id',
-    guard('html', async (event) => {
-      const row = await d.intents.findRow(param(event));
-      if (!row) return htmlResponse(notFoundPage(assets.urls), 404);
-      const merchant = await d.merchants.get(row.merchant_id);
-      const state = checkoutState(row, d.clock.now());
-      return htmlResponse(checkoutPage({ row, merchantName: merchant.name, state, qr: await qrSvg(row.payment_uri), assets: assets.urls }));
-    }),
-  );
+  const page = guard('html', async (event) => {
+    const row = await d.intents.findRow(param(event));
+    if (!row) return htmlResponse(notFoundPage(assets.urls), 404);
+    const merchant = await d.merchants.get(row.merchant_id);
+    const state = checkoutState(row, d.clock.now());
+    return htmlResponse(checkoutPage({ row, merchantName: merchant.name, state, qr: await qrSvg(row.payment_uri), assets: assets.urls, livemode: d.livemode }));
+  });
+  app.get('/pay/:intent_id', page);
+  // HEAD (link checkers, uptime probes, chat-app previews) answers like GET, without the body.
+  app.on('HEAD', '/pay/:intent_id', async (event) => {
+    const res = await page(event);
+    return new Response(null, { status: res.status, headers: res.headers });
+  });
 
   // The fallback when websockets are blocked: this intent's state only, nothing more than the page shows.
   app.get(

@@ -14,6 +14,8 @@ export interface CheckoutState {
   now: number;
   /** Where the page sends the customer after settlement; null without a return_url. */
   redirect_url: string | null;
+  /** Once settled: the payment's reference (UTR, transaction id), for the customer's records. */
+  transaction_hash: string | null;
 }
 
 export function checkoutState(row: IntentsTable, now: number): CheckoutState {
@@ -24,6 +26,7 @@ export function checkoutState(row: IntentsTable, now: number): CheckoutState {
     expires_at: new Date(row.expires_at).toISOString(),
     now,
     redirect_url: status === 'settled' ? returnUrl(row) : null,
+    transaction_hash: status === 'settled' ? row.transaction_hash : null,
   };
 }
 

@@ -10,6 +10,7 @@
   var statusText = document.getElementById('status-text');
   var countdown = document.getElementById('countdown');
   var returnLink = document.getElementById('return-link');
+  var paidRef = document.getElementById('paid-ref');
   var TEXT = { pending: 'Waiting for your payment', settled: 'Payment received', expired: 'This payment request has expired', canceled: 'This payment request was canceled' };
   var REDIRECT_DELAY_MS = 2000;
   var POLL_MS = 1000;
@@ -33,6 +34,7 @@
     root.setAttribute('data-redirect-url', s.redirect_url || '');
     root.setAttribute('data-status', s.status);
     statusText.textContent = TEXT[s.status] || s.status;
+    if (paidRef && s.transaction_hash) paidRef.textContent = s.transaction_hash;
     tick();
     if (s.status === 'settled') settled(s.redirect_url);
   }
@@ -119,7 +121,8 @@
     btn.addEventListener('click', function () {
       var source = document.getElementById(btn.getAttribute('data-copy'));
       if (!source) return;
-      copyText(source.textContent.trim()).then(
+      // The amount shows "₹1,499.00"; an app's amount field wants "1499.00".
+      copyText(source.getAttribute('data-copy-value') || source.textContent.trim()).then(
         function () {
           btn.textContent = 'Copied';
           btn.classList.add('done');
