@@ -32,7 +32,7 @@ export interface AppOptions {
   /** Outbound webhook POST (tests may wrap it). */
   post?: HttpPost;
   /** Sources to run instead of the configured ones (tests). */
-  sources?: (deps: { ledger: ReturnType<typeof createLedger> }) => PaymentSource[];
+  sources?: (deps: { ledger: ReturnType<typeof createLedger> }) => PaymentSource[] | Promise<PaymentSource[]>;
 }
 
 /** The sandbox database lives beside the live one: payd.sqlite → payd-sandbox.sqlite. */
@@ -120,7 +120,8 @@ export async function createApp(o: AppOptions) {
 
   const sourceDeps = { ledger, clock, random, log: log.child({ component: 'source' }) };
   const sandboxSource = createSandboxSource(db, sourceDeps);
-  const sources = (): PaymentSource[] => (o.sources ? o.sources({ ledger }) : sandbox ? [sandboxSource] : createSources(config, sourceDeps));
+  // Async: a method's libraries load only when its source is built (see methods/registry.ts).
+  const sources = async (): Promise<PaymentSource[]> => (o.sources ? o.sources({ ledger }) : sandbox ? [sandboxSource] : createSources(config, sourceDeps));
 
   let server: RunningServer | null = null;
   const workers: Promise<void>[] = [];
@@ -148,7 +149,7 @@ export async function createApp(o: AppOptions) {
     /** API + (optionally) workers: sources, webhook dispatcher, housekeeping. */
     async start(opts: { http: boolean; workers: boolean }): Promise<void> {
       if (opts.workers) {
-        for (const source of sources()) {
+        for (const source of await sources()) {
           log.info('payment source starting', { source: source.name });
           workers.push(source.run(abort.signal).catch((err) => log.error('payment source stopped', { source: source.name, error: String(err) })));
         }

@@ -1,16 +1,20 @@
 import type { Config } from '../config/load.ts';
-import { createSolanaSource } from './solana/source.ts';
 import type { PaymentSource, SourceDeps } from './source.ts';
-import { createTronSource } from './tron/source.ts';
-import { createUpiSource } from './upi/imap-source.ts';
 
-/** One live source per enabled method, built from its config section. */
-export function createSources(config: Config, deps: SourceDeps): PaymentSource[] {
+/**
+ * One live source per enabled method, built from its config section. Each method's module
+ * is imported only when its method is enabled: tronweb, @solana/web3.js, imapflow and
+ * mailauth cost seconds of start-up and tens of MB each, and most commands need none.
+ */
+export async function createSources(config: Config, deps: SourceDeps): Promise<PaymentSource[]> {
   const m = config.methods;
   const sources: PaymentSource[] = [];
-  if (m.UPI) sources.push(createUpiSource(m.UPI, deps));
-  if (m.USDT_TRC20) sources.push(createTronSource(m.USDT_TRC20, deps));
-  if (m.SOL) sources.push(createSolanaSource('SOL', m.SOL, deps));
-  if (m.USDT_SOL) sources.push(createSolanaSource('USDT_SOL', m.USDT_SOL, deps));
+  if (m.UPI) sources.push((await import('./upi/imap-source.ts')).createUpiSource(m.UPI, deps));
+  if (m.USDT_TRC20) sources.push((await import('./tron/source.ts')).createTronSource(m.USDT_TRC20, deps));
+  if (m.SOL || m.USDT_SOL) {
+    const { createSolanaSource } = await import('./solana/source.ts');
+    if (m.SOL) sources.push(createSolanaSource('SOL', m.SOL, deps));
+    if (m.USDT_SOL) sources.push(createSolanaSource('USDT_SOL', m.USDT_SOL, deps));
+  }
   return sources;
 }

@@ -1,7 +1,7 @@
-import { PublicKey } from '@solana/web3.js';
 import type { MethodAmounts } from '../config/load.ts';
 import { writeTx, type Db, type Tx } from '../db/open.ts';
 import type { IntentsTable } from '../db/schema.ts';
+import { base58Encode } from '../domain/base58.ts';
 import { paymentUri } from '../domain/deposit.ts';
 import { PaydError } from '../domain/errors.ts';
 import { createdView, intentView, type ViewContext } from '../domain/intent.ts';
@@ -89,7 +89,7 @@ export function createIntentService(d: IntentServiceDeps) {
 
   function newReference(): string {
     // Solana Pay reference: any 32 bytes as a base58 public key, fresh per intent.
-    return new PublicKey(d.random.bytes(32)).toBase58();
+    return base58Encode(d.random.bytes(32));
   }
 
   async function findByOrder(db: Db, merchantId: string, orderId: string) {

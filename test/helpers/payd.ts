@@ -73,7 +73,7 @@ export async function startPayd(o: {
   http?: boolean;
   workers?: boolean;
   /** Sources to run; 'configured' builds the real ones from the config. Default: none. */
-  sources?: ((deps: { ledger: App['ledger'] }) => PaymentSource[]) | 'configured';
+  sources?: ((deps: { ledger: App['ledger'] }) => PaymentSource[] | Promise<PaymentSource[]>) | 'configured';
   keepDir?: boolean;
 } = {}): Promise<PaydHarness> {
   const dir = o.dir ?? mkdtempSync(join(tmpdir(), 'payd-test-'));
