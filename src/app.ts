@@ -1,7 +1,8 @@
 import { join, dirname, basename, extname } from 'node:path';
 import cron, { type ScheduledTask } from 'node-cron';
 import type { Config, MethodAmounts } from './config/load.ts';
-import { migrate, openDatabase, type Db } from './db/open.ts';
+import { createIntentStore } from './db/intent-store.ts';
+import { kyselyOver, migrate, openSqlite, type Db } from './db/open.ts';
 import { METHOD_RULES, METHODS, type Method } from './domain/methods.ts';
 import type { Clock, Logger, Random } from './domain/ports.ts';
 import { createHttpApp } from './http/app.ts';
@@ -74,9 +75,12 @@ export async function createApp(o: AppOptions) {
   const dbFile = databaseFile(config, sandbox);
   const cleanups: Array<() => Promise<void> | void> = [];
 
-  const db: Db = openDatabase(dbFile);
+  const sqlite = openSqlite(dbFile);
+  const db: Db = kyselyOver(sqlite);
   cleanups.push(() => db.destroy());
   await migrate(db);
+  const store = createIntentStore(db, sqlite);
+  cleanups.push(() => store.close());
 
   const keys = new Keys(loadMasterKey(config.server.masterKey?.reveal(), `${dbFile}.key`, random));
   const publicUrl = (config.server.publicUrl ?? `http://${config.server.host}:${config.server.port}`).replace(/\/+$/, '');
@@ -92,6 +96,7 @@ export async function createApp(o: AppOptions) {
   });
   const intents = createIntentService({
     db,
+    store,
     clock,
     random,
     methods: methodDeposits(config, sandbox),
