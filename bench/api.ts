@@ -142,7 +142,7 @@ export async function apiSection(ctx: BenchContext): Promise<SectionResult> {
     const remaining = Math.max(0, CREATES_FOR_RSS - created);
     ctx.progress(`api: ${remaining.toLocaleString('en')} more creates, to reach ${CREATES_FOR_RSS.toLocaleString('en')}`);
     const t0 = performance.now();
-    const fill = await autocannon({ url: pEmpty.url, connections: CONNECTIONS, amount: remaining, requests: [createRequest('/api/v1/intents/create-payment', empty.headers)] });
+    const fill = await autocannon({ url: pEmpty.url, connections: 50, amount: remaining, requests: [createRequest('/api/v1/intents/create-payment', empty.headers)] });
     const fillS = (performance.now() - t0) / 1000;
     await settle(1000);
     const rssAfter = pEmpty.rssMb();

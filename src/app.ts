@@ -17,6 +17,7 @@ import { createEventService } from './services/events.ts';
 import { createIntentService, type MethodDeposit } from './services/intents.ts';
 import { Keys, loadMasterKey } from './services/keys.ts';
 import { createLedger } from './services/ledger.ts';
+import { createMailboxTokenStore } from './services/mailbox-tokens.ts';
 import { createMerchantService } from './services/merchants.ts';
 import { createOutbox } from './services/outbox.ts';
 import { createPaymentQueries } from './services/payments.ts';
@@ -125,8 +126,9 @@ export async function createApp(o: AppOptions) {
 
   const sourceDeps = { ledger, clock, random, log: log.child({ component: 'source' }) };
   const sandboxSource = createSandboxSource(db, sourceDeps);
+  const mailboxTokens = createMailboxTokenStore({ db, keys, clock, random });
   // Async: a method's libraries load only when its source is built (see methods/registry.ts).
-  const sources = async (): Promise<PaymentSource[]> => (o.sources ? o.sources({ ledger }) : sandbox ? [sandboxSource] : createSources(config, sourceDeps));
+  const sources = async (): Promise<PaymentSource[]> => (o.sources ? o.sources({ ledger }) : sandbox ? [sandboxSource] : createSources(config, { ...sourceDeps, mailboxTokens }));
 
   let server: RunningServer | null = null;
   const workers: Promise<void>[] = [];

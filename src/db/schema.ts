@@ -124,6 +124,14 @@ export interface SandboxTransfersTable {
   created_at: number;
 }
 
+/** The newest refresh token a mail provider handed out for one mailbox (sealed). */
+export interface MailboxOAuthTokensTable {
+  key: string;
+  refresh_token_sealed: string;
+  configured_hash: string;
+  updated_at: number;
+}
+
 export interface Database {
   merchants: MerchantsTable;
   intents: IntentsTable;
@@ -135,4 +143,5 @@ export interface Database {
   checkpoints: CheckpointsTable;
   audit_log: AuditLogTable;
   sandbox_transfers: SandboxTransfersTable;
+  mailbox_oauth_tokens: MailboxOAuthTokensTable;
 }

@@ -1,4 +1,5 @@
 import type { Config } from '../config/load.ts';
+import type { MailboxTokenStore } from '../services/mailbox-tokens.ts';
 import type { PaymentSource, SourceDeps } from './source.ts';
 
 /**
@@ -6,7 +7,7 @@ import type { PaymentSource, SourceDeps } from './source.ts';
  * is imported only when its method is enabled: tronweb, @solana/web3.js, imapflow and
  * mailauth cost seconds of start-up and tens of MB each, and most commands need none.
  */
-export async function createSources(config: Config, deps: SourceDeps): Promise<PaymentSource[]> {
+export async function createSources(config: Config, deps: SourceDeps & { mailboxTokens?: MailboxTokenStore }): Promise<PaymentSource[]> {
   const m = config.methods;
   const sources: PaymentSource[] = [];
   if (m.UPI) sources.push((await import('./upi/imap-source.ts')).createUpiSource(m.UPI, deps));
