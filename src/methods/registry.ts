@@ -1,4 +1,5 @@
 import type { Config } from '../config/load.ts';
+import type { Db } from '../db/open.ts';
 import type { MailboxTokenStore } from '../services/mailbox-tokens.ts';
 import type { PaymentSource, SourceDeps } from './source.ts';
 
@@ -7,10 +8,15 @@ import type { PaymentSource, SourceDeps } from './source.ts';
  * is imported only when its method is enabled: tronweb, @solana/web3.js, imapflow and
  * mailauth cost seconds of start-up and tens of MB each, and most commands need none.
  */
-export async function createSources(config: Config, deps: SourceDeps & { mailboxTokens?: MailboxTokenStore }): Promise<PaymentSource[]> {
+export async function createSources(config: Config, deps: SourceDeps & { db?: Db; mailboxTokens?: MailboxTokenStore }): Promise<PaymentSource[]> {
   const m = config.methods;
   const sources: PaymentSource[] = [];
-  if (m.UPI) sources.push((await import('./upi/imap-source.ts')).createUpiSource(m.UPI, deps));
+  if (m.UPI) {
+    // Parked and unreadable mail must survive restarts: the UPI source keeps them in the database.
+    if (!deps.db) throw new Error('the UPI source needs the database');
+    const [{ createUpiSource }, { createUpiMailStore }] = await Promise.all([import('./upi/imap-source.ts'), import('./upi/mail-store.ts')]);
+    sources.push(createUpiSource(m.UPI, { ...deps, store: createUpiMailStore(deps.db) }));
+  }
   if (m.USDT_TRC20) sources.push((await import('./tron/source.ts')).createTronSource(m.USDT_TRC20, deps));
   if (m.SOL || m.USDT_SOL) {
     const { createSolanaSource } = await import('./solana/source.ts');
