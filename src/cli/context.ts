@@ -1,11 +1,10 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { createApp, databaseFile, type App } from '../app.ts';
+import type { App } from '../app.ts';
 import { loadConfigFile, parseConfig, type Config, type Env } from '../config/load.ts';
 import { findRecord } from '../db/probe.ts';
 import { PaydError } from '../domain/errors.ts';
-import { createLogger, type LogLevel } from '../log.ts';
-import { systemClock, systemRandom } from '../system.ts';
+import type { LogLevel } from '../log.ts';
 import type { Prompter } from './commands/init.ts';
 import type { Output } from './output.ts';
 
@@ -58,6 +57,8 @@ export interface WithAppOptions {
  */
 export async function withApp<T>(g: GlobalOptions, e: CliEnv, fn: (app: App) => Promise<T>, o: WithAppOptions = {}): Promise<T> {
   const { config, file: configFile } = resolveConfig(g, e);
+  // The app and the logger are imported here, not at the top, so `payd --help` loads neither.
+  const [{ createApp, databaseFile }, { createLogger }, { systemClock, systemRandom }] = await Promise.all([import('../app.ts'), import('../log.ts'), import('../system.ts')]);
   const sandbox = Boolean(g.sandbox);
   const dbFile = databaseFile(config, sandbox);
   const otherFile = databaseFile(config, !sandbox);

@@ -3,9 +3,7 @@ import { dirname, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { parseConfig } from '../../config/load.ts';
 import { isSolanaAddress, isTronAddress, isVpa } from '../../config/addresses.ts';
-import { migrate, openDatabase } from '../../db/open.ts';
 import { PaydError } from '../../domain/errors.ts';
-import { databaseFile } from '../../app.ts';
 import type { CliEnv } from '../context.ts';
 import { leaf, type Opts } from './leaf.ts';
 
@@ -206,6 +204,7 @@ export function initCommand(program: Command, e: CliEnv): void {
       let dbFile: string | null = null;
       // Under systemd the service creates the database as its own user (ExecStartPre: payd migrate).
       if (!systemd) {
+        const [{ databaseFile }, { migrate, openDatabase }] = await Promise.all([import('../../app.ts'), import('../../db/open.ts')]);
         dbFile = databaseFile(config, false);
         const db = openDatabase(dbFile);
         try {
