@@ -153,7 +153,88 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "payment.success": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An intent was paid and is now settled
+         * @description Standard Webhooks. webhook-signature is "v1,<base64 HMAC-SHA256(key, webhook-id + "." + webhook-timestamp + "." + raw body)>", key being the base64-decoded part of your whsec_ secret after "whsec_"; during a secret rotation there are two, space-separated. Answer 2xx within the timeout (default 10 s); otherwise payd retries with backoff for about three days (410 stops it). Delivery is at-least-once: de-duplicate on webhook-id. GET /api/v1/events returns the same events.
+         */
+        post: operations["webhook_payment_success"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "intent.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An intent passed expires_at unpaid
+         * @description Standard Webhooks. webhook-signature is "v1,<base64 HMAC-SHA256(key, webhook-id + "." + webhook-timestamp + "." + raw body)>", key being the base64-decoded part of your whsec_ secret after "whsec_"; during a secret rotation there are two, space-separated. Answer 2xx within the timeout (default 10 s); otherwise payd retries with backoff for about three days (410 stops it). Delivery is at-least-once: de-duplicate on webhook-id. GET /api/v1/events returns the same events.
+         */
+        post: operations["webhook_intent_expired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "intent.canceled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An intent was canceled (API or operator)
+         * @description Standard Webhooks. webhook-signature is "v1,<base64 HMAC-SHA256(key, webhook-id + "." + webhook-timestamp + "." + raw body)>", key being the base64-decoded part of your whsec_ secret after "whsec_"; during a secret rotation there are two, space-separated. Answer 2xx within the timeout (default 10 s); otherwise payd retries with backoff for about three days (410 stops it). Delivery is at-least-once: de-duplicate on webhook-id. GET /api/v1/events returns the same events.
+         */
+        post: operations["webhook_intent_canceled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A test sent by the operator (payd webhooks test); not retried, not in the event feed
+         * @description Standard Webhooks. webhook-signature is "v1,<base64 HMAC-SHA256(key, webhook-id + "." + webhook-timestamp + "." + raw body)>", key being the base64-decoded part of your whsec_ secret after "whsec_"; during a secret rotation there are two, space-separated. Answer 2xx within the timeout (default 10 s); otherwise payd retries with backoff for about three days (410 stops it). Delivery is at-least-once: de-duplicate on webhook-id. GET /api/v1/events returns the same events.
+         */
+        post: operations["webhook_webhook_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         Intent: {
@@ -1442,6 +1523,257 @@ export interface operations {
                         errors?: components["schemas"]["FieldError"][];
                     };
                 };
+            };
+        };
+    };
+    webhook_payment_success: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry, and the id in GET /api/v1/events. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description One or two space-separated "v1,<base64>" signatures. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "payment.success",
+                 *       "timestamp": "2026-11-22T10:04:12.351Z",
+                 *       "data": {
+                 *         "intent_id": "3f0c2a8e-6a1b-4c55-9d1e-0b7f2f4c9a10",
+                 *         "amount": 100.5,
+                 *         "currency": "UPI",
+                 *         "status": "settled",
+                 *         "transaction_hash": "412345678901",
+                 *         "verified_at": "2026-11-22T10:04:12.345Z",
+                 *         "canceled_at": null,
+                 *         "order_id": "ORD-1",
+                 *         "pay_amount": 100.51,
+                 *         "payment_address": "shop@hdfcbank",
+                 *         "payment_uri": "upi://pay?pa=shop%40hdfcbank&pn=Example%20Shop&am=100.51&cu=INR&tn=ORD-1",
+                 *         "created_at": "2026-11-22T10:00:00.000Z",
+                 *         "expires_at": "2026-11-22T10:30:00.000Z",
+                 *         "checkout_url": "https://pay.example.com/pay/3f0c2a8e-6a1b-4c55-9d1e-0b7f2f4c9a10",
+                 *         "livemode": true
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "payment.success";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: components["schemas"]["Intent"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx: received. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: payd stops retrying this event. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_intent_expired: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry, and the id in GET /api/v1/events. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description One or two space-separated "v1,<base64>" signatures. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "intent.expired",
+                 *       "timestamp": "2026-11-22T10:04:12.351Z",
+                 *       "data": {
+                 *         "intent_id": "3f0c2a8e-6a1b-4c55-9d1e-0b7f2f4c9a10",
+                 *         "amount": 100.5,
+                 *         "currency": "UPI",
+                 *         "status": "expired",
+                 *         "transaction_hash": null,
+                 *         "verified_at": null,
+                 *         "canceled_at": null,
+                 *         "order_id": "ORD-1",
+                 *         "pay_amount": 100.51,
+                 *         "payment_address": "shop@hdfcbank",
+                 *         "payment_uri": "upi://pay?pa=shop%40hdfcbank&pn=Example%20Shop&am=100.51&cu=INR&tn=ORD-1",
+                 *         "created_at": "2026-11-22T10:00:00.000Z",
+                 *         "expires_at": "2026-11-22T10:30:00.000Z",
+                 *         "checkout_url": "https://pay.example.com/pay/3f0c2a8e-6a1b-4c55-9d1e-0b7f2f4c9a10",
+                 *         "livemode": true
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "intent.expired";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: components["schemas"]["Intent"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx: received. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: payd stops retrying this event. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_intent_canceled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry, and the id in GET /api/v1/events. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description One or two space-separated "v1,<base64>" signatures. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "intent.canceled",
+                 *       "timestamp": "2026-11-22T10:04:12.351Z",
+                 *       "data": {
+                 *         "intent_id": "3f0c2a8e-6a1b-4c55-9d1e-0b7f2f4c9a10",
+                 *         "amount": 100.5,
+                 *         "currency": "UPI",
+                 *         "status": "canceled",
+                 *         "transaction_hash": null,
+                 *         "verified_at": null,
+                 *         "canceled_at": "2026-11-22T10:02:00.000Z",
+                 *         "order_id": "ORD-1",
+                 *         "pay_amount": 100.51,
+                 *         "payment_address": "shop@hdfcbank",
+                 *         "payment_uri": "upi://pay?pa=shop%40hdfcbank&pn=Example%20Shop&am=100.51&cu=INR&tn=ORD-1",
+                 *         "created_at": "2026-11-22T10:00:00.000Z",
+                 *         "expires_at": "2026-11-22T10:30:00.000Z",
+                 *         "checkout_url": "https://pay.example.com/pay/3f0c2a8e-6a1b-4c55-9d1e-0b7f2f4c9a10",
+                 *         "livemode": true
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "intent.canceled";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: components["schemas"]["Intent"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx: received. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: payd stops retrying this event. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_webhook_test: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry, and the id in GET /api/v1/events. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description One or two space-separated "v1,<base64>" signatures. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "webhook.test",
+                 *       "timestamp": "2026-11-22T10:04:12.351Z",
+                 *       "data": {
+                 *         "client_id": "6f1d2c9e-2f0b-4b8a-9a57-3f6f1d2c9e10",
+                 *         "message": "payd webhook test"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "webhook.test";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: {
+                        /** Format: uuid */
+                        client_id: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx: received. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: payd stops retrying this event. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

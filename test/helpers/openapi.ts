@@ -25,6 +25,19 @@ export function createResponseChecker(doc: Json = buildOpenApiDocument()) {
   paths.sort((a, b) => a.params - b.params); // static paths before templated ones
 
   return {
+    /** undefined when a webhook body is as the document's `webhooks` describe it, else what is wrong. */
+    checkWebhook(body: unknown): string | undefined {
+      const type = (body as { type?: string } | null)?.type ?? '';
+      if (!closed.webhooks?.[type]) return `webhook type ${JSON.stringify(type)} not documented`;
+      const pointer = `openapi.json#/webhooks/${escape(type)}/post/requestBody/content/${escape('application/json')}/schema`;
+      let validate = compiled.get(pointer);
+      if (!validate) {
+        validate = ajv.getSchema(pointer)!;
+        compiled.set(pointer, validate);
+      }
+      return validate(body) ? undefined : `webhook ${type}: ${ajv.errorsText(validate.errors)}`;
+    },
+
     /** undefined when the response is as documented (or the route is not an API operation), else what is wrong. */
     check(method: string, url: string, status: number, contentType: string | null, body: unknown): string | undefined {
       const pathname = new URL(url, 'http://x').pathname;

@@ -66,6 +66,13 @@ test('every operation documents its security, its success and every error code i
       }
     }
   }
+  // The webhooks, with their Standard Webhooks headers and bodies; their examples validate.
+  assert.deepEqual(Object.keys(doc.webhooks), ['payment.success', 'intent.expired', 'intent.canceled', 'webhook.test']);
+  for (const [type, item] of Object.entries(doc.webhooks) as Array<[string, any]>) {
+    assert.deepEqual(item.post.parameters.map((h: any) => h.name), ['webhook-id', 'webhook-timestamp', 'webhook-signature']);
+    assert.equal(checker.checkWebhook(item.post.requestBody.content['application/json'].example), undefined, type);
+  }
+  assert.match(checker.checkWebhook({ type: 'payment.success', timestamp: '2026-11-22T10:00:00.000Z', data: {} }) ?? '', /required/);
   const codes = (path: string, method: string) => Object.values(doc.paths[path][method].responses).flatMap((r: any) => r.content['application/json'].schema.properties?.code?.enum ?? []);
   assert.ok(codes('/api/v1/intents/{intent_id}/cancel', 'post').includes('INTENT_NOT_CANCELABLE'));
   assert.ok(codes('/api/v1/intents/create-payment', 'post').includes('ORDER_ID_CONFLICT'));

@@ -6,6 +6,7 @@ import { EventsQuery, ListIntentsQuery, WebhookEndpointBody } from '../requests.
 import { CreateBody } from '../validate.ts';
 import { ERROR_EXAMPLES, EXAMPLES } from './examples.ts';
 import { errorSchema, SCHEMAS } from './schemas.ts';
+import { WEBHOOKS } from './webhooks.ts';
 
 type Json = Record<string, unknown>;
 
@@ -100,6 +101,7 @@ export function buildOpenApiDocument(o: { serverUrl?: string } = {}): Json {
         },
       },
     },
+    webhooks: WEBHOOKS,
     components: {
       securitySchemes: {
         ClientId: { type: 'apiKey', in: 'header', name: 'X-Client-ID', description: 'Your client id (UUID v4), from payd merchant create.' },
