@@ -83,6 +83,8 @@ export interface EventsTable {
   attempts: number;
   next_attempt_at: number;
   locked_until: number;
+  /** Holder id of the worker lease under which the delivery lease was taken (null: CLI or older versions). */
+  locked_by: string | null;
   last_error: string | null;
   created_at: number;
   delivered_at: number | null;
@@ -124,6 +126,15 @@ export interface SandboxTransfersTable {
   created_at: number;
 }
 
+export interface WorkerLeaseTable {
+  name: string;
+  holder: string;
+  host: string;
+  pid: number;
+  acquired_at: number;
+  expires_at: number;
+}
+
 export interface Database {
   merchants: MerchantsTable;
   intents: IntentsTable;
@@ -135,4 +146,5 @@ export interface Database {
   checkpoints: CheckpointsTable;
   audit_log: AuditLogTable;
   sandbox_transfers: SandboxTransfersTable;
+  worker_lease: WorkerLeaseTable;
 }

@@ -1,4 +1,5 @@
 import type { Config } from '../config/load.ts';
+import type { Method } from '../domain/methods.ts';
 import { createSolanaSource } from './solana/source.ts';
 import type { PaymentSource, SourceDeps } from './source.ts';
 import { createTronSource } from './tron/source.ts';
@@ -8,9 +9,11 @@ import { createUpiSource } from './upi/imap-source.ts';
 export function createSources(config: Config, deps: SourceDeps): PaymentSource[] {
   const m = config.methods;
   const sources: PaymentSource[] = [];
-  if (m.UPI) sources.push(createUpiSource(m.UPI, deps));
-  if (m.USDT_TRC20) sources.push(createTronSource(m.USDT_TRC20, deps));
-  if (m.SOL) sources.push(createSolanaSource('SOL', m.SOL, deps));
-  if (m.USDT_SOL) sources.push(createSolanaSource('USDT_SOL', m.USDT_SOL, deps));
+  if (m.UPI) sources.push(forMethod('UPI', createUpiSource(m.UPI, deps)));
+  if (m.USDT_TRC20) sources.push(forMethod('USDT_TRC20', createTronSource(m.USDT_TRC20, deps)));
+  if (m.SOL) sources.push(forMethod('SOL', createSolanaSource('SOL', m.SOL, deps)));
+  if (m.USDT_SOL) sources.push(forMethod('USDT_SOL', createSolanaSource('USDT_SOL', m.USDT_SOL, deps)));
   return sources;
 }
+
+const forMethod = (method: Method, source: PaymentSource): PaymentSource => Object.assign(source, { method });

@@ -21,6 +21,8 @@ export interface DispatcherDeps {
   allowInsecureUrls: boolean;
   /** Fallback poll for events written by other processes (CLI settle/replay), ms. */
   pollMs?: number;
+  /** Worker lease holder id written beside each delivery lease (null: not a lease holder, e.g. the CLI). */
+  holder?: string;
 }
 
 /**
@@ -49,7 +51,7 @@ export function createDispatcher(d: DispatcherDeps) {
       if (claimed.length >= limit || inFlight.has(ev.id)) continue;
       const res = await d.db
         .updateTable('events')
-        .set({ locked_until: now + leaseMs })
+        .set({ locked_until: now + leaseMs, locked_by: d.holder ?? null })
         .where('id', '=', ev.id)
         .where('status', '=', 'pending')
         .where('locked_until', '<=', now)
@@ -137,11 +139,18 @@ export function createDispatcher(d: DispatcherDeps) {
     wake: () => wake.wake(),
     /** Runs until aborted; waits for in-flight deliveries before returning. */
     async run(signal: AbortSignal): Promise<void> {
-      // One dispatcher per database: leases left by a process that died (kill -9) are void.
-      await d.db.updateTable('events').set({ locked_until: 0 }).where('status', '=', 'pending').where('locked_until', '>', 0).execute();
       await runLoop({ name: 'webhook dispatcher', intervalMs: d.pollMs ?? 250, tick, signal, log: d.log, random: d.random, wake, backoff: { baseMs: 500, maxMs: 10_000 } });
       const deadline = Date.now() + d.timeoutMs + 1000;
       while (inFlight.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    },
+    /**
+     * Frees the delivery leases of a worker-lease holder known to be dead (its process is
+     * gone), so its events are sent now instead of after their lease runs out. Never called
+     * for a holder that may be alive: its in-flight sends would go out twice.
+     */
+    async releaseLeasesOf(holder: string): Promise<number> {
+      const res = await d.db.updateTable('events').set({ locked_until: 0, locked_by: null }).where('status', '=', 'pending').where('locked_by', '=', holder).where('locked_until', '>', 0).executeTakeFirst();
+      return Number(res.numUpdatedRows);
     },
     /** Sends one event now in this process (webhooks test); returns the attempt result. */
     async deliverNow(eventId: string): Promise<void> {
@@ -154,7 +163,7 @@ export function createDispatcher(d: DispatcherDeps) {
     const now = d.clock.now();
     const ev = await d.db.selectFrom('events').selectAll().where('id', '=', eventId).where('status', '=', 'pending').executeTakeFirst();
     if (!ev) return [];
-    const res = await d.db.updateTable('events').set({ locked_until: now + leaseMs }).where('id', '=', eventId).where('locked_until', '<=', now).executeTakeFirst();
+    const res = await d.db.updateTable('events').set({ locked_until: now + leaseMs, locked_by: d.holder ?? null }).where('id', '=', eventId).where('locked_until', '<=', now).executeTakeFirst();
     return Number(res.numUpdatedRows) === 1 ? [ev] : [];
   }
 }

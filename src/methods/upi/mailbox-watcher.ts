@@ -1,4 +1,5 @@
 import type { Logger, Random } from '../../domain/ports.ts';
+import { currentCycleReporter } from '../../workers/cycle.ts';
 import { jittered, sleep, WakeSignal } from '../../workers/loop.ts';
 import { imapOptions, mailboxView, type ImapFactory, type ImapSettings } from './mailbox-client.ts';
 import { describeImapFailure } from './mailbox-errors.ts';
@@ -33,6 +34,9 @@ export const reconnectDelay = (failures: number, random: Random, b: Backoff): nu
  */
 export async function watchMailbox(o: WatcherOptions, signal: AbortSignal): Promise<void> {
   const where = { host: o.imap.host, port: o.imap.port, user: o.imap.user, mailbox: o.imap.mailbox };
+  // A completed sync is a completed cycle; the re-sync period is the interval it is held to.
+  const report = currentCycleReporter();
+  report?.interval(o.resyncMs);
   let failures = 0;
   while (!signal.aborted) {
     let synced = false;
@@ -41,13 +45,16 @@ export async function watchMailbox(o: WatcherOptions, signal: AbortSignal): Prom
         if (failures > 0) o.log.info('mailbox connection recovered', { after_failures: failures });
         failures = 0;
         synced = true;
+        report?.ok();
       });
     } catch (err) {
       if (signal.aborted) break;
       // A session that synced was healthy: start the backoff over.
       failures = synced ? 1 : failures + 1;
       const delay = reconnectDelay(failures, o.random, o.backoff);
-      o.log.warn('mailbox connection lost; reconnecting', { error: describeImapFailure(err, where), failures, retry_in_ms: Math.round(delay) });
+      const error = describeImapFailure(err, where);
+      report?.failed(error, delay);
+      o.log.warn('mailbox connection lost; reconnecting', { error, failures, retry_in_ms: Math.round(delay) });
       await sleep(delay, signal);
     }
   }
