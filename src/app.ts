@@ -9,6 +9,7 @@ import { createCheckoutSockets, registerCheckout } from './http/checkout/index.t
 import { registerOps, type Readiness } from './http/ops.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
 import { serveHttp, type RunningServer } from './http/server.ts';
+import { createPrometheusMetrics } from './metrics/prometheus.ts';
 import { createSources } from './methods/registry.ts';
 import { createSandboxSource } from './methods/sandbox/source.ts';
 import { sandboxReceivers } from './methods/sandbox/receivers.ts';
@@ -91,6 +92,14 @@ export async function createApp(o: AppOptions) {
   cleanups.push(() => db.destroy());
   await migrate(db);
 
+  // Read at scrape time: the running sources' health and the lease role (set by start()).
+  let workerSet: { role: () => 'leader' | 'standby'; health: SourceHealth[] } | null = null;
+  const metrics = createPrometheusMetrics({
+    sources: () => (workerSet?.role() === 'leader' ? workerSet.health.map((h) => ({ key: h.key, up: !isDown(h.status()), lastOkAt: h.lastOkAt })) : []),
+    leader: () => workerSet?.role() === 'leader',
+    now: () => clock.now(),
+  });
+
   const keys = new Keys(loadMasterKey(config.server.masterKey?.reveal(), `${dbFile}.key`, random));
   const publicUrl = (config.server.publicUrl ?? `http://${config.server.host}:${config.server.port}`).replace(/\/+$/, '');
   const outbox = createOutbox({ clock, random });
@@ -113,8 +122,10 @@ export async function createApp(o: AppOptions) {
     livemode,
     publicUrl,
     outbox,
+    metrics,
+    log: log.child({ component: 'intents' }),
   });
-  const ledger = createLedger({ db, clock, random, log: log.child({ component: 'ledger' }), outbox, livemode, publicUrl });
+  const ledger = createLedger({ db, clock, random, log: log.child({ component: 'ledger' }), outbox, livemode, publicUrl, metrics });
   const events = createEventService({ db, clock, outbox });
   const payments = createPaymentQueries({ db });
   // Random per start: a restarted process is a new holder even if its pid repeats.
@@ -122,6 +133,7 @@ export async function createApp(o: AppOptions) {
   const dispatcher = createDispatcher({
     db,
     holder: me.holder,
+    metrics,
     merchants,
     clock,
     random,
@@ -142,7 +154,6 @@ export async function createApp(o: AppOptions) {
   const abort = new AbortController();
   /** Stops of what start() started, registered as each starts; close() runs them newest first. */
   const stops: Array<{ name: string; stop: () => Promise<void> }> = [];
-  let workerSet: { role: () => 'leader' | 'standby'; health: SourceHealth[] } | null = null;
 
   /** The leader's work: sources (supervised), the webhook dispatcher and expiry, until `signal` aborts. */
   async function lead(signal: AbortSignal, health: SourceHealth[], running: PaymentSource[], previous: { holder: string; dead: boolean } | undefined): Promise<void> {
@@ -209,10 +220,14 @@ export async function createApp(o: AppOptions) {
           clock,
           log: log.child({ component: 'http' }),
           extend: (h3) => {
-            registerOps(h3, { readiness });
+            registerOps(h3, {
+              readiness,
+              metrics: { text: () => metrics.registry.metrics(), contentType: metrics.registry.contentType, allow: config.server.metrics.allow },
+            });
             registerCheckout(h3, { intents, merchants, clock, log: checkoutLog });
           },
         });
+        metrics.collectProcessMetrics();
         const sockets = createCheckoutSockets({ intents, clock, log: checkoutLog });
         const running = await serveHttp(app, config.server.host, config.server.port, sockets);
         server = running;

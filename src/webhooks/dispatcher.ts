@@ -1,6 +1,6 @@
 import { writeTx, type Db } from '../db/open.ts';
 import type { EventsTable } from '../db/schema.ts';
-import type { Clock, Logger, Random } from '../domain/ports.ts';
+import { noopMetrics, type Clock, type Logger, type Metrics, type Random } from '../domain/ports.ts';
 import type { MerchantService } from '../services/merchants.ts';
 import { runLoop, WakeSignal } from '../workers/loop.ts';
 import { attemptDelivery, type HttpPost } from './deliver.ts';
@@ -23,6 +23,7 @@ export interface DispatcherDeps {
   pollMs?: number;
   /** Worker lease holder id written beside each delivery lease (null: not a lease holder, e.g. the CLI). */
   holder?: string;
+  metrics?: Metrics;
 }
 
 /**
@@ -33,6 +34,7 @@ export function createDispatcher(d: DispatcherDeps) {
   const wake = new WakeSignal();
   const inFlight = new Set<string>();
   const leaseMs = d.timeoutMs + 30_000;
+  const metrics = d.metrics ?? noopMetrics;
 
   async function claim(limit: number): Promise<EventsTable[]> {
     if (limit <= 0) return [];
@@ -112,6 +114,8 @@ export function createDispatcher(d: DispatcherDeps) {
       // Only if still ours: a replay may have reset the row meanwhile.
       await tx.updateTable('events').set(update).where('id', '=', ev.id).where('status', '=', 'pending').execute();
     });
+    metrics.webhookAttempt(step.kind, result.durationMs / 1000);
+    if (step.kind === 'delivered') metrics.webhookDelivered(Math.max(0, now - ev.created_at) / 1000);
     const fields = { event_id: ev.id, type: ev.type, attempt, status_code: result.statusCode, duration_ms: result.durationMs, error: result.error };
     if (step.kind === 'delivered') d.log.info('webhook delivered', fields);
     else d.log.warn(step.kind === 'retry' ? 'webhook attempt failed; will retry' : 'webhook failed for good', { ...fields, next: step.kind === 'retry' ? new Date(step.atMs).toISOString() : undefined });

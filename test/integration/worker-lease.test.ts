@@ -24,19 +24,20 @@ test('two serve processes: one leader, one standby; each settlement delivered on
   const m = (await payd(['merchant', 'create', '--sandbox', '--name', 'Shop', '--webhook-url', receiver.url, '--json'], { cwd: dir })).json();
   const headers = { 'x-client-id': m.client_id, 'x-client-secret': m.client_secret, 'content-type': 'application/json' };
 
-  const a = await spawnPayd(['serve', '--sandbox', '--port', '0'], { cwd: dir });
-  t.after(() => a.child.kill('SIGKILL'));
-  const b = await spawnPayd(['serve', '--sandbox', '--port', '0'], { cwd: dir });
-  t.after(() => b.child.kill('SIGKILL'));
-
-  const roles = [(await readyz(a.url)).body.workers, (await readyz(b.url)).body.workers];
-  assert.deepEqual(roles, ['leader', 'standby']);
-  assert.equal((await readyz(a.url)).status, 200);
-  const standby = await readyz(b.url);
+  // Started together: whichever takes the lease first leads.
+  const both = await Promise.all([spawnPayd(['serve', '--sandbox', '--port', '0'], { cwd: dir }), spawnPayd(['serve', '--sandbox', '--port', '0'], { cwd: dir })]);
+  for (const d of both) t.after(() => d.child.kill('SIGKILL'));
+  const roles = await Promise.all(both.map(async (d) => (await readyz(d.url)).body.workers));
+  assert.deepEqual([...roles].sort(), ['leader', 'standby']);
+  const [a, b] = roles[0] === 'leader' ? both : [both[1]!, both[0]!];
+  assert.equal((await readyz(a!.url)).status, 200);
+  const standby = await readyz(b!.url);
   assert.equal(standby.status, 200);
   assert.deepEqual(standby.body.sources, { sandbox: { state: 'standby' } });
+  const leaderGauge = async (url: string) => /^payd_worker_leader (\d)$/m.exec(await (await fetch(url + '/metrics')).text())?.[1];
+  assert.deepEqual([await leaderGauge(a!.url), await leaderGauge(b!.url)], ['1', '0']);
   // Only the leader runs the source; the standby never polls.
-  assert.match(a.stderr(), /payment source starting/);
+  assert.match(a!.stderr(), /payment source starting/);
   assert.doesNotMatch(b.stderr(), /payment source starting/);
 
   const pay = async (api: string, order: string) => {
