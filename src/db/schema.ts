@@ -135,6 +135,14 @@ export interface WorkerLeaseTable {
   expires_at: number;
 }
 
+/** The newest refresh token a mail provider handed out for one mailbox (sealed). */
+export interface MailboxOAuthTokensTable {
+  key: string;
+  refresh_token_sealed: string;
+  configured_hash: string;
+  updated_at: number;
+}
+
 export interface Database {
   merchants: MerchantsTable;
   intents: IntentsTable;
@@ -147,4 +155,5 @@ export interface Database {
   audit_log: AuditLogTable;
   sandbox_transfers: SandboxTransfersTable;
   worker_lease: WorkerLeaseTable;
+  mailbox_oauth_tokens: MailboxOAuthTokensTable;
 }

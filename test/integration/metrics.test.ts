@@ -28,7 +28,7 @@ test('/metrics: strict Prometheus text with the payd families counting what happ
   await p.app.sandboxSource.simulate({ method: 'UPI', receiver: RECEIVERS.UPI, amountMinor: 1000n, txRef: '111122223333', reference: null });
   await p.app.sandboxSource.simulate({ method: 'UPI', receiver: RECEIVERS.UPI, amountMinor: 777n, txRef: '444455556666', reference: null });
   await waitFor(async () => (await p.app.intents.get(a.intent_id)).status === 'settled', 10_000, 'settlement');
-  await p.app.ledger.reject({ source: 'upi-imap', method: 'UPI', ref: 'imap:1:9', reason: 'dkim_invalid', observedAt: clock.now() });
+  await p.app.ledger.reject({ source: 'imap', method: 'UPI', ref: 'imap:1:9', reason: 'dkim_invalid', observedAt: clock.now() });
   clock.advance(31 * 60_000);
   await p.app.intents.expireDue();
   await receiver.waitFor(2, 10_000); // payment.success for a, intent.expired for b
