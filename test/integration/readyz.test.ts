@@ -35,6 +35,7 @@ test('/readyz: UPI ok while Dovecot answers; 503 naming UPI with the IMAP error 
           // A re-sync every second: "3 intervals" without a completed sync is then a few seconds.
           imap: { host: dovecot.host, port: dovecot.port, secure: false, user: dovecot.user, password: dovecot.password, resyncSeconds: 1 },
           accounts: [{ bank: 'hdfc', accountEnding: '4321' }],
+          alertRecipients: ['merchant.payd@example.com'],
         },
       },
     },
