@@ -1,7 +1,8 @@
 import { hostname } from 'node:os';
 import { join, dirname, basename, extname } from 'node:path';
 import type { Config, MethodAmounts } from './config/load.ts';
-import { migrate, openDatabase, type Db } from './db/open.ts';
+import { createIntentStore } from './db/intent-store.ts';
+import { kyselyOver, migrate, openSqlite, type Db } from './db/open.ts';
 import { METHOD_RULES, METHODS, type Method } from './domain/methods.ts';
 import type { Clock, Logger, Random } from './domain/ports.ts';
 import { createHttpApp } from './http/app.ts';
@@ -43,7 +44,7 @@ export interface AppOptions {
   /** Outbound webhook POST (tests may wrap it). */
   post?: HttpPost;
   /** Sources to run instead of the configured ones (tests). */
-  sources?: (deps: { ledger: ReturnType<typeof createLedger>; db: Db }) => PaymentSource[];
+  sources?: (deps: { ledger: ReturnType<typeof createLedger>; db: Db }) => PaymentSource[] | Promise<PaymentSource[]>;
   /** Worker lease timing, ms (tests shorten it). */
   lease?: { ttlMs?: number; renewMs?: number; standbyPollMs?: number };
 }
@@ -92,9 +93,12 @@ export async function createApp(o: AppOptions) {
   const dbFile = databaseFile(config, sandbox);
   const cleanups: Array<() => Promise<void> | void> = [];
 
-  const db: Db = openDatabase(dbFile);
+  const sqlite = openSqlite(dbFile);
+  const db: Db = kyselyOver(sqlite);
   cleanups.push(() => db.destroy());
   await migrate(db);
+  const store = createIntentStore(db, sqlite);
+  cleanups.push(() => store.close());
 
   // Read at scrape time: the running sources' health and the lease role (set by start()).
   let workerSet: { role: () => 'leader' | 'standby'; health: SourceHealth[] } | null = null;
@@ -118,6 +122,7 @@ export async function createApp(o: AppOptions) {
   });
   const intents = createIntentService({
     db,
+    store,
     clock,
     random,
     methods: methodDeposits(config, sandbox),
@@ -157,7 +162,8 @@ export async function createApp(o: AppOptions) {
   const sourceDeps = { ledger, db, clock, random, log: log.child({ component: 'source' }) };
   const sandboxSource = createSandboxSource(db, sourceDeps);
   const mailboxTokens = createMailboxTokenStore({ db, keys, clock, random });
-  const sources = (): PaymentSource[] => (o.sources ? o.sources({ ledger, db }) : sandbox ? [sandboxSource] : createSources(config, { ...sourceDeps, mailboxTokens }));
+  // Async: a method's libraries load only when its source is built (see methods/registry.ts).
+  const sources = async (): Promise<PaymentSource[]> => (o.sources ? o.sources({ ledger, db }) : sandbox ? [sandboxSource] : createSources(config, { ...sourceDeps, mailboxTokens }));
 
   let server: RunningServer | null = null;
   const abort = new AbortController();
@@ -250,7 +256,7 @@ export async function createApp(o: AppOptions) {
         log.info('payd listening', { url: running.url, livemode, database: dbFile });
       }
       if (opts.workers) {
-        const running = sources();
+        const running = await sources();
         const health = running.map((s) => new SourceHealth(s.method ?? s.name, s.name, clock));
         const timing = { ...LEASE_DEFAULTS, ...o.lease };
         const leaseLog = log.child({ component: 'lease' });
