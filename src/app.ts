@@ -229,6 +229,9 @@ export async function createApp(o: AppOptions) {
      * On failure, close() releases whatever was started.
      */
     async start(opts: { http: boolean; workers: boolean }): Promise<void> {
+      // Built (their modules loaded) before the port is bound, started only after: building connects nothing.
+      const toRun = opts.workers ? await sources() : [];
+      let listening: string | null = null;
       if (opts.http) {
         const checkoutLog = log.child({ component: 'checkout' });
         const app = createHttpApp({
@@ -253,10 +256,10 @@ export async function createApp(o: AppOptions) {
         const running = await serveHttp(app, config.server.host, config.server.port, sockets);
         server = running;
         stops.push({ name: 'http', stop: () => running.close() });
-        log.info('payd listening', { url: running.url, livemode, database: dbFile });
+        listening = running.url;
       }
       if (opts.workers) {
-        const running = await sources();
+        const running = toRun;
         const health = running.map((s) => new SourceHealth(s.method ?? s.name, s.name, clock));
         const timing = { ...LEASE_DEFAULTS, ...o.lease };
         const leaseLog = log.child({ component: 'lease' });
@@ -279,6 +282,8 @@ export async function createApp(o: AppOptions) {
         await leadership.firstTried();
         log.info(leadership.role === 'leader' ? 'workers running (this process holds the worker lease)' : 'workers standing by (another process holds the worker lease)', { holder: me.holder });
       }
+      // Logged once everything is up (the workers' first lease attempt included).
+      if (listening) log.info('payd listening', { url: listening, livemode, database: dbFile });
     },
 
     get url(): string | null {
