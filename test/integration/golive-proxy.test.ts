@@ -91,6 +91,9 @@ test('nginx from config/nginx-payd.conf terminates TLS and passes the API, the c
   }).catch(() => 0);
   assert.equal(plain, 301);
 
+  // /metrics is for the host only: through the proxy every client would look like loopback.
+  assert.equal((await call(tlsPort, '/metrics')).status, 404);
+
   const m = await p.merchant();
   const created = await call(tlsPort, '/api/v1/intents/create-payment', { method: 'POST', headers: { ...m.headers, 'content-type': 'application/json' }, body: JSON.stringify({ amount: 499, currency: 'UPI', order_id: 'proxy-1' }) });
   assert.equal(created.status, 200, created.body);

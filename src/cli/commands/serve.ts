@@ -57,7 +57,9 @@ export async function runDaemon(
     await app.start({ http: o.http, workers: o.workers });
     await after?.(app);
   } catch (err) {
-    await app.close();
+    // Nothing half-started stays behind (no workers without the API, no lease held): exit 1.
+    log.error('start failed; stopping', { error: err instanceof Error ? err.message : String(err) });
+    await app.close().catch(() => {});
     throw err;
   }
   await new Promise<void>((resolve) => {
