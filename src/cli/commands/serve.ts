@@ -12,6 +12,8 @@ export const portNumber = (v: string) => {
   return n;
 };
 
+const SHUTDOWN_MS = 10_000;
+
 /** Fails with a hint before anything is created when another process holds the port. */
 async function checkPortFree(host: string, port: number): Promise<void> {
   if (port === 0) return;
@@ -65,15 +67,20 @@ export async function runDaemon(
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       log.info('shutting down', { signal });
-      const deadline = setTimeout(() => {
-        log.error('shutdown took longer than 10 s; exiting');
-        process.exit(0);
-      }, 10_000);
-      deadline.unref();
-      app.close().then(resolve, (err) => {
-        log.error('shutdown failed', { error: String(err) });
-        resolve();
-      });
+      // One deadline for HTTP, workers and deliveries together (app.close); missing it exits 1.
+      app.close({ deadlineMs: SHUTDOWN_MS }).then(
+        (clean) => {
+          if (clean) return resolve();
+          log.error(`shutdown took longer than ${SHUTDOWN_MS / 1000} s; exiting 1`);
+          log.flush();
+          process.exit(1);
+        },
+        (err) => {
+          log.error('shutdown failed', { error: String(err) });
+          log.flush();
+          process.exit(1);
+        },
+      );
     };
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
