@@ -78,9 +78,9 @@ export function createLedger(d: LedgerDeps): Ledger & { ingestWith(p: ReceivedPa
   }
 
   async function reject(r: RejectedObservation, checkpoint?: CheckpointUpdate): Promise<void> {
-    await writeTx(d.db, async (tx) => {
+    const inserted = await writeTx(d.db, async (tx) => {
       if (checkpoint) await saveCheckpoint(tx, checkpoint);
-      await tx
+      return tx
         .insertInto('rejections')
         .values({
           ref: r.ref,
@@ -92,9 +92,10 @@ export function createLedger(d: LedgerDeps): Ledger & { ingestWith(p: ReceivedPa
           observed_at: r.observedAt,
         })
         .onConflict((oc) => oc.column('ref').doNothing())
-        .execute();
+        .executeTakeFirst();
     });
-    d.log.warn('observation rejected', { source: r.source, ref: r.ref, reason: r.reason });
+    // Seen again (a re-scan, a re-listing): already kept, nothing new to tell the operator.
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0) d.log.warn('observation rejected', { source: r.source, ref: r.ref, reason: r.reason });
   }
 
   const newPaymentId = () => `pay_${d.random.uuid().replace(/-/g, '')}`;

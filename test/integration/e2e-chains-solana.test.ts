@@ -109,3 +109,36 @@ test('Solana: two references in one transaction settle both intents; a third it 
   await waitFor(async () => r.count('getSignaturesForAddress') >= listings + 4, 5000, 'more listings');
   assert.equal((await p.app.payments.list({})).length, count);
 });
+
+test('Solana backlog: 100,001 signatures since the checkpoint are paged through across cycles; payments before and after them settle', async (t) => {
+  const r = await rpc(t);
+  const wallet = newKey();
+  const payer = newKey();
+  const p = await payd(t, { SOL: { wallet, rpcUrl: r.url, pollSeconds: POLL_SECONDS } });
+  const m = await p.merchant();
+  const before = await create(p, m.headers, { amount: 0.3, currency: 'SOL', order_id: 'backlog-before' });
+  const after = await create(p, m.headers, { amount: 0.4, currency: 'SOL', order_id: 'backlog-after' });
+  const warm = r.add(solTransfer({ from: payer, to: wallet, lamports: 1 }));
+  await waitFor(async () => (await p.app.payments.list({})).some((x) => x.tx_ref === warm), 8000, 'a checkpoint');
+
+  // A payment, then a dust-spam storm of 100,001 (failed) transactions, then another payment.
+  const early = r.add(solTransfer({ from: payer, to: wallet, lamports: 300_000_000, reference: before.reference }));
+  r.spam(wallet, 100_001);
+  const late = r.add(solTransfer({ from: payer, to: wallet, lamports: 400_000_000, reference: after.reference }));
+
+  await waitFor(async () => (await statusOf(p, after.intent_id)) === 'settled', 60_000, 'the payment after the backlog to settle');
+  await waitFor(async () => (await statusOf(p, before.intent_id)) === 'settled', 60_000, 'the payment inside the backlog to settle');
+  assert.equal((await p.app.intents.get(after.intent_id)).transaction_hash, late);
+  assert.equal((await p.app.intents.get(before.intent_id)).transaction_hash, early);
+
+  // Each listing step is bounded (≤ 100 pages of 1000), and none failed: the source never stalled.
+  const listings = r.requests.filter((q) => q.method === 'getSignaturesForAddress');
+  assert.ok(listings.every((q) => ((q.params[1] as { limit?: number }).limit ?? 1000) <= 1000));
+  assert.ok(listings.length >= 101, `100,001 signatures take at least 101 pages (${listings.length} listings)`);
+  // Failed spam is never fetched: only the real transfers were.
+  assert.equal(r.count('getTransaction'), 3);
+  // Afterwards the checkpoint is the newest signature again: a new payment settles on the next listing.
+  const next = await create(p, m.headers, { amount: 0.5, currency: 'SOL', order_id: 'backlog-next' });
+  r.add(solTransfer({ from: payer, to: wallet, lamports: 500_000_000, reference: next.reference }));
+  await waitFor(async () => (await statusOf(p, next.intent_id)) === 'settled', 10_000, 'a payment after the backlog was worked through');
+});
