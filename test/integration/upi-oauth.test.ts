@@ -53,6 +53,7 @@ describe('UPI mailbox with OAuth 2.0 against Dovecot', () => {
             user: dovecot.user,
             auth: { type: 'oauth2', tokenUrl: fake.tokenUrl, clientId: fake.clientId, clientSecret: fake.clientSecret, refreshToken: firstRefresh, scope: 'https://mail.google.com/' },
           },
+          alertRecipients: ['merchant.payd@example.com'],
           accounts: [{ bank: 'hdfc', accountEnding: '4321' }],
           dkim: { required: true, dnsServers: [await dns.start()] },
         },
