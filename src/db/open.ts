@@ -18,6 +18,11 @@ const provider: MigrationProvider = { getMigrations: async () => migrations };
 
 /** Opens (creating if needed) the SQLite database in WAL mode. Nothing connects until this is called. */
 export function openDatabase(file: string): Db {
+  return kyselyOver(openSqlite(file));
+}
+
+/** The SQLite connection itself, with payd's settings (the API's hot path uses it directly: db/intent-store.ts). */
+export function openSqlite(file: string): SQLite.Database {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const sqlite = new SQLite(file);
   sqlite.pragma('journal_mode = WAL');
@@ -25,6 +30,11 @@ export function openDatabase(file: string): Db {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
+  return sqlite;
+}
+
+/** Kysely over an open connection (closing the Kysely instance closes the connection). */
+export function kyselyOver(sqlite: SQLite.Database): Db {
   return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
 }
 
