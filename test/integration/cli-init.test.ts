@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Prompter } from '../../src/cli/commands/init.ts';
 import { runCli } from '../../src/cli/main.ts';
+import { parseConfig } from '../../src/config/load.ts';
 
 /** Answers each question from a script, running the question's own validation like the terminal would. */
 function scripted(answers: Record<string, (string | boolean | number)[]>) {
@@ -61,4 +62,35 @@ test('payd init asks for the settings, re-asks on invalid answers, and writes a 
   // The API key is a reference to the environment, never written inline.
   assert.deepEqual(config.methods.USDT_TRC20.apiKey, { env: 'PAYD_TRONGRID_KEY' });
   assert.match(out, /created .*payd\.sqlite/);
+});
+
+test('payd init with UPI asks where the bank sends the alerts (required when the IMAP user is not an address) and writes a config payd accepts', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'payd-init-upi-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const { prompter, asked } = scripted({
+    'Listen address': [''],
+    'Listen port': [9002],
+    'Public base URL': [''],
+    'Database file': [''],
+    'Accept UPI': [true],
+    'Your UPI VPA': ['shop@hdfcbank'],
+    'Payee name': ['Chai Shop'],
+    'IMAP host': ['imap.example.com'],
+    'IMAP port': [''],
+    'IMAP over TLS': [true],
+    'IMAP user': ['alerts'],
+    'Bank id': [''],
+    'Last 4 digits': ['4321'],
+    'E-mail address the bank sends the alerts to': ['', 'not an address', 'Owner@Gmail.com'],
+    'Accept USDT on TRON': [false],
+    'Accept SOL on Solana': [false],
+    'Accept USDT on Solana': [false],
+  });
+  let out = '';
+  const code = await runCli(['init'], { env: {}, cwd: dir, io: { out: (s) => void (out += s), err: (s) => void (out += s) }, prompter });
+  assert.equal(code, 0, out);
+  assert.ok(asked.filter((a) => a === 'rejected: expected an e-mail address').length === 2, asked.join('\n'));
+  const config = JSON.parse(readFileSync(join(dir, 'payd.config.json'), 'utf8'));
+  assert.deepEqual(config.methods.UPI.alertRecipients, ['Owner@Gmail.com']);
+  assert.equal(parseConfig(config, dir, { PAYD_IMAP_PASSWORD: 'x' }).methods.UPI!.alertRecipients[0], 'Owner@Gmail.com');
 });
