@@ -5,7 +5,7 @@ import { migrate, openDatabase, type Db } from './db/open.ts';
 import { METHOD_RULES, METHODS, type Method } from './domain/methods.ts';
 import type { Clock, Logger, Random } from './domain/ports.ts';
 import { createHttpApp } from './http/app.ts';
-import { createCheckoutSockets, registerCheckout } from './http/checkout/index.ts';
+import { createCheckoutSockets, registerCheckout, type CheckoutSockets } from './http/checkout/index.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
 import { serveHttp, type RunningServer } from './http/server.ts';
 import { createSources } from './methods/registry.ts';
@@ -123,6 +123,7 @@ export async function createApp(o: AppOptions) {
   const sources = (): PaymentSource[] => (o.sources ? o.sources({ ledger }) : sandbox ? [sandboxSource] : createSources(config, sourceDeps));
 
   let server: RunningServer | null = null;
+  let sockets: CheckoutSockets | null = null;
   const workers: Promise<void>[] = [];
   const abort = new AbortController();
   let cronTasks: ScheduledTask[] = [];
@@ -159,19 +160,32 @@ export async function createApp(o: AppOptions) {
       }
       if (opts.http) {
         const checkoutLog = log.child({ component: 'checkout' });
+        // One per-IP bucket for all anonymous traffic: API, checkout page and its websocket.
+        const publicLimiter = createRateLimiter({ ...config.server.publicRateLimit, clock });
         const app = createHttpApp({
           intents,
           merchants,
           rateLimiter: createRateLimiter({ ...config.server.rateLimit, clock }),
+          publicLimiter,
           clock,
           log: log.child({ component: 'http' }),
-          extend: (h3) => registerCheckout(h3, { intents, merchants, clock, log: checkoutLog }),
+          extend: (h3) => registerCheckout(h3, { intents, merchants, clock, log: checkoutLog, limiter: publicLimiter }),
         });
-        const sockets = createCheckoutSockets({ intents, clock, log: checkoutLog });
+        sockets = createCheckoutSockets({
+          intents,
+          clock,
+          log: checkoutLog,
+          limiter: publicLimiter,
+          maxPerIntent: config.server.liveSockets.perIntent,
+          maxTotal: config.server.liveSockets.total,
+        });
         server = await serveHttp(app, config.server.host, config.server.port, sockets);
         log.info('payd listening', { url: server.url, livemode, database: dbFile });
       }
     },
+
+    /** Open checkout websockets and intents watched for them. */
+    liveSockets: () => sockets?.stats() ?? { sockets: 0, watchers: 0 },
 
     get url(): string | null {
       return server?.url ?? null;

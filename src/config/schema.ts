@@ -34,6 +34,9 @@ const wsUrl = v.nullable(
 );
 const commitment = v.optional(v.picklist(['processed', 'confirmed', 'finalized'], 'expected processed, confirmed or finalized'), 'finalized');
 
+const rateLimit = (perSecond: number, burst: number) =>
+  v.optional(v.strictObject({ perSecond: v.optional(positive, perSecond), burst: v.optional(v.pipe(num(), v.finite(), v.minValue(1)), burst) }), { perSecond, burst });
+
 /** Settings every method accepts. Amounts are decimal numbers in the method's unit. */
 const methodCommon = {
   minAmount: decimalAmount,
@@ -110,9 +113,16 @@ export const ConfigSchema = v.strictObject({
       host: v.optional(v.pipe(v.string(), v.minLength(1)), '127.0.0.1'),
       port: v.optional(port, 8080),
       publicUrl: v.optional(httpUrl),
-      rateLimit: v.optional(
-        v.strictObject({ perSecond: v.optional(positive, 100), burst: v.optional(v.pipe(num(), v.finite(), v.minValue(1)), 200) }),
-        { perSecond: 100, burst: 200 },
+      rateLimit: rateLimit(100, 200),
+      /** Per client IP: requests without valid credentials (failed ones too) and the checkout's /pay/*. */
+      publicRateLimit: rateLimit(50, 100),
+      /** Caps on the checkout's live-status websockets. */
+      liveSockets: v.optional(
+        v.strictObject({
+          perIntent: v.optional(v.pipe(num(), v.integer('expected an integer'), v.minValue(1)), 10),
+          total: v.optional(v.pipe(num(), v.integer('expected an integer'), v.minValue(1)), 1000),
+        }),
+        { perIntent: 10, total: 1000 },
       ),
       /** Key for hashing client secrets and sealing webhook secrets; default: a key file beside the database. */
       masterKey: v.optional(SecretRef),
