@@ -1,6 +1,6 @@
 import { join, dirname, basename, extname } from 'node:path';
 import cron, { type ScheduledTask } from 'node-cron';
-import type { Config, MethodAmounts } from './config/load.ts';
+import { revealSecrets, type Config, type MethodAmounts } from './config/load.ts';
 import { migrate, openDatabase, type Db } from './db/open.ts';
 import { METHOD_RULES, METHODS, type Method } from './domain/methods.ts';
 import type { Clock, Logger, Random } from './domain/ports.ts';
@@ -14,7 +14,7 @@ import { sandboxReceivers } from './methods/sandbox/receivers.ts';
 import type { PaymentSource } from './methods/source.ts';
 import { createEventService } from './services/events.ts';
 import { createIntentService, type MethodDeposit } from './services/intents.ts';
-import { Keys, loadMasterKey } from './services/keys.ts';
+import { createKeyring } from './services/keys.ts';
 import { createLedger } from './services/ledger.ts';
 import { createMerchantService } from './services/merchants.ts';
 import { createOutbox } from './services/outbox.ts';
@@ -78,7 +78,8 @@ export async function createApp(o: AppOptions) {
   cleanups.push(() => db.destroy());
   await migrate(db);
 
-  const keys = new Keys(loadMasterKey(config.server.masterKey?.reveal(), `${dbFile}.key`, random));
+  // Read at first use: commands that need no key never ask for one (systemd credentials).
+  const keys = createKeyring({ db, configured: config.server.masterKey, keyFile: `${dbFile}.key`, random, clock });
   const publicUrl = (config.server.publicUrl ?? `http://${config.server.host}:${config.server.port}`).replace(/\/+$/, '');
   const outbox = createOutbox({ clock, random });
   const merchants = createMerchantService({
@@ -148,6 +149,9 @@ export async function createApp(o: AppOptions) {
 
     /** API + (optionally) workers: sources, webhook dispatcher, housekeeping. */
     async start(opts: { http: boolean; workers: boolean }): Promise<void> {
+      // Refuse another master key (and missing secrets) before serving or sending anything.
+      await keys.get();
+      if (opts.workers) revealSecrets(config.methods);
       if (opts.workers) {
         for (const source of sources()) {
           log.info('payment source starting', { source: source.name });

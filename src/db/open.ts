@@ -1,8 +1,9 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect, sql, type Migration, type MigrationProvider, type SqliteDatabase } from 'kysely';
 import * as m001 from './migrations/001_initial.ts';
+import * as m005 from './migrations/005_operations.ts';
 import type { Database } from './schema.ts';
 
 export type Db = Kysely<Database>;
@@ -10,12 +11,17 @@ export type Db = Kysely<Database>;
 export type Tx = Kysely<Database>;
 
 /** Migrations are listed here, not discovered on disk, so the set is fixed at build time. */
-const migrations: Record<string, Migration> = { '001_initial': m001 };
+const migrations: Record<string, Migration> = { '001_initial': m001, '005_operations': m005 };
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 
 /** Opens (creating if needed) the SQLite database in WAL mode. Nothing connects until this is called. */
 export function openDatabase(file: string): Db {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  if (file !== ':memory:') {
+    // Owner only, with or without systemd's StateDirectoryMode/UMask: directories this creates
+    // are 0700, a new database file 0600 (SQLite gives its -wal and -shm files the same mode).
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    closeSync(openSync(file, 'a', 0o600));
+  }
   const sqlite = new SQLite(file);
   sqlite.pragma('journal_mode = WAL');
   // FULL: a settlement that was acknowledged survives a power cut.

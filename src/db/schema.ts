@@ -124,6 +124,12 @@ export interface SandboxTransfersTable {
   created_at: number;
 }
 
+export interface SettingsTable {
+  key: string;
+  value: string;
+  updated_at: number;
+}
+
 export interface Database {
   merchants: MerchantsTable;
   intents: IntentsTable;
@@ -135,4 +141,5 @@ export interface Database {
   checkpoints: CheckpointsTable;
   audit_log: AuditLogTable;
   sandbox_transfers: SandboxTransfersTable;
+  settings: SettingsTable;
 }
