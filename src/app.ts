@@ -16,6 +16,7 @@ import { createEventService } from './services/events.ts';
 import { createIntentService, type MethodDeposit } from './services/intents.ts';
 import { createKeyring } from './services/keys.ts';
 import { createLedger } from './services/ledger.ts';
+import { createMailboxTokenStore } from './services/mailbox-tokens.ts';
 import { createMerchantService } from './services/merchants.ts';
 import { createOutbox } from './services/outbox.ts';
 import { createPaymentQueries } from './services/payments.ts';
@@ -121,7 +122,8 @@ export async function createApp(o: AppOptions) {
 
   const sourceDeps = { ledger, clock, random, log: log.child({ component: 'source' }) };
   const sandboxSource = createSandboxSource(db, sourceDeps);
-  const sources = (): PaymentSource[] => (o.sources ? o.sources({ ledger }) : sandbox ? [sandboxSource] : createSources(config, sourceDeps));
+  const mailboxTokens = createMailboxTokenStore({ db, keys, clock, random });
+  const sources = (): PaymentSource[] => (o.sources ? o.sources({ ledger }) : sandbox ? [sandboxSource] : createSources(config, { ...sourceDeps, mailboxTokens }));
 
   let server: RunningServer | null = null;
   let sockets: CheckoutSockets | null = null;

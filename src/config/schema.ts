@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { isSolanaAddress, isTronAddress, isVpa } from './addresses.ts';
 import { SecretRefBox } from './secret.ts';
+import { PROVIDER_PRESETS, PROVIDERS } from '../methods/upi/oauth/providers.ts';
 
 /** A secret may be inline, from the environment, or from a file (systemd credentials). */
 const SecretRef = v.pipe(
@@ -45,20 +46,62 @@ const methodCommon = {
   maxOffsetSteps: v.optional(v.pipe(num(), v.integer('expected an integer'), v.minValue(0), v.maxValue(100_000)), 100),
 };
 
-const UpiConfig = v.strictObject({
-  ...methodCommon,
-  vpa: v.pipe(v.string(), v.check(isVpa, 'expected a UPI VPA like shop@hdfcbank')),
-  payeeName: v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(99)),
-  imap: v.strictObject({
+/**
+ * IMAP sign-in with OAuth 2.0 (XOAUTH2 / OAUTHBEARER): a refresh token exchanged for access tokens.
+ * `provider` fills tokenUrl and scope from the provider's documentation; explicit keys win.
+ */
+const OAuth2Auth = v.pipe(
+  v.strictObject({
+    type: v.literal('oauth2', 'expected "oauth2"'),
+    provider: v.optional(v.picklist(PROVIDERS, 'expected "google" or "microsoft"')),
+    tokenUrl: v.optional(httpUrl),
+    clientId: v.pipe(v.string(), v.minLength(1, 'must not be empty')),
+    clientSecret: v.optional(SecretRef),
+    refreshToken: SecretRef,
+    scope: v.optional(v.string()),
+  }),
+  v.forward(
+    v.check((a) => a.provider !== undefined || a.tokenUrl !== undefined, 'is required (or name a "provider": google or microsoft)'),
+    ['tokenUrl'],
+  ),
+  v.forward(
+    v.check((a) => a.provider !== 'google' || a.clientSecret !== undefined, 'is required for Google (the OAuth client\'s secret)'),
+    ['clientSecret'],
+  ),
+  v.transform((a) => {
+    const preset = a.provider ? PROVIDER_PRESETS[a.provider] : undefined;
+    return { ...a, tokenUrl: a.tokenUrl ?? preset!.tokenUrl, scope: a.scope ?? preset?.scope ?? '' };
+  }),
+);
+
+const ImapConfig = v.pipe(
+  v.strictObject({
     host: v.pipe(v.string(), v.minLength(1, 'must not be empty')),
     port: v.optional(port, 993),
     secure: v.optional(v.boolean('expected a boolean'), true),
     user: v.pipe(v.string(), v.minLength(1, 'must not be empty')),
-    password: SecretRef,
+    /** Password sign-in (as before); exactly one of password and auth. */
+    password: v.optional(SecretRef),
+    auth: v.optional(OAuth2Auth),
     mailbox: v.optional(v.pipe(v.string(), v.minLength(1)), 'INBOX'),
     backfillHours: v.optional(v.pipe(num(), v.finite(), v.minValue(0)), 24),
     resyncSeconds: seconds(300),
   }),
+  v.forward(
+    v.check((i) => i.password !== undefined || i.auth !== undefined, 'is required (or sign in with OAuth 2.0 under "auth")'),
+    ['password'],
+  ),
+  v.forward(
+    v.check((i) => i.password === undefined || i.auth === undefined, 'give either "password" or "auth" (OAuth 2.0), not both'),
+    ['auth'],
+  ),
+);
+
+const UpiConfig = v.strictObject({
+  ...methodCommon,
+  vpa: v.pipe(v.string(), v.check(isVpa, 'expected a UPI VPA like shop@hdfcbank')),
+  payeeName: v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(99)),
+  imap: ImapConfig,
   accounts: v.pipe(
     v.array(
       v.strictObject({
@@ -162,6 +205,7 @@ export const ConfigSchema = v.strictObject({
 export type ConfigInput = v.InferInput<typeof ConfigSchema>;
 export type ParsedConfig = v.InferOutput<typeof ConfigSchema>;
 export type UpiMethodConfig = v.InferOutput<typeof UpiConfig>;
+export type OAuth2AuthConfig = v.InferOutput<typeof OAuth2Auth>;
 export type TronMethodConfig = v.InferOutput<typeof TronConfig>;
 export type SolMethodConfig = v.InferOutput<typeof SolConfig>;
 export type UsdtSolMethodConfig = v.InferOutput<typeof UsdtSolConfig>;

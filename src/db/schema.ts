@@ -130,6 +130,14 @@ export interface SettingsTable {
   updated_at: number;
 }
 
+/** The newest refresh token a mail provider handed out for one mailbox (sealed). */
+export interface MailboxOAuthTokensTable {
+  key: string;
+  refresh_token_sealed: string;
+  configured_hash: string;
+  updated_at: number;
+}
+
 export interface Database {
   merchants: MerchantsTable;
   intents: IntentsTable;
@@ -142,4 +150,5 @@ export interface Database {
   audit_log: AuditLogTable;
   sandbox_transfers: SandboxTransfersTable;
   settings: SettingsTable;
+  mailbox_oauth_tokens: MailboxOAuthTokensTable;
 }

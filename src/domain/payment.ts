@@ -13,8 +13,14 @@ export interface ReceivedPayment {
   receiver: string;
   /** Credited amount in minor units of the method. */
   amountMinor: bigint;
-  /** UTR / TRON tx id / Solana signature; unique per method. */
+  /** UTR / TRON tx id (per Transfer row, see txHash) / Solana signature; unique per method. */
   txRef: string;
+  /**
+   * The chain transaction this payment is part of, when one transaction can carry
+   * several payments (TRON Transfer rows sharing a transaction id). The merchant sees
+   * it as transaction_hash. Default: txRef.
+   */
+  txHash?: string;
   /** Solana Pay reference keys found in the transaction (candidates; the core checks them). */
   references?: string[];
   /** When the payment happened upstream (block time, alert time), ms since epoch. */
@@ -39,7 +45,8 @@ export interface RejectedObservation {
 }
 
 export type IngestOutcome =
-  | { kind: 'settled'; paymentId: string; intentId: string }
+  /** `also`: further intents the same transaction settled (several Solana Pay references). */
+  | { kind: 'settled'; paymentId: string; intentId: string; also?: { paymentId: string; intentId: string }[] }
   | { kind: 'unmatched'; paymentId: string; reason: UnmatchedReason }
   | { kind: 'duplicate'; paymentId: string }
   /** Not storable as a payment (an amount beyond any intent); kept as a rejection. */

@@ -3,7 +3,7 @@ import { writeTx, type Db, type Tx } from '../db/open.ts';
 import type { IntentsTable } from '../db/schema.ts';
 import { PaydError } from '../domain/errors.ts';
 import { intentView } from '../domain/intent.ts';
-import { decideMatch } from '../domain/matching.ts';
+import { decideMatch, type MatchMode } from '../domain/matching.ts';
 import type { Method } from '../domain/methods.ts';
 import { minorToDb } from '../domain/money.ts';
 import type { IngestOutcome, ReceivedPayment, RejectedObservation } from '../domain/payment.ts';
@@ -45,23 +45,36 @@ export function createLedger(d: LedgerDeps): Ledger & { ingestWith(p: ReceivedPa
       .execute();
   }
 
-  async function candidates(tx: Tx, p: ReceivedPayment, o: IngestOptions): Promise<IntentsTable[]> {
-    if (o.intentId) return tx.selectFrom('intents').selectAll().where('id', '=', o.intentId).execute();
+  /** The intents a payment could be for, and how they were found (the matcher sorts them itself). */
+  async function candidates(tx: Tx, p: ReceivedPayment, o: IngestOptions): Promise<{ mode: MatchMode; intents: IntentsTable[] }> {
+    if (o.intentId) return { mode: 'manual', intents: await tx.selectFrom('intents').selectAll().where('id', '=', o.intentId).execute() };
     const refs = (p.references ?? []).filter(Boolean);
     if (refs.length > 0) {
       const byRef = await tx.selectFrom('intents').selectAll().where('method', '=', p.method).where('receiver', '=', p.receiver).where('reference', 'in', refs).execute();
-      if (byRef.length > 0) return byRef;
+      if (byRef.length > 0) return { mode: 'reference', intents: byRef };
     }
-    return tx
+    const byAmount = await tx
       .selectFrom('intents')
       .selectAll()
       .where('method', '=', p.method)
       .where('receiver', '=', p.receiver)
       .where('pay_amount_minor', '=', minorToDb(p.amountMinor))
       .where('status', 'in', ['pending', 'expired', 'settled'])
-      .orderBy('created_at', 'desc')
+      .orderBy('created_at', 'desc') // only to keep the newest 20; the matcher orders what it gets
       .limit(20)
       .execute();
+    return { mode: 'amount', intents: byAmount };
+  }
+
+  /**
+   * A payment of a transaction that can carry several (a TRON Transfer row) is already
+   * accounted for when the whole transaction was recorded under its id with this amount:
+   * by an operator's manual settlement, or before payd told rows apart.
+   */
+  async function recordedAsWholeTransaction(tx: Tx, p: ReceivedPayment): Promise<string | undefined> {
+    if (p.txHash === undefined || p.txHash === p.txRef) return undefined;
+    const row = await tx.selectFrom('payments').select('id').where('method', '=', p.method).where('tx_ref', '=', p.txHash).where('amount_minor', '=', minorToDb(p.amountMinor)).executeTakeFirst();
+    return row?.id;
   }
 
   async function reject(r: RejectedObservation, checkpoint?: CheckpointUpdate): Promise<void> {
@@ -84,6 +97,48 @@ export function createLedger(d: LedgerDeps): Ledger & { ingestWith(p: ReceivedPa
     d.log.warn('observation rejected', { source: r.source, ref: r.ref, reason: r.reason });
   }
 
+  const newPaymentId = () => `pay_${d.random.uuid().replace(/-/g, '')}`;
+
+  function paymentRow(p: ReceivedPayment, id: string, txRef: string, amountMinor: bigint, evidence: Record<string, unknown> | undefined, note: string | undefined) {
+    return {
+      id,
+      method: p.method,
+      tx_ref: txRef,
+      receiver: p.receiver,
+      amount_minor: minorToDb(amountMinor),
+      references_json: p.references?.length ? JSON.stringify(p.references) : null,
+      source: p.source,
+      occurred_at: p.occurredAt,
+      observed_at: p.observedAt,
+      status: 'unmatched' as const,
+      reason: null,
+      intent_id: null,
+      evidence_json: jsonOrNull(evidence),
+      note: note ?? null,
+    };
+  }
+
+  /** Marks the intent settled by this payment row and queues its webhook, in the caller's transaction. */
+  async function settle(tx: Tx, intent: IntentsTable, paymentId: string, p: ReceivedPayment, now: number, o: IngestOptions): Promise<void> {
+    // The merchant sees the chain's transaction id, also when it carried several payments.
+    const transaction_hash = p.txHash ?? p.txRef;
+    const upd = await tx
+      .updateTable('intents')
+      .set({ status: 'settled', transaction_hash, verified_at: now, payment_id: paymentId, updated_at: now })
+      .where('id', '=', intent.id)
+      .where('status', '=', intent.status)
+      .executeTakeFirst();
+    if (Number(upd.numUpdatedRows) !== 1) throw new Error(`intent ${intent.id} changed during settlement`);
+    const settled: IntentsTable = { ...intent, status: 'settled', transaction_hash, verified_at: now, payment_id: paymentId, updated_at: now };
+    await d.outbox.enqueue(tx, intent.merchant_id, intent.id, 'payment.success', intentView(settled, { now, livemode: d.livemode, publicUrl: d.publicUrl }));
+    if (o.intentId) {
+      await tx
+        .insertInto('audit_log')
+        .values({ at: now, actor: 'cli', action: 'intent.settle', subject: intent.id, details_json: JSON.stringify({ tx_ref: p.txRef, note: o.note ?? null }) })
+        .execute();
+    }
+  }
+
   async function ingestWith(p: ReceivedPayment, checkpoint: CheckpointUpdate | undefined, o: IngestOptions): Promise<IngestOutcome> {
     if (p.amountMinor <= 0n || p.amountMinor > BigInt(Number.MAX_SAFE_INTEGER)) {
       // No intent can ask for this; keep it for the operator instead of wedging the source.
@@ -92,25 +147,12 @@ export function createLedger(d: LedgerDeps): Ledger & { ingestWith(p: ReceivedPa
     }
     const outcome = await writeTx(d.db, async (tx) => {
       if (checkpoint) await saveCheckpoint(tx, checkpoint);
-      const paymentId = `pay_${d.random.uuid().replace(/-/g, '')}`;
+      const whole = o.intentId ? undefined : await recordedAsWholeTransaction(tx, p);
+      if (whole) return { kind: 'duplicate', paymentId: whole } satisfies IngestOutcome;
+      const paymentId = newPaymentId();
       const inserted = await tx
         .insertInto('payments')
-        .values({
-          id: paymentId,
-          method: p.method,
-          tx_ref: p.txRef,
-          receiver: p.receiver,
-          amount_minor: minorToDb(p.amountMinor),
-          references_json: p.references?.length ? JSON.stringify(p.references) : null,
-          source: p.source,
-          occurred_at: p.occurredAt,
-          observed_at: p.observedAt,
-          status: 'unmatched',
-          reason: null,
-          intent_id: null,
-          evidence_json: p.evidence ? JSON.stringify(p.evidence) : null,
-          note: o.note ?? null,
-        })
+        .values(paymentRow(p, paymentId, p.txRef, p.amountMinor, p.evidence, o.note))
         .onConflict((oc) => oc.columns(['method', 'tx_ref']).doNothing())
         .executeTakeFirst();
       if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) {
@@ -120,35 +162,39 @@ export function createLedger(d: LedgerDeps): Ledger & { ingestWith(p: ReceivedPa
       }
 
       const now = d.clock.now();
-      const decision = decideMatch(p, await candidates(tx, p, o), { skewMs, manual: Boolean(o.intentId) });
+      const found = await candidates(tx, p, o);
+      const decision = decideMatch(p, found.intents, { mode: found.mode, skewMs });
       if (decision.kind === 'unmatched') {
         if (o.intentId) throw new PaydError('CONFLICT', `intent ${o.intentId} cannot be settled: ${decision.reason.replace(/_/g, ' ')}`);
         await tx.updateTable('payments').set({ reason: decision.reason, intent_id: decision.intentId ?? null }).where('id', '=', paymentId).execute();
         return { kind: 'unmatched', paymentId, reason: decision.reason } satisfies IngestOutcome;
       }
 
-      const intent = decision.intent;
-      const upd = await tx
-        .updateTable('intents')
-        .set({ status: 'settled', transaction_hash: p.txRef, verified_at: now, payment_id: paymentId, updated_at: now })
-        .where('id', '=', intent.id)
-        .where('status', '=', intent.status)
-        .executeTakeFirst();
-      if (Number(upd.numUpdatedRows) !== 1) throw new Error(`intent ${intent.id} changed during settlement`);
-      await tx.updateTable('payments').set({ status: 'matched', intent_id: intent.id }).where('id', '=', paymentId).execute();
-      const settled: IntentsTable = { ...intent, status: 'settled', transaction_hash: p.txRef, verified_at: now, payment_id: paymentId, updated_at: now };
-      await d.outbox.enqueue(tx, intent.merchant_id, intent.id, 'payment.success', intentView(settled, { now, livemode: d.livemode, publicUrl: d.publicUrl }));
-      if (o.intentId) {
-        await tx
-          .insertInto('audit_log')
-          .values({ at: now, actor: 'cli', action: 'intent.settle', subject: intent.id, details_json: JSON.stringify({ tx_ref: p.txRef, note: o.note ?? null }) })
-          .execute();
+      // One payment row per settled intent (the first is the row just inserted), plus one for a remainder.
+      const parts = decision.allocations.length + (decision.remainder ? 1 : 0);
+      const split = (i: number) => (parts > 1 ? { ...p.evidence, split: { part: i + 1, parts, transaction_total_minor: p.amountMinor.toString() } } : p.evidence);
+      const settled: { paymentId: string; intentId: string }[] = [];
+      for (const [i, a] of decision.allocations.entries()) {
+        const id = i === 0 ? paymentId : newPaymentId();
+        if (i === 0) {
+          await tx.updateTable('payments').set({ status: 'matched', intent_id: a.intent.id, amount_minor: minorToDb(a.amountMinor), evidence_json: jsonOrNull(split(0)) }).where('id', '=', id).execute();
+        } else {
+          await tx.insertInto('payments').values({ ...paymentRow(p, id, `${p.txRef}:${i + 1}`, a.amountMinor, split(i), o.note), status: 'matched', intent_id: a.intent.id }).execute();
+        }
+        await settle(tx, a.intent, id, p, now, o);
+        settled.push({ paymentId: id, intentId: a.intent.id });
       }
-      return { kind: 'settled', paymentId, intentId: intent.id } satisfies IngestOutcome;
+      if (decision.remainder) {
+        const r = decision.remainder;
+        const i = decision.allocations.length;
+        await tx.insertInto('payments').values({ ...paymentRow(p, newPaymentId(), `${p.txRef}:${i + 1}`, r.amountMinor, split(i), o.note), reason: r.reason, intent_id: r.intentId }).execute();
+      }
+      const [head, ...also] = settled;
+      return { kind: 'settled', paymentId: head.paymentId, intentId: head.intentId, ...(also.length ? { also } : {}) } satisfies IngestOutcome;
     });
     if (outcome.kind === 'settled') {
       d.outbox.notify();
-      d.log.info('payment settled', { method: p.method, tx_ref: p.txRef, intent_id: outcome.intentId, source: p.source });
+      d.log.info('payment settled', { method: p.method, tx_ref: p.txRef, intent_id: outcome.intentId, also: outcome.also?.map((a) => a.intentId), source: p.source });
     } else if (outcome.kind === 'unmatched') {
       d.log.warn('payment kept unmatched', { method: p.method, tx_ref: p.txRef, reason: outcome.reason, source: p.source });
     }
@@ -181,5 +227,7 @@ export function createLedger(d: LedgerDeps): Ledger & { ingestWith(p: ReceivedPa
     },
   };
 }
+
+const jsonOrNull = (v: Record<string, unknown> | undefined): string | null => (v ? JSON.stringify(v) : null);
 
 export type PaydLedger = ReturnType<typeof createLedger>;

@@ -6,8 +6,13 @@
  *   honouring limit / before / until / commitment.
  * - getTransaction (https://solana.com/docs/rpc/http/gettransaction), jsonParsed:
  *   { slot, blockTime, meta, transaction, version }, or null when the transaction has
- *   not reached the requested commitment; a v0 transaction without
- *   maxSupportedTransactionVersion is error -32015, as on a real node.
+ *   not reached the requested commitment. A transaction whose version exceeds the
+ *   request's maxSupportedTransactionVersion (absent = legacy only) is error -32015
+ *   with the message mainnet sends (ankr.com/docs/changelog/solana-transaction-v1-2026-09-15,
+ *   REAL-UPSTREAMS.md §3i): since 2026-09-15 that is every v1 transaction asked at 0.
+ * - getAccountInfo (https://solana.com/docs/rpc/http/getaccountinfo), base64:
+ *   { context: { slot }, value: { data: [b64, "base64"], executable, lamports, owner, rentEpoch, space } | null },
+ *   for the mints registered with `mint()` (owner = the token program).
  * - getVersion, getSlot.
  * Each transaction carries its own commitment so a test can promote it later.
  */
@@ -38,6 +43,8 @@ export class FakeSolanaRpc {
   #slot = 1000;
   #faults: Fault[] = [];
   #lagging = new Set<string>();
+  #mints = new Map<string, string>();
+  #overrides = new Map<string, (result: Record<string, unknown>) => unknown>();
 
   constructor(server: Server) {
     this.#server = server;
@@ -49,6 +56,30 @@ export class FakeSolanaRpc {
     this.#slot += 1;
     this.#txs.push({ tx, slot: this.#slot, status, seq: this.#txs.length });
     return tx.signature;
+  }
+
+  /**
+   * Lands `n` failed transactions touching `address` (a dust-spam storm), cheaply: they
+   * are listed (with `err`, as getSignaturesForAddress reports failures) but never fetched.
+   */
+  spam(address: string, n: number): void {
+    const meta = { err: { InstructionError: [0, { Custom: 1 }] }, preBalances: [], postBalances: [], preTokenBalances: [], postTokenBalances: [] };
+    const message = { accountKeys: [{ pubkey: address, signer: false, writable: true, source: 'transaction' as const }], instructions: [] };
+    for (let i = 0; i < n; i++) {
+      const signature = `1111Spam${base58(this.#txs.length)}`;
+      this.#slot += 1;
+      this.#txs.push({ tx: { signature, blockTime: Math.floor(Date.now() / 1000), meta, transaction: { signatures: [signature], message }, version: 'legacy' }, slot: this.#slot, status: 'finalized', seq: this.#txs.length });
+    }
+  }
+
+  /** Registers a mint account owned by `program` (classic Token or Token-2022), for getAccountInfo. */
+  mint(address: string, program: string): void {
+    this.#mints.set(address, program);
+  }
+
+  /** Serves `patch(result)` instead of the result for `signature` (a shape the client cannot decode). */
+  override(signature: string, patch: (result: Record<string, unknown>) => unknown): void {
+    this.#overrides.set(signature, patch);
   }
 
   finalize(signature: string): void {
@@ -107,6 +138,13 @@ export class FakeSolanaRpc {
         return { result: this.#signatures(params[0] as string, (params[1] ?? {}) as Record<string, unknown>) };
       case 'getTransaction':
         return this.#transaction(params[0] as string, (params[1] ?? {}) as Record<string, unknown>);
+      case 'getAccountInfo': {
+        const owner = this.#mints.get(params[0] as string);
+        const value = owner
+          ? { data: [Buffer.alloc(82).toString('base64'), 'base64'], executable: false, lamports: 1_461_600, owner, rentEpoch: 361, space: 82 }
+          : null;
+        return { result: { context: { apiVersion: '2.2.14', slot: this.#slot }, value } };
+      }
       case 'getVersion':
         return { result: { 'solana-core': '2.2.14', 'feature-set': 3294202862 } };
       case 'getSlot':
@@ -118,15 +156,20 @@ export class FakeSolanaRpc {
 
   #signatures(address: string, o: Record<string, unknown>) {
     const commitment = o.commitment as string | undefined;
-    let list = this.#txs
-      .filter((t) => visible(t.status, commitment) && t.tx.transaction.message.accountKeys.some((k) => k.pubkey === address))
-      .sort((a, b) => b.slot - a.slot || b.seq - a.seq);
-    if (o.before) list = list.slice(list.findIndex((t) => t.tx.signature === o.before) + 1);
-    if (o.until) {
-      const stop = list.findIndex((t) => t.tx.signature === o.until);
-      if (stop >= 0) list = list.slice(0, stop);
+    const limit = Math.min(1000, (o.limit as number | undefined) ?? 1000);
+    // Landed in slot order, so walking backwards is newest first.
+    const out: Landed[] = [];
+    let started = !o.before;
+    for (let i = this.#txs.length - 1; i >= 0 && out.length < limit; i--) {
+      const t = this.#txs[i];
+      if (!started) {
+        started = t.tx.signature === o.before;
+        continue;
+      }
+      if (t.tx.signature === o.until) break;
+      if (visible(t.status, commitment) && t.tx.transaction.message.accountKeys.some((k) => k.pubkey === address)) out.push(t);
     }
-    return list.slice(0, Math.min(1000, (o.limit as number | undefined) ?? 1000)).map((t) => ({
+    return out.map((t) => ({
       signature: t.tx.signature,
       slot: t.slot,
       err: t.tx.meta.err,
@@ -140,16 +183,19 @@ export class FakeSolanaRpc {
     if (o.encoding !== 'jsonParsed') return { error: { code: -32602, message: 'this fake serves encoding jsonParsed only' } };
     const t = this.#txs.find((x) => x.tx.signature === signature);
     if (!t || this.#lagging.has(signature) || !visible(t.status, o.commitment as string | undefined)) return { result: null };
-    if (t.tx.version !== 'legacy' && o.maxSupportedTransactionVersion === undefined) {
+    const max = o.maxSupportedTransactionVersion as number | undefined;
+    if (t.tx.version !== 'legacy' && (max === undefined || t.tx.version > max)) {
       return {
         error: {
           code: -32015,
-          message: 'Transaction version (0) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": 0',
+          message: `Transaction version (${t.tx.version}) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": ${t.tx.version}`,
         },
       };
     }
     const { signature: _sig, ...rest } = t.tx;
-    return { result: { slot: t.slot, ...rest } };
+    const result = { slot: t.slot, ...rest };
+    const patch = this.#overrides.get(signature);
+    return { result: patch ? patch(result) : result };
   }
 }
 
@@ -164,4 +210,14 @@ export async function startFakeSolanaRpc(): Promise<FakeSolanaRpc> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   fake = new FakeSolanaRpc(server);
   return fake;
+}
+
+const B58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+function base58(n: number): string {
+  let s = '';
+  do {
+    s = B58[n % 58] + s;
+    n = Math.floor(n / 58);
+  } while (n > 0);
+  return s;
 }

@@ -34,6 +34,18 @@ export interface Dovecot {
   restart(): Promise<void>;
   /** Stops the server and deletes its directory. */
   dispose(): Promise<void>;
+  /** Ends every IMAP session of the user from the server side (`doveadm kick`), as a provider's idle timeout does. */
+  kick(): Promise<void>;
+  /** Dovecot's own log so far (auth failures and the like). */
+  log(): string;
+}
+
+export interface DovecotOptions {
+  /**
+   * Also accept OAuth 2.0 bearer tokens (XOAUTH2, OAUTHBEARER) through Dovecot's oauth2 passdb,
+   * which asks this RFC 7662 introspection endpoint (form POST `token=…`) whether a token is active.
+   */
+  oauth2?: { introspectionUrl: string };
 }
 
 /** Fails with a clear message when Dovecot is missing: integration tests must not silently pass. */
@@ -43,14 +55,14 @@ export function requireDovecot(): void {
   }
 }
 
-export async function startDovecot(): Promise<Dovecot> {
+export async function startDovecot(opts: DovecotOptions = {}): Promise<Dovecot> {
   requireDovecot();
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'payd-dovecot-'));
   const runAs = processUser();
   // Unique per server: its processes are named "dovecot-<instance>/…", which sweep() relies on.
   const instance = `payd-test-${basename(dir).replace(/^payd-dovecot-/, '')}`;
-  writeConfig(dir, port, runAs, instance);
+  writeConfig(dir, port, runAs, instance, opts);
   let child: ChildProcess | undefined;
   let delivered = 0;
 
@@ -145,6 +157,11 @@ export async function startDovecot(): Promise<Dovecot> {
       await stop();
       await start();
     },
+    kick: async () => {
+      const r = spawnSync('/usr/bin/doveadm', ['-c', join(dir, 'dovecot.conf'), 'kick', 'payd'], { encoding: 'utf8', timeout: STOP_TIMEOUT_MS });
+      if (r.status !== 0) throw new Error(`doveadm kick failed (${r.status}): ${r.stderr || r.stdout}`);
+    },
+    log: () => (existsSync(join(dir, 'dovecot.log')) ? readFileSync(join(dir, 'dovecot.log'), 'utf8') : ''),
     dispose: async () => {
       process.removeListener('exit', onExit);
       await stop();
@@ -171,9 +188,31 @@ function processUser(): RunAs {
   return { root: true, name: 'nobody', group: id('-gn'), uid: Number(id('-u')), gid: Number(id('-g')) };
 }
 
-function writeConfig(dir: string, port: number, u: RunAs, instance: string): void {
+function writeConfig(dir: string, port: number, u: RunAs, instance: string, opts: DovecotOptions): void {
   for (const sub of ['run', 'state', 'mail', 'home']) mkdirSync(join(dir, sub));
   writeFileSync(join(dir, 'users'), 'payd:{PLAIN}secret::::::\n');
+  // Dovecot 2.3's oauth2 passdb: the token is valid while the introspection endpoint says active=true;
+  // no auth cache, so an expired or revoked token is refused on the very next login.
+  const oauth = opts.oauth2
+    ? `passdb {
+  driver = oauth2
+  mechanisms = xoauth2 oauthbearer
+  args = ${dir}/oauth2.conf.ext
+}
+`
+    : '';
+  if (opts.oauth2) {
+    writeFileSync(
+      join(dir, 'oauth2.conf.ext'),
+      `introspection_mode = post
+introspection_url = ${opts.oauth2.introspectionUrl}
+force_introspection = yes
+username_attribute = username
+active_attribute = active
+active_value = true
+`,
+    );
+  }
   writeFileSync(
     join(dir, 'dovecot.conf'),
     `# minimal rootless Dovecot 2.3 for payd's tests
@@ -186,7 +225,7 @@ protocols = imap
 listen = 127.0.0.1
 ssl = no
 disable_plaintext_auth = no
-auth_mechanisms = plain login
+auth_mechanisms = plain login${opts.oauth2 ? ' xoauth2 oauthbearer' : ''}
 default_internal_user = ${u.name}
 default_internal_group = ${u.group}
 default_login_user = ${u.name}
@@ -199,8 +238,9 @@ namespace inbox {
   inbox = yes
   separator = /
 }
-passdb {
+${oauth}passdb {
   driver = passwd-file
+  mechanisms = plain login
   args = scheme=PLAIN username_format=%n ${dir}/users
 }
 userdb {
@@ -220,6 +260,9 @@ service imap-login {
 }
 service anvil {
   chroot =
+}
+service doveadm {
+  user = ${u.name}
 }
 service stats {
   unix_listener stats-reader {

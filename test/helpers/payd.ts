@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp, type App } from '../../src/app.ts';
 import { parseConfig } from '../../src/config/load.ts';
-import type { Clock } from '../../src/domain/ports.ts';
+import type { Clock, Logger } from '../../src/domain/ports.ts';
 import { silentLogger } from '../../src/log.ts';
 import { sandboxReceivers } from '../../src/methods/sandbox/receivers.ts';
 import type { PaymentSource } from '../../src/methods/source.ts';
@@ -75,11 +75,13 @@ export async function startPayd(o: {
   /** Sources to run; 'configured' builds the real ones from the config. Default: none. */
   sources?: ((deps: { ledger: App['ledger'] }) => PaymentSource[]) | 'configured';
   keepDir?: boolean;
+  /** Where the app logs (default: nowhere). */
+  log?: Logger;
 } = {}): Promise<PaydHarness> {
   const dir = o.dir ?? mkdtempSync(join(tmpdir(), 'payd-test-'));
   const config = parseConfig(o.rawConfig ?? baseConfig(dir, o.config), dir, {});
   const clock = o.clock ?? { now: () => Date.now() };
-  const app = await createApp({ config, sandbox: o.sandbox, clock, random: systemRandom, log: silentLogger(), post: o.post, sources: o.sources === 'configured' ? undefined : (o.sources ?? (() => [])) });
+  const app = await createApp({ config, sandbox: o.sandbox, clock, random: systemRandom, log: o.log ?? silentLogger(), post: o.post, sources: o.sources === 'configured' ? undefined : (o.sources ?? (() => [])) });
   await app.start({ http: o.http ?? true, workers: o.workers ?? false });
   const url = app.url ?? '';
   return {

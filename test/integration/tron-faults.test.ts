@@ -20,7 +20,7 @@ test('a 429/500 storm is backed off with growing waits and the source recovers b
   await stop();
 
   assert.deepEqual(
-    h.ledger.ingests.map((i) => i.payment.txRef),
+    h.ledger.ingests.map((i) => i.payment.txHash),
     [tr.transaction_id, later.transaction_id],
   );
   // Six failures, then success: waits of 50, 100, 200, 400, 400, 400 ms (base 50, cap 400, jitter at midpoint).
@@ -87,7 +87,7 @@ test('a failed ingest is retried on the next cycle, not lost', async (t) => {
   await source.tick(signal());
 
   assert.deepEqual(
-    h.ledger.ingests.map((i) => i.payment.txRef),
+    h.ledger.ingests.map((i) => i.payment.txHash),
     [tr.transaction_id],
   );
 });

@@ -19,7 +19,8 @@ test('a confirmed USDT transfer is ingested with its TronGrid facts and the chec
   assert.equal(payment.method, 'USDT_TRC20');
   assert.equal(payment.receiver, MERCHANT);
   assert.equal(payment.amountMinor, 25_010_000n);
-  assert.equal(payment.txRef, tr.transaction_id);
+  assert.equal(payment.txHash, tr.transaction_id);
+  assert.equal(payment.txRef, `${tr.transaction_id}:${tr.from}:${tr.value}`, 'one row, named by what it says');
   assert.equal(payment.occurredAt, tr.block_timestamp);
   assert.equal(payment.source, 'trongrid');
   assert.ok(Math.abs(payment.observedAt - Date.now()) < 5000);
@@ -27,7 +28,7 @@ test('a confirmed USDT transfer is ingested with its TronGrid facts and the chec
   assert.equal(payment.evidence?.block_timestamp, tr.block_timestamp);
   // The checkpoint handed over with the payment already includes it.
   assert.ok(checkpoint);
-  assert.deepEqual(Object.keys((checkpoint.value as { seen: object }).seen), [tr.transaction_id]);
+  assert.deepEqual(Object.keys((checkpoint.value as { seen: object }).seen), [payment.txRef]);
 
   const req = h.fake.requests[0];
   assert.equal(req.apiKey, 'k-123');
@@ -50,7 +51,7 @@ test('an unconfirmed transfer is not ingested until TronGrid confirms it', async
   h.fake.confirm(tr.transaction_id);
   await source.tick(signal());
   assert.deepEqual(
-    h.ledger.ingests.map((i) => i.payment.txRef),
+    h.ledger.ingests.map((i) => i.payment.txHash),
     [tr.transaction_id],
   );
 });
@@ -69,7 +70,7 @@ test('other tokens, Approvals, transfers to other addresses and outgoing transfe
   await source.tick(signal());
 
   assert.deepEqual(
-    h.ledger.ingests.map((i) => i.payment.txRef),
+    h.ledger.ingests.map((i) => i.payment.txHash),
     [good.transaction_id],
   );
 });
@@ -99,7 +100,7 @@ test('650 transfers are read across 200-item pages, each ingested once, oldest f
   await source.tick(signal());
 
   assert.equal(h.ledger.ingests.length, 650);
-  assert.deepEqual(new Set(h.ledger.ingests.map((i) => i.payment.txRef)), ids);
+  assert.deepEqual(new Set(h.ledger.ingests.map((i) => i.payment.txHash)), ids);
   const times = h.ledger.ingests.map((i) => i.payment.occurredAt);
   assert.deepEqual(times, [...times].sort((a, b) => a - b));
   const pages = h.fake.requests;
@@ -140,7 +141,7 @@ test('transfers made while payd was stopped settle when it starts again', async 
   await stop2();
 
   assert.deepEqual(
-    h.ledger.ingests.map((i) => i.payment.txRef),
+    h.ledger.ingests.map((i) => i.payment.txHash),
     [before.transaction_id, during[1].transaction_id, during[0].transaction_id],
   );
 });
@@ -154,7 +155,7 @@ test('a first start looks back 24 hours, not to the account\'s beginning', async
   await h.source().tick(signal());
 
   assert.deepEqual(
-    h.ledger.ingests.map((i) => i.payment.txRef),
+    h.ledger.ingests.map((i) => i.payment.txHash),
     [recent.transaction_id],
   );
 });
@@ -169,7 +170,7 @@ test('a first start that saw nothing still remembers where it began', async (t) 
   await h.source().tick(signal());
 
   assert.deepEqual(
-    h.ledger.ingests.map((i) => i.payment.txRef),
+    h.ledger.ingests.map((i) => i.payment.txHash),
     [whileStopped.transaction_id],
   );
 });
@@ -205,7 +206,7 @@ test('with no open intents the source stays quiet after catching up, sweeping no
   await source.tick(signal());
   assert.equal(h.fetchCalls(), 1, 'the start-up catch-up lists even without open intents');
   assert.deepEqual(
-    h.ledger.ingests.map((i) => i.payment.txRef),
+    h.ledger.ingests.map((i) => i.payment.txHash),
     [stray.transaction_id],
     'a stray payment is still recorded',
   );

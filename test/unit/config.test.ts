@@ -19,7 +19,7 @@ test('the shipped example config validates, secrets from systemd credentials, an
   for (const f of ['imap-password', 'trongrid-key', 'master-key']) writeFileSync(join(creds, f), `${f}-value\n`);
   const file = fileURLToPath(new URL('../../config/payd.config.example.json', import.meta.url));
   const c = loadConfigFile(file, { CREDENTIALS_DIRECTORY: creds });
-  assert.equal(c.methods.UPI!.imap.password.reveal(), 'imap-password-value');
+  assert.equal(c.methods.UPI!.imap.password!.reveal(), 'imap-password-value');
   assert.equal(c.methods.USDT_TRC20!.apiKey!.reveal(), 'trongrid-key-value');
   assert.deepEqual(Object.keys(c.amounts).sort(), ['SOL', 'UPI', 'USDT_SOL', 'USDT_TRC20']);
   assert.equal(c.amounts.UPI!.minMinor, 100n);

@@ -13,7 +13,7 @@ export const ASSOCIATED_TOKEN_PROGRAM_ID = new PublicKey('ATokenGPvbdGVxr1b2hvZb
 export const WELL_KNOWN_PROGRAMS: ReadonlySet<string> = new Set([
   '11111111111111111111111111111111', // System
   TOKEN_PROGRAM_ID.toBase58(),
-  'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb', // Token-2022
+  'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb', // Token-2022 (TOKEN_2022_PROGRAM_ID, declared below)
   ASSOCIATED_TOKEN_PROGRAM_ID.toBase58(),
   'ComputeBudget111111111111111111111111111111',
   'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr',
@@ -21,10 +21,19 @@ export const WELL_KNOWN_PROGRAMS: ReadonlySet<string> = new Set([
   'AddressLookupTab1e1111111111111111111111111',
 ]);
 
-/** The wallet's associated token account for `mint` (what wallets pay USDT into). */
-export function associatedTokenAddress(wallet: string, mint: string): string {
+/** Token-2022: same instructions and balance rows, but its own program id in every ATA seed. */
+export const TOKEN_2022_PROGRAM_ID = new PublicKey('TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb');
+
+/** The token programs a mint may be owned by. */
+export const TOKEN_PROGRAMS: ReadonlySet<string> = new Set([TOKEN_PROGRAM_ID.toBase58(), TOKEN_2022_PROGRAM_ID.toBase58()]);
+
+/**
+ * The wallet's associated token account for `mint` (what wallets pay tokens into).
+ * The seeds name the program that owns the mint, so a Token-2022 mint has another ATA.
+ */
+export function associatedTokenAddress(wallet: string, mint: string, tokenProgram: string = TOKEN_PROGRAM_ID.toBase58()): string {
   const [ata] = PublicKey.findProgramAddressSync(
-    [new PublicKey(wallet).toBuffer(), TOKEN_PROGRAM_ID.toBuffer(), new PublicKey(mint).toBuffer()],
+    [new PublicKey(wallet).toBuffer(), new PublicKey(tokenProgram).toBuffer(), new PublicKey(mint).toBuffer()],
     ASSOCIATED_TOKEN_PROGRAM_ID,
   );
   return ata.toBase58();

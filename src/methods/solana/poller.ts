@@ -9,6 +9,7 @@ import { formatMinor } from '../../domain/money.ts';
 import { METHOD_RULES } from '../../domain/methods.ts';
 import { adaptTransaction, type WatchTarget } from './adapt.ts';
 import { listRecent, listSince, type Checkpoint } from './signatures.ts';
+import { isUnreadableTransaction, MAX_TRANSACTION_VERSION } from './versions.ts';
 
 export interface PollerOptions {
   target: WatchTarget;
@@ -64,13 +65,27 @@ export function createPoller(conn: Connection, o: PollerOptions): { tick(signal:
           unsaved = at; // failed on chain: nothing to fetch, never counts
           continue;
         }
-        const tx = await conn.getParsedTransaction(info.signature, { maxSupportedTransactionVersion: 0, commitment: o.commitment });
+        const read = await readTransaction(info);
+        if (read.kind === 'unreadable') {
+          // One transaction must never stop the source: record it and move past it.
+          await unreadable(info, read.error, at);
+          unsaved = undefined;
+          continue;
+        }
+        const tx = read.tx;
         if (!tx) {
           if (!(await setAside(info))) return; // try again next cycle, without moving past it
           unsaved = at;
           continue;
         }
-        const adapted = adaptTransaction(tx, info.signature, o.target, o.clock.now());
+        let adapted: ReturnType<typeof adaptTransaction>;
+        try {
+          adapted = adaptTransaction(tx, info.signature, o.target, o.clock.now());
+        } catch (err) {
+          await unreadable(info, err, at);
+          unsaved = undefined;
+          continue;
+        }
         if (adapted.kind === 'skip') {
           unsaved = at;
           continue;
@@ -86,6 +101,34 @@ export function createPoller(conn: Connection, o: PollerOptions): { tick(signal:
     } finally {
       if (unsaved) await o.ledger.saveCheckpoint({ key, value: unsaved });
     }
+  }
+
+  type Read = { kind: 'tx'; tx: Awaited<ReturnType<Connection['getParsedTransaction']>> } | { kind: 'unreadable'; error: unknown };
+
+  /** Transport faults and rate limits throw (the loop backs off); an unreadable transaction is an answer. */
+  async function readTransaction(info: ConfirmedSignatureInfo): Promise<Read> {
+    try {
+      return { kind: 'tx', tx: await conn.getParsedTransaction(info.signature, { maxSupportedTransactionVersion: MAX_TRANSACTION_VERSION, commitment: o.commitment }) };
+    } catch (err) {
+      if (isUnreadableTransaction(err)) return { kind: 'unreadable', error: err };
+      throw err;
+    }
+  }
+
+  async function unreadable(info: ConfirmedSignatureInfo, err: unknown, at: Checkpoint): Promise<void> {
+    const error = err instanceof Error ? err.message : String(err);
+    o.log.error('solana transaction cannot be read; recorded and passed over', { tx: info.signature, error });
+    await o.ledger.reject(
+      {
+        source: 'solana',
+        method: o.target.method,
+        ref: `solana:${info.signature}`,
+        reason: 'unsupported_transaction',
+        detail: { signature: info.signature, slot: info.slot, account: o.target.account, error: error.slice(0, 500) },
+        observedAt: o.clock.now(),
+      },
+      { key, value: at },
+    );
   }
 
   /** Returns true once a transaction the node keeps not returning has been set aside for the operator. */

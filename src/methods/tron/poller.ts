@@ -67,18 +67,17 @@ export function createTronPoller(d: PollerDeps) {
     }
   }
 
-  async function handle(item: Trc20Item, cursor: TronCursor): Promise<void> {
-    const checkpoint = { key, value: cursor };
+  async function handle(item: Trc20Item, row: string, checkpoint: { key: string; value: TronCursor } | undefined): Promise<void> {
     if (item.kind === 'invalid') {
       d.log.warn('TronGrid transfer rejected', { txid: item.txid, reason: item.reason });
       await d.ledger.reject(
-        { source: 'trongrid', method: METHOD, ref: `trongrid:${item.txid}`, reason: item.reason, detail: { ...item.detail, block_timestamp: item.blockTimestamp }, observedAt: d.clock.now() },
+        { source: 'trongrid', method: METHOD, ref: `trongrid:${row}`, reason: item.reason, detail: { ...item.detail, txid: item.txid, block_timestamp: item.blockTimestamp }, observedAt: d.clock.now() },
         checkpoint,
       );
       return;
     }
-    const outcome = await d.ledger.ingest(toPayment(item, d.address, d.contract, d.clock.now()), checkpoint);
-    d.log.info('TronGrid transfer ingested', { txid: item.txid, amount_minor: item.value, outcome: outcome.kind });
+    const outcome = await d.ledger.ingest(toPayment(item, row, d.address, d.contract, d.clock.now()), checkpoint);
+    d.log.info('TronGrid transfer ingested', { txid: item.txid, row, amount_minor: item.value, outcome: outcome.kind });
   }
 
   /** Lists everything since the checkpoint and hands each new transfer to the ledger with its checkpoint. */
@@ -89,6 +88,7 @@ export function createTronPoller(d: PollerDeps) {
     let pages = 0;
     let ascending = true;
     let newest: number | undefined;
+    const rows = rowKeys();
     do {
       const page = parseTrc20Page(await fetchPage(minTimestamp, fingerprint, signal), filter);
       pages += 1;
@@ -96,9 +96,11 @@ export function createTronPoller(d: PollerDeps) {
       for (const item of page.items) {
         if (newest !== undefined && item.blockTimestamp < newest) ascending = false;
         newest = Math.max(newest ?? item.blockTimestamp, item.blockTimestamp);
-        if (isSeen(cursor, item.txid)) continue;
-        const next = markSeen(cursor, item.txid, item.blockTimestamp, d.tuning.overlapMs, ascending);
-        await handle(item, next);
+        const row = rows(item);
+        // A bare transaction id is what cursors written before rows were told apart hold.
+        if (isSeen(cursor, row) || isSeen(cursor, item.txid)) continue;
+        const next = markSeen(cursor, row, item.blockTimestamp, d.tuning.overlapMs, ascending);
+        await handle(item, row, { key, value: next });
         cursor = next;
       }
       if (page.fingerprint !== undefined && page.fingerprint === fingerprint) throw new TronGridError('TronGrid repeated a page fingerprint', 200);
@@ -122,14 +124,33 @@ export function createTronPoller(d: PollerDeps) {
   return { key, tick };
 }
 
-export function toPayment(t: Extract<Trc20Item, { kind: 'transfer' }>, receiver: string, contract: string, observedAt: number): ReceivedPayment {
+/**
+ * Names each Transfer row of one listing. TronGrid gives no event index, and several
+ * rows may share a transaction id (batch payouts, multisend contracts), so a row is
+ * named by what it says: transaction id, sender, value, and for identical rows of one
+ * transaction their count so far. That name does not depend on the listing's order
+ * and stays the same when the row is listed again, in any later listing.
+ */
+export function rowKeys(): (item: Trc20Item) => string {
+  const counts = new Map<string, number>();
+  return (item) => {
+    const base = item.kind === 'transfer' ? `${item.txid}:${item.from}:${item.value}` : `${item.txid}:${String(item.detail.from)}:${String(item.detail.value)}`;
+    const k = counts.get(base) ?? 0;
+    counts.set(base, k + 1);
+    return k === 0 ? base : `${base}:${k + 1}`;
+  };
+}
+
+export function toPayment(t: Extract<Trc20Item, { kind: 'transfer' }>, row: string, receiver: string, contract: string, observedAt: number): ReceivedPayment {
   const evidence: Record<string, unknown> = { from: t.from, to: receiver, block_timestamp: t.blockTimestamp, contract, value: t.value.toString() };
   if (t.symbol !== undefined) evidence.symbol = t.symbol;
   return {
     method: METHOD,
     receiver,
     amountMinor: t.value,
-    txRef: t.txid,
+    // Each row is its own payment; the merchant still sees the TRON transaction id.
+    txRef: row,
+    txHash: t.txid,
     occurredAt: t.blockTimestamp,
     observedAt,
     source: 'trongrid',

@@ -4,7 +4,10 @@ import type { DoctorResult, PaymentSource, SourceDeps } from '../source.ts';
 import type { AlertVerdict, DnsResolver, InspectOptions } from './alert.ts';
 import { createDnsResolver } from './dns.ts';
 import { inspectAlert } from './inspect.ts';
-import { defaultImapFactory, imapOptions, type ImapFactory } from './mailbox-client.ts';
+import type { MailboxTokenStore } from '../../services/mailbox-tokens.ts';
+import { connectImap, defaultImapFactory, oauthCredentials, passwordCredentials, type ImapCredentials, type ImapFactory } from './mailbox-client.ts';
+import { createAccessTokens } from './oauth/token-provider.ts';
+import type { FormPost } from './oauth/token-endpoint.ts';
 import { checkpointKey } from './mailbox-checkpoint.ts';
 import { describeImapFailure } from './mailbox-errors.ts';
 import { watchMailbox, type Backoff } from './mailbox-watcher.ts';
@@ -23,23 +26,35 @@ export interface UpiSourceDeps extends SourceDeps {
   backoff?: Backoff;
   /** Pause before looking again at a message the inspector asked to retry; default 30 s. */
   retryMs?: number;
+  /** Keeps OAuth refresh tokens the provider rotates (sealed); without it a rotation lasts until restart. */
+  mailboxTokens?: MailboxTokenStore;
+  /** OAuth token endpoint POST and its time limit (tests). */
+  oauthPost?: FormPost;
+  oauthTimeoutMs?: number;
+}
+
+/** Password, or OAuth 2.0 access tokens refreshed from the configured refresh token. */
+function credentials(config: UpiSourceConfig, deps: UpiSourceDeps, log: SourceDeps['log']): ImapCredentials {
+  const { user, password, auth } = config.imap;
+  if (auth) {
+    const tokens = createAccessTokens(
+      { user, provider: auth.provider, tokenUrl: auth.tokenUrl, clientId: auth.clientId, clientSecret: auth.clientSecret, refreshToken: auth.refreshToken, scope: auth.scope },
+      { clock: deps.clock, log, store: deps.mailboxTokens, post: deps.oauthPost, timeoutMs: deps.oauthTimeoutMs },
+    );
+    return oauthCredentials(user, tokens, auth.scope);
+  }
+  // The schema guarantees one of the two.
+  return passwordCredentials(user, password!);
 }
 
 const DNS_TIMEOUT_MS = 5_000;
 
 /** The UPI source: watches the merchant's mailbox for bank credit alerts. */
 export function createUpiSource(config: UpiSourceConfig, deps: UpiSourceDeps): PaymentSource {
-  const imap = {
-    host: config.imap.host,
-    port: config.imap.port,
-    secure: config.imap.secure,
-    user: config.imap.user,
-    password: config.imap.password,
-    mailbox: config.imap.mailbox,
-  };
-  const where = { host: imap.host, port: imap.port, user: imap.user, mailbox: imap.mailbox };
+  const where = { host: config.imap.host, port: config.imap.port, user: config.imap.user, mailbox: config.imap.mailbox };
   const factory = deps.imapFactory ?? defaultImapFactory;
-  const log = deps.log.child({ source: 'upi-imap', mailbox: `${imap.user}@${imap.host}/${imap.mailbox}` });
+  const log = deps.log.child({ source: 'upi-imap', mailbox: `${where.user}@${where.host}/${where.mailbox}` });
+  const imap = { ...where, secure: config.imap.secure, credentials: credentials(config, deps, log) };
 
   return {
     name: 'upi-imap',
@@ -72,25 +87,24 @@ export function createUpiSource(config: UpiSourceConfig, deps: UpiSourceDeps): P
     },
 
     async check(signal): Promise<DoctorResult> {
-      const client = factory({ ...imapOptions(imap), disableAutoIdle: true });
-      client.on('error', () => {}); // the failure surfaces through the awaited call below
-      const onAbort = () => client.close();
+      let client: Awaited<ReturnType<typeof connectImap>> | undefined;
+      const onAbort = () => client?.close();
       signal.addEventListener('abort', onAbort, { once: true });
       try {
-        await client.connect();
+        client = await connectImap(imap, factory, signal, { disableAutoIdle: true });
         const st = await client.status(imap.mailbox, { messages: true, uidValidity: true, uidNext: true });
         if (!st) return { ok: false, message: describeImapFailure({ mailboxMissing: true }, where) };
         await client.logout();
         return {
           ok: true,
-          message: `IMAP ${imap.user}@${imap.host}:${imap.port} OK; mailbox "${imap.mailbox}" holds ${st.messages ?? 0} messages (UIDVALIDITY ${st.uidValidity ?? '?'})`,
+          message: `IMAP ${imap.user}@${imap.host}:${imap.port} OK${config.imap.auth ? ' (signed in with OAuth 2.0)' : ''}; mailbox "${imap.mailbox}" holds ${st.messages ?? 0} messages (UIDVALIDITY ${st.uidValidity ?? '?'})`,
         };
       } catch (err) {
         if (signal.aborted) return { ok: false, message: 'IMAP check aborted' };
         return { ok: false, message: describeImapFailure(err, where) };
       } finally {
         signal.removeEventListener('abort', onAbort);
-        client.close();
+        client?.close();
       }
     },
   };

@@ -1,4 +1,5 @@
 import { ImapFlow, type ImapFlowOptions } from 'imapflow';
+import { PaydError } from '../../domain/errors.ts';
 import type { MailboxMessage } from './mailbox-outcome.ts';
 import type { MailboxView } from './mailbox-sync.ts';
 
@@ -6,23 +7,54 @@ import type { MailboxView } from './mailbox-sync.ts';
 export type ImapFactory = (options: ImapFlowOptions) => ImapFlow;
 export const defaultImapFactory: ImapFactory = (options) => new ImapFlow(options);
 
-export interface ImapSettings {
+export interface ImapServer {
   host: string;
   port: number;
   secure: boolean;
   user: string;
-  password: { reveal(): string };
 }
+
+export interface ImapSettings extends ImapServer {
+  credentials: ImapCredentials;
+}
+
+/** imapflow's `auth`: a password (LOGIN / AUTHENTICATE PLAIN) or an OAuth 2.0 access token (XOAUTH2 / OAUTHBEARER). */
+export type ImapAuth = { user: string; pass: string } | { user: string; accessToken: string };
+
+/** How payd signs in; asked again before every connection, so an OAuth token is fresh on reconnect. */
+export interface ImapCredentials {
+  auth(signal: AbortSignal): Promise<ImapAuth>;
+  /** The server refused the last credentials: forget them. True when fresh ones are worth one more try. */
+  refused(): boolean;
+  /** What to check when the server refuses even fresh credentials (part of the operator's message). */
+  readonly hint: string;
+}
+
+export const passwordCredentials = (user: string, password: { reveal(): string }): ImapCredentials => ({
+  auth: async () => ({ user, pass: password.reveal() }),
+  refused: () => false,
+  hint: 'check imap.user / imap.password',
+});
+
+/** OAuth sign-in: a cached access token, renewed before it expires and once more when the server refuses it. */
+export const oauthCredentials = (user: string, tokens: { get(signal?: AbortSignal): Promise<string>; invalidate(): void }, scope: string): ImapCredentials => ({
+  auth: async (signal) => ({ user, accessToken: await tokens.get(signal) }),
+  refused() {
+    tokens.invalidate();
+    return true;
+  },
+  hint: `the server refused a freshly issued OAuth access token: check that imap.user is the mailbox the token was issued for, that IMAP is enabled for it, and the scope "${scope}"`,
+});
 
 /** IDLE as soon as the connection is free: imapflow's 15 s default is far over the ≤ 1 s push goal. */
 export const AUTO_IDLE_DELAY_MS = 50;
 
-export function imapOptions(s: ImapSettings): ImapFlowOptions {
+export function imapOptions(s: ImapServer, auth: ImapAuth): ImapFlowOptions {
   return {
     host: s.host,
     port: s.port,
     secure: s.secure,
-    auth: { user: s.user, pass: s.password.reveal() },
+    auth,
     logger: false,
     autoIdleDelay: AUTO_IDLE_DELAY_MS,
     // Re-issue IDLE every 5 min (RFC 2177 asks for < 29 min); also bounds a silent half-open IDLE.
@@ -31,6 +63,33 @@ export function imapOptions(s: ImapSettings): ImapFlowOptions {
     greetingTimeout: 15_000,
     clientInfo: { name: 'payd' },
   };
+}
+
+/**
+ * Builds a client with fresh credentials and connects it (LOGIN / AUTHENTICATE included).
+ * An OAuth login the server refuses is tried once more with a newly refreshed token: a provider
+ * can revoke an access token before its expiry. The client has a no-op 'error' listener (failures
+ * surface through the awaited calls); the caller adds its own listeners and closes it.
+ */
+export async function connectImap(s: ImapSettings, factory: ImapFactory, signal: AbortSignal, extra: Partial<ImapFlowOptions> = {}): Promise<ImapFlow> {
+  for (let attempt = 1; ; attempt++) {
+    const auth = await s.credentials.auth(signal);
+    const client = factory({ ...imapOptions(s, auth), ...extra });
+    client.on('error', () => {});
+    const onAbort = () => client.close();
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      await client.connect();
+      return client;
+    } catch (err) {
+      client.close();
+      if (!(err as { authenticationFailed?: boolean }).authenticationFailed || signal.aborted) throw err;
+      if (attempt === 1 && s.credentials.refused()) continue;
+      throw new PaydError('UPSTREAM', `IMAP login failed for ${s.user} at ${s.host}:${s.port}: authentication failed (${s.credentials.hint})`, { cause: err });
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
 }
 
 /**

@@ -1,5 +1,9 @@
+import { PaydError } from '../../domain/errors.ts';
+
 /** Turns an imapflow / socket failure into one line an operator can act on (`payd doctor`, logs). */
 export function describeImapFailure(err: unknown, where: { host: string; port: number; user: string; mailbox: string }): string {
+  // Sign-in failures (OAuth token endpoint, refused login) come already worded for the operator.
+  if (err instanceof PaydError) return err.message;
   const e = (err ?? {}) as Record<string, unknown> & { message?: string };
   const code = typeof e.code === 'string' ? e.code : undefined;
   const server = `${where.host}:${where.port}`;

@@ -1,6 +1,6 @@
 import type { Logger, Random } from '../../domain/ports.ts';
 import { jittered, sleep, WakeSignal } from '../../workers/loop.ts';
-import { imapOptions, mailboxView, type ImapFactory, type ImapSettings } from './mailbox-client.ts';
+import { connectImap, mailboxView, type ImapFactory, type ImapSettings } from './mailbox-client.ts';
 import { describeImapFailure } from './mailbox-errors.ts';
 import { syncMailbox, type SyncContext } from './mailbox-sync.ts';
 
@@ -55,9 +55,10 @@ export async function watchMailbox(o: WatcherOptions, signal: AbortSignal): Prom
 
 /** One connection's life. Returns only on abort; throws when the connection fails or closes. */
 async function session(o: WatcherOptions, signal: AbortSignal, onSynced: () => void): Promise<void> {
-  const client = o.factory(imapOptions(o.imap));
+  // Credentials are asked for on every connect: an OAuth token that expired meanwhile is renewed first.
+  const client = await connectImap(o.imap, o.factory, signal);
   const wake = new WakeSignal();
-  let closed = false;
+  let closed = client.usable === false; // closed between connect and here
   let lastError: unknown;
   // Listeners live on this instance only; the next session builds a fresh client.
   client.on('error', (err: unknown) => {
@@ -76,7 +77,6 @@ async function session(o: WatcherOptions, signal: AbortSignal, onSynced: () => v
   const onAbort = () => client.close();
   signal.addEventListener('abort', onAbort, { once: true });
   try {
-    await client.connect();
     let first = true;
     while (!signal.aborted) {
       if (closed) throw lastError ?? Object.assign(new Error('IMAP connection closed'), { code: 'NoConnection' });

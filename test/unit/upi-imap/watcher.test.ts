@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { describe, test } from 'node:test';
 import { describeImapFailure } from '../../../src/methods/upi/mailbox-errors.ts';
-import { AUTO_IDLE_DELAY_MS, imapOptions } from '../../../src/methods/upi/mailbox-client.ts';
+import { AUTO_IDLE_DELAY_MS, imapOptions, passwordCredentials } from '../../../src/methods/upi/mailbox-client.ts';
 import { reconnectDelay, watchMailbox, type WatcherOptions } from '../../../src/methods/upi/mailbox-watcher.ts';
 import { Secret } from '../../../src/config/secret.ts';
 import { FakeLedger, fakeInspector, fakeMail, memoryLogger, midRandom } from '../../helpers/upi-imap-fakes.ts';
@@ -52,7 +52,7 @@ function options(factory: () => FakeClient, ledger = new FakeLedger()): WatcherO
   const log = memoryLogger();
   const { inspect } = fakeInspector();
   return {
-    imap: { host: '127.0.0.1', port: 1, secure: false, user: 'payd', password: new Secret('x'), mailbox: 'INBOX' },
+    imap: { host: '127.0.0.1', port: 1, secure: false, user: 'payd', credentials: passwordCredentials('payd', new Secret('x')), mailbox: 'INBOX' },
     factory: factory as unknown as WatcherOptions['factory'],
     sync: {
       key: 'k',
@@ -81,7 +81,7 @@ const until = async (cond: () => boolean, ms: number, what: string) => {
 
 describe('UPI mailbox watcher', () => {
   test('imapflow is told to IDLE almost at once, not after its 15 s default', () => {
-    const o = imapOptions({ host: 'h', port: 993, secure: true, user: 'u', password: new Secret('pw') });
+    const o = imapOptions({ host: 'h', port: 993, secure: true, user: 'u' }, { user: 'u', pass: 'pw' });
     assert.equal(o.autoIdleDelay, AUTO_IDLE_DELAY_MS);
     assert.ok(AUTO_IDLE_DELAY_MS < 1000);
     assert.equal(o.disableAutoIdle, undefined);

@@ -1,0 +1,110 @@
+import type { Secret } from '../../../config/secret.ts';
+import { PaydError } from '../../../domain/errors.ts';
+import type { Clock, Logger } from '../../../domain/ports.ts';
+import type { MailboxTokenStore } from '../../../services/mailbox-tokens.ts';
+import { describePostFailure, oauthErrorCode, oauthErrorText, readGrant, safeOrigin, undiciFormPost, type FormPost } from './token-endpoint.ts';
+
+export interface OAuthSettings {
+  /** The mailbox (IMAP user) the token signs in as. */
+  user: string;
+  provider?: 'google' | 'microsoft';
+  tokenUrl: string;
+  clientId: string;
+  clientSecret?: Secret;
+  refreshToken: Secret;
+  scope: string;
+}
+
+export interface TokenProviderDeps {
+  clock: Clock;
+  log: Logger;
+  /** Where rotated refresh tokens are kept; without one a rotation lives only in memory. */
+  store?: MailboxTokenStore;
+  post?: FormPost;
+  /** Wall-clock limit of one token request; default 15 s. */
+  timeoutMs?: number;
+}
+
+/** Access tokens for one mailbox, refreshed with the refresh-token grant (RFC 6749 §6). */
+export interface AccessTokens {
+  /** A token valid for a while yet: the cached one, or a fresh one. */
+  get(signal?: AbortSignal): Promise<string>;
+  /** The server refused the cached token: the next get() fetches a new one. */
+  invalidate(): void;
+}
+
+const DEFAULT_LIFETIME_S = 300; // when the provider does not say (expires_in is only RECOMMENDED)
+const MAX_MARGIN_MS = 60_000;
+
+/** Key of a mailbox's stored refresh token: one per user, token endpoint and client. */
+export const tokenStoreKey = (s: Pick<OAuthSettings, 'user' | 'tokenUrl' | 'clientId'>): string => `imap-oauth:${s.user} ${s.tokenUrl} ${s.clientId}`;
+
+export function createAccessTokens(s: OAuthSettings, d: TokenProviderDeps): AccessTokens {
+  const post = d.post ?? undiciFormPost;
+  const timeoutMs = d.timeoutMs ?? 15_000;
+  const key = tokenStoreKey(s);
+  const configured = s.refreshToken.reveal();
+  let cached: { token: string; refreshAt: number } | undefined;
+  // Rotations seen by this process; the store makes them outlive it.
+  let latestRefresh: string | undefined;
+  let inflight: Promise<string> | undefined;
+
+  const authorizeHint = s.provider ? `payd mailbox authorize --provider ${s.provider}` : 'payd mailbox authorize';
+
+  async function refresh(signal?: AbortSignal): Promise<string> {
+    const refreshToken = latestRefresh ?? (d.store ? await d.store.current(key, configured) : configured);
+    const form: Record<string, string> = { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: s.clientId };
+    if (s.clientSecret) form.client_secret = s.clientSecret.reveal();
+    if (s.scope) form.scope = s.scope;
+    const started = d.clock.now();
+    let res: Awaited<ReturnType<FormPost>>;
+    try {
+      res = await post(s.tokenUrl, form, timeoutMs, signal);
+    } catch (err) {
+      throw describePostFailure(err, s.tokenUrl, timeoutMs);
+    }
+    const secrets = [refreshToken, configured, s.clientSecret?.reveal() ?? ''];
+    const grant = res.status === 200 ? readGrant(res.json) : undefined;
+    if (!grant) throw refusal(res.status, res.json, secrets);
+    if (grant.refreshToken && grant.refreshToken !== refreshToken) {
+      // Persist before use: a crash now must not leave only a token the provider may already have retired.
+      if (d.store) await d.store.save(key, configured, grant.refreshToken);
+      latestRefresh = grant.refreshToken;
+      d.log.info('mailbox OAuth refresh token rotated by the provider; the new one is stored sealed', { user: s.user, durable: Boolean(d.store) });
+    }
+    const lifetimeMs = (grant.expiresIn ?? DEFAULT_LIFETIME_S) * 1000;
+    // Refresh shortly before expiry: a tenth of the lifetime, at most a minute.
+    cached = { token: grant.accessToken, refreshAt: started + lifetimeMs - Math.min(MAX_MARGIN_MS, lifetimeMs / 10) };
+    d.log.debug('mailbox OAuth access token refreshed', { user: s.user, expires_in_s: grant.expiresIn ?? null });
+    return grant.accessToken;
+  }
+
+  function refusal(status: number, json: Record<string, unknown> | undefined, secrets: string[]): PaydError {
+    const code = oauthErrorCode(json);
+    const why = oauthErrorText(json, secrets);
+    const where = safeOrigin(s.tokenUrl);
+    if (code === 'invalid_grant')
+      return new PaydError(
+        'UPSTREAM',
+        `the mail provider refused the OAuth refresh token for ${s.user} (${why}): it was revoked or has expired. Run \`${authorizeHint}\` and put the new refresh token in methods.UPI.imap.auth.refreshToken, then restart payd`,
+      );
+    if (code === 'invalid_client' || code === 'unauthorized_client')
+      return new PaydError('UPSTREAM', `the mail provider refused the OAuth client ${s.clientId} (${why}): check methods.UPI.imap.auth.clientId and clientSecret`);
+    if (code === 'invalid_scope') return new PaydError('UPSTREAM', `the mail provider refused the OAuth scope "${s.scope}" (${why}): check methods.UPI.imap.auth.scope`);
+    return new PaydError('UPSTREAM', `OAuth token endpoint ${where} answered HTTP ${status} (${json ? why : 'not JSON'})`);
+  }
+
+  return {
+    get(signal) {
+      if (cached && d.clock.now() < cached.refreshAt) return Promise.resolve(cached.token);
+      // One request at a time: concurrent callers share it (a rotation must not race itself).
+      inflight ??= refresh(signal).finally(() => {
+        inflight = undefined;
+      });
+      return inflight;
+    },
+    invalidate() {
+      cached = undefined;
+    },
+  };
+}
