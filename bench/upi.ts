@@ -35,6 +35,7 @@ async function appendLatency(ctx: BenchContext): Promise<{ settle: number[]; app
         vpa: 'shop@hdfcbank',
         payeeName: 'Bench Shop',
         imap: { host: dovecot.host, port: dovecot.port, secure: false, user: dovecot.user, password: dovecot.password },
+        alertRecipients: ['merchant.payd@example.com'],
         accounts: [{ bank: 'hdfc', accountEnding: '4321' }],
         dkim: { required: true, dnsServers: [dnsServer] },
       },

@@ -33,7 +33,7 @@ export interface AppOptions {
   /** Outbound webhook POST (tests may wrap it). */
   post?: HttpPost;
   /** Sources to run instead of the configured ones (tests). */
-  sources?: (deps: { ledger: ReturnType<typeof createLedger> }) => PaymentSource[];
+  sources?: (deps: { ledger: ReturnType<typeof createLedger>; db: Db }) => PaymentSource[];
 }
 
 /** The sandbox database lives beside the live one: payd.sqlite → payd-sandbox.sqlite. */
@@ -120,10 +120,10 @@ export async function createApp(o: AppOptions) {
   });
   outbox.setListener(() => dispatcher.wake());
 
-  const sourceDeps = { ledger, clock, random, log: log.child({ component: 'source' }) };
+  const sourceDeps = { ledger, db, clock, random, log: log.child({ component: 'source' }) };
   const sandboxSource = createSandboxSource(db, sourceDeps);
   const mailboxTokens = createMailboxTokenStore({ db, keys, clock, random });
-  const sources = (): PaymentSource[] => (o.sources ? o.sources({ ledger }) : sandbox ? [sandboxSource] : createSources(config, { ...sourceDeps, mailboxTokens }));
+  const sources = (): PaymentSource[] => (o.sources ? o.sources({ ledger, db }) : sandbox ? [sandboxSource] : createSources(config, { ...sourceDeps, mailboxTokens }));
 
   let server: RunningServer | null = null;
   let sockets: CheckoutSockets | null = null;

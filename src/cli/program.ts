@@ -3,6 +3,7 @@ import type { CliEnv } from './context.ts';
 import { adminCommands } from './commands/admin.ts';
 import { initCommand } from './commands/init.ts';
 import { intentCommands } from './commands/intents.ts';
+import { mailboxCommands } from './commands/mailbox.ts';
 import { merchantCommands } from './commands/merchant.ts';
 import { paymentCommands } from './commands/payments.ts';
 import { demoCommand, sandboxCommands } from './commands/sandbox.ts';
@@ -19,6 +20,7 @@ export function buildProgram(e: CliEnv): Command {
   initCommand(program, e);
   adminCommands(program, e);
   serveCommand(program, e);
+  mailboxCommands(program, e);
   merchantCommands(program, e);
   intentCommands(program, e);
   paymentCommands(program, e);

@@ -97,11 +97,16 @@ const ImapConfig = v.pipe(
   ),
 );
 
-const UpiConfig = v.strictObject({
+/** A plain e-mail address (the alert's signed To is compared case-insensitively). */
+const isEmail = (s: string): boolean => /^[^\s@<>(),;:"]+@[^\s@<>(),;:"]+\.[^\s@<>(),;:"]+$/.test(s);
+
+const UpiFields = v.strictObject({
   ...methodCommon,
   vpa: v.pipe(v.string(), v.check(isVpa, 'expected a UPI VPA like shop@hdfcbank')),
   payeeName: v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(99)),
   imap: ImapConfig,
+  /** Where the bank sends the alerts (DESIGN §9): default [imap.user] when that is an e-mail address. */
+  alertRecipients: v.optional(v.pipe(v.array(v.pipe(v.string(), v.check(isEmail, 'expected an e-mail address'))), v.minLength(1, 'list at least one address'))),
   accounts: v.pipe(
     v.array(
       v.strictObject({
@@ -115,10 +120,21 @@ const UpiConfig = v.strictObject({
     v.strictObject({
       required: v.optional(v.boolean('expected a boolean'), true),
       dnsServers: v.optional(v.array(v.pipe(v.string(), v.minLength(1))), []),
+      /** How long a message whose bank key / DMARC record cannot be fetched is retried before it is rejected. */
+      retryHours: v.optional(v.pipe(num(), v.finite(), v.gtValue(0, 'must be greater than 0')), 24),
     }),
-    { required: true, dnsServers: [] },
+    { required: true, dnsServers: [], retryHours: 24 },
   ),
 });
+
+const UpiConfig = v.pipe(
+  UpiFields,
+  v.forward(
+    v.check((c) => c.alertRecipients !== undefined || isEmail(c.imap.user), 'is required when imap.user is not an e-mail address'),
+    ['alertRecipients'],
+  ),
+  v.transform((c) => ({ ...c, alertRecipients: c.alertRecipients ?? [c.imap.user] })),
+);
 
 const TronConfig = v.strictObject({
   ...methodCommon,

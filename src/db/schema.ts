@@ -130,6 +130,31 @@ export interface SettingsTable {
   updated_at: number;
 }
 
+/** UPI mail waiting for the bank's DNS (DKIM key / DMARC record) to answer. */
+export interface UpiParkedMailTable {
+  ref: string;
+  mailbox: string;
+  uid_validity: string;
+  uid: number;
+  raw: Uint8Array;
+  received_at: number | null;
+  bank: string | null;
+  reason: string;
+  parked_at: number;
+  attempts: number;
+  next_attempt_at: number;
+}
+
+/** Verified bank mail that no template reads (reported by `payd doctor`). */
+export interface UpiUnreadAlertsTable {
+  ref: string;
+  mailbox: string;
+  bank: string;
+  subject: string | null;
+  raw: Uint8Array;
+  observed_at: number;
+}
+
 /** The newest refresh token a mail provider handed out for one mailbox (sealed). */
 export interface MailboxOAuthTokensTable {
   key: string;
@@ -150,5 +175,7 @@ export interface Database {
   audit_log: AuditLogTable;
   sandbox_transfers: SandboxTransfersTable;
   settings: SettingsTable;
+  upi_parked_mail: UpiParkedMailTable;
+  upi_unread_alerts: UpiUnreadAlertsTable;
   mailbox_oauth_tokens: MailboxOAuthTokensTable;
 }

@@ -3,9 +3,11 @@
 //   answering as RFC 6749 §5.1/§5.2 say (JSON, `invalid_grant` for a revoked refresh token);
 // - POST /devicecode: the device authorization request (RFC 8628 §3.1/§3.2, Microsoft's field names);
 // - POST /introspect: token introspection (RFC 7662) for Dovecot's oauth2 passdb
-//   (`introspection_mode = post`: form field `token`; answers `active` and `username`).
+//   (`introspection_mode = post`: form field `token`; answers `active` and `username`);
+// - the authorization-code grant with PKCE (RFC 6749 §4.1.3, RFC 7636 §4.6): the test plays the
+//   browser with authorizeCode(), standing in for the provider's consent page.
 // Access tokens expire for real: introspection says inactive once their lifetime is over.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -44,6 +46,9 @@ export interface FakeOAuth {
   approveDevice(): void;
   readonly devicePolls: number;
   readonly lastDeviceRequest: Record<string, string> | undefined;
+  /** The consent page: approves an authorization request (its code_challenge) and returns the code. */
+  authorizeCode(codeChallenge: string, redirectUri: string): string;
+  readonly lastCodeRequest: Record<string, string> | undefined;
   close(): Promise<void>;
 }
 
@@ -61,6 +66,8 @@ export async function startFakeOAuth(o: FakeOAuthOptions = {}): Promise<FakeOAut
   let device: { code: string; approved: boolean } | undefined;
   let devicePolls = 0;
   let lastDeviceRequest: Record<string, string> | undefined;
+  let lastCodeRequest: Record<string, string> | undefined;
+  const codes = new Map<string, { challenge: string; redirectUri: string }>();
 
   const state = { rotate: false, delayMs: 0, accessTtlSeconds: o.accessTtlSeconds ?? 3600 };
 
@@ -136,9 +143,21 @@ export async function startFakeOAuth(o: FakeOAuthOptions = {}): Promise<FakeOAut
         device = undefined;
         return reply(200, { access_token: newAccess(), refresh_token: newRefresh(), token_type: 'Bearer', expires_in: state.accessTtlSeconds, scope: 'https://outlook.office.com/IMAP.AccessAsUser.All offline_access' });
       }
+      if (form.grant_type === 'authorization_code') {
+        lastCodeRequest = form;
+        const c = codes.get(form.code ?? '');
+        codes.delete(form.code ?? '');
+        const verified = c && form.code_verifier && createHash('sha256').update(form.code_verifier).digest('base64url') === c.challenge;
+        if (!c || !verified || form.redirect_uri !== c.redirectUri) return reply(400, { error: 'invalid_grant', error_description: 'Bad Request' });
+        return reply(200, { access_token: newAccess(), refresh_token: newRefresh(), token_type: 'Bearer', expires_in: state.accessTtlSeconds, scope: 'https://mail.google.com/' });
+      }
       return reply(400, { error: 'unsupported_grant_type' });
     });
   });
+  // Dovecot keeps its HTTP connection to the introspection endpoint open and reuses it later;
+  // Node's default 5 s keep-alive timeout would close it under Dovecot's feet (a temporary
+  // auth failure in the test, not in payd). Real providers keep connections for minutes.
+  server.keepAliveTimeout = 0;
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
@@ -185,6 +204,14 @@ export async function startFakeOAuth(o: FakeOAuthOptions = {}): Promise<FakeOAut
     },
     get lastDeviceRequest() {
       return lastDeviceRequest;
+    },
+    authorizeCode: (challenge, redirectUri) => {
+      const code = token('4/0A-code-');
+      codes.set(code, { challenge, redirectUri });
+      return code;
+    },
+    get lastCodeRequest() {
+      return lastCodeRequest;
     },
     close: () =>
       new Promise<void>((r) => {

@@ -29,8 +29,51 @@ export function signingKit() {
   return { resolver, sign, zone };
 }
 
+export interface SignatureSpec {
+  domain: string;
+  selector: string;
+  /** h= as mailauth takes it (colon-separated); default: mailauth's list, which includes To. */
+  headerList?: string;
+}
+
+/**
+ * Signs with any number of (domain, selector) keys made here, each published in `zone` (plus a
+ * p=reject DMARC record per domain). Signatures are added in order, each on top of the last,
+ * as the bank signs first and its e-mail provider (aclmobile.net for HDFC) second.
+ */
+export function dkimSigner() {
+  const zone: Record<string, string[][]> = {};
+  const pems = new Map<string, string>();
+  const keyFor = (domain: string, selector: string): string => {
+    const id = `${selector}._domainkey.${domain}`;
+    let pem = pems.get(id);
+    if (!pem) {
+      const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+      pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+      pems.set(id, pem);
+      zone[id] = [[`v=DKIM1; k=rsa; p=${publicKey.export({ type: 'spki', format: 'der' }).toString('base64')}`]];
+      zone[`_dmarc.${domain}`] ??= [['v=DMARC1; p=reject']];
+    }
+    return pem;
+  };
+  const sign = async (raw: Buffer, specs: SignatureSpec[]): Promise<Buffer> => {
+    let out = raw;
+    for (const s of specs) {
+      const key = { signingDomain: s.domain, selector: s.selector, privateKey: keyFor(s.domain, s.selector) };
+      const res = await dkimSign(out, { ...key, ...(s.headerList ? { headerList: s.headerList as unknown as string[] } : {}), signatureData: [key] });
+      if (res.errors.length) throw res.errors[0];
+      out = Buffer.concat([Buffer.from(res.signatures), out]);
+    }
+    return out;
+  };
+  return { zone, sign, keyFor };
+}
+
+/** The header list real HDFC `.bank.in` alerts sign (REAL-2026.md §1.2, nobelnrj/myhome fixtures). */
+export const HDFC_SIGNED_HEADERS = 'content-type:message-id:subject:date:mime-version:to:from';
+
 /** An alert in HDFC's current (.bank.in) credit template, dated today in IST. */
-export function hdfcCredit(o: { rupees: string; utr: string; account: string }): Buffer {
+export function hdfcCredit(o: { rupees: string; utr: string; account: string; to?: string }): Buffer {
   const ist = new Date(Date.now() + 330 * 60_000); // the bank writes IST dates
   const pad = (n: number) => String(n).padStart(2, '0');
   const bodyDate = `${pad(ist.getUTCDate())}-${pad(ist.getUTCMonth() + 1)}-${pad(ist.getUTCFullYear() % 100)}`;
@@ -38,7 +81,7 @@ export function hdfcCredit(o: { rupees: string; utr: string; account: string }):
   return Buffer.from(
     [
       'From: HDFC Bank InstaAlerts <alerts@hdfcbank.bank.in>',
-      'To: merchant.payd@example.com',
+      `To: ${o.to ?? 'merchant.payd@example.com'}`,
       'Subject: View: Account update for your HDFC Bank A/c',
       `Date: ${header}`,
       `Message-ID: <${o.utr}.test@comm.hdfcbank.bank.in>`,

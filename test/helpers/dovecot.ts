@@ -376,7 +376,9 @@ export function upiSourceConfig(dovecot: Dovecot, mailbox = 'INBOX', imap: Parti
       resyncSeconds: 300, // long: prompt delivery must come from IDLE, not from the timer
       ...imap,
     },
+    // The test alerts are addressed (and signed) to this mailbox's owner.
+    alertRecipients: ['merchant.payd@example.com'],
     accounts: [{ bank: 'hdfc', accountEnding: '4321' }],
-    dkim: { required: true, dnsServers: [] },
+    dkim: { required: true, dnsServers: [], retryHours: 24 },
   };
 }

@@ -42,6 +42,7 @@ export function baseConfig(dir: string, extra: Record<string, any> = {}) {
         minAmount: 1,
         maxAmount: 100000,
         imap: { host: '127.0.0.1', port: 1, secure: false, user: 'alerts', password: 'x' },
+        alertRecipients: ['alerts@example.com'],
         accounts: [{ bank: 'hdfc', accountEnding: '4321' }],
       },
       USDT_TRC20: { address: RECEIVERS.USDT_TRC20, apiUrl: 'http://127.0.0.1:1' },
@@ -73,7 +74,7 @@ export async function startPayd(o: {
   http?: boolean;
   workers?: boolean;
   /** Sources to run; 'configured' builds the real ones from the config. Default: none. */
-  sources?: ((deps: { ledger: App['ledger'] }) => PaymentSource[]) | 'configured';
+  sources?: ((deps: { ledger: App['ledger']; db: App['db'] }) => PaymentSource[]) | 'configured';
   keepDir?: boolean;
   /** Where the app logs (default: nowhere). */
   log?: Logger;

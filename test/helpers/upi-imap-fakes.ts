@@ -3,7 +3,9 @@
 import type { Method } from '../../src/domain/methods.ts';
 import type { IngestOutcome, ReceivedPayment, RejectedObservation } from '../../src/domain/payment.ts';
 import type { CheckpointUpdate, Clock, Ledger, Logger, Random } from '../../src/domain/ports.ts';
+import { migrate, openDatabase, type Db } from '../../src/db/open.ts';
 import type { AlertVerdict, InspectOptions } from '../../src/methods/upi/alert.ts';
+import { createUpiMailStore, type UpiMailStore } from '../../src/methods/upi/mail-store.ts';
 
 export interface Ingest {
   payment: ReceivedPayment;
@@ -134,7 +136,9 @@ export function fakeInspector() {
       case 'reject':
         return { kind: 'reject', reason: kv.reason ?? 'dkim_fail', bank: 'hdfc', detail: { why: 'test' } };
       case 'retry':
-        return { kind: 'retry', reason: kv.reason ?? 'dns_temperror' };
+        return { kind: 'retry', reason: kv.reason ?? 'dns_temperror', bank: 'hdfc' };
+      case 'unread':
+        return { kind: 'unread', bank: 'hdfc', detail: { subject: 'test alert' } };
       case 'throw':
         throw new Error('inspector bug');
       default:
@@ -166,4 +170,22 @@ export function memoryLogger(): Logger & { lines: { level: string; msg: string; 
     child: (f) => make({ ...base, ...f }),
   });
   return Object.assign(make({}), { lines });
+}
+
+/**
+ * The real UPI mail store on a SQLite database (a file, so a test can reopen it as a restarted
+ * daemon would; ':memory:' by default). Migrated like the app's.
+ */
+export async function sqliteMailStore(file = ':memory:'): Promise<{ db: Db; store: UpiMailStore; close: () => Promise<void> }> {
+  const db = openDatabase(file);
+  await migrate(db);
+  return { db, store: createUpiMailStore(db), close: () => db.destroy() };
+}
+
+/** For tests whose mail never parks or goes unread: any use of the store fails the test. */
+export function unusedMailStore(): UpiMailStore {
+  const fail = async (): Promise<never> => {
+    throw new Error('the mail store was not expected to be used');
+  };
+  return { park: fail, due: fail, reschedule: fail, release: fail, parkedCount: fail, noteUnread: fail, unreadSince: fail };
 }

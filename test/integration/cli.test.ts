@@ -55,7 +55,7 @@ test('config errors name their path and exit 2', async (t) => {
   assert.match(missing.err, /does not exist/);
   // A secret from a file (systemd credentials) resolves relative to the config file.
   writeFileSync(join(dir, 'imap.pw'), 's3cret\n');
-  writeFileSync(join(dir, 'ok.json'), JSON.stringify({ methods: { UPI: { vpa: 'shop@hdfc', payeeName: 'x', imap: { host: 'h', user: 'u', password: { file: 'imap.pw' } }, accounts: [{ bank: 'hdfc', accountEnding: '4321' }] } } }));
+  writeFileSync(join(dir, 'ok.json'), JSON.stringify({ methods: { UPI: { vpa: 'shop@hdfc', payeeName: 'x', imap: { host: 'h', user: 'u', password: { file: 'imap.pw' } }, alertRecipients: ['alerts@example.com'], accounts: [{ bank: 'hdfc', accountEnding: '4321' }] } } }));
   assert.equal((await payd(['migrate', '--config', 'ok.json'], { cwd: dir })).code, 0);
 });
 

@@ -27,6 +27,7 @@ describe('UPI end to end', () => {
         vpa: 'shop@hdfcbank',
         payeeName: 'Example Shop',
         imap: { host: dovecot.host, port: dovecot.port, secure: false, user: dovecot.user, password: dovecot.password },
+        alertRecipients: ['merchant.payd@example.com'],
         accounts: [{ bank: 'hdfc', accountEnding: '4321' }],
         dkim: { required: true, dnsServers: [dnsServer] },
       },

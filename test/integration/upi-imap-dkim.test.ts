@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { createUpiSource } from '../../src/methods/upi/imap-source.ts';
 import { hdfcCredit, signingKit } from '../helpers/bank-alerts.ts';
 import { startDovecot, upiSourceConfig, type Dovecot } from '../helpers/dovecot.ts';
-import { FakeLedger, memoryLogger } from '../helpers/upi-imap-fakes.ts';
+import { FakeLedger, memoryLogger, unusedMailStore } from '../helpers/upi-imap-fakes.ts';
 
 
 describe('UPI mailbox source with the real DKIM inspector', () => {
@@ -29,6 +29,7 @@ describe('UPI mailbox source with the real DKIM inspector', () => {
     const config = upiSourceConfig(dovecot);
     const source = createUpiSource(config, {
       ledger,
+      store: unusedMailStore(),
       clock: { now: () => Date.now() },
       random: { bytes: (n) => new Uint8Array(n), uuid: () => crypto.randomUUID(), float: () => Math.random() },
       log: memoryLogger(),

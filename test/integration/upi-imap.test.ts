@@ -8,11 +8,12 @@ import { createUpiSource, type UpiSourceConfig } from '../../src/methods/upi/ima
 import { checkpointKey } from '../../src/methods/upi/mailbox-checkpoint.ts';
 import type { PaymentSource } from '../../src/methods/source.ts';
 import { startDovecot, upiSourceConfig, type Dovecot } from '../helpers/dovecot.ts';
-import { FakeLedger, fakeInspector, fakeMail, memoryLogger } from '../helpers/upi-imap-fakes.ts';
+import { FakeLedger, fakeInspector, fakeMail, memoryLogger, sqliteMailStore } from '../helpers/upi-imap-fakes.ts';
 
 const HOUR = 3_600_000;
 
 let dovecot: Dovecot;
+let mail: Awaited<ReturnType<typeof sqliteMailStore>>;
 const running = new Set<() => Promise<void>>();
 
 const config = (mailbox: string, imap: Partial<UpiSourceConfig['imap']> = {}) => upiSourceConfig(dovecot, mailbox, imap);
@@ -21,6 +22,7 @@ function source(cfg: UpiSourceConfig, ledger: FakeLedger) {
   const log = memoryLogger();
   const src = createUpiSource(cfg, {
     ledger,
+    store: mail.store,
     clock: { now: () => Date.now() },
     random: { bytes: (n) => new Uint8Array(n), uuid: () => crypto.randomUUID(), float: () => Math.random() },
     log,
@@ -60,10 +62,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 describe('UPI mailbox source on Dovecot', () => {
   before(async () => {
     dovecot = await startDovecot();
+    mail = await sqliteMailStore();
   });
   after(async () => {
     for (const stop of [...running]) await stop().catch(() => {});
     await dovecot?.dispose();
+    await mail?.close();
   });
 
   test('doctor check: OK for a good login, clear messages for bad password, missing mailbox, closed port', async () => {
@@ -217,7 +221,7 @@ describe('UPI mailbox source on Dovecot', () => {
     const { src, log } = source(config('INBOX', { port: await closedPort() }), ledger);
     const run = start(src);
     await sleep(800);
-    const attempts = log.lines.filter((l) => l.level === 'warn' && /reconnecting/.test(l.msg));
+    const attempts = log.lines.filter((l) => l.level === 'warn' && /mailbox .*backing off/.test(l.msg));
     assert.ok(attempts.length >= 2, `retried ${attempts.length} times`);
     assert.match(String(attempts[0].fields?.error), /connection refused/);
     assert.equal(run.state(), 'running');

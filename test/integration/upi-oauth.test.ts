@@ -32,12 +32,15 @@ describe('UPI mailbox with OAuth 2.0 against Dovecot', () => {
   let firstRefresh: string;
   let config: Record<string, any>;
   let utr = 632612340000;
+  const LABEL = 'Bank alerts/UPI';
 
   before(async () => {
     // Short-lived access tokens: the first one expires while its IMAP session is still open.
     fake = await startFakeOAuth({ accessTtlSeconds: 3 });
     dovecot = await startDovecot({ oauth2: { introspectionUrl: fake.introspectionUrl } });
     firstRefresh = fake.issueRefreshToken();
+    // Alerts are read from a Gmail-style nested label with a space, not from INBOX.
+    await dovecot.createMailbox(LABEL);
     config = baseConfig(dir, {
       methods: {
         USDT_TRC20: undefined,
@@ -51,8 +54,10 @@ describe('UPI mailbox with OAuth 2.0 against Dovecot', () => {
             port: dovecot.port,
             secure: false,
             user: dovecot.user,
+            mailbox: LABEL,
             auth: { type: 'oauth2', tokenUrl: fake.tokenUrl, clientId: fake.clientId, clientSecret: fake.clientSecret, refreshToken: firstRefresh, scope: 'https://mail.google.com/' },
           },
+          alertRecipients: ['merchant.payd@example.com'],
           accounts: [{ bank: 'hdfc', accountEnding: '4321' }],
           dkim: { required: true, dnsServers: [await dns.start()] },
         },
@@ -75,17 +80,29 @@ describe('UPI mailbox with OAuth 2.0 against Dovecot', () => {
     const intent = (await p.api('POST', '/api/v1/intents/create-payment', { body: { amount: Number(rupees), currency: 'UPI', order_id: order }, headers: m.headers })).body;
     assert.equal(intent.pay_amount, Number(rupees), 'no offset: the alert amount must match');
     const ref = String(++utr);
-    await dovecot.append(await kit.sign(hdfcCredit({ rupees, utr: ref, account: '4321' })));
-    await waitFor(async () => (await p.app.intents.get(intent.intent_id)).status === 'settled', 15_000, what);
+    await dovecot.append(await kit.sign(hdfcCredit({ rupees, utr: ref, account: '4321' })), { mailbox: LABEL });
+    await waitOrExplain(async () => (await p.app.intents.get(intent.intent_id)).status === 'settled', 15_000, what);
     assert.equal((await p.app.intents.get(intent.intent_id)).transaction_hash, ref);
+  };
+  /** Waits for a condition; on timeout the error carries payd's and Dovecot's recent log lines. */
+  const waitOrExplain = async <T>(fn: () => Promise<T | undefined | null | false>, ms: number, what: string): Promise<T> => {
+    try {
+      return await waitFor(fn, ms, what);
+    } catch (err) {
+      const tail = (text: string) => text.split('\n').slice(-12).join('\n');
+      throw new Error(`${(err as Error).message}\n--- payd log:\n${tail(lines.join('\n'))}\n--- dovecot log:\n${tail(dovecot.log())}`);
+    }
   };
   const logins = () => (dovecot.log().match(/imap-login: Info: Login: user=<payd>, method=(OAUTHBEARER|XOAUTH2)/g) ?? []).length;
 
-  test('payd signs in with an access token from the refresh-token grant and settles an alert', async () => {
+  test('payd signs in with an access token from the refresh-token grant and settles an alert filed under a label', async () => {
     await payAndSettle('oauth-1', '101.11', 'the first alert to settle');
     assert.equal(fake.refreshGrants, 1, 'one refresh for the first connection');
     assert.ok(logins() >= 1, 'Dovecot logged an OAuth login');
     assert.ok(fake.introspected.includes(fake.issued[1]), 'Dovecot checked the issued access token');
+    const doctor = await payd(['doctor', '--config', join(dir, 'payd.config.json')], { cwd: dir });
+    assert.equal(doctor.code, 0, doctor.out + doctor.err);
+    assert.match(doctor.out, /ok +upi-imap: IMAP payd@127\.0\.0\.1:\d+ OK \(signed in with OAuth 2\.0\); mailbox "Bank alerts\/UPI" holds 1 messages/);
   });
 
   test('the token expires mid-session; after a server-side disconnect payd reconnects with a fresh token', async () => {
@@ -94,7 +111,7 @@ describe('UPI mailbox with OAuth 2.0 against Dovecot', () => {
     await new Promise((r) => setTimeout(r, 3_200)); // the first access token is now expired
     fake.accessTtlSeconds = 3600;
     await dovecot.kick(); // as Microsoft 365 drops an idle session
-    await waitFor(async () => logins() > before, 15_000, 'a new OAuth login after the kick');
+    await waitOrExplain(async () => logins() > before, 15_000, 'a new OAuth login after the kick');
     assert.equal(fake.refreshGrants, grants + 1, 'refreshed before reconnecting, not after a refused login');
     assert.doesNotMatch(dovecot.log(), /auth.*failed/i, 'the expired token was never presented');
     await payAndSettle('oauth-2', '102.22', 'the alert after reconnecting');
@@ -105,7 +122,7 @@ describe('UPI mailbox with OAuth 2.0 against Dovecot', () => {
     const before = logins();
     fake.expireAccessTokens(); // payd's cached token still looks valid for an hour
     await dovecot.kick();
-    await waitFor(async () => logins() > before, 15_000, 'a new OAuth login after the refusal');
+    await waitOrExplain(async () => logins() > before, 15_000, 'a new OAuth login after the refusal');
     assert.equal(fake.refreshGrants, grants + 1, 'exactly one refresh after the refused login');
     assert.match(dovecot.log(), /auth.*failed/i, 'the refused login is in the server log');
     await payAndSettle('oauth-3', '103.33', 'the alert after the retried login');
@@ -116,7 +133,7 @@ describe('UPI mailbox with OAuth 2.0 against Dovecot', () => {
     fake.expireAccessTokens();
     const before = logins();
     await dovecot.kick();
-    await waitFor(async () => logins() > before, 15_000, 'a login with the rotated grant');
+    await waitOrExplain(async () => logins() > before, 15_000, 'a login with the rotated grant');
     fake.rotate = false;
     const rotated = fake.issued.at(-1)!; // the grant issues the access token, then the new refresh token
     assert.match(rotated, /^1\/\/rt-/);

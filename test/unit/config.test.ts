@@ -26,3 +26,17 @@ test('the shipped example config validates, secrets from systemd credentials, an
   assert.equal(c.amounts.SOL!.stepMinor, 1000n);
   assert.doesNotMatch(JSON.stringify(c, (_k, v) => (typeof v === 'bigint' ? String(v) : v)), /-value/);
 });
+
+test('UPI alertRecipients: defaults to imap.user when that is an e-mail address, else it is required (named by path)', () => {
+  const upi = (imap: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+    methods: { UPI: { vpa: 'shop@hdfcbank', payeeName: 'Shop', imap: { host: 'h', password: 'p', ...imap }, accounts: [{ bank: 'hdfc', accountEnding: '4321' }], ...extra } },
+  });
+  const c = parseConfig(upi({ user: 'Alerts@Example.com' }), '/srv', {});
+  assert.deepEqual(c.methods.UPI!.alertRecipients, ['Alerts@Example.com']);
+  assert.equal(c.methods.UPI!.dkim.retryHours, 24);
+  assert.throws(() => parseConfig(upi({ user: 'alerts' }), '/srv', {}), /methods\.UPI\.alertRecipients: is required when imap\.user is not an e-mail address/);
+  const given = parseConfig(upi({ user: 'alerts' }, { alertRecipients: ['owner@gmail.com'], dkim: { retryHours: 2 } }), '/srv', {});
+  assert.deepEqual(given.methods.UPI!.alertRecipients, ['owner@gmail.com']);
+  assert.equal(given.methods.UPI!.dkim.retryHours, 2);
+  assert.throws(() => parseConfig(upi({ user: 'alerts' }, { alertRecipients: ['not an address'] }), '/srv', {}), /methods\.UPI\.alertRecipients\.0: expected an e-mail address/);
+});

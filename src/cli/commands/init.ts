@@ -54,6 +54,14 @@ async function ask(prompter?: Prompter): Promise<Json> {
         },
       ],
     };
+    // Only alerts the bank signed to this address count: a replayed alert for someone else must not settle.
+    const user = String((methods.UPI as { imap: { user: string } }).imap.user).trim();
+    const recipient = await input({
+      message: 'E-mail address the bank sends the alerts to',
+      ...(user.includes('@') ? { default: user } : {}),
+      validate: req((s) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s), 'expected an e-mail address'),
+    });
+    (methods.UPI as Json).alertRecipients = [recipient.trim()];
   }
   if (await confirm({ message: 'Accept USDT on TRON (TRC20)?', default: false })) {
     methods.USDT_TRC20 = {

@@ -29,18 +29,22 @@ export interface CreditAlert {
 
 export type AlertVerdict =
   | CreditAlert
-  /** Not a payment alert (marketing, balance, debit, refund, reversal, other account): nothing to keep. */
+  /** Not money in (marketing, balance, debit, OTP…), or mail payd cannot trust to be the bank's: nothing to keep. */
   | { kind: 'ignore'; reason: string; bank?: BankId }
-  /** Looks like a bank credit but fails authenticity or parsing: keep for the operator. */
+  /** Reads like a bank credit but settles nothing (forged, replayed, refund, other account, unreadable): keep for the operator. */
   | { kind: 'reject'; reason: string; bank?: BankId; detail?: Record<string, unknown> }
-  /** Temporary failure (DNS temperror): look at this message again later. */
-  | { kind: 'retry'; reason: string };
+  /** A verified bank mail no template reads: not money we can see, but loud (template churn). */
+  | { kind: 'unread'; bank: BankId; detail?: Record<string, unknown> }
+  /** The bank's key or DMARC record could not be fetched: park the message and look again later. */
+  | { kind: 'retry'; reason: string; bank?: BankId; detail?: Record<string, unknown> };
 
 /** Resolver with the shape of dns.promises.resolve, as mailauth expects. */
 export type DnsResolver = (name: string, rrtype: string) => Promise<unknown>;
 
 export interface InspectOptions {
   accounts: ConfiguredAccount[];
+  /** Addresses the bank sends our alerts to (methods.UPI.alertRecipients). */
+  alertRecipients: string[];
   /** false only for operators who accept forged-mail risk. */
   dkimRequired: boolean;
   resolver: DnsResolver;

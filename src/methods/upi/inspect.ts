@@ -1,21 +1,23 @@
 /**
  * One raw e-mail -> what it means for payd (AlertVerdict). Order: who sent it (From domain),
- * what it says (bank template), whose account, then whether the bank really sent it (DKIM).
- * Mail that cannot settle anything anyway (debits, other accounts) never costs a DNS look-up.
+ * what it says (bank template), whether the bank really sent it to us (DKIM, signed To), then
+ * whose account. Mail that cannot be money in (debits, notices) never costs a DNS look-up.
  */
 import { createHash } from 'node:crypto';
-import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
+import { htmlToText } from 'html-to-text';
+import { simpleParser, type ParsedMail } from 'mailparser';
 import type { AlertVerdict, ConfiguredAccount, InspectOptions } from './alert.ts';
 import { alertTime } from './alert-time.ts';
 import { authenticateAlert, type MailFacts } from './authenticate.ts';
 import type { BankParser, ParseResult } from './banks/bank.ts';
 import { BANKS, bankForAddress } from './banks/index.ts';
-import { htmlToText } from './html-text.ts';
+import { addressList } from './mail-addresses.ts';
 
 export async function inspectAlert(raw: Buffer, opts: InspectOptions): Promise<AlertVerdict> {
   let mail: ParsedMail;
   try {
-    mail = await simpleParser(raw, { skipImageLinks: true, skipTextLinks: true, skipTextToHtml: true });
+    // skipHtmlToText: the HTML part is flattened once, below, whether or not a text part exists.
+    mail = await simpleParser(raw, { skipImageLinks: true, skipTextLinks: true, skipTextToHtml: true, skipHtmlToText: true });
   } catch {
     return { kind: 'ignore', reason: 'malformed' };
   }
@@ -36,18 +38,29 @@ export async function inspectAlert(raw: Buffer, opts: InspectOptions): Promise<A
   if (bank.marketingSenders?.includes(localPart)) return { kind: 'ignore', reason: 'marketing', bank: bank.id };
 
   const parsed = best(bank, bodies, subject);
-  if (parsed.kind === 'not_credit') return { kind: 'ignore', reason: parsed.reason, bank: bank.id };
-  if (parsed.kind === 'credit' && !accountMatches(bank, parsed.accountMask, opts.accounts)) {
-    return { kind: 'ignore', reason: 'other_account', bank: bank.id };
+  // Debits and notices cannot be money in: no DNS look-up for them.
+  if (parsed.kind === 'not_credit' && !MONEY_IN.has(parsed.reason) && parsed.reason !== 'unrecognized') {
+    return { kind: 'ignore', reason: parsed.reason, bank: bank.id };
   }
 
   const auth = await authenticateAlert(raw, facts, bank, opts);
-  if (!auth.ok && auth.retry) return { kind: 'retry', reason: auth.reason };
-  if (!auth.ok) return { kind: 'reject', reason: auth.reason, bank: bank.id, ...(auth.detail ? { detail: auth.detail } : {}) };
-  if (parsed.kind === 'unparseable') return { kind: 'reject', reason: 'unparseable', bank: bank.id, detail: { why: parsed.reason, subject } };
+  if (parsed.kind === 'not_credit' && parsed.reason === 'unrecognized') {
+    // Only a mail proven to be the bank's counts as template churn; anything else is noise.
+    return auth.ok ? { kind: 'unread', bank: bank.id, detail: { subject } } : { kind: 'ignore', reason: 'unrecognized', bank: bank.id };
+  }
+  const bankId = bank.id;
+  const reject = (reason: string, detail?: Record<string, unknown>): AlertVerdict => ({ kind: 'reject', reason, bank: bankId, ...(detail ? { detail } : {}) });
+  if (!auth.ok && auth.retry) return { kind: 'retry', reason: auth.reason, bank: bank.id, ...(auth.detail ? { detail: auth.detail } : {}) };
+  if (!auth.ok) return reject(auth.reason, auth.detail);
+  // Money in that is not a customer's UPI payment (refund, reversal, NEFT…): kept, never settled.
+  if (parsed.kind === 'not_credit') return reject(parsed.reason, { subject });
+  if (parsed.kind === 'unparseable') return reject('unparseable', { why: parsed.reason, subject });
+  if (!accountMatches(bank, parsed.accountMask, opts.accounts)) {
+    return reject('other_account', { accountMask: parsed.accountMask, amountMinor: parsed.amountMinor.toString(), ...(parsed.utr ? { utr: parsed.utr } : {}) });
+  }
 
   const occurredAt = alertTime(parsed, mail.date, opts.receivedAt);
-  if (occurredAt === undefined) return { kind: 'reject', reason: 'unparseable', bank: bank.id, detail: { why: 'no_date', subject } };
+  if (occurredAt === undefined) return reject('unparseable', { why: 'no_date', subject });
   const utr = parsed.utr ?? derivedId(bank, parsed.accountMask, parsed.amountMinor, occurredAt, auth.signature ?? bodies.join('\n'));
   const messageId = auth.restoredMessageId ?? mail.messageId;
   return {
@@ -65,13 +78,19 @@ export async function inspectAlert(raw: Buffer, opts: InspectOptions): Promise<A
   };
 }
 
-/** Text part and flattened HTML part: some banks put the alert only in one of them. */
+/**
+ * Text part and flattened HTML part: some banks put the alert only in one of them (Federal's text
+ * part is a placeholder; HDFC and ICICI send HTML only). html-to-text is mailparser's own flattener.
+ */
 function bodyTexts(mail: ParsedMail): string[] {
   const out: string[] = [];
   if (mail.text?.trim()) out.push(mail.text);
-  if (typeof mail.html === 'string' && mail.html.trim()) out.push(htmlToText(mail.html));
+  if (typeof mail.html === 'string' && mail.html.trim()) out.push(htmlToText(mail.html, { wordwrap: false }));
   return out;
 }
+
+/** Readings that are money into an account, though not a customer's UPI payment. */
+const MONEY_IN = new Set(['refund', 'reversal', 'not_upi']);
 
 const RANK: Record<ParseResult['kind'], number> = { credit: 3, not_credit: 2, unparseable: 1 };
 
@@ -107,22 +126,11 @@ function mailFacts(mail: ParsedMail): MailFacts {
   const googleOriginal = header('x-google-original-message-id');
   return {
     fromHeaderCount: mail.headerLines.filter((h) => h.key === 'from').length,
-    fromAddresses: addresses(mail.from),
+    fromAddresses: addressList(mail.from),
+    toAddresses: addressList(mail.to),
     ...(mail.messageId ? { messageId: mail.messageId } : {}),
     ...(googleOriginal ? { googleOriginalMessageId: googleOriginal } : {}),
   };
-}
-
-function addresses(obj: AddressObject | AddressObject[] | undefined): string[] {
-  const out: string[] = [];
-  const walk = (list: { address?: string; group?: unknown[] }[]) => {
-    for (const a of list) {
-      if (a.address) out.push(a.address);
-      if (Array.isArray(a.group)) walk(a.group as { address?: string }[]);
-    }
-  };
-  for (const o of obj === undefined ? [] : Array.isArray(obj) ? obj : [obj]) walk(o.value);
-  return out;
 }
 
 /** Addresses on every raw From line (mailparser keeps only the last line). */

@@ -83,7 +83,9 @@ export async function connectImap(s: ImapSettings, factory: ImapFactory, signal:
       return client;
     } catch (err) {
       client.close();
-      if (!(err as { authenticationFailed?: boolean }).authenticationFailed || signal.aborted) throw err;
+      const e = err as { authenticationFailed?: boolean; serverResponseCode?: string };
+      // [UNAVAILABLE] (RFC 5530): the server could not check the credentials now; they may be fine.
+      if (!e.authenticationFailed || e.serverResponseCode === 'UNAVAILABLE' || signal.aborted) throw err;
       if (attempt === 1 && s.credentials.refused()) continue;
       throw new PaydError('UPSTREAM', `IMAP login failed for ${s.user} at ${s.host}:${s.port}: authentication failed (${s.credentials.hint})`, { cause: err });
     } finally {

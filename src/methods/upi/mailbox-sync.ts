@@ -1,7 +1,8 @@
 import type { Clock, Ledger, Logger } from '../../domain/ports.ts';
 import { describeError } from '../../workers/loop.ts';
 import type { AlertVerdict } from './alert.ts';
-import { readCheckpoint, type MailboxCheckpoint } from './mailbox-checkpoint.ts';
+import type { UpiMailStore } from './mail-store.ts';
+import { messageRef, readCheckpoint, type MailboxCheckpoint } from './mailbox-checkpoint.ts';
 import { creditToPayment, rejection, type MailboxMessage } from './mailbox-outcome.ts';
 
 /**
@@ -32,6 +33,10 @@ export interface SyncContext {
   log: Logger;
   /** The alert inspector with its options bound; receivedAt is the INTERNALDATE. */
   inspect: (raw: Buffer, receivedAt?: number) => Promise<AlertVerdict>;
+  /** Parked and unreadable mail. */
+  store: UpiMailStore;
+  /** First re-check of a parked message this long after parking, ms. */
+  parkRetryMs: number;
   signal?: AbortSignal;
 }
 
@@ -41,8 +46,10 @@ export interface SyncResult {
   ingested: number;
   rejected: number;
   ignored: number;
-  /** Set when a message asked to be looked at again (DNS temperror); the sync stopped before it. */
-  retry?: { uid: number; reason: string };
+  /** Messages parked for another look (the bank's DNS did not answer); the sync went on past them. */
+  parked: number;
+  /** Verified bank mail no template reads. */
+  unread: number;
 }
 
 /**
@@ -52,7 +59,7 @@ export interface SyncResult {
  */
 export async function syncMailbox(view: MailboxView, ctx: SyncContext): Promise<SyncResult> {
   const stored = readCheckpoint(await ctx.ledger.loadCheckpoint(ctx.key));
-  const result: SyncResult = { uidValidity: view.uidValidity, lastUid: 0, ingested: 0, rejected: 0, ignored: 0 };
+  const result: SyncResult = { uidValidity: view.uidValidity, lastUid: 0, ingested: 0, rejected: 0, ignored: 0, parked: 0, unread: 0 };
 
   if (stored && stored.uidValidity === view.uidValidity) {
     result.lastUid = stored.lastUid;
@@ -63,7 +70,7 @@ export async function syncMailbox(view: MailboxView, ctx: SyncContext): Promise<
     const cutoff = ctx.clock.now() - ctx.backfillHours * 3_600_000;
     const uids = ascending(await view.searchSince(new Date(cutoff)));
     await processUids(uids, cutoff, view, ctx, result);
-    if (result.retry) return result;
+    if (ctx.signal?.aborted) return result;
     // Older mail below UIDNEXT is deliberately skipped: mark it as behind us.
     const floor = Math.max(result.lastUid, view.uidNext - 1);
     await save(ctx, { uidValidity: view.uidValidity, lastUid: floor });
@@ -102,19 +109,41 @@ async function processUids(uids: number[], cutoff: number | undefined, view: Mai
         ctx.log.debug('mail ignored', { uid, reason: verdict.reason });
         result.ignored += 1;
         break;
+      case 'unread':
+        // Template churn must be loud: a warning now, and `payd doctor` counts these.
+        await ctx.store.noteUnread({ ref: messageRef(view.uidValidity, uid), mailbox: ctx.key, bank: verdict.bank, subject: String(verdict.detail?.subject ?? ''), raw: msg.source, observedAt });
+        await ctx.ledger.saveCheckpoint(checkpoint);
+        ctx.log.warn('a verified bank alert matched no template: has the template changed?', { uid, bank: verdict.bank, subject: verdict.detail?.subject });
+        result.unread += 1;
+        break;
       case 'retry':
-        // Do not move past it: the ledger has no retry queue, and advancing would lose a real
-        // alert whose DKIM key could not be fetched. Later mail waits until DNS answers.
-        ctx.log.warn('mail needs another look later; sync paused at it', { uid, reason: verdict.reason });
-        result.retry = { uid, reason: verdict.reason };
-        return;
+        // Parked with its raw bytes, then the checkpoint moves on: one message never holds up the
+        // mailbox. The parked-mail loop looks at it again (mailbox-parked.ts). Park first: a crash
+        // in between re-reads the message and parks it again (idempotent).
+        await ctx.store.park({
+          ref: messageRef(view.uidValidity, uid),
+          mailbox: ctx.key,
+          uidValidity: view.uidValidity,
+          uid,
+          raw: msg.source,
+          ...(msg.internalDate !== undefined ? { receivedAt: msg.internalDate } : {}),
+          ...(verdict.bank ? { bank: verdict.bank } : {}),
+          reason: verdict.reason,
+          parkedAt: observedAt,
+          attempts: 1,
+          nextAttemptAt: observedAt + ctx.parkRetryMs,
+        });
+        await ctx.ledger.saveCheckpoint(checkpoint);
+        ctx.log.warn('mail parked: the bank\'s DNS did not answer; it will be checked again', { uid, reason: verdict.reason, bank: verdict.bank });
+        result.parked += 1;
+        break;
     }
     result.lastUid = uid;
   }
 }
 
 /** An inspector that throws has a bug, not a transient fault: keep the mail for the operator. */
-async function inspectSafely(msg: MailboxMessage, ctx: SyncContext): Promise<AlertVerdict> {
+export async function inspectSafely(msg: MailboxMessage, ctx: Pick<SyncContext, 'inspect' | 'log'>): Promise<AlertVerdict> {
   try {
     return await ctx.inspect(msg.source, msg.internalDate);
   } catch (err) {

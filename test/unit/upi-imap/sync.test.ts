@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
-import { beforeEach, describe, test } from 'node:test';
+import { afterEach, beforeEach, describe, test } from 'node:test';
 import { syncMailbox, type SyncContext } from '../../../src/methods/upi/mailbox-sync.ts';
 import { checkpointKey } from '../../../src/methods/upi/mailbox-checkpoint.ts';
-import { FakeLedger, fakeInspector, fakeMail, fixedClock, memoryLogger } from '../../helpers/upi-imap-fakes.ts';
+import { retryParked, type ParkedContext } from '../../../src/methods/upi/mailbox-parked.ts';
+import type { UpiMailStore } from '../../../src/methods/upi/mail-store.ts';
+import { FakeLedger, fakeInspector, fakeMail, fixedClock, memoryLogger, sqliteMailStore } from '../../helpers/upi-imap-fakes.ts';
 import { MemoryMailbox } from './memory-mailbox.ts';
 
 const HOUR = 3_600_000;
@@ -14,8 +16,11 @@ describe('UPI mailbox sync', () => {
   let clock: ReturnType<typeof fixedClock>;
   let inspector: ReturnType<typeof fakeInspector>;
   let ctx: SyncContext;
+  let store: UpiMailStore;
+  let closeStore: () => Promise<void>;
 
-  beforeEach(() => {
+  beforeEach(async () => {
+    ({ store, close: closeStore } = await sqliteMailStore());
     box = new MemoryMailbox();
     ledger = new FakeLedger();
     clock = fixedClock();
@@ -27,8 +32,25 @@ describe('UPI mailbox sync', () => {
       ledger,
       clock,
       log: memoryLogger(),
-      inspect: (raw, receivedAt) => inspector.inspect(raw, { accounts: [], dkimRequired: true, resolver: async () => [], receivedAt }),
+      inspect: (raw, receivedAt) => inspector.inspect(raw, { accounts: [], alertRecipients: ['merchant@example.com'], dkimRequired: true, resolver: async () => [], receivedAt }),
+      store,
+      parkRetryMs: 30_000,
     };
+  });
+  afterEach(() => closeStore());
+
+  const parkedCtx = (over: Partial<ParkedContext> = {}): ParkedContext => ({
+    key: KEY,
+    vpa: 'shop@hdfcbank',
+    ledger,
+    store,
+    clock,
+    log: ctx.log,
+    inspect: ctx.inspect,
+    giveUpMs: 24 * HOUR,
+    retryMs: 30_000,
+    maxRetryMs: HOUR,
+    ...over,
   });
 
   test('checkpoint key names user, host and mailbox', () => {
@@ -120,20 +142,72 @@ describe('UPI mailbox sync', () => {
     assert.equal(ledger.ingests.length, 1);
   });
 
-  test('a retry verdict stops the sync at that message; the next sync takes it up again', async () => {
-    const a = box.add(fakeMail('ignore'), clock.now());
-    const b = box.add(fakeMail('retry'), clock.now());
-    box.add(fakeMail('credit utr=555555555555'), clock.now());
+  test('a retry verdict parks the message with its raw bytes and the sync goes on past it', async () => {
+    box.add(fakeMail('ignore'), clock.now());
+    const raw = fakeMail('retry');
+    const b = box.add(raw, clock.now() - 5000);
+    const c = box.add(fakeMail('credit utr=555555555555'), clock.now());
     const first = await syncMailbox(box.view(), ctx);
-    assert.deepEqual(first.retry, { uid: b, reason: 'dns_temperror' });
-    assert.equal(ledger.ingests.length, 0, 'nothing after the retried message is processed');
-    assert.deepEqual(ledger.checkpoints.get(KEY), { uidValidity: '1000', lastUid: a });
+    assert.equal(first.parked, 1);
+    assert.deepEqual(ledger.recorded.map((p) => p.txRef), ['555555555555'], 'the later alert is not held up');
+    assert.deepEqual(ledger.checkpoints.get(KEY), { uidValidity: '1000', lastUid: c });
+    const [parked] = await store.due(KEY, clock.now() + 30_000, 10);
+    assert.equal(parked.uid, b);
+    assert.equal(parked.raw.toString(), raw);
+    assert.equal(parked.receivedAt, clock.now() - 5000);
+    assert.equal(parked.nextAttemptAt, clock.now() + 30_000);
+    assert.deepEqual(await store.due(KEY, clock.now(), 10), [], 'not due before its first retry time');
+  });
 
-    // DNS answers again: the same message now verifies.
-    box.messages[1].source = Buffer.from(fakeMail('credit utr=444444444444'));
-    const second = await syncMailbox(box.view(), ctx);
-    assert.equal(second.retry, undefined);
-    assert.deepEqual(ledger.recorded.map((p) => p.txRef), ['444444444444', '555555555555']);
+  test('a parked message is re-checked with backoff; when DNS answers it settles, and it leaves the parking', async () => {
+    const b = box.add(fakeMail('retry'), clock.now());
+    await syncMailbox(box.view(), ctx);
+    clock.set(clock.now() + 30_000);
+    assert.deepEqual(await retryParked(parkedCtx()), { settledOrKept: 0, waiting: 1 });
+    const [again] = await store.due(KEY, clock.now() + HOUR, 10);
+    assert.equal(again.attempts, 2);
+    assert.equal(again.nextAttemptAt, clock.now() + 30_000, 'second delay');
+    clock.set(clock.now() + 30_000);
+    await retryParked(parkedCtx());
+    assert.equal((await store.due(KEY, clock.now() + HOUR, 10))[0].nextAttemptAt, clock.now() + 60_000, 'third delay doubles');
+
+    // DNS answers: the same bytes now verify (the fake inspector reads the verdict from them).
+    let answering = false;
+    const inspect = parkedCtx().inspect;
+    const ctx2 = parkedCtx({ inspect: (raw, at) => (answering ? inspector.inspect(Buffer.from(raw.toString().replace('X-Fake-Verdict: retry', 'X-Fake-Verdict: credit utr=444444444444')), { accounts: [], alertRecipients: [], dkimRequired: true, resolver: async () => [], receivedAt: at }) : inspect(raw, at)) });
+    answering = true;
+    clock.set(clock.now() + 60_000);
+    assert.deepEqual(await retryParked(ctx2), { settledOrKept: 1, waiting: 0 });
+    assert.deepEqual(ledger.recorded.map((p) => p.txRef), ['444444444444']);
+    assert.equal(ledger.recorded[0].evidence?.uid, b);
+    assert.equal(await store.parkedCount(KEY), 0);
+  });
+
+  test('after retryHours a parked message becomes the rejection dns_unresolved, raw bytes kept', async () => {
+    const raw = fakeMail('retry');
+    const b = box.add(raw, clock.now());
+    await syncMailbox(box.view(), ctx);
+    clock.set(clock.now() + 2 * HOUR);
+    await retryParked(parkedCtx({ giveUpMs: 2 * HOUR }));
+    assert.equal(ledger.rejections.length, 1);
+    const r = ledger.rejections[0].observation;
+    assert.equal(r.reason, 'dns_unresolved');
+    assert.equal(r.ref, `imap:1000:${b}`);
+    assert.equal(Buffer.from(r.raw!).toString(), raw);
+    assert.equal(r.detail?.lastError, 'dns_temperror');
+    assert.equal(await store.parkedCount(KEY), 0);
+    assert.equal(ledger.recorded.length, 0);
+  });
+
+  test('a verified alert no template reads is noted for the doctor with its bank, and the sync goes on', async () => {
+    box.add(fakeMail('unread'), clock.now());
+    box.add(fakeMail('credit utr=121212121212'), clock.now());
+    const r = await syncMailbox(box.view(), ctx);
+    assert.equal(r.unread, 1);
+    assert.deepEqual(await store.unreadSince(clock.now() - HOUR), [{ bank: 'hdfc', count: 1 }]);
+    assert.deepEqual(await store.unreadSince(clock.now() + 1), []);
+    assert.ok((ctx.log as ReturnType<typeof memoryLogger>).lines.some((l) => l.level === 'warn' && /has the template changed/.test(l.msg)));
+    assert.deepEqual(ledger.recorded.map((p) => p.txRef), ['121212121212']);
   });
 
   test('UIDVALIDITY change rescans the recent window without counting a payment twice', async () => {

@@ -3,9 +3,10 @@ import { EventEmitter } from 'node:events';
 import { describe, test } from 'node:test';
 import { describeImapFailure } from '../../../src/methods/upi/mailbox-errors.ts';
 import { AUTO_IDLE_DELAY_MS, imapOptions, passwordCredentials } from '../../../src/methods/upi/mailbox-client.ts';
-import { reconnectDelay, watchMailbox, type WatcherOptions } from '../../../src/methods/upi/mailbox-watcher.ts';
+import { parkedRetryDelay } from '../../../src/methods/upi/mailbox-parked.ts';
+import { watchMailbox, type WatcherOptions } from '../../../src/methods/upi/mailbox-watcher.ts';
 import { Secret } from '../../../src/config/secret.ts';
-import { FakeLedger, fakeInspector, fakeMail, memoryLogger, midRandom } from '../../helpers/upi-imap-fakes.ts';
+import { FakeLedger, fakeInspector, fakeMail, memoryLogger, midRandom, unusedMailStore } from '../../helpers/upi-imap-fakes.ts';
 
 /** Just enough of ImapFlow for the watcher: scripted connect, one mailbox, events. */
 class FakeClient extends EventEmitter {
@@ -61,12 +62,13 @@ function options(factory: () => FakeClient, ledger = new FakeLedger()): WatcherO
       ledger,
       clock: { now: () => Date.now() },
       log,
-      inspect: (raw) => inspect(raw, { accounts: [], dkimRequired: true, resolver: async () => [] }),
+      inspect: (raw) => inspect(raw, { accounts: [], alertRecipients: ['merchant@example.com'], dkimRequired: true, resolver: async () => [] }),
+      store: unusedMailStore(),
+      parkRetryMs: 60_000,
     },
     log,
     random: midRandom(),
     resyncMs: 60_000,
-    retryMs: 60_000,
     backoff: { baseMs: 20, maxMs: 80 },
   };
 }
@@ -88,14 +90,10 @@ describe('UPI mailbox watcher', () => {
     assert.deepEqual(o.auth, { user: 'u', pass: 'pw' });
   });
 
-  test('reconnect delays grow exponentially up to the cap, with jitter', () => {
-    const b = { baseMs: 1000, maxMs: 60_000 };
-    assert.equal(reconnectDelay(1, midRandom(), b), 1000);
-    assert.equal(reconnectDelay(3, midRandom(), b), 4000);
-    assert.equal(reconnectDelay(20, midRandom(), b), 60_000);
-    const low = reconnectDelay(2, { ...midRandom(), float: () => 0 }, b);
-    const high = reconnectDelay(2, { ...midRandom(), float: () => 0.999999 }, b);
-    assert.ok(low >= 1600 && low < 2000 && high > 2000 && high <= 2400);
+  test('parked mail is re-checked after growing delays, capped', () => {
+    const c = { retryMs: 30_000, maxRetryMs: 3_600_000 };
+    assert.deepEqual([1, 2, 3, 4].map((k) => parkedRetryDelay(k, c)), [30_000, 60_000, 120_000, 240_000]);
+    assert.equal(parkedRetryDelay(20, c), 3_600_000);
   });
 
   test('a refused connection is retried with a NEW client each time and never throws; abort ends it promptly', async () => {

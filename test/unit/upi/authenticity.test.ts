@@ -107,7 +107,7 @@ describe('DKIM: DNS trouble', () => {
       throw Object.assign(new Error(`queryTxt ESERVFAIL ${name}`), { code: 'ESERVFAIL' });
     };
     const v = await inspectAlert(await signedCredit(), options(servfail));
-    assert.deepEqual(v, { kind: 'retry', reason: 'dns_temperror' });
+    assert.deepEqual([v.kind, (v as { reason: string }).reason], ['retry', 'dns_temperror']);
   });
 
   it('a timeout only on the DMARC look-up is a retry too', async () => {
@@ -154,5 +154,76 @@ describe('dkimRequired: false', () => {
     assert.deepEqual([dup.kind, (dup as { reason: string }).reason], ['reject', 'multiple_from']);
     const spoof = await inspectAlert(fixture('spoof-lookalike-credit.eml'), options(kit.resolver, { dkimRequired: false }));
     assert.deepEqual([spoof.kind, (spoof as { reason: string }).reason], ['reject', 'lookalike_sender']);
+  });
+});
+
+describe('recipient binding (issue 10 §1)', () => {
+  const hdfcSig = { domain: 'hdfcbank.bank.in', selector: 'acls01', headerList: 'content-type:message-id:subject:date:mime-version:to:from' };
+  const reason = (v: { kind: string }) => [v.kind, (v as { reason?: string }).reason];
+
+  it('real HDFC shape: the bank signature (h= with to) plus the provider signature (aclmobile.net) verifies', async () => {
+    const once = await kit.sign(credit(), hdfcSig);
+    const twice = await kit.sign(once, { domain: 'aclmobile.net', selector: 'esp' });
+    const v = await inspectAlert(twice, options(kit.resolver));
+    assert.equal(v.kind, 'credit', show(v));
+    assert.equal((v as CreditAlert).auth.dkimDomain, 'hdfcbank.bank.in');
+  });
+
+  it('a genuine alert the bank sent to someone else is recipient_mismatch', async () => {
+    const raw = edit(credit(), 'To: merchant.payd@example.com', 'To: attacker@gmail.com');
+    assert.deepEqual(reason(await inspectAlert(await kit.sign(raw, hdfcSig), options(kit.resolver))), ['reject', 'recipient_mismatch']);
+  });
+
+  it('our address compares case-insensitively, with a display name', async () => {
+    const raw = edit(credit(), 'To: merchant.payd@example.com', 'To: "Shop" <Merchant.Payd@EXAMPLE.COM>');
+    assert.equal((await inspectAlert(await kit.sign(raw, hdfcSig), options(kit.resolver))).kind, 'credit');
+  });
+
+  it('a To the signature does not cover is recipient_unsigned', async () => {
+    const signed = await kit.sign(credit(), { ...hdfcSig, headerList: 'content-type:message-id:subject:date:mime-version:from' });
+    assert.deepEqual(reason(await inspectAlert(signed, options(kit.resolver))), ['reject', 'recipient_unsigned']);
+  });
+
+  it('our address in an added To header above the signed one does not count', async () => {
+    const raw = edit(credit(), 'To: merchant.payd@example.com', 'To: attacker@gmail.com');
+    const forged = Buffer.concat([Buffer.from('To: merchant.payd@example.com\r\n'), await kit.sign(raw, hdfcSig)]);
+    assert.deepEqual(reason(await inspectAlert(forged, options(kit.resolver))), ['reject', 'recipient_mismatch']);
+  });
+
+  it('our address as a quoted display name around another address does not count', async () => {
+    const raw = edit(credit(), 'To: merchant.payd@example.com', 'To: "merchant.payd@example.com" <attacker@gmail.com>');
+    assert.deepEqual(reason(await inspectAlert(await kit.sign(raw, hdfcSig), options(kit.resolver))), ['reject', 'recipient_mismatch']);
+  });
+
+  it('the bank writes to one address, the mailbox is another: alertRecipients names the bank\'s', async () => {
+    const raw = edit(credit(), 'To: merchant.payd@example.com', 'To: owner@gmail.com');
+    const signed = await kit.sign(raw, hdfcSig);
+    assert.deepEqual(reason(await inspectAlert(signed, options(kit.resolver))), ['reject', 'recipient_mismatch']);
+    assert.equal((await inspectAlert(signed, options(kit.resolver, { alertRecipients: ['OWNER@gmail.com', 'merchant.payd@example.com'] }))).kind, 'credit');
+  });
+});
+
+describe('only the bank\'s own DNS matters (issue 10 §2)', () => {
+  it('other signatures are never looked up; only the bank key and its DMARC record are', async () => {
+    const asked: string[] = [];
+    const spy = async (name: string, rr: string) => {
+      asked.push(name.toLowerCase());
+      return kit.resolver(name, rr);
+    };
+    const signed = await kit.sign(await kit.sign(credit(), { domain: 'hdfcbank.bank.in' }), { domain: 'never-answers.example', selector: 'x' });
+    const v = await inspectAlert(signed, options(spy));
+    assert.equal(v.kind, 'credit', show(v));
+    assert.deepEqual(asked.sort(), ['_dmarc.hdfcbank.bank.in', 's1._domainkey.hdfcbank.bank.in']);
+  });
+
+  it('a time-out on another signature is irrelevant; on the bank key it is a retry', async () => {
+    const timingOut = (bad: string) => async (name: string, rr: string) => {
+      if (name.toLowerCase() === bad) throw Object.assign(new Error('timeout'), { code: 'ETIMEOUT' });
+      return kit.resolver(name, rr);
+    };
+    const signed = await kit.sign(await kit.sign(credit(), { domain: 'hdfcbank.bank.in' }), { domain: 'aclmobile.net', selector: 'esp' });
+    assert.equal((await inspectAlert(signed, options(timingOut('esp._domainkey.aclmobile.net')))).kind, 'credit');
+    const v = await inspectAlert(signed, options(timingOut('s1._domainkey.hdfcbank.bank.in')));
+    assert.deepEqual([v.kind, (v as { reason: string }).reason], ['retry', 'dns_temperror']);
   });
 });

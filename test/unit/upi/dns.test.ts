@@ -49,7 +49,7 @@ describe('inspectAlert over real DNS look-ups', () => {
     stub.servfail.add(KEY);
     try {
       const v = await inspectAlert(fixture('hdfc-credit.dkim-signed.eml'), options(createDnsResolver([server], 1000)));
-      assert.deepEqual(v, { kind: 'retry', reason: 'dns_temperror' });
+      assert.deepEqual([v.kind, (v as { reason: string }).reason], ['retry', 'dns_temperror']);
     } finally {
       stub.servfail.delete(KEY);
     }
@@ -59,7 +59,7 @@ describe('inspectAlert over real DNS look-ups', () => {
     stub.silent.add(KEY);
     try {
       const v = await inspectAlert(fixture('hdfc-credit.dkim-signed.eml'), options(createDnsResolver([server], 200)));
-      assert.deepEqual(v, { kind: 'retry', reason: 'dns_temperror' });
+      assert.deepEqual([v.kind, (v as { reason: string }).reason], ['retry', 'dns_temperror']);
     } finally {
       stub.silent.delete(KEY);
     }

@@ -26,6 +26,9 @@ export const SAMPLE_ACCOUNTS: ConfiguredAccount[] = [
   { bank: 'federal', accountEnding: '4321' },
 ];
 
+/** The address every sample alert is sent to (their To header). */
+export const SAMPLE_RECIPIENT = 'merchant.payd@example.com';
+
 function notFound(name: string): never {
   throw Object.assign(new Error(`ENOTFOUND ${name}`), { code: 'ENOTFOUND' });
 }
@@ -74,7 +77,7 @@ export function dkimKit() {
 }
 
 export function options(resolver: DnsResolver, over: Partial<InspectOptions> = {}): InspectOptions {
-  return { accounts: SAMPLE_ACCOUNTS, dkimRequired: true, resolver, ...over };
+  return { accounts: SAMPLE_ACCOUNTS, alertRecipients: [SAMPLE_RECIPIENT], dkimRequired: true, resolver, ...over };
 }
 
 /** Replace text in a message's bytes (every occurrence), as an attacker editing a signed mail would. */

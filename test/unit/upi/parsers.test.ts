@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { bankById, bankForAddress } from '../../../src/methods/upi/banks/index.ts';
 import { parseDate, toPaise } from '../../../src/methods/upi/banks/text.ts';
-import { htmlToText } from '../../../src/methods/upi/html-text.ts';
 
 const parse = (bank: Parameters<typeof bankById>[0], text: string, subject = '') => bankById(bank).parse(text, subject);
 
@@ -89,10 +88,5 @@ describe('helpers', () => {
     assert.equal(bankForAddress('alerts@hdfcbank-alerts.net'), undefined);
     assert.equal(bankForAddress('alerts@hdfcbank.net.evil.com'), undefined);
     assert.equal(bankForAddress('alerts@nothdfcbank.net'), undefined);
-  });
-
-  it('HTML flattening: rows become lines, entities decode, styles vanish', () => {
-    const t = htmlToText('<style>p{x}</style><table><tr><td>Date &amp; Time:</td><td>22&#8209;11&#x2d;26</td></tr></table><p>a&nbsp;b<br>c</p>');
-    assert.equal(t, 'Date & Time:\n22\u201111-26\na b\nc');
   });
 });

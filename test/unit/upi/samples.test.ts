@@ -97,8 +97,6 @@ describe('sample alerts that are not credits', () => {
   const cases: [string, string, string][] = [
     ['hdfc-debit.eml', 'hdfcbank.bank.in', 'debit'],
     ['hdfc-rupay-debit.eml', 'hdfcbank.bank.in', 'debit'], // "debited … and credited to VPA"
-    ['hdfc-refund-credit.eml', 'hdfcbank.bank.in', 'refund'], // gpayrefund-online@axisbank
-    ['kotak-reversal.eml', 'kotak.bank.in', 'reversal'],
     ['hdfc-balance.eml', 'hdfcbank.bank.in', 'balance'],
     ['sbi-debit.eml', 'sbi.bank.in', 'debit'],
     ['axis-debit.eml', 'axis.bank.in', 'debit'],
@@ -107,6 +105,19 @@ describe('sample alerts that are not credits', () => {
     it(`${file}: ignored as ${reason}, even when genuinely signed`, async () => {
       const v = await inspectAlert(await kit.sign(fixture(file), { domain }), options(kit.resolver));
       assert.deepEqual(v, { kind: 'ignore', reason, bank: domain.startsWith('hdfc') ? 'hdfc' : domain.split('.')[0] });
+    });
+  }
+});
+
+describe('sample alerts that are money in but not a customer payment', () => {
+  const cases: [string, string, string][] = [
+    ['hdfc-refund-credit.eml', 'hdfcbank.bank.in', 'refund'], // gpayrefund-online@axisbank
+    ['kotak-reversal.eml', 'kotak.bank.in', 'reversal'],
+  ];
+  for (const [file, domain, reason] of cases) {
+    it(`${file}: settles nothing, kept as a rejection "${reason}" when genuinely signed`, async () => {
+      const v = await inspectAlert(await kit.sign(fixture(file), { domain }), options(kit.resolver));
+      assert.deepEqual([v.kind, (v as { reason: string }).reason], ['reject', reason]);
     });
   }
 });
