@@ -26,7 +26,7 @@ function setup(t: TestContext) {
       UPI: {
         vpa: 'shop@hdfcbank',
         payeeName: 'Example Shop',
-        imap: { host: '127.0.0.1', port: 1, secure: false, user: 'alerts', password: { file: '$CREDENTIALS_DIRECTORY/imap-password' } },
+        imap: { host: '127.0.0.1', port: 1, secure: false, user: 'alerts@example.com', password: { file: '$CREDENTIALS_DIRECTORY/imap-password' } },
         accounts: [{ bank: 'hdfc', accountEnding: '4321' }],
       },
     },
