@@ -1,7 +1,8 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect, sql, type Migration, type MigrationProvider, type SqliteDatabase } from 'kysely';
+import { Kysely, Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
+import { busyRetryDialect, type StatementSource } from './sqlite-driver.ts';
 import * as m001 from './migrations/001_initial.ts';
 import * as m005 from './migrations/005_operations.ts';
 import * as m002upi from './migrations/002_upi_alerts.ts';
@@ -17,7 +18,7 @@ const migrations: Record<string, Migration> = { '001_initial': m001, '002_upi_al
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 
 /** Opens (creating if needed) the SQLite database in WAL mode. Nothing connects until this is called. */
-export function openDatabase(file: string): Db {
+export function openDatabase(file: string, o: { lockWaitMs?: number } = {}): Db {
   if (file !== ':memory:') {
     // Owner only, with or without systemd's StateDirectoryMode/UMask: directories this creates
     // are 0700, a new database file 0600 (SQLite gives its -wal and -shm files the same mode).
@@ -28,16 +29,17 @@ export function openDatabase(file: string): Db {
   sqlite.pragma('journal_mode = WAL');
   // FULL: a settlement that was acknowledged survives a power cut.
   sqlite.pragma('synchronous = FULL');
-  sqlite.pragma('busy_timeout = 5000');
+  // No wait inside SQLite: it would block the event loop. Lock waits are async retries (sqlite-driver.ts).
+  sqlite.pragma('busy_timeout = 0');
   sqlite.pragma('foreign_keys = ON');
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  return new Kysely<Database>({ dialect: busyRetryDialect(withStatementCache(sqlite), { lockWaitMs: o.lockWaitMs ?? 3000 }) });
 }
 
 /**
  * Reuses one prepared statement per SQL text: preparing again on every query cost more
- * than running it. Safe because Kysely's SQLite driver runs one query at a time.
+ * than running it. Safe because each statement runs to completion synchronously.
  */
-function withStatementCache(sqlite: SQLite.Database): SqliteDatabase {
+function withStatementCache(sqlite: SQLite.Database): StatementSource {
   const cache = new Map<string, SQLite.Statement>();
   return {
     close: () => sqlite.close(),
@@ -61,8 +63,8 @@ export async function migrate(db: Db): Promise<string[]> {
 
 /**
  * Runs `fn` in a write transaction taken with BEGIN IMMEDIATE, so that a second
- * process (the CLI beside the daemon) waits on busy_timeout instead of failing
- * on a read-to-write upgrade.
+ * process (the CLI beside the daemon) waits for the lock (asynchronously, see
+ * sqlite-driver.ts) instead of failing on a read-to-write upgrade.
  */
 export async function writeTx<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
   return db.connection().execute(async (conn) => {
