@@ -12,7 +12,10 @@ import { createSources } from './methods/registry.ts';
 import { createSandboxSource } from './methods/sandbox/source.ts';
 import { sandboxReceivers } from './methods/sandbox/receivers.ts';
 import type { PaymentSource } from './methods/source.ts';
+import { createEventFeed } from './services/event-feed.ts';
 import { createEventService } from './services/events.ts';
+import { createIntentCancellation } from './services/intent-cancel.ts';
+import { createIntentListing } from './services/intent-list.ts';
 import { createIntentService, type MethodDeposit } from './services/intents.ts';
 import { createKeyring } from './services/keys.ts';
 import { createLedger } from './services/ledger.ts';
@@ -105,6 +108,10 @@ export async function createApp(o: AppOptions) {
   });
   const ledger = createLedger({ db, clock, random, log: log.child({ component: 'ledger' }), outbox, livemode, publicUrl });
   const events = createEventService({ db, clock, outbox });
+  const view = () => ({ now: clock.now(), livemode, publicUrl });
+  const listing = createIntentListing({ db, view });
+  const cancels = createIntentCancellation({ db, outbox, view });
+  const feed = createEventFeed({ db });
   const payments = createPaymentQueries({ db });
   const dispatcher = createDispatcher({
     db,
@@ -143,6 +150,9 @@ export async function createApp(o: AppOptions) {
     intents,
     ledger,
     events,
+    listing,
+    cancels,
+    feed,
     payments,
     dispatcher,
     sandboxSource,
@@ -171,6 +181,9 @@ export async function createApp(o: AppOptions) {
         const app = createHttpApp({
           intents,
           merchants,
+          listing,
+          cancels,
+          feed,
           rateLimiter: createRateLimiter({ ...config.server.rateLimit, clock }),
           publicLimiter,
           clock,

@@ -6,6 +6,7 @@ import { busyRetryDialect, type StatementSource } from './sqlite-driver.ts';
 import * as m001 from './migrations/001_initial.ts';
 import * as m005 from './migrations/005_operations.ts';
 import * as m002upi from './migrations/002_upi_alerts.ts';
+import * as m006 from './migrations/006_api.ts';
 import * as m007 from './migrations/007_mailbox_oauth.ts';
 import type { Database } from './schema.ts';
 
@@ -14,7 +15,7 @@ export type Db = Kysely<Database>;
 export type Tx = Kysely<Database>;
 
 /** Migrations are listed here, not discovered on disk, so the set is fixed at build time. */
-const migrations: Record<string, Migration> = { '001_initial': m001, '002_upi_alerts': m002upi, '005_operations': m005, '007_mailbox_oauth': m007 };
+const migrations: Record<string, Migration> = { '001_initial': m001, '002_upi_alerts': m002upi, '005_operations': m005, '006_api': m006, '007_mailbox_oauth': m007 };
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 
 /** Opens (creating if needed) the SQLite database in WAL mode. Nothing connects until this is called. */
@@ -56,7 +57,9 @@ function withStatementCache(sqlite: SQLite.Database): StatementSource {
 }
 
 export async function migrate(db: Db): Promise<string[]> {
-  const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
+  // Migrations are written in parallel under reserved names and land in any order: a database
+  // that already ran 007 must still accept 006 when it arrives, so order is not enforced.
+  const { error, results } = await new Migrator({ db, provider, allowUnorderedMigrations: true }).migrateToLatest();
   if (error) throw error;
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

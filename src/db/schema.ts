@@ -14,7 +14,7 @@ export interface MerchantsTable {
   updated_at: number;
 }
 
-export type IntentStatus = 'pending' | 'settled' | 'expired';
+export type IntentStatus = 'pending' | 'settled' | 'expired' | 'canceled';
 
 export interface IntentsTable {
   id: string;
@@ -34,6 +34,8 @@ export interface IntentsTable {
   verified_at: number | null;
   payment_id: string | null;
   updated_at: number;
+  /** Set when the merchant canceled it (006); absent in rows written before. */
+  canceled_at?: number | null;
 }
 
 export interface AmountReservationsTable {
@@ -86,6 +88,8 @@ export interface EventsTable {
   last_error: string | null;
   created_at: number;
   delivered_at: number | null;
+  /** Written order (006): the event feed's position. */
+  seq?: number | null;
 }
 
 export interface WebhookAttemptsTable {
@@ -103,6 +107,11 @@ export interface CheckpointsTable {
   key: string;
   value_json: string;
   updated_at: number;
+}
+
+export interface SequencesTable {
+  name: string;
+  value: number;
 }
 
 export interface AuditLogTable {
@@ -175,6 +184,7 @@ export interface Database {
   audit_log: AuditLogTable;
   sandbox_transfers: SandboxTransfersTable;
   settings: SettingsTable;
+  sequences: SequencesTable;
   upi_parked_mail: UpiParkedMailTable;
   upi_unread_alerts: UpiUnreadAlertsTable;
   mailbox_oauth_tokens: MailboxOAuthTokensTable;

@@ -28,6 +28,7 @@ export function intentView(row: IntentsTable, ctx: ViewContext) {
     status: effectiveStatus(row, ctx.now),
     transaction_hash: row.transaction_hash,
     verified_at: iso(row.verified_at),
+    canceled_at: iso(row.canceled_at ?? null),
     order_id: row.order_id,
     pay_amount: amount(row.pay_amount_minor),
     payment_address: row.receiver,

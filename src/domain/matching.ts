@@ -45,7 +45,9 @@ export function decideMatch(p: ReceivedPayment, candidates: readonly IntentsTabl
 const isOpen = (c: IntentsTable): boolean => c.status === 'pending' || c.status === 'expired';
 
 /** Why an intent that is no longer open cannot take a payment. */
-const closedReason = (c: IntentsTable): UnmatchedReason => (c.status === 'settled' ? 'already_settled' : 'late');
+// A canceled intent keeps its pay_amount reserved, so money sent to it is its money: kept
+// unmatched as `canceled` for the operator to refund.
+const closedReason = (c: IntentsTable): UnmatchedReason => (c.status === 'settled' ? 'already_settled' : c.status === 'canceled' ? 'canceled' : 'late');
 
 const oldestFirst = (a: IntentsTable, b: IntentsTable): number => a.created_at - b.created_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 

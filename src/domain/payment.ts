@@ -52,4 +52,4 @@ export type IngestOutcome =
   /** Not storable as a payment (an amount beyond any intent); kept as a rejection. */
   | { kind: 'rejected'; reason: string };
 
-export type UnmatchedReason = 'no_matching_intent' | 'underpaid' | 'too_early' | 'late' | 'ambiguous' | 'already_settled';
+export type UnmatchedReason = 'no_matching_intent' | 'underpaid' | 'too_early' | 'late' | 'ambiguous' | 'already_settled' | 'canceled';

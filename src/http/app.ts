@@ -8,10 +8,19 @@ import { readJsonBody } from './body.ts';
 import { errorReply, jsonReply, type JsonReply } from './errors.ts';
 import { clientKey, type RateLimiter } from './rate-limit.ts';
 import { parseCreateBody } from './validate.ts';
+import { eventRoutes } from './routes/events.ts';
+import { intentRoutes } from './routes/intents.ts';
+import { webhookEndpointRoutes } from './routes/webhook-endpoint.ts';
+import type { EventFeed } from '../services/event-feed.ts';
+import type { IntentCancellation } from '../services/intent-cancel.ts';
+import type { IntentListing } from '../services/intent-list.ts';
 
 export interface HttpDeps {
   intents: IntentService;
   merchants: MerchantService;
+  listing: IntentListing;
+  cancels: IntentCancellation;
+  feed: EventFeed;
   rateLimiter: RateLimiter;
   /** Per client IP, for every request without valid credentials (server.publicRateLimit). */
   publicLimiter: RateLimiter;
@@ -79,6 +88,12 @@ export function createHttpApp(d: HttpDeps): H3 {
     route(async (event, { merchant }) => jsonReply(await d.intents.getForMerchant(merchant!, event.context.params?.intent_id ?? '')), { auth: true }),
   );
   app.all('/api/v1/intents/:intent_id', notAllowed('GET'));
+
+  // The rest of the merchant API, one small file per resource.
+  const kit = { route, notAllowed };
+  intentRoutes(app, kit, d);
+  webhookEndpointRoutes(app, kit, d);
+  eventRoutes(app, kit, d);
 
   app.get('/healthz', route(async () => jsonReply({ ok: true }), { auth: false }));
 

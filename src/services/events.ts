@@ -1,4 +1,4 @@
-import type { Db } from '../db/open.ts';
+import { writeTx, type Db } from '../db/open.ts';
 import type { EventsTable } from '../db/schema.ts';
 import { PaydError } from '../domain/errors.ts';
 import type { Clock } from '../domain/ports.ts';
@@ -68,8 +68,10 @@ export function createEventService(d: { db: Db; clock: Clock; outbox: Outbox }) 
     },
 
     /** A signed webhook.test for one merchant; returns its event id. */
-    enqueueTest(clientId: string): Promise<string> {
-      return d.outbox.enqueue(d.db, clientId, null, 'webhook.test', { client_id: clientId, message: 'payd webhook test' });
+    async enqueueTest(clientId: string): Promise<string> {
+      const id = await writeTx(d.db, (tx) => d.outbox.enqueue(tx, clientId, null, 'webhook.test', { client_id: clientId, message: 'payd webhook test' }));
+      d.outbox.notify();
+      return id;
     },
 
     /** Queues events for another round of delivery (same webhook-id, fresh retry schedule). */

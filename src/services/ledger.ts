@@ -59,7 +59,7 @@ export function createLedger(d: LedgerDeps): Ledger & { ingestWith(p: ReceivedPa
       .where('method', '=', p.method)
       .where('receiver', '=', p.receiver)
       .where('pay_amount_minor', '=', minorToDb(p.amountMinor))
-      .where('status', 'in', ['pending', 'expired', 'settled'])
+      .where('status', 'in', ['pending', 'expired', 'settled', 'canceled'])
       .orderBy('created_at', 'desc') // only to keep the newest 20; the matcher orders what it gets
       .limit(20)
       .execute();

@@ -15,6 +15,9 @@ export interface Merchant {
   createdAt: number;
 }
 
+/** Who made a change, for the audit log. */
+export type Actor = 'cli' | 'api';
+
 export interface IssuedCredentials {
   client_id: string;
   client_secret: string;
@@ -70,10 +73,10 @@ export function createMerchantService(d: MerchantServiceDeps) {
     return r;
   }
 
-  async function audit(action: string, subject: string, details?: Record<string, unknown>) {
+  async function audit(action: string, subject: string, details?: Record<string, unknown>, actor: Actor = 'cli') {
     await d.db
       .insertInto('audit_log')
-      .values({ at: d.clock.now(), actor: 'cli', action, subject, details_json: details ? JSON.stringify(details) : null })
+      .values({ at: d.clock.now(), actor, action, subject, details_json: details ? JSON.stringify(details) : null })
       .execute();
   }
 
@@ -133,17 +136,18 @@ export function createMerchantService(d: MerchantServiceDeps) {
       await audit('merchant.revoke', clientId);
     },
 
-    async setWebhook(clientId: string, url: string | null): Promise<Merchant> {
+    /** The one webhook-URL rule for the CLI and the API (https, or http to loopback unless allowed). */
+    async setWebhook(clientId: string, url: string | null, actor: Actor = 'cli'): Promise<Merchant> {
       await row(clientId);
       const webhookUrl = validUrl(url);
       await d.db.updateTable('merchants').set({ webhook_url: webhookUrl, updated_at: d.clock.now() }).where('id', '=', clientId).execute();
       authCache.delete(clientId);
-      await audit('merchant.set-webhook', clientId, { webhook_url: webhookUrl });
+      await audit('merchant.set-webhook', clientId, { webhook_url: webhookUrl }, actor);
       return toMerchant(await row(clientId));
     },
 
     /** New webhook secret; the previous one also signs for the grace period so receivers can switch over. */
-    async rotateWebhookSecret(clientId: string): Promise<{ client_id: string; webhook_secret: string; previous_valid_until: string }> {
+    async rotateWebhookSecret(clientId: string, actor: Actor = 'cli'): Promise<{ client_id: string; webhook_secret: string; previous_valid_until: string }> {
       const keys = await d.keys.get();
       const r = await row(clientId);
       const whsec = newWebhookSecret();
@@ -159,8 +163,15 @@ export function createMerchantService(d: MerchantServiceDeps) {
         })
         .where('id', '=', clientId)
         .execute();
-      await audit('merchant.rotate-webhook-secret', clientId);
+      await audit('merchant.rotate-webhook-secret', clientId, undefined, actor);
       return { client_id: clientId, webhook_secret: whsec, previous_valid_until: new Date(until).toISOString() };
+    },
+
+    /** The webhook endpoint as a merchant may see it: its URL and the last 4 characters of the secret. */
+    async webhookEndpoint(clientId: string): Promise<{ url: string | null; secret_hint: string }> {
+      const keys = await d.keys.get();
+      const r = await row(clientId);
+      return { url: r.webhook_url, secret_hint: `whsec_…${keys.unseal(r.webhook_secret_sealed).slice(-4)}` };
     },
 
     /** Resolves request credentials to an active merchant, or throws AUTH_INVALID_SECRET (one message for every cause). */

@@ -2,7 +2,7 @@ import type { Db, Tx } from '../db/open.ts';
 import { stringifyJson } from '../domain/json.ts';
 import type { Clock, Random } from '../domain/ports.ts';
 
-export type EventType = 'payment.success' | 'intent.expired' | 'webhook.test';
+export type EventType = 'payment.success' | 'intent.expired' | 'intent.canceled' | 'webhook.test';
 
 /**
  * The webhook outbox. Events are written inside the transaction that changes state,
@@ -11,14 +11,23 @@ export type EventType = 'payment.success' | 'intent.expired' | 'webhook.test';
 export function createOutbox(d: { clock: Clock; random: Random; onEnqueue?: () => void }) {
   let notify = d.onEnqueue ?? (() => {});
   return {
-    /** Inserts the event; the body is fixed now so every retry sends the same bytes. */
+    /**
+     * Inserts the event; the body is fixed now so every retry sends the same bytes. Call it
+     * inside the write transaction: the counter row it bumps numbers events in commit order.
+     */
     async enqueue(tx: Tx | Db, merchantId: string, intentId: string | null, type: EventType, data: unknown): Promise<string> {
+      const { value: seq } = await tx
+        .updateTable('sequences')
+        .set((eb) => ({ value: eb('value', '+', 1) }))
+        .where('name', '=', 'events')
+        .returning('value')
+        .executeTakeFirstOrThrow();
       const now = d.clock.now();
       const id = `evt_${d.random.uuid().replace(/-/g, '')}`;
       const body = stringifyJson({ type, timestamp: new Date(now).toISOString(), data });
       await tx
         .insertInto('events')
-        .values({ id, merchant_id: merchantId, intent_id: intentId, type, body, status: 'pending', attempts: 0, next_attempt_at: now, locked_until: 0, last_error: null, created_at: now, delivered_at: null })
+        .values({ id, merchant_id: merchantId, intent_id: intentId, type, body, status: 'pending', attempts: 0, next_attempt_at: now, locked_until: 0, last_error: null, created_at: now, delivered_at: null, seq })
         .execute();
       return id;
     },

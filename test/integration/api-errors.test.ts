@@ -161,7 +161,7 @@ describe('API errors', () => {
     assertError(await p.api('GET', '/nope'), 404, 'NOT_FOUND');
     assertError(await p.api('GET', '/%ZZ'), 404, 'NOT_FOUND');
     assertError(await p.api('GET', '/api/v1/intents/%ZZ', { headers: m.headers }), 404, 'INTENT_NOT_FOUND');
-    assertError(await p.api('GET', '/api/v1/intents'), 404, 'NOT_FOUND');
+    assertError(await p.api('GET', '/api/v1/intents/6f1d2c9e-2f0b-4b8a-9a57-3f6f1d2c9e10/refund'), 404, 'NOT_FOUND');
     assertError(await p.api('POST', '/api/v2/intents/create-payment', { body: valid, headers: m.headers }), 404, 'NOT_FOUND');
     assertError(await p.api('GET', '/api/v1/intents/create-payment', { headers: m.headers }), 405, 'METHOD_NOT_ALLOWED');
     assertError(await p.api('DELETE', '/api/v1/intents/6f1d2c9e-2f0b-4b8a-9a57-3f6f1d2c9e10'), 405, 'METHOD_NOT_ALLOWED');

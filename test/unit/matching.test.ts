@@ -83,3 +83,15 @@ test('manual settlement only of a pending intent', () => {
   // The mode is explicit: a manual candidate list is never read as a reference match.
   assert.equal(decideMatch(pay({ references: ['REF1'], amountMinor: 1n }), [intent({})], manual).kind, 'settle');
 });
+
+test('a canceled intent never settles: its payment is kept unmatched with reason canceled', () => {
+  const canceled = intent({ status: 'canceled', canceled_at: T0 + 500 });
+  // By Solana Pay reference, by exact amount, and by the operator's manual settle.
+  assert.deepEqual(decideMatch(pay({ references: ['REF1'] }), [canceled], ref), { kind: 'unmatched', reason: 'canceled', intentId: 'i1' });
+  assert.deepEqual(decideMatch(pay({}), [intent({ status: 'canceled', reference: null })], o), { kind: 'unmatched', reason: 'canceled', intentId: 'i1' });
+  assert.deepEqual(decideMatch(pay({}), [canceled], manual), { kind: 'unmatched', reason: 'canceled', intentId: 'i1' });
+  // Late for it too: still the canceled intent's money, for the operator to refund.
+  assert.deepEqual(decideMatch(pay({ occurredAt: T0 + 1900_000 }), [intent({ status: 'canceled', reference: null })], o), { kind: 'unmatched', reason: 'canceled', intentId: 'i1' });
+  // An older expired intent with the same pay_amount does not take it either.
+  assert.deepEqual(decideMatch(pay({ occurredAt: T0 + 1000 }), [intent({ status: 'canceled', reference: null }), intent({ id: 'old', status: 'expired', reference: null, created_at: T0 - 7200_000, expires_at: T0 - 5400_000 })], o), { kind: 'unmatched', reason: 'canceled', intentId: 'i1' });
+});

@@ -5,7 +5,7 @@ import { withApp, type CliEnv } from '../context.ts';
 import { printJson, printRecord, printTable } from '../output.ts';
 import { leaf, positiveInt, type Opts } from './leaf.ts';
 
-const STATUSES = ['pending', 'settled', 'expired'];
+const STATUSES = ['pending', 'settled', 'expired', 'canceled'];
 const choice = (allowed: string[]) => (v: string) => {
   if (!allowed.includes(v)) throw new InvalidArgumentError(`expected one of ${allowed.join(', ')}`);
   return v;
@@ -19,7 +19,7 @@ export function intentCommands(program: Command, e: CliEnv): void {
   const i = program.command('intents').description('inspect and reconcile payment intents');
 
   leaf(i.command('list').description('list intents, newest first'))
-    .option('--status <status>', 'pending | settled | expired', choice(STATUSES))
+    .option('--status <status>', 'pending | settled | expired | canceled', choice(STATUSES))
     .option('--currency <method>', 'UPI | USDT_TRC20 | USDT_SOL | SOL', method)
     .option('--limit <n>', 'how many', positiveInt, 50)
     .option('--json', 'print JSON')
@@ -44,6 +44,16 @@ export function intentCommands(program: Command, e: CliEnv): void {
         printTable(e.io, payments, ['payment_id', 'tx_ref', 'amount', 'status', 'source', 'observed_at']);
         e.io.out('\nWebhook events:');
         printTable(e.io, events, ['event_id', 'type', 'status', 'attempts', 'last_error']);
+      }),
+    );
+
+  leaf(i.command('cancel <intent_id>').description('cancel a pending intent (sends intent.canceled; its pay amount stays reserved)'))
+    .option('--json', 'print JSON')
+    .action((id: string, o: Opts, cmd: Command) =>
+      withApp(cmd.optsWithGlobals(), e, async (app) => {
+        const intent = await app.cancels.cancel(id, { actor: 'cli' });
+        if (o.json) return printJson(e.io, intent);
+        e.io.out(`canceled ${intent.intent_id} at ${intent.canceled_at}`);
       }),
     );
 

@@ -28,6 +28,7 @@ const STATUS_TEXT: Record<CheckoutState['status'], string> = {
   pending: 'Waiting for your payment',
   settled: 'Payment received',
   expired: 'This payment request has expired',
+  canceled: 'This payment request was canceled',
 };
 
 /** Rupees always with paise ("100.50"); crypto trimmed to what the wallet is asked for ("25.01"). */
@@ -114,6 +115,11 @@ export function checkoutPage(p: PageInput): string {
   <section class="when-expired" aria-label="Payment expired">
     <p class="big bad">This payment request has expired.</p>
     <p>Please do not send money to it. Go back to ${p.merchantName} and start a new payment.</p>
+  </section>
+
+  <section class="when-canceled" aria-label="Payment canceled">
+    <p class="big bad">This payment request was canceled.</p>
+    <p>Please do not send money to it. Go back to ${p.merchantName} if you still want to pay.</p>
   </section>
 
   <noscript><p class="hint">Reload this page to see the latest status.</p></noscript>

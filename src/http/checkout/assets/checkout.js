@@ -10,7 +10,7 @@
   var statusText = document.getElementById('status-text');
   var countdown = document.getElementById('countdown');
   var returnLink = document.getElementById('return-link');
-  var TEXT = { pending: 'Waiting for your payment', settled: 'Payment received', expired: 'This payment request has expired' };
+  var TEXT = { pending: 'Waiting for your payment', settled: 'Payment received', expired: 'This payment request has expired', canceled: 'This payment request was canceled' };
   var REDIRECT_DELAY_MS = 2000;
   var POLL_MS = 1000;
   var POLL_EXPIRED_MS = 5000;
@@ -71,7 +71,7 @@
 
   function schedulePoll() {
     if (state.status === 'settled' || pollTimer) return;
-    pollTimer = setTimeout(poll, state.status === 'expired' ? POLL_EXPIRED_MS : POLL_MS);
+    pollTimer = setTimeout(poll, state.status === 'expired' || state.status === 'canceled' ? POLL_EXPIRED_MS : POLL_MS);
   }
 
   function stopPolling() {

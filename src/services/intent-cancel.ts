@@ -1,0 +1,66 @@
+import { writeTx, type Db, type Tx } from '../db/open.ts';
+import type { IntentsTable } from '../db/schema.ts';
+import { PaydError } from '../domain/errors.ts';
+import { effectiveStatus, intentView, type IntentView, type ViewContext } from '../domain/intent.ts';
+import { UUID_V4 } from './merchants.ts';
+import type { Outbox } from './outbox.ts';
+
+export interface CancelOptions {
+  /** Only an intent of this merchant (the API); the operator's CLI may cancel any. */
+  merchantId?: string;
+  actor: 'api' | 'cli';
+}
+
+/**
+ * Cancels a pending intent: status `canceled`, `canceled_at`, an `intent.canceled` event,
+ * all in one transaction. The pay_amount reservation is left alone, so it stays reserved
+ * through the cooldown and a late payment is kept unmatched (reason `canceled`), never
+ * credited to a newer intent. Against a settlement at the same moment exactly one wins:
+ * both change the row only while it is still `pending`.
+ */
+export function createIntentCancellation(d: { db: Db; outbox: Outbox; view: () => ViewContext }) {
+  const notFound = (id: string) => new PaydError('INTENT_NOT_FOUND', `no payment intent ${JSON.stringify(id)}`);
+  const notCancelable = (row: IntentsTable, now: number) =>
+    new PaydError('INTENT_NOT_CANCELABLE', `intent ${row.id} is ${effectiveStatus(row, now)}; only a pending intent can be canceled`);
+
+  async function load(tx: Tx, intentId: string, o: CancelOptions): Promise<IntentsTable> {
+    const row = UUID_V4.test(intentId) ? await tx.selectFrom('intents').selectAll().where('id', '=', intentId.toLowerCase()).executeTakeFirst() : undefined;
+    if (!row || (o.merchantId !== undefined && row.merchant_id !== o.merchantId)) throw notFound(intentId);
+    return row;
+  }
+
+  return {
+    async cancel(intentId: string, o: CancelOptions): Promise<IntentView> {
+      const { row, changed } = await writeTx(d.db, async (tx) => {
+        const ctx = d.view();
+        const current = await load(tx, intentId, o);
+        // Canceling again answers with the intent unchanged.
+        if (current.status === 'canceled') return { row: current, changed: false };
+        if (effectiveStatus(current, ctx.now) !== 'pending') throw notCancelable(current, ctx.now);
+        const upd = await tx
+          .updateTable('intents')
+          .set({ status: 'canceled', canceled_at: ctx.now, updated_at: ctx.now })
+          .where('id', '=', current.id)
+          .where('status', '=', 'pending')
+          .executeTakeFirst();
+        if (Number(upd.numUpdatedRows) !== 1) {
+          // Someone else changed it between our read and write (a store without a global write lock).
+          const now = await load(tx, intentId, o);
+          if (now.status === 'canceled') return { row: now, changed: false };
+          throw notCancelable(now, ctx.now);
+        }
+        const canceled: IntentsTable = { ...current, status: 'canceled', canceled_at: ctx.now, updated_at: ctx.now };
+        await d.outbox.enqueue(tx, current.merchant_id, current.id, 'intent.canceled', intentView(canceled, ctx));
+        await tx
+          .insertInto('audit_log')
+          .values({ at: ctx.now, actor: o.actor, action: 'intent.cancel', subject: current.id, details_json: null })
+          .execute();
+        return { row: canceled, changed: true };
+      });
+      if (changed) d.outbox.notify();
+      return intentView(row, d.view());
+    },
+  };
+}
+
+export type IntentCancellation = ReturnType<typeof createIntentCancellation>;
