@@ -23,6 +23,7 @@ import { createMailboxTokenStore } from './services/mailbox-tokens.ts';
 import { createMerchantService } from './services/merchants.ts';
 import { createOutbox } from './services/outbox.ts';
 import { createPaymentQueries } from './services/payments.ts';
+import { createSettlementService } from './services/settlement.ts';
 import { createDispatcher } from './webhooks/dispatcher.ts';
 import { undiciPost, type HttpPost } from './webhooks/deliver.ts';
 
@@ -113,6 +114,7 @@ export async function createApp(o: AppOptions) {
   const cancels = createIntentCancellation({ db, outbox, view });
   const feed = createEventFeed({ db });
   const payments = createPaymentQueries({ db });
+  const settlement = createSettlementService({ db, ledger, intents, clock });
   const dispatcher = createDispatcher({
     db,
     merchants,
@@ -154,6 +156,7 @@ export async function createApp(o: AppOptions) {
     cancels,
     feed,
     payments,
+    settlement,
     dispatcher,
     sandboxSource,
     sources,
