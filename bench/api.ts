@@ -1,25 +1,33 @@
-// Issue 2: create-payment and fetch throughput/latency of a real payd, against the ceilings
-// of a bare h3 + SQLite app measured in the same run (ratios, since the machine is noisy).
+// Issue 13: the API as operators run it. Real `payd serve` processes (compiled dist/, default
+// logging to a file, every method configured, workers on) against ceilings in their own
+// processes built from the same libraries (h3 on node:http, valibot, Kysely over
+// better-sqlite3 with payd's pragmas). A/B interleaved rounds; plus start-up time, RSS, and
+// the same load on a payd whose database already holds 1,000,000 intents.
 import { join } from 'node:path';
 import autocannon, { type Request, type Result } from 'autocannon';
 import { startChild, type Child } from './child.ts';
-import { benchAmount } from './harness.ts';
+import { ensureBuild, preparePaydDir, startServe, type PaydDir, type PaydProcess } from './payd-process.ts';
 import { round, type BenchContext, type Row, type SectionResult } from './report.ts';
+import { countIntents, seedIntents } from './seed.ts';
 import type { CeilingServerData } from './servers/ceiling.ts';
-import type { PaydServerData } from './servers/payd.ts';
+import { UPI_VPA } from './harness.ts';
 
 const CONNECTIONS = 10;
 const WARMUP_S = 1;
 const MEASURE_S = 5;
-const SEED = 300;
-/** Ceiling and payd alternate this many times per figure, so a noisy neighbour hits both alike. */
+const FETCH_IDS = 300;
+/** Every figure alternates ceiling / payd / payd on the big database this many times. */
 const ROUNDS = 2;
-const GOALS = { create: 0.7, fetch: 0.8 };
+/** Overridable for quick iterations (BENCH_BIG=50000 BENCH_CREATES=5000 npm run bench -- api); the README's figures use the defaults. */
+const BIG = Number(process.env.BENCH_BIG ?? 1_000_000);
+const CREATES_FOR_RSS = Number(process.env.BENCH_CREATES ?? 100_000);
+const GOALS = { create: 0.7, fetch: 0.8, p99: 1.5, rssStartMb: 90, rssAfterMb: 150 };
 
 let orderSeq = 0;
 const runTag = Date.now().toString(36);
+/** Whole rupees 1…90,000: far enough apart (100 steps) that the unique-amount search rarely needs a second try. */
+const amountOf = (n: number) => 1 + (n % 90_000);
 
-/** One POST whose body is regenerated per request: a unique order_id and a cycling amount. */
 function createRequest(path: string, headers: Record<string, string>): Request {
   return {
     method: 'POST',
@@ -27,12 +35,11 @@ function createRequest(path: string, headers: Record<string, string>): Request {
     headers: { ...headers, 'content-type': 'application/json' },
     setupRequest: (req) => {
       const n = orderSeq++;
-      return { ...req, body: JSON.stringify({ amount: benchAmount(n), currency: 'UPI', order_id: `bench-${runTag}-${n}` }) };
+      return { ...req, body: JSON.stringify({ amount: amountOf(n), currency: 'UPI', order_id: `bench-${runTag}-${n}` }) };
     },
   };
 }
 
-/** GETs cycling over existing ids. */
 function fetchRequest(pathOf: (id: string) => string, ids: string[], headers: Record<string, string>): Request {
   let i = 0;
   return { method: 'GET', path: pathOf(ids[0]), headers, setupRequest: (req) => ({ ...req, path: pathOf(ids[i++ % ids.length]) }) };
@@ -44,61 +51,131 @@ async function load(url: string, request: Request): Promise<Result> {
 }
 
 const failures = (r: Result) => r.errors + r.timeouts + r.non2xx;
-
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const rps = (rs: Result[]) => mean(rs.map((r) => r.requests.average));
+const p99 = (rs: Result[]) => Math.max(...rs.map((r) => r.latency.p99));
+const failed = (rs: Result[]) => `failed ${rs.reduce((a, r) => a + failures(r), 0)}/${rs.reduce((a, r) => a + r.requests.total, 0)}`;
+const detail = (rs: Result[]) => `p50 ${Math.max(...rs.map((r) => r.latency.p50))} ms, p99 ${p99(rs)} ms; per round ${rs.map((r) => round(r.requests.average, 0)).join(', ')}; ${failed(rs)}`;
 
-/** Rows for one figure: throughput is the mean over rounds, p99 the worst round, the ratio the mean of per-round ratios. */
+/** Rows for one figure: throughput the mean over rounds, p99 the worst round, the ratio the mean of per-round ratios. */
 function pair(name: 'create' | 'fetch', payd: Result[], ceiling: Result[]): Row[] {
   const ratios = payd.map((p, i) => p.requests.average / ceiling[i].requests.average);
   const ratio = mean(ratios);
-  const side = (rs: Result[]) => ({
-    rps: mean(rs.map((r) => r.requests.average)),
-    p99: Math.max(...rs.map((r) => r.latency.p99)),
-    note: `p50 ${Math.max(...rs.map((r) => r.latency.p50))} ms, p99 ${Math.max(...rs.map((r) => r.latency.p99))} ms, failed ${rs.reduce((a, r) => a + failures(r), 0)}/${rs.reduce((a, r) => a + r.requests.total, 0)}`,
-  });
-  const p = side(payd);
-  const c = side(ceiling);
+  const p99Ratio = p99(payd) / Math.max(p99(ceiling), 1);
   return [
-    { metric: `${name}: payd`, value: round(p.rps, 0), unit: 'req/s', note: p.note },
-    { metric: `${name}: ceiling`, value: round(c.rps, 0), unit: 'req/s', note: c.note },
-    { metric: `${name}: p99 payd/ceiling`, value: round(p.p99 / Math.max(c.p99, 1)), unit: 'x', note: 'p99 is whole ms (autocannon)' },
+    { metric: `${name}: payd`, value: round(rps(payd), 0), unit: 'req/s', note: detail(payd) },
+    { metric: `${name}: ceiling`, value: round(rps(ceiling), 0), unit: 'req/s', note: detail(ceiling) },
     { metric: `${name}: throughput payd/ceiling`, value: round(ratio), note: `goal >= ${GOALS[name]}; per round ${ratios.map((r) => round(r)).join(', ')}` },
-    { metric: `${name}: goal met`, value: ratio >= GOALS[name] },
+    { metric: `${name}: p99 payd/ceiling`, value: round(p99Ratio), unit: 'x', note: `goal <= ${GOALS.p99}x; ${p99(payd)} vs ${p99(ceiling)} ms (autocannon: whole ms)` },
+    { metric: `${name}: goals met`, value: ratio >= GOALS[name] && p99Ratio <= GOALS.p99 },
   ];
 }
 
+async function settle(ms: number) {
+  await new Promise((r) => setTimeout(r, ms));
+}
+
+/** FETCH_IDS intents created through the API, to fetch afterwards. */
+async function createSome(url: string, headers: Record<string, string>, n: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const k = orderSeq++;
+    const res = await fetch(`${url}/api/v1/intents/create-payment`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ amount: amountOf(k), currency: 'UPI', order_id: `bench-${runTag}-${k}` }),
+    });
+    const body = (await res.json()) as { intent_id?: string };
+    if (res.status !== 200 || !body.intent_id) throw new Error(`create failed: ${res.status} ${JSON.stringify(body)}`);
+    ids.push(body.intent_id);
+  }
+  return ids;
+}
+
 export async function apiSection(ctx: BenchContext): Promise<SectionResult> {
-  const children: Child<unknown>[] = [];
+  ensureBuild(ctx.progress);
+  const dirs: PaydDir[] = [];
+  const procs: PaydProcess[] = [];
+  let ceiling: Child<CeilingServerData> | null = null;
   try {
-    // tsx's loader thread writes a profile too; each run gets its own directory, the main thread's is the largest file.
     const profileDir = ctx.profileDir ? join(ctx.profileDir, `api-${runTag}`) : null;
     const execArgv = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-    ctx.progress(`api: starting payd and ceiling servers (seeding ${SEED} rows each)`);
-    const [payd, ceiling] = await Promise.all([
-      startChild<PaydServerData>('payd', [String(SEED)], { execArgv }),
-      startChild<CeilingServerData>('ceiling', [String(SEED)]),
-    ]);
-    children.push(payd, ceiling);
 
-    // Each pair back to back, ceiling first, so both sides see the same background load.
-    const r = { createCeil: [] as Result[], createPayd: [] as Result[], fetchCeil: [] as Result[], fetchPayd: [] as Result[] };
-    for (let round = 1; round <= ROUNDS; round++) {
-      ctx.progress(`api: round ${round}/${ROUNDS}: create then fetch, ceiling then payd (${WARMUP_S}+${MEASURE_S} s each, ${CONNECTIONS} connections)`);
-      r.createCeil.push(await load(ceiling.data.url, createRequest('/items', {})));
-      r.createPayd.push(await load(payd.data.url, createRequest('/api/v1/intents/create-payment', payd.data.headers)));
-      r.fetchCeil.push(await load(ceiling.data.url, fetchRequest((id) => `/items/${id}`, ceiling.data.itemIds, {})));
-      r.fetchPayd.push(await load(payd.data.url, fetchRequest((id) => `/api/v1/intents/${id}`, payd.data.intentIds, payd.data.headers)));
+    const empty = preparePaydDir();
+    const big = preparePaydDir();
+    const none = preparePaydDir({ methods: 'none' });
+    dirs.push(empty, big, none);
+    ctx.progress(`api: seeding ${BIG.toLocaleString('en')} intents with direct SQL`);
+    const seeded = seedIntents(big.dbFile, { merchantId: big.clientId, receiver: UPI_VPA, count: BIG, now: Date.now() });
+    ctx.progress(`api: seeded in ${round(seeded.ms / 1000, 1)} s`);
+
+    ctx.progress('api: starting payd serve (empty, big, no methods) and the ceiling');
+    ceiling = await startChild<CeilingServerData>('ceiling', [String(FETCH_IDS)]);
+    const pNone = await startServe(none, { name: 'payd-none' });
+    procs.push(pNone);
+    const pEmpty = await startServe(empty, { execArgv });
+    procs.push(pEmpty);
+    await settle(2000); // sources have tried their (closed) upstreams once; the heap has settled
+    const rssStart = pEmpty.rssMb();
+    const rssNone = pNone.rssMb();
+    await pNone.stop();
+    const pBig = await startServe(big, { name: 'payd-big' });
+    procs.push(pBig);
+    await settle(1000);
+    const rssBigStart = pBig.rssMb();
+
+    const emptyIds = await createSome(pEmpty.url, empty.headers, FETCH_IDS);
+    const bigIds = seeded.sampleIds;
+
+    const r = { cC: [] as Result[], cE: [] as Result[], cB: [] as Result[], fC: [] as Result[], fE: [] as Result[], fB: [] as Result[] };
+    for (let i = 1; i <= ROUNDS; i++) {
+      ctx.progress(`api: round ${i}/${ROUNDS}: create then fetch, each ceiling → payd → payd with ${BIG.toLocaleString('en')} intents (${WARMUP_S}+${MEASURE_S} s each, ${CONNECTIONS} connections)`);
+      r.cC.push(await load(ceiling.data.url, createRequest('/items', {})));
+      r.cE.push(await load(pEmpty.url, createRequest('/api/v1/intents/create-payment', empty.headers)));
+      r.cB.push(await load(pBig.url, createRequest('/api/v1/intents/create-payment', big.headers)));
+      r.fC.push(await load(ceiling.data.url, fetchRequest((id) => `/items/${id}`, ceiling.data.itemIds, {})));
+      r.fE.push(await load(pEmpty.url, fetchRequest((id) => `/api/v1/intents/${id}`, emptyIds, empty.headers)));
+      r.fB.push(await load(pBig.url, fetchRequest((id) => `/api/v1/intents/${id}`, bigIds, big.headers)));
     }
 
-    const rows = [...pair('create', r.createPayd, r.createCeil), ...pair('fetch', r.fetchPayd, r.fetchCeil)];
+    // Up to CREATES_FOR_RSS intents in the "empty" payd, then its RSS again.
+    const created = countIntents(empty.dbFile);
+    const remaining = Math.max(0, CREATES_FOR_RSS - created);
+    ctx.progress(`api: ${remaining.toLocaleString('en')} more creates, to reach ${CREATES_FOR_RSS.toLocaleString('en')}`);
+    const t0 = performance.now();
+    const fill = await autocannon({ url: pEmpty.url, connections: 50, amount: remaining, requests: [createRequest('/api/v1/intents/create-payment', empty.headers)] });
+    const fillS = (performance.now() - t0) / 1000;
+    await settle(1000);
+    const rssAfter = pEmpty.rssMb();
+
+    const codes = [];
+    for (const p of procs) codes.push(await p.stop());
+    const rows: Row[] = [
+      ...pair('create', r.cE, r.cC),
+      ...pair('fetch', r.fE, r.fC),
+      { metric: `create, ${BIG.toLocaleString('en')} intents in the db`, value: round(rps(r.cB), 0), unit: 'req/s', note: detail(r.cB) },
+      { metric: `create: big-db / empty-db`, value: round(rps(r.cB) / rps(r.cE)), note: 'cost must not grow with the data (1 = same)' },
+      { metric: `fetch, ${BIG.toLocaleString('en')} intents in the db`, value: round(rps(r.fB), 0), unit: 'req/s', note: detail(r.fB) },
+      { metric: `fetch: big-db / empty-db`, value: round(rps(r.fB) / rps(r.fE)), note: 'cost must not grow with the data (1 = same)' },
+      { metric: 'start-up: spawn → listening', value: round(pEmpty.startMs, 0), unit: 'ms', note: `big-db payd: ${round(pBig.startMs, 0)} ms; no methods: ${round(pNone.startMs, 0)} ms` },
+      { metric: 'RSS after start, all 4 methods', value: round(rssStart, 0), unit: 'MB', note: `goal <= ${GOALS.rssStartMb} MB; 2 s after listening` },
+      { metric: 'RSS after start, no method', value: round(rssNone, 0), unit: 'MB', note: 'same daemon, no payment method configured (no chain/IMAP library loaded)' },
+      { metric: `RSS after start, ${BIG.toLocaleString('en')}-intent db`, value: round(rssBigStart, 0), unit: 'MB' },
+      { metric: `RSS after ${CREATES_FOR_RSS.toLocaleString('en')} creates`, value: round(rssAfter, 0), unit: 'MB', note: `goal <= ${GOALS.rssAfterMb} MB; the last ${remaining.toLocaleString('en')} (50 connections) in ${round(fillS, 1)} s (${round(remaining / fillS, 0)}/s), ${failures(fill)} failed` },
+      { metric: 'memory goals met', value: rssStart <= GOALS.rssStartMb && rssAfter <= GOALS.rssAfterMb },
+      { metric: 'payd exit codes after SIGTERM', value: codes.join(', ') },
+    ];
     const notes = [
-      `autocannon, ${CONNECTIONS} connections, ${WARMUP_S} s warm-up + ${MEASURE_S} s measured per figure, ${ROUNDS} alternating rounds; servers in child processes, client in this one; loopback`,
-      `payd: real SQLite file (${payd.data.dbFile}), rate limit off, silent logger; creates use unique order_ids over 5000 distinct UPI amounts (maxOffsetSteps 1000)`,
-      'ceiling: bare h3 via serveHttp, openDatabase pragmas; create = payd\'s valibot body parse + 1 INSERT; fetch = 1 SELECT by primary key',
+      `autocannon in the bench process, ${CONNECTIONS} connections, ${WARMUP_S} s warm-up + ${MEASURE_S} s measured per figure, ${ROUNDS} rounds alternating ceiling / payd / payd on the big db; loopback`,
+      'payd: `bin/payd --config <file> serve --port 0` (dist/), log level info to a file (one JSON line per request), all four methods configured with upstreams on closed loopback ports, workers on, rate limit off',
+      `big-db: ${BIG.toLocaleString('en')} past intents (expired/settled) and 90,000 expired amount reservations seeded with direct SQL in ${round(seeded.ms / 1000, 1)} s`,
+      "ceiling: its own process; h3 through payd's serveHttp, payd's openDatabase (WAL, synchronous=FULL); create = payd's valibot body parse + 1 INSERT (one fsync each); fetch = 1 SELECT by primary key; no auth, no log",
     ];
     if (profileDir) notes.push(`CPU profile of the payd server in ${profileDir} (summarise: node --import tsx bench/profile.ts ${profileDir})`);
-    return { title: 'HTTP API vs bare h3 + SQLite ceiling', rows, notes };
+    return { title: 'HTTP API: payd serve vs bare h3 + SQLite ceiling; start-up and memory', rows, notes };
   } finally {
-    await Promise.all(children.map((c) => c.close()));
+    for (const p of procs) await p.stop().catch(() => {});
+    await ceiling?.close();
+    for (const d of dirs) d.close();
   }
 }

@@ -4,6 +4,7 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { apiSection } from './api.ts';
+import { cliSection } from './cli.ts';
 import { formatReport, writeJson, type BenchContext, type Section, type SectionResult } from './report.ts';
 import { webhooksSection } from './webhooks.ts';
 import { upiSection } from './upi.ts';
@@ -11,6 +12,7 @@ import { tronSection } from './tron.ts';
 import { solanaSection } from './solana.ts';
 
 const SECTIONS: Record<string, Section> = {
+  cli: cliSection,
   api: apiSection,
   webhooks: webhooksSection,
   upi: upiSection,
@@ -19,7 +21,7 @@ const SECTIONS: Record<string, Section> = {
 };
 
 /** Bounds the whole run: a hung section must not hang the machine's shared CPU forever. */
-const DEADLINE_MS = 5 * 60_000;
+const DEADLINE_MS = 12 * 60_000;
 
 async function main(argv: string[]): Promise<void> {
   const flags = new Set(argv.filter((a) => a.startsWith('--')));

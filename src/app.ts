@@ -1,7 +1,8 @@
 import { join, dirname, basename, extname } from 'node:path';
 import cron, { type ScheduledTask } from 'node-cron';
 import { revealSecrets, type Config, type MethodAmounts } from './config/load.ts';
-import { migrate, openDatabase, type Db } from './db/open.ts';
+import { createIntentStore } from './db/intent-store.ts';
+import { kyselyOver, migrate, openSqlite, type Db } from './db/open.ts';
 import { METHOD_RULES, METHODS, type Method } from './domain/methods.ts';
 import type { Clock, Logger, Random } from './domain/ports.ts';
 import { createHttpApp } from './http/app.ts';
@@ -37,7 +38,7 @@ export interface AppOptions {
   /** Outbound webhook POST (tests may wrap it). */
   post?: HttpPost;
   /** Sources to run instead of the configured ones (tests). */
-  sources?: (deps: { ledger: ReturnType<typeof createLedger>; db: Db }) => PaymentSource[];
+  sources?: (deps: { ledger: ReturnType<typeof createLedger>; db: Db }) => PaymentSource[] | Promise<PaymentSource[]>;
 }
 
 /** The sandbox database lives beside the live one: payd.sqlite → payd-sandbox.sqlite. */
@@ -79,9 +80,12 @@ export async function createApp(o: AppOptions) {
   const dbFile = databaseFile(config, sandbox);
   const cleanups: Array<() => Promise<void> | void> = [];
 
-  const db: Db = openDatabase(dbFile);
+  const sqlite = openSqlite(dbFile);
+  const db: Db = kyselyOver(sqlite);
   cleanups.push(() => db.destroy());
   await migrate(db);
+  const store = createIntentStore(db, sqlite);
+  cleanups.push(() => store.close());
 
   // Read at first use: commands that need no key never ask for one (systemd credentials).
   const keys = createKeyring({ db, configured: config.server.masterKey, keyFile: `${dbFile}.key`, random, clock });
@@ -98,6 +102,7 @@ export async function createApp(o: AppOptions) {
   });
   const intents = createIntentService({
     db,
+    store,
     clock,
     random,
     methods: methodDeposits(config, sandbox),
@@ -132,7 +137,8 @@ export async function createApp(o: AppOptions) {
   const sourceDeps = { ledger, db, clock, random, log: log.child({ component: 'source' }) };
   const sandboxSource = createSandboxSource(db, sourceDeps);
   const mailboxTokens = createMailboxTokenStore({ db, keys, clock, random });
-  const sources = (): PaymentSource[] => (o.sources ? o.sources({ ledger, db }) : sandbox ? [sandboxSource] : createSources(config, { ...sourceDeps, mailboxTokens }));
+  // Async: a method's libraries load only when its source is built (see methods/registry.ts).
+  const sources = async (): Promise<PaymentSource[]> => (o.sources ? o.sources({ ledger, db }) : sandbox ? [sandboxSource] : createSources(config, { ...sourceDeps, mailboxTokens }));
 
   let server: RunningServer | null = null;
   let sockets: CheckoutSockets | null = null;
@@ -168,7 +174,7 @@ export async function createApp(o: AppOptions) {
       await keys.get();
       if (opts.workers) revealSecrets(config.methods);
       if (opts.workers) {
-        for (const source of sources()) {
+        for (const source of await sources()) {
           log.info('payment source starting', { source: source.name });
           workers.push(source.run(abort.signal).catch((err) => log.error('payment source stopped', { source: source.name, error: String(err) })));
         }

@@ -1,14 +1,21 @@
+import pino, { type DestinationStream } from 'pino';
 import type { Logger } from './domain/ports.ts';
 
-const LEVELS = { debug: 10, info: 20, warn: 30, error: 40 } as const;
-export type LogLevel = keyof typeof LEVELS;
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/** The root logger of a process: a Logger that can also be flushed (at exit, on a fatal error). */
+export interface RootLogger extends Logger {
+  /** Writes out whatever is buffered, synchronously. */
+  flush(): void;
+}
 
 /** Field names whose values never reach a log line. */
 const SECRET_KEY = /secret|password|passwd|token|api[-_]?key|authorization|signature|masterkey/i;
 
 export function redact(fields: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(fields)) {
+  for (const k in fields) {
+    const v = fields[k];
     if (SECRET_KEY.test(k)) out[k] = '[redacted]';
     else if (typeof v === 'bigint') out[k] = v.toString();
     else if (v instanceof Error) out[k] = v.message;
@@ -17,23 +24,82 @@ export function redact(fields: Record<string, unknown>): Record<string, unknown>
   return out;
 }
 
-/** Structured logs, one JSON object per line (journald keeps them as they are). */
-export function createLogger(opts: { level?: LogLevel; write?: (line: string) => void; now?: () => number; base?: Record<string, unknown> } = {}): Logger {
-  const min = LEVELS[opts.level ?? 'info'];
-  const write = opts.write ?? ((line: string) => process.stderr.write(line + '\n'));
+export interface LoggerOptions {
+  level?: LogLevel;
+  /** Receives each JSON line (without newline), synchronously; tests use it. Default: stderr. */
+  write?: (line: string) => void;
+  /** `pretty`: one short human-readable line per entry. Default: pretty when stderr is a terminal, else JSON lines. */
+  format?: 'json' | 'pretty';
+  now?: () => number;
+  base?: Record<string, unknown>;
+}
+
+/**
+ * Structured logs through pino: one JSON object per line (journald keeps them as they are),
+ * written to stderr asynchronously so a request never waits on the log, and flushed at exit.
+ * On a terminal the same entries print as compact lines instead.
+ */
+export function createLogger(opts: LoggerOptions = {}): RootLogger {
   const now = opts.now ?? Date.now;
-  const base = opts.base ?? {};
-  const emit = (level: LogLevel, msg: string, fields?: Record<string, unknown>) => {
-    if (LEVELS[level] < min) return;
-    write(JSON.stringify({ time: new Date(now()).toISOString(), level, msg, ...redact({ ...base, ...fields }) }));
-  };
+  const format = opts.format ?? (!opts.write && process.stderr.isTTY ? 'pretty' : 'json');
+  let dest: DestinationStream & { flushSync?: () => void };
+  if (opts.write) {
+    const write = opts.write;
+    dest = { write: (s: string) => write(s.endsWith('\n') ? s.slice(0, -1) : s) };
+  } else if (format === 'pretty') {
+    const color = !process.env.NO_COLOR;
+    dest = { write: (s: string) => void process.stderr.write(prettyLine(s, color)) };
+  } else {
+    // Asynchronous: lines queue while a write is in flight and go out together.
+    dest = pino.destination({ dest: 2, sync: false });
+  }
+  const root = pino(
+    {
+      level: opts.level ?? 'info',
+      base: null,
+      timestamp: () => `,"time":"${new Date(now()).toISOString()}"`,
+      formatters: { level: (label) => ({ level: label }), bindings: redact, log: redact },
+    },
+    dest,
+  );
+  const wrap = (p: pino.Logger): Logger => ({
+    debug: (m, f) => (f ? p.debug(f, m) : p.debug(m)),
+    info: (m, f) => (f ? p.info(f, m) : p.info(m)),
+    warn: (m, f) => (f ? p.warn(f, m) : p.warn(m)),
+    error: (m, f) => (f ? p.error(f, m) : p.error(m)),
+    child: (fields) => wrap(p.child(fields)),
+  });
+  const log = wrap(opts.base ? root.child(opts.base) : root);
   return {
-    debug: (m, f) => emit('debug', m, f),
-    info: (m, f) => emit('info', m, f),
-    warn: (m, f) => emit('warn', m, f),
-    error: (m, f) => emit('error', m, f),
-    child: (fields) => createLogger({ ...opts, base: { ...base, ...fields } }),
+    ...log,
+    flush() {
+      try {
+        dest.flushSync?.();
+      } catch {
+        /* stderr gone (EPIPE): nothing left to write to */
+      }
+    },
   };
+}
+
+const COLORS: Record<string, string> = { debug: '\x1b[90m', info: '\x1b[32m', warn: '\x1b[33m', error: '\x1b[31m' };
+
+/** `12:00:01.234 INFO  payd listening  url=http://… livemode=true` from one JSON line. */
+export function prettyLine(json: string, color: boolean): string {
+  let entry: Record<string, unknown>;
+  try {
+    entry = JSON.parse(json);
+  } catch {
+    return json;
+  }
+  const { time, level, msg, ...fields } = entry;
+  const label = String(level ?? '').toUpperCase().padEnd(5);
+  const clock = typeof time === 'string' ? time.slice(11, 23) : '';
+  const rest = Object.entries(fields)
+    .map(([k, v]) => `${k}=${typeof v === 'string' && /^[^\s"=]+$/.test(v) ? v : JSON.stringify(v)}`)
+    .join(' ');
+  const lvl = color ? `${COLORS[String(level)] ?? ''}${label}\x1b[0m` : label;
+  return `${clock} ${lvl} ${String(msg ?? '')}${rest ? `  ${rest}` : ''}\n`;
 }
 
 /** A logger that does nothing at all (tests, benchmarks): not even formatting. */

@@ -17,6 +17,13 @@ const files = [];
   }
 })(join(root, 'test'));
 
+// Tests that start bin/payd as a real process run dist/: build it first (incremental, ~2 s when fresh).
+const build = spawnSync(process.execPath, [join(root, 'scripts/build.mjs')], { cwd: root, stdio: 'inherit' });
+if (build.status !== 0) {
+  console.error('build failed');
+  process.exit(1);
+}
+
 const selected = filter.length ? files.filter((f) => filter.some((x) => f.includes(x))) : files;
 if (selected.length === 0) {
   console.error(`no test files found${filter.length ? ' matching ' + filter.join(' ') : ''}`);

@@ -1,10 +1,9 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { createApp, type App } from '../app.ts';
+import type { App } from '../app.ts';
 import { loadConfigFile, parseConfig, type Config, type Env } from '../config/load.ts';
 import { PaydError } from '../domain/errors.ts';
-import { createLogger, type LogLevel } from '../log.ts';
-import { systemClock, systemRandom } from '../system.ts';
+import type { LogLevel } from '../log.ts';
 import type { Prompter } from './commands/init.ts';
 import type { Output } from './output.ts';
 
@@ -34,9 +33,13 @@ export function resolveConfig(g: GlobalOptions, e: CliEnv): { config: Config; fi
   return { config: parseConfig({}, e.cwd, e.env), file: null };
 }
 
-/** Opens the app (database migrated) for one command and always closes it. */
+/**
+ * Opens the app (database migrated) for one command and always closes it. The app and the
+ * logger are imported here, not at the top, so `payd --help` loads neither.
+ */
 export async function withApp<T>(g: GlobalOptions, e: CliEnv, fn: (app: App) => Promise<T>, level: LogLevel = 'warn'): Promise<T> {
   const { config } = resolveConfig(g, e);
+  const [{ createApp }, { createLogger }, { systemClock, systemRandom }] = await Promise.all([import('../app.ts'), import('../log.ts'), import('../system.ts')]);
   const app = await createApp({ config, sandbox: g.sandbox, clock: systemClock, random: systemRandom, log: createLogger({ level }) });
   try {
     return await fn(app);

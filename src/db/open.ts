@@ -2,7 +2,7 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
-import { busyRetryDialect, type StatementSource } from './sqlite-driver.ts';
+import { busyRetryDialect, LOCK_WAIT_MS, type StatementSource } from './sqlite-driver.ts';
 import * as m001 from './migrations/001_initial.ts';
 import * as m005 from './migrations/005_operations.ts';
 import * as m002upi from './migrations/002_upi_alerts.ts';
@@ -19,7 +19,12 @@ const migrations: Record<string, Migration> = { '001_initial': m001, '002_upi_al
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 
 /** Opens (creating if needed) the SQLite database in WAL mode. Nothing connects until this is called. */
-export function openDatabase(file: string, o: { lockWaitMs?: number } = {}): Db {
+export function openDatabase(file: string): Db {
+  return kyselyOver(openSqlite(file));
+}
+
+/** The SQLite connection itself, with payd's settings (the API's hot path uses it directly: db/intent-store.ts). */
+export function openSqlite(file: string): SQLite.Database {
   if (file !== ':memory:') {
     // Owner only, with or without systemd's StateDirectoryMode/UMask: directories this creates
     // are 0700, a new database file 0600 (SQLite gives its -wal and -shm files the same mode).
@@ -33,7 +38,12 @@ export function openDatabase(file: string, o: { lockWaitMs?: number } = {}): Db 
   // No wait inside SQLite: it would block the event loop. Lock waits are async retries (sqlite-driver.ts).
   sqlite.pragma('busy_timeout = 0');
   sqlite.pragma('foreign_keys = ON');
-  return new Kysely<Database>({ dialect: busyRetryDialect(withStatementCache(sqlite), { lockWaitMs: o.lockWaitMs ?? 3000 }) });
+  return sqlite;
+}
+
+/** Kysely over an open connection (closing the Kysely instance closes the connection). */
+export function kyselyOver(sqlite: SQLite.Database, o: { lockWaitMs?: number } = {}): Db {
+  return new Kysely<Database>({ dialect: busyRetryDialect(withStatementCache(sqlite), { lockWaitMs: o.lockWaitMs ?? LOCK_WAIT_MS }) });
 }
 
 /**

@@ -40,6 +40,25 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const BEGIN = /^\s*begin\b/i;
 const END = /^\s*(commit|rollback|end)\b/i;
 
+/** How long a write keeps trying to get the lock before it answers BUSY, ms. */
+export const LOCK_WAIT_MS = 3000;
+
+/** Runs a synchronous statement, retrying SQLITE_BUSY after async sleeps up to `lockWaitMs`. */
+export async function retryBusy<T>(fn: () => T, lockWaitMs = LOCK_WAIT_MS): Promise<T> {
+  const deadline = Date.now() + lockWaitMs;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return fn();
+    } catch (err) {
+      if (!isBusy(err)) throw err;
+      if (Date.now() >= deadline) throw busyError(err);
+      await sleep(backoffMs(attempt));
+    }
+  }
+}
+
+const backoffMs = (attempt: number) => Math.min(5 * 2 ** attempt, 100);
+
 export function busyError(cause?: unknown): PaydError {
   return new PaydError('BUSY', 'the database is busy (another process holds its write lock); try again shortly', { retryAfter: 1, cause });
 }
@@ -132,7 +151,7 @@ class Connection implements DatabaseConnection {
         // Inside a transaction the lock is ours; a BUSY there (a COMMIT meeting a checkpoint) is retried as well.
         if (!isBusy(err)) throw err;
         if (Date.now() >= deadline) throw busyError(err);
-        await sleep(Math.min(5 * 2 ** attempt, 100));
+        await sleep(backoffMs(attempt));
       }
     }
   }

@@ -1,7 +1,6 @@
-import type { IncomingMessage, Server } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { toNodeHandler, type H3 } from 'h3';
-import { listen } from 'listhen';
 
 /** Websocket upgrades (the checkout's live status); the HTTP app itself never sees them. */
 export interface UpgradeHandler {
@@ -17,25 +16,18 @@ export interface RunningServer {
   close(graceMs?: number): Promise<void>;
 }
 
-/** Serves the app with listhen (through toNodeHandler: passing the app itself hangs). */
+/** Serves the app on Node's own HTTP server (listhen, used before, pulled in ~14 MB of TLS and CLI code). */
 export async function serveHttp(app: H3, host: string, port: number, ws?: UpgradeHandler): Promise<RunningServer> {
-  const listener = await listen(toNodeHandler(app), {
-    hostname: host,
-    // An object port disables listhen's "pick another port" fallback; 0 asks the OS for a free one.
-    port: { port, random: port === 0, ports: [], portRange: [], alternativePortRange: [] } as never,
-    public: host === '0.0.0.0' || host === '::',
-    showURL: false,
-    qr: false,
-    open: false,
-    clipboard: false,
-    isProd: true,
-    autoClose: false,
-    tunnel: false,
+  const server = createServer(toNodeHandler(app));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  }).catch((err: NodeJS.ErrnoException) => {
+    throw new Error(`could not listen on ${host}:${port}: ${err.code ?? err.message}`);
   });
-  const server = listener.server as Server;
-  // listhen's http-shutdown hook reads req.socket after 'finish', which can already be null
-  // (an uncaught TypeError); keep only the app's own request listener and close with Node's API.
-  for (const l of server.listeners('request').slice(1)) server.off('request', l as never);
   // Sockets with no request in flight, so shutdown can drop them at once (browsers open
   // speculative connections that never send a request, which would hold close() open).
   const busy = new Map<Duplex, number>();
@@ -68,11 +60,6 @@ export async function serveHttp(app: H3, host: string, port: number, ws?: Upgrad
       server.closeIdleConnections();
       for (const [socket, n] of busy) if (n === 0) socket?.destroy();
     });
-  if (port !== 0 && bound !== port) {
-    await close(0);
-    throw new Error(`could not listen on ${host}:${port}`);
-  }
-  // Attached directly (not listhen's `ws` option) so the handler stays typed and owns its routing.
   if (ws) server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => ws.handleUpgrade(req, socket, head));
   const h = host.includes(':') ? `[${host}]` : host;
   return { url: `http://${h}:${bound}`, port: bound, close };

@@ -1,7 +1,8 @@
-import { PublicKey } from '@solana/web3.js';
 import type { MethodAmounts } from '../config/load.ts';
-import { writeTx, type Db, type Tx } from '../db/open.ts';
+import type { IntentStore, IntentWriter } from '../db/intent-store.ts';
+import { writeTx, type Db } from '../db/open.ts';
 import type { IntentsTable } from '../db/schema.ts';
+import { base58Encode } from '../domain/base58.ts';
 import { paymentUri } from '../domain/deposit.ts';
 import { PaydError } from '../domain/errors.ts';
 import { createdView, intentView, type ViewContext } from '../domain/intent.ts';
@@ -31,6 +32,8 @@ export interface CreateIntentInput {
 
 export interface IntentServiceDeps {
   db: Db;
+  /** Prepared statements and group commit for create and fetch. */
+  store: IntentStore;
   clock: Clock;
   random: Random;
   methods: Partial<Record<Method, MethodDeposit>>;
@@ -69,31 +72,17 @@ export function createIntentService(d: IntentServiceDeps) {
   }
 
   /** Smallest free pay_amount: each try is one primary-key upsert, so cost does not grow with open intents. */
-  async function reserveAmount(tx: Tx, method: Method, a: MethodAmounts, amountMinor: bigint, intentId: string, reservedUntil: number, now: number): Promise<bigint> {
+  function reserveAmount(w: IntentWriter, method: Method, a: MethodAmounts, amountMinor: bigint, intentId: string, reservedUntil: number, now: number): bigint {
     for (let k = 0n; k <= BigInt(a.maxOffsetSteps); k++) {
       const candidate = amountMinor + k * a.stepMinor;
-      const res = await tx
-        .insertInto('amount_reservations')
-        .values({ method, receiver: a.receiver, pay_amount_minor: minorToDb(candidate), intent_id: intentId, reserved_until: reservedUntil })
-        .onConflict((oc) =>
-          oc
-            .columns(['method', 'receiver', 'pay_amount_minor'])
-            .doUpdateSet({ intent_id: intentId, reserved_until: reservedUntil })
-            .where('amount_reservations.reserved_until', '<=', now),
-        )
-        .executeTakeFirst();
-      if (Number(res.numInsertedOrUpdatedRows ?? 0n) > 0) return candidate;
+      if (w.reserve({ method, receiver: a.receiver, payAmountMinor: minorToDb(candidate), intentId, reservedUntil, now })) return candidate;
     }
     throw new PaydError('AMOUNT_UNAVAILABLE', `no unique pay amount is free near ${formatMinor(amountMinor, METHOD_RULES[method].decimals)} ${method}; try again later`);
   }
 
   function newReference(): string {
     // Solana Pay reference: any 32 bytes as a base58 public key, fresh per intent.
-    return new PublicKey(d.random.bytes(32)).toBase58();
-  }
-
-  async function findByOrder(db: Db, merchantId: string, orderId: string) {
-    return db.selectFrom('intents').selectAll().where('merchant_id', '=', merchantId).where('order_id', '=', orderId).executeTakeFirst();
+    return base58Encode(d.random.bytes(32));
   }
 
   function sameRequest(row: IntentsTable, method: Method, amountMinor: bigint): boolean {
@@ -103,9 +92,10 @@ export function createIntentService(d: IntentServiceDeps) {
   return {
     async create(merchant: Merchant, input: CreateIntentInput) {
       const { method, amountMinor, deposit } = checkAmount(input);
-      const row = await writeTx(d.db, async (tx) => {
+      // One savepoint in a group commit: answered once the group's transaction is durable.
+      const row = await d.store.write((w) => {
         // Inside the write transaction, so concurrent identical creates see each other.
-        const existing = await findByOrder(tx, merchant.clientId, input.order_id);
+        const existing = w.byOrder(merchant.clientId, input.order_id);
         if (existing) {
           if (!sameRequest(existing, method, amountMinor)) throw conflict(input.order_id);
           return existing;
@@ -113,7 +103,7 @@ export function createIntentService(d: IntentServiceDeps) {
         const now = d.clock.now();
         const id = d.random.uuid();
         const expiresAt = now + d.ttlSeconds * 1000;
-        const payAmount = await reserveAmount(tx, method, deposit.amounts, amountMinor, id, expiresAt + d.amountReuseCooldownSeconds * 1000, now);
+        const payAmount = reserveAmount(w, method, deposit.amounts, amountMinor, id, expiresAt + d.amountReuseCooldownSeconds * 1000, now);
         const reference = method === 'SOL' || method === 'USDT_SOL' ? newReference() : null;
         const intent: IntentsTable = {
           id,
@@ -142,7 +132,7 @@ export function createIntentService(d: IntentServiceDeps) {
           payment_id: null,
           updated_at: now,
         };
-        await tx.insertInto('intents').values(intent).execute();
+        w.insert(intent);
         return intent;
       });
       return createdView(row, ctx());
@@ -157,7 +147,7 @@ export function createIntentService(d: IntentServiceDeps) {
 
     async findRow(intentId: string): Promise<IntentsTable | undefined> {
       if (!UUID_V4.test(intentId)) return undefined;
-      return d.db.selectFrom('intents').selectAll().where('id', '=', intentId.toLowerCase()).executeTakeFirst();
+      return d.store.byId(intentId.toLowerCase());
     },
 
     async get(intentId: string) {

@@ -25,10 +25,10 @@ export async function spawnPayd(args: string[], o: { cwd: string; env?: Record<s
     const timer = setTimeout(() => reject(new Error(`payd did not start in 20 s:\n${stderr}`)), 20_000);
     child.stderr!.on('data', (d) => {
       stderr += d;
-      const m = /"msg":"payd listening","url":"([^"]+)"/.exec(stderr);
-      if (m) {
+      const url = listeningUrl(stderr);
+      if (url) {
         clearTimeout(timer);
-        resolve(m[1]);
+        resolve(url);
       }
     });
     child.on('exit', (code) => {
@@ -38,3 +38,19 @@ export async function spawnPayd(args: string[], o: { cwd: string; env?: Record<s
   });
   return { child, url, stderr: () => stderr, exited };
 }
+
+/** The JSON log lines in a process's stderr (other lines skipped). */
+export function logLines(stderr: string): Array<Record<string, any>> {
+  const out: Array<Record<string, any>> = [];
+  for (const line of stderr.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    try {
+      out.push(JSON.parse(line));
+    } catch {
+      /* a line still being written */
+    }
+  }
+  return out;
+}
+
+const listeningUrl = (stderr: string): string | undefined => logLines(stderr).find((l) => l.msg === 'payd listening')?.url;

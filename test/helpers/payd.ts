@@ -74,7 +74,7 @@ export async function startPayd(o: {
   http?: boolean;
   workers?: boolean;
   /** Sources to run; 'configured' builds the real ones from the config. Default: none. */
-  sources?: ((deps: { ledger: App['ledger']; db: App['db'] }) => PaymentSource[]) | 'configured';
+  sources?: ((deps: { ledger: App['ledger']; db: App['db'] }) => PaymentSource[] | Promise<PaymentSource[]>) | 'configured';
   keepDir?: boolean;
   /** Where the app logs (default: nowhere). */
   log?: Logger;

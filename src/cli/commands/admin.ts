@@ -1,7 +1,5 @@
 import type { Command } from 'commander';
-import { migrate, openDatabase } from '../../db/open.ts';
 import { PaydError } from '../../domain/errors.ts';
-import { databaseFile } from '../../app.ts';
 import { withApp, resolveConfig, type CliEnv } from '../context.ts';
 import { leaf, type Opts } from './leaf.ts';
 
@@ -9,6 +7,7 @@ export function adminCommands(program: Command, e: CliEnv): void {
   leaf(program.command('migrate').description('apply pending database migrations')).action(async (_o: Opts, cmd: Command) => {
     const g = cmd.optsWithGlobals();
     const { config } = resolveConfig(g, e);
+    const [{ databaseFile }, { migrate, openDatabase }] = await Promise.all([import('../../app.ts'), import('../../db/open.ts')]);
     const file = databaseFile(config, Boolean(g.sandbox));
     const db = openDatabase(file);
     try {
@@ -31,7 +30,7 @@ export function adminCommands(program: Command, e: CliEnv): void {
       const methods = Object.keys(app.config.amounts);
       if (!app.livemode) line(true, 'mode', 'sandbox');
       else if (methods.length === 0) line(true, 'methods', 'none enabled (add a section under "methods")');
-      for (const source of app.sources()) {
+      for (const source of await app.sources()) {
         const signal = AbortSignal.timeout(15_000);
         try {
           const r = await source.check(signal);

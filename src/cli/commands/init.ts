@@ -3,9 +3,7 @@ import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { parseConfig } from '../../config/load.ts';
 import { isSolanaAddress, isTronAddress, isVpa } from '../../config/addresses.ts';
-import { migrate, openDatabase } from '../../db/open.ts';
 import { PaydError } from '../../domain/errors.ts';
-import { databaseFile } from '../../app.ts';
 import type { CliEnv } from '../context.ts';
 import { leaf, type Opts } from './leaf.ts';
 
@@ -90,6 +88,7 @@ export function initCommand(program: Command, e: CliEnv): void {
       const config = parseConfig(json, dirname(file), { ...e.env, PAYD_IMAP_PASSWORD: 'x', PAYD_TRONGRID_KEY: 'x' });
       mkdirSync(dirname(file), { recursive: true });
       writeFileSync(file, JSON.stringify(json, null, 2) + '\n', { mode: 0o640 });
+      const [{ databaseFile }, { migrate, openDatabase }] = await Promise.all([import('../../app.ts'), import('../../db/open.ts')]);
       const dbFile = databaseFile(config, false);
       const db = openDatabase(dbFile);
       try {

@@ -1,7 +1,5 @@
 import type { Command } from 'commander';
-import { createApp, type App } from '../../app.ts';
-import { createLogger } from '../../log.ts';
-import { systemClock, systemRandom } from '../../system.ts';
+import type { App } from '../../app.ts';
 import { resolveConfig, type CliEnv, type GlobalOptions } from '../context.ts';
 import { leaf, type Opts } from './leaf.ts';
 
@@ -17,7 +15,15 @@ export async function runDaemon(g: GlobalOptions, e: CliEnv, o: { host?: string;
   const file = resolved.file;
   // Flags override the config, so checkout links point where the daemon really listens.
   const config = { ...resolved.config, server: { ...resolved.config.server, host: o.host ?? resolved.config.server.host, port: o.port ?? resolved.config.server.port } };
+  const [{ createApp }, { createLogger }, { systemClock, systemRandom }] = await Promise.all([import('../../app.ts'), import('../../log.ts'), import('../../system.ts')]);
   const log = createLogger({ level: config.log.level });
+  // Log lines are written asynchronously: a crash must not lose the ones still queued, nor its own.
+  const fatal = (err: unknown) => {
+    log.error('fatal error; exiting', { error: err instanceof Error ? err.stack : String(err) });
+    log.flush();
+    process.exit(1);
+  };
+  process.once('uncaughtException', fatal);
   if (!file) log.warn('no config file found; running on the embedded defaults (no payment method enabled outside the sandbox)');
   if (config.methods.UPI && !config.methods.UPI.dkim.required) log.warn('methods.UPI.dkim.required is false: forged bank e-mails can settle intents');
   const app = await createApp({ config, sandbox: g.sandbox, clock: systemClock, random: systemRandom, log });
@@ -40,6 +46,8 @@ export async function runDaemon(g: GlobalOptions, e: CliEnv, o: { host?: string;
     process.once('SIGINT', () => stop('SIGINT'));
   });
   log.info('stopped');
+  log.flush();
+  process.off('uncaughtException', fatal);
 }
 
 export function serveCommand(program: Command, e: CliEnv): void {

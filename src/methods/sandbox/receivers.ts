@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { PublicKey } from '@solana/web3.js';
-import { TronWeb } from 'tronweb';
+import { base58Encode, tronAddressFromHex } from '../../domain/base58.ts';
 import type { Method } from '../../domain/methods.ts';
 
 const seed = (label: string) => createHash('sha256').update(`payd sandbox ${label}`).digest();
@@ -9,9 +8,9 @@ const seed = (label: string) => createHash('sha256').update(`payd sandbox ${labe
 export function sandboxReceivers(): Record<Method, string> {
   return {
     UPI: 'sandbox.shop@paydsandbox',
-    USDT_TRC20: TronWeb.address.fromHex('41' + seed('tron').subarray(0, 20).toString('hex')),
-    USDT_SOL: new PublicKey(seed('solana')).toBase58(),
-    SOL: new PublicKey(seed('solana')).toBase58(),
+    USDT_TRC20: tronAddressFromHex('41' + seed('tron').subarray(0, 20).toString('hex')),
+    USDT_SOL: base58Encode(seed('solana')),
+    SOL: base58Encode(seed('solana')),
   };
 }
 
@@ -24,6 +23,6 @@ export function sandboxTxRef(method: Method, bytes: Uint8Array): string {
     case 'USDT_TRC20':
       return hex.slice(0, 64).padEnd(64, '0');
     default:
-      return new PublicKey(bytes.subarray(0, 32)).toBase58() + new PublicKey(bytes.subarray(32, 64)).toBase58();
+      return base58Encode(bytes.subarray(0, 32)) + base58Encode(bytes.subarray(32, 64));
   }
 }

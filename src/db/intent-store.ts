@@ -1,0 +1,62 @@
+import SQLite from 'better-sqlite3';
+import { createGroupCommit, type GroupCommit } from './group-commit.ts';
+import type { Db } from './open.ts';
+import type { IntentsTable } from './schema.ts';
+
+/**
+ * The API's hot path on SQLite: statements prepared once (building a Kysely query cost
+ * ~20 µs per statement, more than SQLite running it), creates through group commit, and
+ * fetches on a second, read-only connection, which sees only committed rows and never
+ * waits for a writer (WAL).
+ */
+export interface IntentStore {
+  /** A committed intent by id (the read connection). */
+  byId(id: string): IntentsTable | undefined;
+  /** Runs `fn` inside the next group transaction with the write statements; resolves after COMMIT. */
+  write<T>(fn: (w: IntentWriter) => T): Promise<T>;
+  close(): void;
+}
+
+/** Write statements, usable only inside IntentStore.write. */
+export interface IntentWriter {
+  byOrder(merchantId: string, orderId: string): IntentsTable | undefined;
+  /** Takes (method, receiver, amount) for `intentId` unless another intent holds it beyond `now`. */
+  reserve(r: { method: string; receiver: string; payAmountMinor: number; intentId: string; reservedUntil: number; now: number }): boolean;
+  insert(row: IntentsTable): void;
+}
+
+export function createIntentStore(db: Db, sqlite: SQLite.Database): IntentStore {
+  const file = sqlite.name;
+  // An in-memory database exists only on its own connection.
+  const reader = file === ':memory:' || sqlite.memory ? sqlite : new SQLite(file, { fileMustExist: true });
+  if (reader !== sqlite) {
+    reader.pragma('busy_timeout = 5000');
+    reader.pragma('query_only = ON');
+  }
+  const byId = reader.prepare('SELECT * FROM intents WHERE id = ?');
+  const byOrder = sqlite.prepare('SELECT * FROM intents WHERE merchant_id = ? AND order_id = ?');
+  const reserve = sqlite.prepare(
+    `INSERT INTO amount_reservations (method, receiver, pay_amount_minor, intent_id, reserved_until) VALUES (@method, @receiver, @payAmountMinor, @intentId, @reservedUntil)
+     ON CONFLICT (method, receiver, pay_amount_minor) DO UPDATE SET intent_id = excluded.intent_id, reserved_until = excluded.reserved_until
+     WHERE amount_reservations.reserved_until <= @now`,
+  );
+  const insert = sqlite.prepare(
+    `INSERT INTO intents (id, merchant_id, order_id, method, amount_minor, pay_amount_minor, receiver, reference, payment_uri, status, return_url,
+                          created_at, expires_at, transaction_hash, verified_at, payment_id, updated_at)
+     VALUES (@id, @merchant_id, @order_id, @method, @amount_minor, @pay_amount_minor, @receiver, @reference, @payment_uri, @status, @return_url,
+             @created_at, @expires_at, @transaction_hash, @verified_at, @payment_id, @updated_at)`,
+  );
+  const writer: IntentWriter = {
+    byOrder: (merchantId, orderId) => byOrder.get(merchantId, orderId) as IntentsTable | undefined,
+    reserve: (r) => reserve.run(r).changes > 0,
+    insert: (row) => void insert.run(row),
+  };
+  const group: GroupCommit = createGroupCommit(db, sqlite);
+  return {
+    byId: (id) => byId.get(id) as IntentsTable | undefined,
+    write: (fn) => group.run(() => fn(writer)),
+    close: () => {
+      if (reader !== sqlite) reader.close();
+    },
+  };
+}
