@@ -26,7 +26,8 @@ import { createOutbox } from './services/outbox.ts';
 import { createPaymentQueries } from './services/payments.ts';
 import { createSettlementService } from './services/settlement.ts';
 import { createDispatcher } from './webhooks/dispatcher.ts';
-import { undiciPost, type HttpPost } from './webhooks/deliver.ts';
+import type { HttpPost } from './webhooks/deliver.ts';
+import { createWebhookPost } from './webhooks/target.ts';
 
 export interface AppOptions {
   config: Config;
@@ -120,13 +121,16 @@ export async function createApp(o: AppOptions) {
   const feed = createEventFeed({ db });
   const payments = createPaymentQueries({ db });
   const settlement = createSettlementService({ db, ledger, intents, clock });
+  // Webhook connections check the address they connect to (private networks refused unless allowed).
+  const webhookTarget = createWebhookPost({ allowPrivateNetworks: config.webhooks.allowPrivateNetworks });
+  cleanups.push(() => webhookTarget.close());
   const dispatcher = createDispatcher({
     db,
     merchants,
     clock,
     random,
     log: log.child({ component: 'webhooks' }),
-    post: o.post ?? undiciPost,
+    post: o.post ?? webhookTarget.post,
     timeoutMs: config.webhooks.timeoutSeconds * 1000,
     retrySchedule: config.webhooks.retrySchedule,
     concurrency: config.webhooks.concurrency,
