@@ -197,6 +197,7 @@ export async function createApp(o: AppOptions) {
           listing,
           cancels,
           feed,
+          publicUrl,
           rateLimiter: createRateLimiter({ ...config.server.rateLimit, clock }),
           publicLimiter,
           clock,
