@@ -25,6 +25,7 @@ import { createMerchantService } from './services/merchants.ts';
 import { createOutbox } from './services/outbox.ts';
 import { createPaymentQueries } from './services/payments.ts';
 import { createSettlementService } from './services/settlement.ts';
+import { createOperatorActions } from './services/operator-actions.ts';
 import { createDispatcher } from './webhooks/dispatcher.ts';
 import type { HttpPost } from './webhooks/deliver.ts';
 import { createWebhookPost } from './webhooks/target.ts';
@@ -140,6 +141,7 @@ export async function createApp(o: AppOptions) {
 
   const sourceDeps = { ledger, db, clock, random, log: log.child({ component: 'source' }) };
   const sandboxSource = createSandboxSource(db, sourceDeps);
+  const actions = createOperatorActions({ merchants, events, dispatcher, intents, sandboxSource, random });
   const mailboxTokens = createMailboxTokenStore({ db, keys, clock, random });
   // Async: a method's libraries load only when its source is built (see methods/registry.ts).
   const sources = async (): Promise<PaymentSource[]> => (o.sources ? o.sources({ ledger, db }) : sandbox ? [sandboxSource] : createSources(config, { ...sourceDeps, mailboxTokens }));
@@ -169,6 +171,7 @@ export async function createApp(o: AppOptions) {
     settlement,
     dispatcher,
     sandboxSource,
+    actions,
     sources,
     publicUrl,
 
