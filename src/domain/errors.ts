@@ -14,6 +14,7 @@ export const ERROR_CODES = [
   'BUSY',
   'NOT_FOUND',
   'METHOD_NOT_ALLOWED',
+  'FORBIDDEN',
   'CONFLICT',
   'CONFIG_INVALID',
   'UPSTREAM',

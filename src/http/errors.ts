@@ -18,6 +18,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   BUSY: 503,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
+  FORBIDDEN: 403,
   CONFLICT: 409,
   CONFIG_INVALID: 500,
   UPSTREAM: 502,
