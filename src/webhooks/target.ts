@@ -64,13 +64,16 @@ export function guardedLookup(resolve: Lookup = dnsLookup): Lookup {
  */
 export function createWebhookPost(o: { allowPrivateNetworks: boolean; lookup?: Lookup }): { post: HttpPost; close(): Promise<void> } {
   const agent = o.allowPrivateNetworks ? new Agent() : new Agent({ connect: { lookup: guardedLookup(o.lookup) } });
-  const post: HttpPost = async (url, headers, body, timeoutMs) => {
+  const post: HttpPost = async (url, headers, body, timeoutMs, cut) => {
     const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
     if (!o.allowPrivateNetworks && isIP(host) !== 0 && isRefusedAddress(host)) throw refusal(host, host);
-    const signal = AbortSignal.timeout(timeoutMs);
+    // `cut`: shutdown cuts the attempt off early (it is then recorded and retried).
+    const signal = cut ? AbortSignal.any([AbortSignal.timeout(timeoutMs), cut]) : AbortSignal.timeout(timeoutMs);
     const res = await request(url, { method: 'POST', headers, body, signal, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, dispatcher: agent });
     await res.body.dump({ limit: 64 * 1024, signal }).catch(() => {});
     return { statusCode: res.statusCode };
   };
-  return { post, close: () => agent.close() };
+  // Destroyed, not drained: by close time the dispatcher has recorded or cut off every attempt,
+  // and a hanging receiver must not hold shutdown past its deadline.
+  return { post, close: () => agent.destroy() };
 }
