@@ -183,6 +183,7 @@ export async function createApp(o: AppOptions) {
           listing,
           cancels,
           feed,
+          publicUrl,
           rateLimiter: createRateLimiter({ ...config.server.rateLimit, clock }),
           clock,
           log: log.child({ component: 'http' }),

@@ -10,6 +10,7 @@ import type { RateLimiter } from './rate-limit.ts';
 import { parseCreateBody } from './validate.ts';
 import { eventRoutes } from './routes/events.ts';
 import { intentRoutes } from './routes/intents.ts';
+import { openApiRoutes } from './routes/openapi.ts';
 import { webhookEndpointRoutes } from './routes/webhook-endpoint.ts';
 import type { EventFeed } from '../services/event-feed.ts';
 import type { IntentCancellation } from '../services/intent-cancel.ts';
@@ -21,6 +22,8 @@ export interface HttpDeps {
   listing: IntentListing;
   cancels: IntentCancellation;
   feed: EventFeed;
+  /** Base of the public address (the OpenAPI document's server). */
+  publicUrl: string;
   rateLimiter: RateLimiter;
   clock: Clock;
   log: Logger;
@@ -78,6 +81,7 @@ export function createHttpApp(d: HttpDeps): H3 {
   intentRoutes(app, kit, d);
   webhookEndpointRoutes(app, kit, d);
   eventRoutes(app, kit, d);
+  openApiRoutes(app, kit, d);
 
   app.get('/healthz', route(async () => jsonReply({ ok: true }), { auth: false }));
 

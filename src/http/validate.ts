@@ -5,7 +5,7 @@ import type { CreateIntentInput } from '../services/intents.ts';
 /** Control characters would corrupt logs and UPI deep links. */
 const printable = (s: string) => !/[\u0000-\u001f\u007f]/.test(s);
 
-const CreateBody = v.object({
+export const CreateBody = v.object({
   amount: v.pipe(
     v.number('amount must be a number'),
     v.finite('amount must be a finite number'),

@@ -9,6 +9,7 @@ import { sandboxReceivers } from '../../src/methods/sandbox/receivers.ts';
 import type { PaymentSource } from '../../src/methods/source.ts';
 import { systemRandom } from '../../src/system.ts';
 import type { HttpPost } from '../../src/webhooks/deliver.ts';
+import { checkedFetch } from './openapi.ts';
 
 export const RECEIVERS = sandboxReceivers();
 
@@ -106,7 +107,8 @@ export async function startPayd(o: {
         body = JSON.stringify(r.body);
         headers['content-type'] ??= 'application/json';
       }
-      const res = await fetch(url + path, { method, headers, body });
+      // Every API answer a test receives must match the OpenAPI document.
+      const res = await checkedFetch()(url + path, { method, headers, body });
       const text = await res.text();
       let parsed: unknown = undefined;
       try {

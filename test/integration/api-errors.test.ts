@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { checkedFetch } from '../helpers/openapi.ts';
 import { startPayd, type PaydHarness } from '../helpers/payd.ts';
 
 // Every row of the error table (DESIGN §1), against a real server on 127.0.0.1.
@@ -121,7 +122,7 @@ describe('API errors', () => {
         c.close();
       },
     });
-    const res = await fetch(p.url + '/api/v1/intents/create-payment', { method: 'POST', headers: m.headers, body: stream, duplex: 'half' } as RequestInit);
+    const res = await checkedFetch()(p.url + '/api/v1/intents/create-payment', { method: 'POST', headers: m.headers, body: stream, duplex: 'half' } as RequestInit);
     assert.equal(res.status, 413);
     assert.equal((await res.json()).code, 'PAYLOAD_TOO_LARGE');
   });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { responseChecker } from '../helpers/openapi.ts';
 import { startPayd, testClock, type PaydHarness } from '../helpers/payd.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 
@@ -30,6 +31,8 @@ test('events: the same ids and bodies as the webhooks, in the order they were wr
   await upiCredit(p, 30, 'UTR-X'); // the other merchant's
   await p.app.events.enqueueTest(m.clientId); // not a business event: not in the feed
   const hooks = await receiver.waitFor(4, 5000);
+  // Each webhook is as the document's `webhooks` describe it.
+  for (const h of hooks) assert.equal(responseChecker().checkWebhook(JSON.parse(h.body)), undefined);
 
   const r = await p.api('GET', '/api/v1/events', { headers: m.headers });
   assert.equal(r.status, 200);

@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { baseConfig } from '../helpers/payd.ts';
 import { payd, spawnPayd } from '../helpers/cli.ts';
+import { checkedFetch } from '../helpers/openapi.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 
 function workdir(t: import('node:test').TestContext, config: object) {
@@ -18,7 +19,7 @@ function workdir(t: import('node:test').TestContext, config: object) {
 
 /** A JSON API call against a spawned daemon. */
 async function call(url: string, method: string, path: string, headers: Record<string, string>, body?: unknown) {
-  const res = await fetch(url + path, { method, headers: { ...headers, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await checkedFetch()(url + path, { method, headers: { ...headers, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
   return { status: res.status, body: (await res.json()) as any };
 }
 

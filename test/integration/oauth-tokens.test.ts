@@ -103,3 +103,29 @@ describe('mailbox OAuth access tokens', () => {
     for (const t of [...fake.issued, fake.clientSecret!]) assert.ok(!all.includes(t), 'a token reached the log');
   });
 });
+
+describe('mailbox OAuth rotation shared by two processes', () => {
+  test('a refresh token rotated by one process (doctor) is used by the other (daemon), not the retired one', async () => {
+    const fake = await startFakeOAuth();
+    try {
+      const rows = new Map<string, { configured: string; token: string }>();
+      // The store's contract (services/mailbox-tokens.ts), in memory: both "processes" share it.
+      const store = {
+        current: async (key: string, configured: string) => (rows.get(key)?.configured === configured ? rows.get(key)!.token : configured),
+        save: async (key: string, configured: string, token: string) => void rows.set(key, { configured, token }),
+      };
+      const s: OAuthSettings = { user: 'u', tokenUrl: fake.tokenUrl, clientId: fake.clientId, clientSecret: new Secret(fake.clientSecret!), refreshToken: new Secret(fake.issueRefreshToken()), scope: '' };
+      const log = createLogger({ write: () => {} });
+      const daemon = createAccessTokens(s, { clock: testClock(), log, store });
+      const doctor = createAccessTokens(s, { clock: testClock(), log, store });
+      fake.rotate = true;
+      await daemon.get(); // rt1 → rt2
+      await doctor.get(); // rt2 → rt3, rt2 retired
+      daemon.invalidate();
+      assert.match(await daemon.get(), /^ya29\./); // with rt3
+      assert.equal(fake.refreshGrants, 3);
+    } finally {
+      await fake.close();
+    }
+  });
+});

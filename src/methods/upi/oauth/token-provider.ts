@@ -45,14 +45,15 @@ export function createAccessTokens(s: OAuthSettings, d: TokenProviderDeps): Acce
   const key = tokenStoreKey(s);
   const configured = s.refreshToken.reveal();
   let cached: { token: string; refreshAt: number } | undefined;
-  // Rotations seen by this process; the store makes them outlive it.
+  // Without a store, rotations live here; with one, it is read on every refresh, so a rotation
+  // made by another process (`payd doctor` beside the daemon) is picked up.
   let latestRefresh: string | undefined;
   let inflight: Promise<string> | undefined;
 
   const authorizeHint = s.provider ? `payd mailbox authorize --provider ${s.provider}` : 'payd mailbox authorize';
 
   async function refresh(signal?: AbortSignal): Promise<string> {
-    const refreshToken = latestRefresh ?? (d.store ? await d.store.current(key, configured) : configured);
+    const refreshToken = d.store ? await d.store.current(key, configured) : (latestRefresh ?? configured);
     const form: Record<string, string> = { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: s.clientId };
     if (s.clientSecret) form.client_secret = s.clientSecret.reveal();
     if (s.scope) form.scope = s.scope;

@@ -1,0 +1,170 @@
+import { toJsonSchema } from '@valibot/to-json-schema';
+import type * as v from 'valibot';
+import type { ErrorCode } from '../../domain/errors.ts';
+import { HTTP_STATUS } from '../errors.ts';
+import { EventsQuery, ListIntentsQuery, WebhookEndpointBody } from '../requests.ts';
+import { CreateBody } from '../validate.ts';
+import { ERROR_EXAMPLES, EXAMPLES } from './examples.ts';
+import { errorSchema, SCHEMAS } from './schemas.ts';
+import { WEBHOOKS } from './webhooks.ts';
+
+type Json = Record<string, unknown>;
+
+/**
+ * The OpenAPI 3.1 document of the merchant API. Request bodies and query parameters are
+ * converted from the valibot schemas the server validates with, so they cannot drift.
+ * docs/openapi.json is this with the default server (npm run openapi writes it; a test
+ * checks it is current).
+ */
+export function buildOpenApiDocument(o: { serverUrl?: string } = {}): Json {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'payd merchant API',
+      version: '1.0.0',
+      description:
+        'Create payment intents, follow them to settlement, cancel them, and catch up on events. ' +
+        'Every /api/v1 call except this document needs both X-Client-ID and X-Client-Secret. ' +
+        'Errors are {"detail", "code"} (INVALID_REQUEST adds "errors"). Amounts are JSON numbers in plain decimal.',
+    },
+    servers: [{ url: o.serverUrl ?? 'http://127.0.0.1:8080', description: 'your payd server (server.publicUrl)' }],
+    security: [{ ClientId: [], ClientSecret: [] }],
+    paths: {
+      '/api/v1/intents/create-payment': {
+        post: operation({
+          id: 'createPayment',
+          summary: 'Create a payment intent (idempotent on order_id)',
+          body: { schema: CreateBody, example: EXAMPLES.createRequest },
+          ok: { schema: 'CreatedIntent', example: EXAMPLES.created },
+          errors: ['INVALID_REQUEST', 'METHOD_UNSUPPORTED', 'AMOUNT_OUT_OF_RANGE', 'ORDER_ID_CONFLICT', 'PAYLOAD_TOO_LARGE', 'AMOUNT_UNAVAILABLE'],
+        }),
+      },
+      '/api/v1/intents': {
+        get: operation({
+          id: 'listIntents',
+          summary: 'List your intents, newest first (cursor pagination)',
+          query: ListIntentsQuery,
+          ok: { schema: 'IntentPage', example: EXAMPLES.page },
+          errors: ['INVALID_REQUEST'],
+        }),
+      },
+      '/api/v1/intents/{intent_id}': {
+        parameters: [intentIdParameter],
+        get: operation({ id: 'getIntent', summary: 'Fetch an intent', ok: { schema: 'Intent', example: EXAMPLES.intent }, errors: ['INTENT_NOT_FOUND'] }),
+      },
+      '/api/v1/intents/{intent_id}/cancel': {
+        parameters: [intentIdParameter],
+        post: operation({
+          id: 'cancelIntent',
+          summary: 'Cancel a pending intent (again: returned unchanged)',
+          description: 'Sends intent.canceled. The pay_amount stays reserved through the cooldown; a payment that still arrives is kept unmatched (reason canceled) for refund.',
+          ok: { schema: 'Intent', example: EXAMPLES.canceled },
+          errors: ['INTENT_NOT_FOUND', 'INTENT_NOT_CANCELABLE'],
+        }),
+      },
+      '/api/v1/webhook-endpoint': {
+        get: operation({ id: 'getWebhookEndpoint', summary: 'Your webhook URL and a hint of the signing secret', ok: { schema: 'WebhookEndpoint', example: EXAMPLES.webhookEndpoint }, errors: [] }),
+        put: operation({
+          id: 'setWebhookEndpoint',
+          summary: 'Set (or with null remove) your webhook URL',
+          body: { schema: WebhookEndpointBody, example: EXAMPLES.webhookEndpointRequest },
+          ok: { schema: 'WebhookEndpoint', example: EXAMPLES.webhookEndpoint },
+          errors: ['INVALID_REQUEST', 'PAYLOAD_TOO_LARGE'],
+        }),
+      },
+      '/api/v1/webhook-endpoint/rotate-secret': {
+        post: operation({
+          id: 'rotateWebhookSecret',
+          summary: 'New webhook signing secret (shown once); the previous one also signs during the grace period',
+          ok: { schema: 'RotatedWebhookSecret', example: EXAMPLES.rotated },
+          errors: [],
+        }),
+      },
+      '/api/v1/events': {
+        get: operation({
+          id: 'listEvents',
+          summary: 'Catch up on events in the order they were written (the webhooks\' ids and bodies)',
+          query: EventsQuery,
+          ok: { schema: 'EventPage', example: EXAMPLES.events },
+          errors: ['INVALID_REQUEST'],
+        }),
+      },
+      '/api/v1/openapi.json': {
+        get: {
+          operationId: 'getOpenApiDocument',
+          summary: 'This document',
+          security: [],
+          responses: {
+            '200': { description: 'The OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object' } } } },
+            ...errorResponses(['RATE_LIMITED', 'INTERNAL']),
+          },
+        },
+      },
+    },
+    webhooks: WEBHOOKS,
+    components: {
+      securitySchemes: {
+        ClientId: { type: 'apiKey', in: 'header', name: 'X-Client-ID', description: 'Your client id (UUID v4), from payd merchant create.' },
+        ClientSecret: { type: 'apiKey', in: 'header', name: 'X-Client-Secret', description: 'Your client secret. Backend only: never in a web page or app.' },
+      },
+      schemas: SCHEMAS,
+    },
+  };
+}
+
+const intentIdParameter = { name: 'intent_id', in: 'path', required: true, description: 'The intent_id returned at creation.', schema: { type: 'string', format: 'uuid' } };
+
+/** Every authenticated call can answer these. */
+const AUTH_ERRORS: ErrorCode[] = ['AUTH_INVALID_HEADERS', 'AUTH_INVALID_SECRET', 'RATE_LIMITED', 'INTERNAL'];
+
+function fromValibot(schema: v.GenericSchema): Json {
+  // Custom checks (v.check) have no JSON Schema form; the server still runs them.
+  const { $schema: _dialect, ...rest } = toJsonSchema(schema, { target: 'draft-2020-12', typeMode: 'output', errorMode: 'ignore' }) as Json;
+  return rest;
+}
+
+function queryParameters(schema: v.GenericSchema): Json[] {
+  const json = fromValibot(schema) as { properties: Record<string, Json>; required?: string[] };
+  return Object.entries(json.properties).map(([name, { description, ...s }]) => ({ name, in: 'query', required: (json.required ?? []).includes(name), description, schema: s }));
+}
+
+function errorResponses(codes: ErrorCode[]): Record<string, Json> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) byStatus.set(HTTP_STATUS[code], [...(byStatus.get(HTTP_STATUS[code]) ?? []), code]);
+  const out: Record<string, Json> = {};
+  for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+    out[String(status)] = {
+      description: list.join(' or '),
+      ...(status === 429 ? { headers: { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } } } } : {}),
+      content: {
+        'application/json': {
+          schema: errorSchema(list),
+          examples: Object.fromEntries(list.map((c) => [c, { value: ERROR_EXAMPLES[c] }])),
+        },
+      },
+    };
+  }
+  return out;
+}
+
+function operation(o: {
+  id: string;
+  summary: string;
+  description?: string;
+  query?: v.GenericSchema;
+  body?: { schema: v.GenericSchema; example: unknown };
+  ok: { schema: keyof typeof SCHEMAS; example: unknown };
+  errors: ErrorCode[];
+}): Json {
+  return {
+    operationId: o.id,
+    summary: o.summary,
+    ...(o.description ? { description: o.description } : {}),
+    ...(o.query ? { parameters: queryParameters(o.query) } : {}),
+    ...(o.body ? { requestBody: { required: true, content: { 'application/json': { schema: fromValibot(o.body.schema), example: o.body.example } } } } : {}),
+    responses: {
+      '200': { description: 'OK', content: { 'application/json': { schema: { $ref: `#/components/schemas/${o.ok.schema}` }, example: o.ok.example } } },
+      ...errorResponses([...o.errors, ...AUTH_ERRORS]),
+    },
+  };
+}
