@@ -1,5 +1,5 @@
+import { hostname } from 'node:os';
 import { join, dirname, basename, extname } from 'node:path';
-import cron, { type ScheduledTask } from 'node-cron';
 import type { Config, MethodAmounts } from './config/load.ts';
 import { createIntentStore } from './db/intent-store.ts';
 import { kyselyOver, migrate, openSqlite, type Db } from './db/open.ts';
@@ -7,8 +7,10 @@ import { METHOD_RULES, METHODS, type Method } from './domain/methods.ts';
 import type { Clock, Logger, Random } from './domain/ports.ts';
 import { createHttpApp } from './http/app.ts';
 import { createCheckoutSockets, registerCheckout } from './http/checkout/index.ts';
+import { registerOps, type Readiness } from './http/ops.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
 import { serveHttp, type RunningServer } from './http/server.ts';
+import { createPrometheusMetrics } from './metrics/prometheus.ts';
 import { createSources } from './methods/registry.ts';
 import { createSandboxSource } from './methods/sandbox/source.ts';
 import { sandboxReceivers } from './methods/sandbox/receivers.ts';
@@ -26,6 +28,11 @@ import { createOutbox } from './services/outbox.ts';
 import { createPaymentQueries } from './services/payments.ts';
 import { createDispatcher } from './webhooks/dispatcher.ts';
 import { undiciPost, type HttpPost } from './webhooks/deliver.ts';
+import { createLeadership } from './workers/leader.ts';
+import { createWorkerLease } from './workers/lease.ts';
+import { describeError, runLoop } from './workers/loop.ts';
+import { isDown, SourceHealth } from './workers/source-health.ts';
+import { superviseSource } from './workers/supervise.ts';
 
 export interface AppOptions {
   config: Config;
@@ -38,7 +45,14 @@ export interface AppOptions {
   post?: HttpPost;
   /** Sources to run instead of the configured ones (tests). */
   sources?: (deps: { ledger: ReturnType<typeof createLedger>; db: Db }) => PaymentSource[] | Promise<PaymentSource[]>;
+  /** Worker lease timing, ms (tests shorten it). */
+  lease?: { ttlMs?: number; renewMs?: number; standbyPollMs?: number };
 }
+
+/** The worker lease: renewed every 3 s, so a holder that cannot renew is replaced ≤ 12 s after its last renewal. */
+const LEASE_DEFAULTS = { ttlMs: 12_000, renewMs: 3_000, standbyPollMs: 1_000 };
+/** How often expiry runs, ms. */
+const EXPIRY_INTERVAL_MS = 5_000;
 
 /** The sandbox database lives beside the live one: payd.sqlite → payd-sandbox.sqlite. */
 export function databaseFile(config: Config, sandbox: boolean): string {
@@ -86,6 +100,14 @@ export async function createApp(o: AppOptions) {
   const store = createIntentStore(db, sqlite);
   cleanups.push(() => store.close());
 
+  // Read at scrape time: the running sources' health and the lease role (set by start()).
+  let workerSet: { role: () => 'leader' | 'standby'; health: SourceHealth[] } | null = null;
+  const metrics = createPrometheusMetrics({
+    sources: () => (workerSet?.role() === 'leader' ? workerSet.health.map((h) => ({ key: h.key, up: !isDown(h.status()), lastOkAt: h.lastOkAt })) : []),
+    leader: () => workerSet?.role() === 'leader',
+    now: () => clock.now(),
+  });
+
   const keys = new Keys(loadMasterKey(config.server.masterKey?.reveal(), `${dbFile}.key`, random));
   const publicUrl = (config.server.publicUrl ?? `http://${config.server.host}:${config.server.port}`).replace(/\/+$/, '');
   const outbox = createOutbox({ clock, random });
@@ -109,16 +131,22 @@ export async function createApp(o: AppOptions) {
     livemode,
     publicUrl,
     outbox,
+    metrics,
+    log: log.child({ component: 'intents' }),
   });
-  const ledger = createLedger({ db, clock, random, log: log.child({ component: 'ledger' }), outbox, livemode, publicUrl });
+  const ledger = createLedger({ db, clock, random, log: log.child({ component: 'ledger' }), outbox, livemode, publicUrl, metrics });
   const events = createEventService({ db, clock, outbox });
   const view = () => ({ now: clock.now(), livemode, publicUrl });
   const listing = createIntentListing({ db, view });
   const cancels = createIntentCancellation({ db, outbox, view });
   const feed = createEventFeed({ db });
   const payments = createPaymentQueries({ db });
+  // Random per start: a restarted process is a new holder even if its pid repeats.
+  const me = { holder: random.uuid(), host: hostname(), pid: process.pid };
   const dispatcher = createDispatcher({
     db,
+    holder: me.holder,
+    metrics,
     merchants,
     clock,
     random,
@@ -138,9 +166,40 @@ export async function createApp(o: AppOptions) {
   const sources = async (): Promise<PaymentSource[]> => (o.sources ? o.sources({ ledger, db }) : sandbox ? [sandboxSource] : createSources(config, { ...sourceDeps, mailboxTokens }));
 
   let server: RunningServer | null = null;
-  const workers: Promise<void>[] = [];
   const abort = new AbortController();
-  let cronTasks: ScheduledTask[] = [];
+  /** Stops of what start() started, registered as each starts; close() runs them newest first. */
+  const stops: Array<{ name: string; stop: () => Promise<void> }> = [];
+
+  /** The leader's work: sources (supervised), the webhook dispatcher and expiry, until `signal` aborts. */
+  async function lead(signal: AbortSignal, health: SourceHealth[], running: PaymentSource[], previous: { holder: string; dead: boolean } | undefined): Promise<void> {
+    if (previous?.dead) {
+      const freed = await dispatcher.releaseLeasesOf(previous.holder);
+      if (freed > 0) log.info('freed webhook deliveries of the dead previous leader', { events: freed });
+    }
+    const work: Promise<void>[] = running.map((source, i) => {
+      log.info('payment source starting', { source: source.name });
+      return superviseSource({ source, health: health[i]!, signal, log: log.child({ component: 'source' }), random });
+    });
+    work.push(dispatcher.run(signal));
+    const expiryLog = log.child({ component: 'expiry' });
+    work.push(runLoop({ name: 'intent expiry', intervalMs: EXPIRY_INTERVAL_MS, tick: async () => void (await intents.expireDue()), signal, log: expiryLog, random }));
+    await Promise.all(work);
+  }
+
+  function readiness(): Readiness {
+    const sourcesOut: Record<string, unknown> = {};
+    const failing: string[] = [];
+    for (const h of workerSet?.health ?? []) {
+      const st = h.status();
+      sourcesOut[h.key] = st;
+      if (isDown(st)) failing.push(h.key);
+    }
+    const workers = workerSet ? workerSet.role() : 'off';
+    const ready = failing.length === 0;
+    const body: Record<string, unknown> = { status: ready ? 'ok' : 'unavailable', workers, sources: sourcesOut };
+    if (!ready) body.failing = failing;
+    return { ready, body };
+  }
 
   return {
     config,
@@ -162,19 +221,17 @@ export async function createApp(o: AppOptions) {
     sandboxSource,
     sources,
     publicUrl,
+    readiness,
 
-    /** API + (optionally) workers: sources, webhook dispatcher, housekeeping. */
+    /**
+     * The API first (a port that cannot be bound fails here, before any worker starts), then
+     * the workers: they run only while this process holds the database's worker lease.
+     * On failure, close() releases whatever was started.
+     */
     async start(opts: { http: boolean; workers: boolean }): Promise<void> {
-      if (opts.workers) {
-        for (const source of await sources()) {
-          log.info('payment source starting', { source: source.name });
-          workers.push(source.run(abort.signal).catch((err) => log.error('payment source stopped', { source: source.name, error: String(err) })));
-        }
-        workers.push(dispatcher.run(abort.signal));
-        await intents.expireDue();
-        const expire = cron.schedule('*/5 * * * * *', () => intents.expireDue().catch((err) => log.warn('expiry run failed', { error: String(err) })), { name: 'expire-intents', noOverlap: true });
-        cronTasks = [expire];
-      }
+      // Built (their modules loaded) before the port is bound, started only after: building connects nothing.
+      const toRun = opts.workers ? await sources() : [];
+      let listening: string | null = null;
       if (opts.http) {
         const checkoutLog = log.child({ component: 'checkout' });
         const app = createHttpApp({
@@ -187,12 +244,47 @@ export async function createApp(o: AppOptions) {
           rateLimiter: createRateLimiter({ ...config.server.rateLimit, clock }),
           clock,
           log: log.child({ component: 'http' }),
-          extend: (h3) => registerCheckout(h3, { intents, merchants, clock, log: checkoutLog }),
+          extend: (h3) => {
+            registerOps(h3, {
+              readiness,
+              metrics: { text: () => metrics.registry.metrics(), contentType: metrics.registry.contentType, allow: config.server.metrics.allow },
+            });
+            registerCheckout(h3, { intents, merchants, clock, log: checkoutLog });
+          },
         });
+        metrics.collectProcessMetrics();
         const sockets = createCheckoutSockets({ intents, clock, log: checkoutLog });
-        server = await serveHttp(app, config.server.host, config.server.port, sockets);
-        log.info('payd listening', { url: server.url, livemode, database: dbFile });
+        const running = await serveHttp(app, config.server.host, config.server.port, sockets);
+        server = running;
+        stops.push({ name: 'http', stop: () => running.close() });
+        listening = running.url;
       }
+      if (opts.workers) {
+        const running = toRun;
+        const health = running.map((s) => new SourceHealth(s.method ?? s.name, s.name, clock));
+        const timing = { ...LEASE_DEFAULTS, ...o.lease };
+        const leaseLog = log.child({ component: 'lease' });
+        const leadership = createLeadership({
+          lease: createWorkerLease({ db, clock, me, ttlMs: timing.ttlMs }),
+          clock,
+          log: leaseLog,
+          ...timing,
+          lead: (signal, previous) => lead(signal, health, running, previous),
+        });
+        workerSet = { role: () => leadership.role, health };
+        const done = leadership.run(abort.signal).catch((err) => leaseLog.error('worker lease loop failed', { error: describeError(err) }));
+        stops.push({
+          name: 'workers',
+          stop: async () => {
+            abort.abort();
+            await done;
+          },
+        });
+        await leadership.firstTried();
+        log.info(leadership.role === 'leader' ? 'workers running (this process holds the worker lease)' : 'workers standing by (another process holds the worker lease)', { holder: me.holder });
+      }
+      // Logged once everything is up (the workers' first lease attempt included).
+      if (listening) log.info('payd listening', { url: listening, livemode, database: dbFile });
     },
 
     get url(): string | null {
@@ -201,11 +293,8 @@ export async function createApp(o: AppOptions) {
 
     /** Stops accepting, finishes in-flight requests and deliveries, closes the database. */
     async close(): Promise<void> {
-      if (server) await server.close();
+      await Promise.all(stops.splice(0).reverse().map(({ stop }) => stop()));
       server = null;
-      for (const t of cronTasks) await t.destroy();
-      abort.abort();
-      await Promise.all(workers);
       for (const fn of cleanups.reverse()) await fn();
     },
   };

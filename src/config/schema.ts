@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import * as v from 'valibot';
 import { isSolanaAddress, isTronAddress, isVpa } from './addresses.ts';
 import { SecretRefBox } from './secret.ts';
@@ -17,6 +18,14 @@ const SecretRef = v.pipe(
 );
 
 const num = (msg = 'expected a number') => v.number(msg);
+/** "10.0.0.0/8", "2001:db8::/32" or a bare address. */
+export function isCidr(s: string): boolean {
+  const [addr, bits, extra] = s.split('/');
+  const family = isIP(addr ?? '');
+  if (!family || extra !== undefined) return false;
+  if (bits === undefined) return true;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+}
 const positive = v.pipe(num(), v.finite(), v.minValue(0, 'must not be negative'));
 const port = v.pipe(num(), v.integer('expected an integer'), v.minValue(0), v.maxValue(65535));
 const seconds = (def: number) => v.optional(v.pipe(num(), v.finite(), v.gtValue(0, 'must be greater than 0')), def);
@@ -175,6 +184,8 @@ export const ConfigSchema = v.strictObject({
       ),
       /** Key for hashing client secrets and sealing webhook secrets; default: a key file beside the database. */
       masterKey: v.optional(SecretRef),
+      /** GET /metrics answers loopback clients and these networks ("10.0.0.0/8", "2001:db8::/32", or a single address). */
+      metrics: v.optional(v.strictObject({ allow: v.optional(v.array(v.pipe(v.string(), v.check(isCidr, 'expected an IP address or CIDR like 10.0.0.0/8'))), []) }), { allow: [] }),
     }),
     {},
   ),

@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect, sql, type Migration, type MigrationProvider, type SqliteDatabase } from 'kysely';
 import * as m001 from './migrations/001_initial.ts';
 import * as m002upi from './migrations/002_upi_alerts.ts';
+import * as m004 from './migrations/004_worker_lease.ts';
 import * as m006 from './migrations/006_api.ts';
 import * as m007 from './migrations/007_mailbox_oauth.ts';
 import type { Database } from './schema.ts';
@@ -13,7 +14,7 @@ export type Db = Kysely<Database>;
 export type Tx = Kysely<Database>;
 
 /** Migrations are listed here, not discovered on disk, so the set is fixed at build time. */
-const migrations: Record<string, Migration> = { '001_initial': m001, '002_upi_alerts': m002upi, '006_api': m006, '007_mailbox_oauth': m007 };
+const migrations: Record<string, Migration> = { '001_initial': m001, '002_upi_alerts': m002upi, '004_worker_lease': m004, '006_api': m006, '007_mailbox_oauth': m007 };
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 
 /** Opens (creating if needed) the SQLite database in WAL mode. Nothing connects until this is called. */

@@ -85,6 +85,8 @@ export interface EventsTable {
   attempts: number;
   next_attempt_at: number;
   locked_until: number;
+  /** Holder id of the worker lease under which the delivery lease was taken (null: CLI or older versions). */
+  locked_by: string | null;
   last_error: string | null;
   created_at: number;
   delivered_at: number | null;
@@ -131,6 +133,15 @@ export interface SandboxTransfersTable {
   tx_ref: string;
   reference: string | null;
   created_at: number;
+}
+
+export interface WorkerLeaseTable {
+  name: string;
+  holder: string;
+  host: string;
+  pid: number;
+  acquired_at: number;
+  expires_at: number;
 }
 
 /** UPI mail waiting for the bank's DNS (DKIM key / DMARC record) to answer. */
@@ -180,5 +191,6 @@ export interface Database {
   sequences: SequencesTable;
   upi_parked_mail: UpiParkedMailTable;
   upi_unread_alerts: UpiUnreadAlertsTable;
+  worker_lease: WorkerLeaseTable;
   mailbox_oauth_tokens: MailboxOAuthTokensTable;
 }

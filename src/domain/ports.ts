@@ -41,3 +41,33 @@ export interface Ledger {
   /** Whether any intent of this method/receiver could still be settled (pending, or expired within the reuse window). */
   hasOpenIntents(method: Method, receiver: string): Promise<boolean>;
 }
+
+/**
+ * What services count, for /metrics. Labels are small closed sets (method, reason,
+ * result), never ids. The Prometheus implementation lives in src/metrics/; tests and
+ * the CLI use noopMetrics.
+ */
+export interface Metrics {
+  intentCreated(method: Method): void;
+  intentSettled(method: Method): void;
+  intentExpired(method: Method): void;
+  paymentUnmatched(method: Method, reason: string): void;
+  paymentRejected(method: Method, reason: string): void;
+  /** One webhook attempt: its result and how long the POST took, seconds. */
+  webhookAttempt(result: 'delivered' | 'retry' | 'failed', durationSeconds: number): void;
+  /** An event delivered: seconds from the event's creation to the successful attempt. */
+  webhookDelivered(latencySeconds: number): void;
+  /** Share (0..1) of the unique-amount window a create had to search to find a free pay_amount. */
+  amountPoolUse(method: Method, receiver: string, ratio: number): void;
+}
+
+export const noopMetrics: Metrics = {
+  intentCreated: () => {},
+  intentSettled: () => {},
+  intentExpired: () => {},
+  paymentUnmatched: () => {},
+  paymentRejected: () => {},
+  webhookAttempt: () => {},
+  webhookDelivered: () => {},
+  amountPoolUse: () => {},
+};

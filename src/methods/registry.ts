@@ -1,4 +1,5 @@
 import type { Config } from '../config/load.ts';
+import type { Method } from '../domain/methods.ts';
 import type { Db } from '../db/open.ts';
 import type { MailboxTokenStore } from '../services/mailbox-tokens.ts';
 import type { PaymentSource, SourceDeps } from './source.ts';
@@ -15,13 +16,15 @@ export async function createSources(config: Config, deps: SourceDeps & { db?: Db
     // Parked and unreadable mail must survive restarts: the UPI source keeps them in the database.
     if (!deps.db) throw new Error('the UPI source needs the database');
     const [{ createUpiSource }, { createUpiMailStore }] = await Promise.all([import('./upi/imap-source.ts'), import('./upi/mail-store.ts')]);
-    sources.push(createUpiSource(m.UPI, { ...deps, store: createUpiMailStore(deps.db) }));
+    sources.push(forMethod('UPI', createUpiSource(m.UPI, { ...deps, store: createUpiMailStore(deps.db) })));
   }
-  if (m.USDT_TRC20) sources.push((await import('./tron/source.ts')).createTronSource(m.USDT_TRC20, deps));
+  if (m.USDT_TRC20) sources.push(forMethod('USDT_TRC20', (await import('./tron/source.ts')).createTronSource(m.USDT_TRC20, deps)));
   if (m.SOL || m.USDT_SOL) {
     const { createSolanaSource } = await import('./solana/source.ts');
-    if (m.SOL) sources.push(createSolanaSource('SOL', m.SOL, deps));
-    if (m.USDT_SOL) sources.push(createSolanaSource('USDT_SOL', m.USDT_SOL, deps));
+    if (m.SOL) sources.push(forMethod('SOL', createSolanaSource('SOL', m.SOL, deps)));
+    if (m.USDT_SOL) sources.push(forMethod('USDT_SOL', createSolanaSource('USDT_SOL', m.USDT_SOL, deps)));
   }
   return sources;
 }
+
+const forMethod = (method: Method, source: PaymentSource): PaymentSource => Object.assign(source, { method });

@@ -7,6 +7,8 @@ import type { Clock, Ledger, Logger, Random } from '../domain/ports.ts';
 export interface PaymentSource {
   /** e.g. "upi-imap", "tron:T…", "solana:SOL:<wallet>". */
   readonly name: string;
+  /** The method it feeds ("UPI", "SOL", …): /readyz and /metrics name it by this (default: name). */
+  readonly method?: string;
   /** Runs until the signal aborts. Must never throw for upstream faults: log and back off. */
   run(signal: AbortSignal): Promise<void>;
   /** One-shot health check for `payd doctor`. */

@@ -8,7 +8,7 @@ import { PaydError } from '../domain/errors.ts';
 import { createdView, intentView, type ViewContext } from '../domain/intent.ts';
 import { isMethod, METHOD_RULES, type Method } from '../domain/methods.ts';
 import { formatMinor, minorToDb, numberToDecimalText, parseDecimal } from '../domain/money.ts';
-import type { Clock, Random } from '../domain/ports.ts';
+import { noopMetrics, type Clock, type Logger, type Metrics, type Random } from '../domain/ports.ts';
 import type { Merchant } from './merchants.ts';
 import { UUID_V4 } from './merchants.ts';
 import type { Outbox } from './outbox.ts';
@@ -42,9 +42,36 @@ export interface IntentServiceDeps {
   livemode: boolean;
   publicUrl: string;
   outbox: Outbox;
+  metrics?: Metrics;
+  /** Warnings (an amount pool nearly full); default: none. */
+  log?: Logger;
 }
 
+/** A create that had to search past this share of the unique-amount window logs a warning. */
+const POOL_WARN_RATIO = 0.8;
+const POOL_WARN_EVERY_MS = 60_000;
+
 export function createIntentService(d: IntentServiceDeps) {
+  const metrics = d.metrics ?? noopMetrics;
+  const poolWarnedAt = new Map<string, number>();
+
+  /** How full the window of pay amounts above this amount was: the share searched to find a free one. */
+  function notePoolUse(method: Method, a: MethodAmounts, amountMinor: bigint, payAmount: bigint): void {
+    const ratio = Number((payAmount - amountMinor) / a.stepMinor + 1n) / (a.maxOffsetSteps + 1);
+    metrics.amountPoolUse(method, a.receiver, ratio);
+    if (ratio <= POOL_WARN_RATIO || !d.log) return;
+    const key = `${method}:${a.receiver}`;
+    const now = d.clock.now();
+    if (now - (poolWarnedAt.get(key) ?? -Infinity) < POOL_WARN_EVERY_MS) return;
+    poolWarnedAt.set(key, now);
+    d.log.warn('amount pool over 80 % full: raise maxOffsetSteps or shorten amountReuseCooldownSeconds', {
+      method,
+      receiver: a.receiver,
+      amount_minor: amountMinor.toString(),
+      used_ratio: Math.round(ratio * 100) / 100,
+    });
+  }
+
   const ctx = (): ViewContext => ({ now: d.clock.now(), livemode: d.livemode, publicUrl: d.publicUrl });
 
   /** Business rules in DESIGN §8 order: method → decimals → range. */
@@ -92,6 +119,7 @@ export function createIntentService(d: IntentServiceDeps) {
   return {
     async create(merchant: Merchant, input: CreateIntentInput) {
       const { method, amountMinor, deposit } = checkAmount(input);
+      let created: { payAmount: bigint; amounts: MethodAmounts } | undefined;
       // One savepoint in a group commit: answered once the group's transaction is durable.
       const row = await d.store.write((w) => {
         // Inside the write transaction, so concurrent identical creates see each other.
@@ -133,8 +161,13 @@ export function createIntentService(d: IntentServiceDeps) {
           updated_at: now,
         };
         w.insert(intent);
+        created = { payAmount, amounts: deposit.amounts };
         return intent;
       });
+      if (created) {
+        metrics.intentCreated(method);
+        notePoolUse(method, created.amounts, amountMinor, created.payAmount);
+      }
       return createdView(row, ctx());
     },
 
@@ -171,16 +204,20 @@ export function createIntentService(d: IntentServiceDeps) {
     async expireDue(batch = 500): Promise<number> {
       let total = 0;
       for (;;) {
-        const n = await writeTx(d.db, async (tx) => {
+        const { n, methods } = await writeTx(d.db, async (tx) => {
           const now = d.clock.now();
           const rows = await tx.selectFrom('intents').selectAll().where('status', '=', 'pending').where('expires_at', '<=', now).limit(batch).execute();
+          const methods: Method[] = [];
           for (const row of rows) {
             const upd = await tx.updateTable('intents').set({ status: 'expired', updated_at: now }).where('id', '=', row.id).where('status', '=', 'pending').executeTakeFirst();
             if (Number(upd.numUpdatedRows) === 0) continue;
             await d.outbox.enqueue(tx, row.merchant_id, row.id, 'intent.expired', intentView({ ...row, status: 'expired' }, { ...ctx(), now }));
+            methods.push(row.method as Method);
           }
-          return rows.length;
+          return { n: rows.length, methods };
         });
+        // Counted once committed.
+        for (const method of methods) metrics.intentExpired(method);
         total += n;
         if (n < batch) break;
       }

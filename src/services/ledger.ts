@@ -7,7 +7,7 @@ import { decideMatch, type MatchMode } from '../domain/matching.ts';
 import type { Method } from '../domain/methods.ts';
 import { minorToDb } from '../domain/money.ts';
 import type { IngestOutcome, ReceivedPayment, RejectedObservation } from '../domain/payment.ts';
-import type { CheckpointUpdate, Clock, Ledger, Logger, Random } from '../domain/ports.ts';
+import { noopMetrics, type CheckpointUpdate, type Clock, type Ledger, type Logger, type Metrics, type Random } from '../domain/ports.ts';
 import type { Outbox } from './outbox.ts';
 
 export interface LedgerDeps {
@@ -20,6 +20,7 @@ export interface LedgerDeps {
   publicUrl: string;
   /** How far before an intent's creation a payment may have happened and still match it, ms (clock skew). */
   skewMs?: number;
+  metrics?: Metrics;
 }
 
 export interface IngestOptions {
@@ -34,6 +35,7 @@ export interface IngestOptions {
  */
 export function createLedger(d: LedgerDeps): Ledger & { ingestWith(p: ReceivedPayment, c: CheckpointUpdate | undefined, o: IngestOptions): Promise<IngestOutcome> } {
   const skewMs = d.skewMs ?? 60_000;
+  const metrics = d.metrics ?? noopMetrics;
 
   async function saveCheckpoint(tx: Tx | Db, c: CheckpointUpdate): Promise<void> {
     const value_json = JSON.stringify(c.value);
@@ -94,6 +96,7 @@ export function createLedger(d: LedgerDeps): Ledger & { ingestWith(p: ReceivedPa
         .onConflict((oc) => oc.column('ref').doNothing())
         .execute();
     });
+    metrics.paymentRejected(r.method, r.reason);
     d.log.warn('observation rejected', { source: r.source, ref: r.ref, reason: r.reason });
   }
 
@@ -194,8 +197,11 @@ export function createLedger(d: LedgerDeps): Ledger & { ingestWith(p: ReceivedPa
     });
     if (outcome.kind === 'settled') {
       d.outbox.notify();
+      // One payment may settle several intents (Solana references).
+      for (let n = 1 + (outcome.also?.length ?? 0); n > 0; n--) metrics.intentSettled(p.method);
       d.log.info('payment settled', { method: p.method, tx_ref: p.txRef, intent_id: outcome.intentId, also: outcome.also?.map((a) => a.intentId), source: p.source });
     } else if (outcome.kind === 'unmatched') {
+      metrics.paymentUnmatched(p.method, outcome.reason);
       d.log.warn('payment kept unmatched', { method: p.method, tx_ref: p.txRef, reason: outcome.reason, source: p.source });
     }
     return outcome;

@@ -1,6 +1,6 @@
 import { writeTx, type Db } from '../db/open.ts';
 import type { EventsTable } from '../db/schema.ts';
-import type { Clock, Logger, Random } from '../domain/ports.ts';
+import { noopMetrics, type Clock, type Logger, type Metrics, type Random } from '../domain/ports.ts';
 import type { MerchantService } from '../services/merchants.ts';
 import { runLoop, WakeSignal } from '../workers/loop.ts';
 import { attemptDelivery, type HttpPost } from './deliver.ts';
@@ -21,6 +21,9 @@ export interface DispatcherDeps {
   allowInsecureUrls: boolean;
   /** Fallback poll for events written by other processes (CLI settle/replay), ms. */
   pollMs?: number;
+  /** Worker lease holder id written beside each delivery lease (null: not a lease holder, e.g. the CLI). */
+  holder?: string;
+  metrics?: Metrics;
 }
 
 /**
@@ -31,6 +34,7 @@ export function createDispatcher(d: DispatcherDeps) {
   const wake = new WakeSignal();
   const inFlight = new Set<string>();
   const leaseMs = d.timeoutMs + 30_000;
+  const metrics = d.metrics ?? noopMetrics;
 
   async function claim(limit: number): Promise<EventsTable[]> {
     if (limit <= 0) return [];
@@ -49,7 +53,7 @@ export function createDispatcher(d: DispatcherDeps) {
       if (claimed.length >= limit || inFlight.has(ev.id)) continue;
       const res = await d.db
         .updateTable('events')
-        .set({ locked_until: now + leaseMs })
+        .set({ locked_until: now + leaseMs, locked_by: d.holder ?? null })
         .where('id', '=', ev.id)
         .where('status', '=', 'pending')
         .where('locked_until', '<=', now)
@@ -110,6 +114,8 @@ export function createDispatcher(d: DispatcherDeps) {
       // Only if still ours: a replay may have reset the row meanwhile.
       await tx.updateTable('events').set(update).where('id', '=', ev.id).where('status', '=', 'pending').execute();
     });
+    metrics.webhookAttempt(step.kind, result.durationMs / 1000);
+    if (step.kind === 'delivered') metrics.webhookDelivered(Math.max(0, now - ev.created_at) / 1000);
     const fields = { event_id: ev.id, type: ev.type, attempt, status_code: result.statusCode, duration_ms: result.durationMs, error: result.error };
     if (step.kind === 'delivered') d.log.info('webhook delivered', fields);
     else d.log.warn(step.kind === 'retry' ? 'webhook attempt failed; will retry' : 'webhook failed for good', { ...fields, next: step.kind === 'retry' ? new Date(step.atMs).toISOString() : undefined });
@@ -137,11 +143,18 @@ export function createDispatcher(d: DispatcherDeps) {
     wake: () => wake.wake(),
     /** Runs until aborted; waits for in-flight deliveries before returning. */
     async run(signal: AbortSignal): Promise<void> {
-      // One dispatcher per database: leases left by a process that died (kill -9) are void.
-      await d.db.updateTable('events').set({ locked_until: 0 }).where('status', '=', 'pending').where('locked_until', '>', 0).execute();
       await runLoop({ name: 'webhook dispatcher', intervalMs: d.pollMs ?? 250, tick, signal, log: d.log, random: d.random, wake, backoff: { baseMs: 500, maxMs: 10_000 } });
       const deadline = Date.now() + d.timeoutMs + 1000;
       while (inFlight.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    },
+    /**
+     * Frees the delivery leases of a worker-lease holder known to be dead (its process is
+     * gone), so its events are sent now instead of after their lease runs out. Never called
+     * for a holder that may be alive: its in-flight sends would go out twice.
+     */
+    async releaseLeasesOf(holder: string): Promise<number> {
+      const res = await d.db.updateTable('events').set({ locked_until: 0, locked_by: null }).where('status', '=', 'pending').where('locked_by', '=', holder).where('locked_until', '>', 0).executeTakeFirst();
+      return Number(res.numUpdatedRows);
     },
     /** Sends one event now in this process (webhooks test); returns the attempt result. */
     async deliverNow(eventId: string): Promise<void> {
@@ -154,7 +167,7 @@ export function createDispatcher(d: DispatcherDeps) {
     const now = d.clock.now();
     const ev = await d.db.selectFrom('events').selectAll().where('id', '=', eventId).where('status', '=', 'pending').executeTakeFirst();
     if (!ev) return [];
-    const res = await d.db.updateTable('events').set({ locked_until: now + leaseMs }).where('id', '=', eventId).where('locked_until', '<=', now).executeTakeFirst();
+    const res = await d.db.updateTable('events').set({ locked_until: now + leaseMs, locked_by: d.holder ?? null }).where('id', '=', eventId).where('locked_until', '<=', now).executeTakeFirst();
     return Number(res.numUpdatedRows) === 1 ? [ev] : [];
   }
 }

@@ -1,4 +1,5 @@
 import type { Logger, Random } from '../domain/ports.ts';
+import { currentCycleReporter } from './cycle.ts';
 
 export interface LoopOptions {
   name: string;
@@ -18,18 +19,25 @@ export interface LoopOptions {
 /** Runs `tick` until the signal aborts: one at a time, backing off with jitter after failures. */
 export async function runLoop(o: LoopOptions): Promise<void> {
   const backoff = o.backoff ?? { baseMs: 1000, maxMs: 60_000 };
+  // A completed tick is a completed cycle for the supervised source this loop runs in.
+  const report = currentCycleReporter();
+  report?.interval(o.intervalMs);
   let failures = 0;
   while (!o.signal.aborted) {
+    let error = '';
     try {
       await o.tick(o.signal);
       if (failures > 0) o.log.info(`${o.name} recovered`, { after_failures: failures });
       failures = 0;
+      report?.ok();
     } catch (err) {
       if (o.signal.aborted) break;
       failures += 1;
-      o.log.warn(`${o.name} failed; backing off`, { error: describeError(err), failures });
+      error = describeError(err);
+      o.log.warn(`${o.name} failed; backing off`, { error, failures });
     }
     const wait = failures === 0 ? o.intervalMs : jittered(Math.min(backoff.maxMs, backoff.baseMs * 2 ** (failures - 1)), o.random);
+    if (failures > 0) report?.failed(error, wait);
     await sleep(wait, o.signal, failures === 0 ? o.wake : undefined);
   }
 }

@@ -22,7 +22,8 @@ export async function spawnPayd(args: string[], o: { cwd: string; env?: Record<s
   let stderr = '';
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`payd did not start in 20 s:\n${stderr}`)), 20_000);
+    // Generous: tsx compiles the whole app at start, which takes many seconds on a loaded machine.
+    const timer = setTimeout(() => reject(new Error(`payd did not start in 60 s:\n${stderr}`)), 60_000);
     child.stderr!.on('data', (d) => {
       stderr += d;
       const url = listeningUrl(stderr);

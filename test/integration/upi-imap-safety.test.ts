@@ -5,14 +5,11 @@
 // rejected `dns_unresolved`. Keys are made here, never a bank's.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createUpiSource } from '../../src/methods/upi/imap-source.ts';
-import { createUpiMailStore } from '../../src/methods/upi/mail-store.ts';
-import type { PaymentSource } from '../../src/methods/source.ts';
-import { systemRandom } from '../../src/system.ts';
 import { HDFC_SIGNED_HEADERS, dkimSigner, hdfcCredit } from '../helpers/bank-alerts.ts';
 import { dnsStub } from '../helpers/dns-stub.ts';
-import { startDovecot, upiSourceConfig, type Dovecot } from '../helpers/dovecot.ts';
-import { startPayd, type PaydHarness } from '../helpers/payd.ts';
+import { startDovecot, type Dovecot } from '../helpers/dovecot.ts';
+import type { PaydHarness } from '../helpers/payd.ts';
+import { startUpiPayd } from '../helpers/upi-payd.ts';
 import { memoryLogger } from '../helpers/upi-imap-fakes.ts';
 import { waitFor } from '../helpers/wait.ts';
 
@@ -48,36 +45,8 @@ describe('UPI alerts: recipient binding and parked mail (Dovecot + DNS)', () => 
     await dns.stop();
   });
 
-  /** payd with the real UPI source on `mailbox`, fast retries, short DNS deadline. */
-  async function payd(mailbox: string, o: { retryHours: number; dir?: string; log?: ReturnType<typeof memoryLogger> }) {
-    if (mailbox !== 'INBOX') await dovecot.createMailbox(mailbox).catch(() => {});
-    const cfg = { ...upiSourceConfig(dovecot, mailbox), alertRecipients: [US] };
-    cfg.dkim = { required: true, dnsServers: [dnsServer], retryHours: o.retryHours };
-    const h = await startPayd({
-      ...(o.dir ? { dir: o.dir } : {}),
-      workers: true,
-      config: { methods: { UPI: { vpa: cfg.vpa, payeeName: cfg.payeeName, imap: { host: 'unused', user: 'payd', password: 'x' }, alertRecipients: [US], accounts: cfg.accounts } } },
-      sources: ({ ledger, db }): PaymentSource[] => [
-        createUpiSource(cfg, {
-          ledger,
-          store: createUpiMailStore(db),
-          clock: { now: () => Date.now() },
-          random: systemRandom,
-          log: o.log ?? memoryLogger(),
-          dnsTimeoutMs: 800,
-          retryMs: 300,
-          backoff: { baseMs: 100, maxMs: 1000 },
-        }),
-      ],
-    });
-    harnesses.push(h);
-    const m = await h.merchant('Chai shop');
-    const intent = async (amount: number) => h.app.intents.create(await h.app.merchants.get(m.clientId), { amount, currency: 'UPI', order_id: `o-${amount}-${Date.now()}` });
-    const status = async (id: string) => (await h.app.intents.get(id)).status;
-    const rejections = async () => h.app.payments.rejections();
-    const parked = async () => (await h.app.db.selectFrom('upi_parked_mail').selectAll().execute()).length;
-    return { h, intent, status, rejections, parked };
-  }
+  const payd = (mailbox: string, o: { retryHours: number; dir?: string; log?: ReturnType<typeof memoryLogger> }) =>
+    startUpiPayd(dovecot, mailbox, { dnsServer, ...o }).then((p) => (harnesses.push(p.h), p));
 
   test('a replayed alert (signed To is someone else), an unsigned To and a forged extra To settle nothing; ours, signed twice, settles', async () => {
     const p = await payd('Replay', { retryHours: 24 });

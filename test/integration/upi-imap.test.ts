@@ -90,6 +90,27 @@ describe('UPI mailbox source on Dovecot', () => {
     assert.match(closed.message, /connection refused/);
   });
 
+  test('doctor check: verified alerts no template read in the last 24 h fail the check, by bank; parked alerts are counted', async () => {
+    const ledger = new FakeLedger();
+    const { src } = source(config('INBOX'), ledger);
+    const now = Date.now();
+    for (const [i, at] of [now - 1000, now - 2000, now - 23 * HOUR, now - 25 * HOUR].entries()) {
+      await mail.store.noteUnread({ ref: `imap:1:${i + 1}`, mailbox: 'x', bank: 'hdfc', subject: 'View: Account update', raw: Buffer.from('raw'), observedAt: at });
+    }
+    await mail.store.noteUnread({ ref: 'imap:1:9', mailbox: 'x', bank: 'axis', raw: Buffer.from('raw'), observedAt: now });
+    const key = checkpointKey({ user: 'payd', host: dovecot.host, mailbox: 'INBOX' });
+    await mail.store.park({ ref: 'imap:1:10', mailbox: key, uidValidity: '1', uid: 10, raw: Buffer.from('raw'), reason: 'dns_temperror', parkedAt: now, attempts: 1, nextAttemptAt: now + HOUR });
+    const r = await src.check(AbortSignal.timeout(10_000));
+    assert.equal(r.ok, false, 'template churn is loud');
+    assert.match(r.message, /IMAP .* OK/);
+    assert.match(r.message, /1 AXIS alert in the last 24 h could not be read — has the template changed\?/);
+    assert.match(r.message, /3 HDFC alerts in the last 24 h could not be read — has the template changed\?/);
+    assert.match(r.message, /1 alert parked until the bank's DNS answers/);
+    await mail.db.deleteFrom('upi_unread_alerts').execute();
+    await mail.db.deleteFrom('upi_parked_mail').execute();
+    assert.equal((await src.check(AbortSignal.timeout(10_000))).ok, true);
+  });
+
   test('a credit alert APPENDed while idle is ingested within a second or so (IDLE push), without marking it \\Seen', async (t) => {
     await dovecot.createMailbox('Push');
     const ledger = new FakeLedger();

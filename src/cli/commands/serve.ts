@@ -27,8 +27,15 @@ export async function runDaemon(g: GlobalOptions, e: CliEnv, o: { host?: string;
   if (!file) log.warn('no config file found; running on the embedded defaults (no payment method enabled outside the sandbox)');
   if (config.methods.UPI && !config.methods.UPI.dkim.required) log.warn('methods.UPI.dkim.required is false: forged bank e-mails can settle intents');
   const app = await createApp({ config, sandbox: g.sandbox, clock: systemClock, random: systemRandom, log });
-  await before?.(app);
-  await app.start({ http: o.http, workers: o.workers });
+  try {
+    await before?.(app);
+    await app.start({ http: o.http, workers: o.workers });
+  } catch (err) {
+    // Nothing half-started stays behind (no workers without the API, no lease held): exit 1.
+    log.error('start failed; stopping', { error: err instanceof Error ? err.message : String(err) });
+    await app.close().catch(() => {});
+    throw err;
+  }
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       log.info('shutting down', { signal });

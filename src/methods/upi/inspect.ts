@@ -78,6 +78,9 @@ export async function inspectAlert(raw: Buffer, opts: InspectOptions): Promise<A
   };
 }
 
+/** Table rows become lines and their cells stay apart ("Amount Credited:   INR 40.00"), as mail clients show them. */
+const FLATTEN = { wordwrap: false as const, selectors: [{ selector: 'table', format: 'dataTable' }] };
+
 /**
  * Text part and flattened HTML part: some banks put the alert only in one of them (Federal's text
  * part is a placeholder; HDFC and ICICI send HTML only). html-to-text is mailparser's own flattener.
@@ -85,7 +88,7 @@ export async function inspectAlert(raw: Buffer, opts: InspectOptions): Promise<A
 function bodyTexts(mail: ParsedMail): string[] {
   const out: string[] = [];
   if (mail.text?.trim()) out.push(mail.text);
-  if (typeof mail.html === 'string' && mail.html.trim()) out.push(htmlToText(mail.html, { wordwrap: false }));
+  if (typeof mail.html === 'string' && mail.html.trim()) out.push(htmlToText(mail.html, FLATTEN));
   return out;
 }
 

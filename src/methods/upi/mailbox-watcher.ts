@@ -1,4 +1,5 @@
 import type { Logger, Random } from '../../domain/ports.ts';
+import { currentCycleReporter } from '../../workers/cycle.ts';
 import { jittered, runLoop, sleep, WakeSignal } from '../../workers/loop.ts';
 import { connectImap, mailboxView, type ImapFactory, type ImapSettings } from './mailbox-client.ts';
 import { describeImapFailure } from './mailbox-errors.ts';
@@ -30,6 +31,9 @@ export interface WatcherOptions {
  */
 export async function watchMailbox(o: WatcherOptions, signal: AbortSignal): Promise<void> {
   const where = { host: o.imap.host, port: o.imap.port, user: o.imap.user, mailbox: o.imap.mailbox };
+  // A tick is a whole connection's life: each completed sync is a cycle (for /readyz), and the
+  // re-sync period, not the reconnect delay, is the interval a healthy mailbox is held to.
+  const report = currentCycleReporter();
   await runLoop({
     name: 'mailbox watcher',
     intervalMs: o.backoff.baseMs,
@@ -39,8 +43,12 @@ export async function watchMailbox(o: WatcherOptions, signal: AbortSignal): Prom
     random: o.random,
     tick: async (s) => {
       let synced = false;
+      report?.interval(o.resyncMs);
       try {
-        await session(o, s, () => (synced = true));
+        await session(o, s, () => {
+          synced = true;
+          report?.ok();
+        });
       } catch (err) {
         if (s.aborted) return;
         const error = describeImapFailure(err, where);

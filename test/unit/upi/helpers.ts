@@ -1,7 +1,7 @@
 /** Test-only DKIM kit: a key pair made here, a fake DNS zone serving it, and fixture loading. */
 import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { dkimSign } from 'mailauth/lib/dkim/sign.js';
+import { signChecked } from '../../helpers/bank-alerts.ts';
 import type { ConfiguredAccount, DnsResolver, InspectOptions } from '../../../src/methods/upi/alert.ts';
 
 const FIXTURES = new URL('../../fixtures/upi-emails/', import.meta.url);
@@ -63,15 +63,17 @@ export function dkimKit() {
   const sign = async (raw: Buffer, o: SignOptions): Promise<Buffer> => {
     const selector = o.selector ?? 's1';
     publish(o.domain, selector);
-    const res = await dkimSign(raw, {
-      signingDomain: o.domain,
-      selector,
-      privateKey: pem,
-      ...(o.headerList ? { headerList: o.headerList as unknown as string[] } : {}),
-      signatureData: [{ signingDomain: o.domain, selector, privateKey: pem, ...(o.maxBodyLength !== undefined ? { maxBodyLength: o.maxBodyLength } : {}) }],
-    });
-    if (res.errors.length) throw res.errors[0];
-    return Buffer.concat([Buffer.from(res.signatures), raw]);
+    return signChecked(
+      raw,
+      {
+        signingDomain: o.domain,
+        selector,
+        privateKey: pem,
+        ...(o.headerList ? { headerList: o.headerList as unknown as string[] } : {}),
+        signatureData: [{ signingDomain: o.domain, selector, privateKey: pem, ...(o.maxBodyLength !== undefined ? { maxBodyLength: o.maxBodyLength } : {}) }],
+      },
+      zoneResolver(zone),
+    );
   };
   return { zone, publish, sign, resolver: zoneResolver(zone) };
 }

@@ -103,3 +103,37 @@ describe('alert time (IST)', () => {
     assert.equal((unsignedOk as CreditAlert).occurredAt, ist('2026-11-22 07:47:00'));
   });
 });
+
+describe('template churn', () => {
+  const notice = (text: string) =>
+    Buffer.from(
+      [
+        'From: HDFC Bank InstaAlerts <alerts@hdfcbank.bank.in>',
+        'To: merchant.payd@example.com',
+        'Subject: View: Account update for your HDFC Bank A/c',
+        'Date: Sun, 22 Nov 2026 07:45:10 +0530',
+        'Message-ID: <churn.1@comm.hdfcbank.bank.in>',
+        'MIME-Version: 1.0',
+        'Content-Type: text/plain; charset=UTF-8',
+        '',
+        text,
+        '',
+      ].join('\r\n'),
+    );
+
+  it('a verified bank mail no template reads is "unread" (counted by doctor), not ignored', async () => {
+    const v = await inspectAlert(await kit.sign(notice('Dear Customer, your InstaAlert preferences were updated on 22-11-26.'), { domain: 'hdfcbank.bank.in' }), options(kit.resolver));
+    assert.deepEqual(v, { kind: 'unread', bank: 'hdfc', detail: { subject: 'View: Account update for your HDFC Bank A/c' } });
+  });
+
+  it('the same mail unsigned is only noise (ignored): nobody can inflate the count', async () => {
+    const v = await inspectAlert(notice('Dear Customer, your InstaAlert preferences were updated on 22-11-26.'), options(kit.resolver));
+    assert.deepEqual(v, { kind: 'ignore', reason: 'unrecognized', bank: 'hdfc' });
+  });
+
+  it('a credit in a new wording with an OTP footer is kept as unparseable, not ignored as an OTP mail', async () => {
+    const text = 'Dear Customer, INR 499.37 has been added and credited into your HDFC Bank savings a/c xx4321 today. Never share your OTP with anyone. Download your statement from NetBanking.';
+    const v = await inspectAlert(await kit.sign(notice(text), { domain: 'hdfcbank.bank.in' }), options(kit.resolver));
+    assert.deepEqual([v.kind, (v as { reason: string }).reason], ['reject', 'unparseable']);
+  });
+});

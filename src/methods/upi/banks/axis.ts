@@ -4,8 +4,9 @@ import { AMOUNT, DATE, MASK, TIME, classifyOther, credit, isRefundPayer, lineAft
 // HTML table, flattened: "Amount Credited: INR 500.00 / Account Number: XX6386 / Date & Time: 09-08-26, 19:22:28 IST /
 // Transaction Info: UPI/P2A/622155323152/NAME". Labels and values may be on separate lines.
 const TABLE = new RegExp(`Amount Credited:\\s*${AMOUNT}`, 'i');
-// Priority-banking sentence: "your A/c no. XX0999 has been credited with INR 110.00 on 27-08-2026 at 08:29:30 IST by …"
-const SENTENCE = new RegExp(`A/c no\\.? ${MASK} has been credited with ${AMOUNT} on ${DATE}(?: at ${TIME})?`, 'i');
+// Prose (REAL-2026.md E-06): "your A/c no. XX2804 has been credited with INR 26380.00 on 24-10-2025 at 02:03:02 IST
+// by NEFT/CITIN25643200622/SAP ." — UPI only when the "by" path starts with UPI/.
+const SENTENCE = new RegExp(`A/c no\\.? ${MASK} has been credited with ${AMOUNT} on ${DATE}(?: at ${TIME})?(?: IST)?(?: by (\\S+))?`, 'i');
 
 function parse(text: string, subject: string): ParseResult {
   const t = oneLine(text);
@@ -18,7 +19,7 @@ function parse(text: string, subject: string): ParseResult {
   if (table && !/UPI\//i.test(infoText)) return { kind: 'not_credit', reason: 'not_upi' };
   if (/\/REV(?:ERSAL)?\//i.test(infoText)) return { kind: 'not_credit', reason: 'reversal' };
   const info = upiInfo(infoText.includes('UPI/') ? infoText : t);
-  if (isRefundPayer(info?.payerVpa, info?.payerName)) return { kind: 'not_credit', reason: 'refund' };
+  if (isRefundPayer(info?.payerVpa)) return { kind: 'not_credit', reason: 'refund' };
   if (table) {
     const when = new RegExp(`Date & Time:\\s*${DATE},?\\s*${TIME}?`, 'i').exec(t);
     return credit({
@@ -30,7 +31,8 @@ function parse(text: string, subject: string): ParseResult {
     });
   }
   const s = sentence!;
-  return credit({ mask: s[1], amount: s[2], date: s[3], time: s[4], ...info });
+  if (!/^UPI\//i.test(s[5] ?? '')) return { kind: 'not_credit', reason: 'not_upi' };
+  return credit({ mask: s[1], amount: s[2], date: s[3], time: s[4], ...upiInfo(t.slice(s.index + s[0].length - s[5]!.length)) });
 }
 
 export const axis: BankParser = {

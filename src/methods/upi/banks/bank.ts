@@ -44,6 +44,8 @@ export type NotCreditReason =
   | 'mandate'
   | 'declined'
   | 'statement'
+  | 'card'
+  | 'collect'
   | 'unrecognized';
 
 /** Reads like a credit alert, but the template's fields are not all there. */

@@ -12,7 +12,7 @@ function parse(text: string): ParseResult {
   if (!c) return classifyOther(t);
   if ((c[5] ?? '').toUpperCase() !== 'UPI') return { kind: 'not_credit', reason: 'not_upi' };
   const remitter = new RegExp(`Remitter:\\s*(.*?)\\s*\\((${VPA})\\)`, 'i').exec(t);
-  if (isRefundPayer(remitter?.[2], remitter?.[1])) return { kind: 'not_credit', reason: 'refund' };
+  if (isRefundPayer(remitter?.[2])) return { kind: 'not_credit', reason: 'refund' };
   return credit({
     mask: c[1],
     amount: c[2],

@@ -13,7 +13,7 @@ function parse(text: string): ParseResult {
   if (a) {
     if (!/^UPI\//i.test(a[4])) return { kind: 'not_credit', reason: 'not_upi' }; // interest, NEFT…
     const info = upiInfo(a[4]);
-    if (isRefundPayer(info?.payerVpa, info?.payerName)) return { kind: 'not_credit', reason: 'refund' };
+    if (isRefundPayer(info?.payerVpa)) return { kind: 'not_credit', reason: 'refund' };
     return credit({ amount: a[2], mask: a[1], date: a[3], ...info });
   }
   const s = SHORT.exec(t);

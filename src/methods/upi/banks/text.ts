@@ -60,9 +60,27 @@ export function parseTime(text: string): TimeOfDay | undefined {
   return { hour, minute, second };
 }
 
-/** First 12-digit number right after one of the labels (e.g. "UPI Reference No.:"). */
+/** The UPI reference (RRN) right after one of the labels: 12 digits, 13 in some HDFC alerts. */
 export function utrAfter(text: string, label: string): string | undefined {
-  return new RegExp(`${label}\\s*(\\d{12})(?!\\d)`, 'i').exec(text)?.[1];
+  return new RegExp(`${label}\\s*(\\d{12,13})(?!\\d)`, 'i').exec(text)?.[1];
+}
+
+/**
+ * The value after a label, up to the next of `stops` (other labels of the same template) or the
+ * end: label-driven reading, so rows may come on one line, glued together, or reordered.
+ */
+export function labelled(text: string, label: string, stops: readonly string[]): string | undefined {
+  const t = oneLine(text);
+  const m = new RegExp(`${label}\\s*`, 'i').exec(t);
+  if (!m) return undefined;
+  const rest = t.slice(m.index + m[0].length);
+  let end = rest.length;
+  for (const stop of stops) {
+    const s = new RegExp(stop, 'i').exec(rest);
+    if (s && s.index < end) end = s.index;
+  }
+  const v = rest.slice(0, end).trim();
+  return v || undefined;
 }
 
 /** The rest of the line after a label ("Payer Name: ASHA VERMA"), trimmed. */
@@ -91,24 +109,53 @@ export function upiInfo(text: string): { utr: string; payerVpa?: string; payerNa
   return { utr: m[1], payerVpa: vpa, payerName: name };
 }
 
+/** Words that move money, in either direction; the first one in the mail decides (N-13 in REAL-2026.md). */
+const MONEY_VERB = /\b(?:(credited|has a credit|Amount Credited|received)|(debited|deducted|spent|has a debit|Amount Debited|withdrawn|you have made|sent(?= (?:Rs|INR|₹))|Dr\.(?= (?:from|to|INR|Rs|₹))))(?=\W|$)/i;
+const ABBREVIATIONS = /(?:\bRs|\bNo|\bno|\bRef|\bA\/c|\bAcct|\bMr|\bMs|\bDr|\bLtd|\bPvt|\bInc|\bvs|\d)$/;
+
+/** The sentence around position i: ends at . ! ? before a space, but not after "Rs", "No", a digit… */
+function sentenceAround(t: string, i: number): string {
+  const boundary = /[.!?](?=\s|$)/g;
+  let start = 0;
+  let end = t.length;
+  for (let m = boundary.exec(t); m; m = boundary.exec(t)) {
+    if (ABBREVIATIONS.test(t.slice(Math.max(0, m.index - 6), m.index))) continue;
+    if (m.index < i) start = m.index + 1;
+    else {
+      end = m.index + 1;
+      break;
+    }
+  }
+  return t.slice(start, end).trim();
+}
+
 /**
- * What a mail is when no credit sentence matched: direction and non-payment notices by sentence,
- * and "reads like a credit" (kept for the operator) only after all of those.
+ * What a mail is when no credit template matched. The direction comes from the first sentence
+ * that moves money, never from words elsewhere (a footer about OTPs or statements must not hide
+ * a credit): a credit there is money in, kept for the operator unless that sentence says it is a
+ * refund, a reversal, a card payment or money that went to someone else.
  */
 export function classifyOther(text: string): ParseResult {
   const t = oneLine(text);
   const not = (reason: NotACredit['reason']): NotACredit => ({ kind: 'not_credit', reason });
-  if (/\breversal of\b|\breversed\b/i.test(t)) return not('reversal');
-  if (/\brefund(?:ed)?\b/i.test(t) && /\bcredited\b/i.test(t)) return not('refund');
-  if (/\b(?:is|has been|was)\s+debited\b|\bdebited (?:from|for|by|with)\b|\bhas a debit\b|\bhas been spent\b|\bAmount Debited\b/i.test(t)) return not('debit');
+  const verb = MONEY_VERB.exec(t);
+  if (verb) {
+    const sentence = sentenceAround(t, verb.index);
+    if (verb[2]) return not('debit');
+    // Outward transfers name the payee as the one who received or was credited.
+    if (/\bbeneficiary\b|\bfrom your (?:a\/c|acc(?:oun)?t)\b|\bcredited to the\b/i.test(sentence)) return not('debit');
+    if (/\bwill be credited\b|\bno amount has been\b/i.test(sentence)) return not('unrecognized');
+    if (/\brevers(?:al|ed)\b/i.test(sentence)) return not('reversal');
+    if (/\brefund(?:ed)?\b|\bcredited back\b/i.test(sentence)) return not('refund');
+    if (/\bcredit card\b|\bcard (?:ending|no\.?|xx)/i.test(sentence)) return not('card');
+    if (new RegExp(AMOUNT).test(sentence) || new RegExp(AMOUNT).test(t)) return { kind: 'unparseable', reason: 'unknown_credit_format' };
+  }
   if (/\bOTP\b|one[- ]time password/i.test(t)) return not('otp');
   if (/\bmandate\b|\bauto[- ]?pay/i.test(t)) return not('mandate');
   if (/\bdeclined\b|\bfailed\b/i.test(t)) return not('declined');
-  if (/\bstatement\b/i.test(t)) return not('statement');
-  if (/\bcredited\b|\bhas a credit\b|\bAmount Credited\b/i.test(t) && new RegExp(AMOUNT).test(t)) {
-    return { kind: 'unparseable', reason: 'unknown_credit_format' };
-  }
+  if (/\brequest(?:ed)? (?:money|of)\b|\bpayment request\b/i.test(t)) return not('collect');
   if (/\bavailable balance\b|\bavl\.? bal\b/i.test(t)) return not('balance');
+  if (/\bstatement\b/i.test(t)) return not('statement');
   return not('unrecognized');
 }
 
@@ -143,7 +190,12 @@ export function credit(f: CreditFields, opts: { utrRequired: boolean } = { utrRe
   };
 }
 
-/** Refund credits come from the PSP's refund VPA (e.g. gpayrefund-online@axisbank), not a customer. */
-export function isRefundPayer(vpa: string | undefined, name: string | undefined): boolean {
-  return /refund/i.test(vpa ?? '') || /\brefund/i.test(name ?? '');
+/**
+ * Payers whose credits are refunds or verifications, not customers (REAL-2026.md R-01, R-08).
+ * A customer's own VPA may well contain "refund" (refundking@okaxis): only known payers count.
+ */
+const REFUND_PAYERS = new Set(['gpayrefund-online@axisbank', 'goog-payments@axisbank']);
+
+export function isRefundPayer(vpa: string | undefined): boolean {
+  return vpa !== undefined && REFUND_PAYERS.has(vpa.toLowerCase());
 }

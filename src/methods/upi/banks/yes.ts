@@ -11,7 +11,7 @@ function parse(text: string): ParseResult {
   if (!c) return classifyOther(t);
   if (!/^UPI\//i.test(c[5])) return { kind: 'not_credit', reason: 'not_upi' };
   const info = upiInfo(t.slice(c.index + c[0].length - c[5].length));
-  if (isRefundPayer(info?.payerVpa, info?.payerName)) return { kind: 'not_credit', reason: 'refund' };
+  if (isRefundPayer(info?.payerVpa)) return { kind: 'not_credit', reason: 'refund' };
   return credit({ mask: c[1], amount: c[2], date: c[3], time: c[4], ...info });
 }
 

@@ -1,0 +1,111 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Method } from '../domain/methods.ts';
+import type { Metrics } from '../domain/ports.ts';
+
+/** What the registry reads at scrape time instead of being told. */
+export interface ScrapeSources {
+  /** Each running source's health, keyed by method. */
+  sources(): Array<{ key: string; up: boolean; lastOkAt: number | undefined }>;
+  /** 1 when this process holds the worker lease. */
+  leader(): boolean;
+  now(): number;
+}
+
+/**
+ * The Prometheus side of the Metrics port: one registry per app (never prom-client's
+ * global one), so two apps in one process (tests) never share counters. The only module
+ * that imports prom-client.
+ */
+export function createPrometheusMetrics(scrape: ScrapeSources): Metrics & { registry: Registry; collectProcessMetrics(): void } {
+  const registry = new Registry();
+  const registers = [registry];
+  const byMethod = (name: string, help: string) => new Counter({ name, help, labelNames: ['method'] as const, registers });
+
+  const created = byMethod('payd_intents_created_total', 'Payment intents created, by method.');
+  const settled = byMethod('payd_intents_settled_total', 'Payment intents settled, by method.');
+  const expired = byMethod('payd_intents_expired_total', 'Payment intents expired unpaid, by method.');
+  const unmatched = new Counter({ name: 'payd_payments_unmatched_total', help: 'Payments seen that settled nothing, by method and reason.', labelNames: ['method', 'reason'] as const, registers });
+  const rejected = new Counter({ name: 'payd_payments_rejected_total', help: 'Observations rejected (forged, unparseable, …), by method and reason.', labelNames: ['method', 'reason'] as const, registers });
+  const attempts = new Counter({ name: 'payd_webhook_attempts_total', help: 'Webhook delivery attempts, by result (delivered, retry, failed).', labelNames: ['result'] as const, registers });
+  const attemptSeconds = new Histogram({
+    name: 'payd_webhook_attempt_duration_seconds',
+    help: 'Duration of one webhook POST.',
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers,
+  });
+  const latency = new Histogram({
+    name: 'payd_webhook_delivery_latency_seconds',
+    help: 'From an event being written to its successful delivery (includes retries).',
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 7200, 86400],
+    registers,
+  });
+  const pool = new Gauge({
+    name: 'payd_amount_pool_use_ratio',
+    help: 'Share of the unique-amount window the latest create had to search (1 = the next identical amount may be refused), by method and receiver.',
+    labelNames: ['method', 'receiver'] as const,
+    registers,
+  });
+  new Gauge({
+    name: 'payd_source_up',
+    help: '1 when the payment source completed a cycle recently enough (not stale or crashed), by method. Absent on a standby.',
+    labelNames: ['method'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const s of scrape.sources()) this.set({ method: s.key }, s.up ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'payd_source_last_success_timestamp_seconds',
+    help: 'Unix time of the source\'s last completed cycle, by method.',
+    labelNames: ['method'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const s of scrape.sources()) if (s.lastOkAt !== undefined) this.set({ method: s.key }, s.lastOkAt / 1000);
+    },
+  });
+  new Gauge({
+    name: 'payd_source_lag_seconds',
+    help: 'Seconds since the source\'s last completed cycle, by method.',
+    labelNames: ['method'] as const,
+    registers,
+    collect() {
+      this.reset();
+      const now = scrape.now();
+      for (const s of scrape.sources()) if (s.lastOkAt !== undefined) this.set({ method: s.key }, Math.max(0, now - s.lastOkAt) / 1000);
+    },
+  });
+  new Gauge({
+    name: 'payd_worker_leader',
+    help: '1 when this process holds the worker lease (runs sources, webhook delivery and expiry).',
+    registers,
+    collect() {
+      this.set(scrape.leader() ? 1 : 0);
+    },
+  });
+
+  let processMetrics = false;
+  return {
+    registry,
+    /** prom-client's process metrics (CPU, memory, event loop, GC); only in a serving daemon. */
+    collectProcessMetrics() {
+      if (processMetrics) return;
+      processMetrics = true;
+      collectDefaultMetrics({ register: registry });
+    },
+    intentCreated: (method: Method) => created.inc({ method }),
+    intentSettled: (method: Method) => settled.inc({ method }),
+    intentExpired: (method: Method) => expired.inc({ method }),
+    paymentUnmatched: (method: Method, reason: string) => unmatched.inc({ method, reason }),
+    paymentRejected: (method: Method, reason: string) => rejected.inc({ method, reason }),
+    webhookAttempt: (result, seconds) => {
+      attempts.inc({ result });
+      attemptSeconds.observe(seconds);
+    },
+    webhookDelivered: (seconds) => latency.observe(seconds),
+    amountPoolUse: (method: Method, receiver: string, ratio: number) => pool.set({ method, receiver }, ratio),
+  };
+}
+
+export type PrometheusMetrics = ReturnType<typeof createPrometheusMetrics>;
