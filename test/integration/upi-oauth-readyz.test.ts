@@ -1,0 +1,53 @@
+// /readyz with a revoked mailbox refresh token: UPI is reported down, the reason says what to do.
+// Real Dovecot (oauth2 passdb) and the local OAuth server; the token is revoked before payd starts.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { startFakeOAuth } from '../fakes/oauth-provider.ts';
+import { startDovecot } from '../helpers/dovecot.ts';
+import { startPayd } from '../helpers/payd.ts';
+import { waitFor } from '../helpers/wait.ts';
+
+test('/readyz: a revoked mailbox refresh token turns UPI down (503) with the reason and the command to run', async (t) => {
+  const fake = await startFakeOAuth();
+  t.after(() => fake.close());
+  const dovecot = await startDovecot({ oauth2: { introspectionUrl: fake.introspectionUrl } });
+  t.after(() => dovecot.dispose());
+  const dir = mkdtempSync(join(tmpdir(), 'payd-oauth-readyz-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const refreshToken = fake.issueRefreshToken();
+  fake.revoke(refreshToken);
+  const p = await startPayd({
+    dir,
+    workers: true,
+    sources: 'configured',
+    rawConfig: {
+      server: { host: '127.0.0.1', port: 0 },
+      database: { file: join(dir, 'payd.sqlite') },
+      methods: {
+        UPI: {
+          vpa: 'shop@hdfcbank',
+          payeeName: 'Example Shop',
+          // A re-sync every second: "3 intervals" without a completed sync is then a few seconds.
+          imap: {
+            host: dovecot.host, port: dovecot.port, secure: false, user: dovecot.user, resyncSeconds: 1,
+            auth: { type: 'oauth2', provider: 'microsoft', tokenUrl: fake.tokenUrl, clientId: fake.clientId, clientSecret: fake.clientSecret, refreshToken },
+          },
+          alertRecipients: ['merchant.payd@example.com'],
+          accounts: [{ bank: 'hdfc', accountEnding: '4321' }],
+        },
+      },
+    },
+  });
+  t.after(() => p.close());
+  const down = await waitFor(async () => {
+    const res = await fetch(p.url + '/readyz');
+    return res.status === 503 && ((await res.json()) as any);
+  }, 40_000, '/readyz to turn 503');
+  assert.deepEqual(down.failing, ['UPI']);
+  assert.match(down.sources.UPI.last_error, /refused the OAuth refresh token for payd \(invalid_grant: .*\): it was revoked or has expired\. Run `payd mailbox authorize --provider microsoft`/);
+  assert.ok(!JSON.stringify(down).includes(refreshToken));
+  assert.equal(fake.introspected.length, 0, 'no access token was ever presented to the server');
+});
