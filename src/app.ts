@@ -169,6 +169,8 @@ export async function createApp(o: AppOptions) {
   const abort = new AbortController();
   /** Stops of what start() started, registered as each starts; close() runs them newest first. */
   const stops: Array<{ name: string; stop: () => Promise<void> }> = [];
+  /** Epoch ms by which close() must be done; set when closing starts. */
+  let closingDeadline: number | null = null;
 
   /** The leader's work: sources (supervised), the webhook dispatcher and expiry, until `signal` aborts. */
   async function lead(signal: AbortSignal, health: SourceHealth[], running: PaymentSource[], previous: { holder: string; dead: boolean } | undefined): Promise<void> {
@@ -180,7 +182,9 @@ export async function createApp(o: AppOptions) {
       log.info('payment source starting', { source: source.name });
       return superviseSource({ source, health: health[i]!, signal, log: log.child({ component: 'source' }), random });
     });
-    work.push(dispatcher.run(signal));
+    // On shutdown, in-flight deliveries may run until 2.5 s before the deadline (room to record
+    // the cut-off ones, release the lease and close the database); on a lost lease, one timeout.
+    work.push(dispatcher.run(signal, { drainUntil: () => (closingDeadline ?? Date.now() + config.webhooks.timeoutSeconds * 1000 + 1000) - (closingDeadline ? 2500 : 0) }));
     const expiryLog = log.child({ component: 'expiry' });
     work.push(runLoop({ name: 'intent expiry', intervalMs: EXPIRY_INTERVAL_MS, tick: async () => void (await intents.expireDue()), signal, log: expiryLog, random }));
     await Promise.all(work);
@@ -256,7 +260,8 @@ export async function createApp(o: AppOptions) {
         const sockets = createCheckoutSockets({ intents, clock, log: checkoutLog });
         const running = await serveHttp(app, config.server.host, config.server.port, sockets);
         server = running;
-        stops.push({ name: 'http', stop: () => running.close() });
+        // In-flight requests get until shortly before the deadline; then their connections are closed.
+        stops.push({ name: 'http', stop: () => running.close(Math.max(0, (closingDeadline ?? Date.now() + 8000) - Date.now() - 1000)) });
         listening = running.url;
       }
       if (opts.workers) {
@@ -291,11 +296,27 @@ export async function createApp(o: AppOptions) {
       return server?.url ?? null;
     },
 
-    /** Stops accepting, finishes in-flight requests and deliveries, closes the database. */
-    async close(): Promise<void> {
-      await Promise.all(stops.splice(0).reverse().map(({ stop }) => stop()));
-      server = null;
-      for (const fn of cleanups.reverse()) await fn();
+    /**
+     * Stops the API and the workers together (in-flight requests and deliveries finish, the
+     * lease is released), then closes the database, all within one deadline (default 10 s).
+     * Resolves false when the deadline passed first: the caller should exit non-zero.
+     */
+    async close(opts: { deadlineMs?: number } = {}): Promise<boolean> {
+      closingDeadline = Date.now() + (opts.deadlineMs ?? 10_000);
+      const all = (async () => {
+        const pending = stops.splice(0).reverse();
+        const results = await Promise.allSettled(pending.map(({ stop }) => stop()));
+        results.forEach((r, i) => r.status === 'rejected' && log.error(`stopping ${pending[i]!.name} failed`, { error: describeError(r.reason) }));
+        server = null;
+        for (const fn of cleanups.splice(0).reverse()) await fn();
+      })();
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<false>((r) => (timer = setTimeout(() => r(false), Math.max(0, closingDeadline! - Date.now()))));
+      try {
+        return await Promise.race([all.then(() => true as const), late]);
+      } finally {
+        clearTimeout(timer);
+      }
     },
   };
 }

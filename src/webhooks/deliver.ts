@@ -6,25 +6,29 @@ export interface AttemptResult {
   statusCode: number | null;
   error: string | null;
   durationMs: number;
+  /** Set when shutdown cut the attempt off: the event is retried, not counted as the merchant's failure. */
+  cutOff?: boolean;
 }
 
-export type HttpPost = (url: string, headers: Record<string, string>, body: string, timeoutMs: number) => Promise<{ statusCode: number }>;
+/** `signal` (optional) cuts the POST off early: shutdown. */
+export type HttpPost = (url: string, headers: Record<string, string>, body: string, timeoutMs: number, signal?: AbortSignal) => Promise<{ statusCode: number }>;
 
 /** One POST with a wall-clock timeout; redirects are not followed and the response body is always drained. */
-export const undiciPost: HttpPost = async (url, headers, body, timeoutMs) => {
-  const signal = AbortSignal.timeout(timeoutMs);
+export const undiciPost: HttpPost = async (url, headers, body, timeoutMs, cut) => {
+  const signal = cut ? AbortSignal.any([AbortSignal.timeout(timeoutMs), cut]) : AbortSignal.timeout(timeoutMs);
   const res = await request(url, { method: 'POST', headers, body, signal, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
   await res.body.dump({ limit: 64 * 1024, signal }).catch(() => {});
   return { statusCode: res.statusCode };
 };
 
-export async function attemptDelivery(post: HttpPost, url: string, headers: Record<string, string>, body: string, timeoutMs: number, now: () => number): Promise<AttemptResult> {
+export async function attemptDelivery(post: HttpPost, url: string, headers: Record<string, string>, body: string, timeoutMs: number, now: () => number, cut?: AbortSignal): Promise<AttemptResult> {
   const started = now();
   try {
-    const { statusCode } = await post(url, headers, body, timeoutMs);
+    const { statusCode } = await post(url, headers, body, timeoutMs, cut);
     const ok = statusCode >= 200 && statusCode < 300;
     return { statusCode, error: ok ? null : `HTTP ${statusCode}`, durationMs: now() - started };
   } catch (err) {
+    if (cut?.aborted) return { statusCode: null, error: 'cut off by shutdown; will retry', durationMs: now() - started, cutOff: true };
     const timedOut = (err as Error).name === 'TimeoutError' || (err as Error).name === 'AbortError';
     return { statusCode: null, error: timedOut ? `timed out after ${timeoutMs} ms` : describeError(err), durationMs: now() - started };
   }

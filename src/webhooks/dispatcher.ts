@@ -35,6 +35,8 @@ export function createDispatcher(d: DispatcherDeps) {
   const inFlight = new Set<string>();
   const leaseMs = d.timeoutMs + 30_000;
   const metrics = d.metrics ?? noopMetrics;
+  /** Aborted when shutdown can wait no longer for in-flight POSTs; renewed per run. */
+  let cut = new AbortController();
 
   async function claim(limit: number): Promise<EventsTable[]> {
     if (limit <= 0) return [];
@@ -82,13 +84,15 @@ export function createDispatcher(d: DispatcherDeps) {
       checkWebhookUrl(merchant.webhookUrl, d.allowInsecureUrls);
       const secrets = await d.merchants.signingSecrets(ev.merchant_id);
       const headers = webhookHeaders(secrets, ev.id, Math.floor(d.clock.now() / 1000), ev.body);
-      result = await attemptDelivery(d.post, merchant.webhookUrl, headers, ev.body, d.timeoutMs, () => d.clock.now());
+      result = await attemptDelivery(d.post, merchant.webhookUrl, headers, ev.body, d.timeoutMs, () => d.clock.now(), cut.signal);
     } catch (err) {
       result = { statusCode: null, error: (err as Error).message, durationMs: 0 };
     }
     // A webhook.test is tried once: an operator is waiting for its answer, nobody wants it retried for days.
     const schedule = ev.type === 'webhook.test' ? [] : d.retrySchedule;
-    await finish(ev, attempt, merchant.webhookUrl, result, nextStep(result.statusCode, attempt, schedule, d.clock.now(), d.random));
+    // Cut off by shutdown: recorded, and due again at once (the next leader sends it).
+    const step = result.cutOff ? { kind: 'retry' as const, atMs: d.clock.now() } : nextStep(result.statusCode, attempt, schedule, d.clock.now(), d.random);
+    await finish(ev, attempt, merchant.webhookUrl, result, step);
   }
 
   async function finish(
@@ -141,11 +145,23 @@ export function createDispatcher(d: DispatcherDeps) {
 
   return {
     wake: () => wake.wake(),
-    /** Runs until aborted; waits for in-flight deliveries before returning. */
-    async run(signal: AbortSignal): Promise<void> {
+    /**
+     * Runs until aborted; then lets in-flight deliveries finish until `opts.drainUntil()` (epoch ms),
+     * cuts off the rest and records them for retry before returning.
+     */
+    async run(signal: AbortSignal, opts: { drainUntil?: () => number } = {}): Promise<void> {
       await runLoop({ name: 'webhook dispatcher', intervalMs: d.pollMs ?? 250, tick, signal, log: d.log, random: d.random, wake, backoff: { baseMs: 500, maxMs: 10_000 } });
-      const deadline = Date.now() + d.timeoutMs + 1000;
-      while (inFlight.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      // In-flight POSTs may finish until `drainUntil` (shutdown's share of its deadline; else one
+      // timeout). Then they are cut off and recorded as attempts to retry, never lost.
+      const until = opts.drainUntil?.() ?? Date.now() + d.timeoutMs + 1000;
+      while (inFlight.size > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      if (inFlight.size > 0) {
+        d.log.warn('cutting off webhook deliveries still in flight; they will be retried', { in_flight: inFlight.size });
+        cut.abort();
+        const recorded = Date.now() + 2000;
+        while (inFlight.size > 0 && Date.now() < recorded) await new Promise((r) => setTimeout(r, 20));
+      }
+      cut = new AbortController();
     },
     /**
      * Frees the delivery leases of a worker-lease holder known to be dead (its process is

@@ -9,6 +9,8 @@ const port = (v: string) => {
   return n;
 };
 
+const SHUTDOWN_MS = 10_000;
+
 /** Runs until SIGTERM/SIGINT, then shuts down within 10 s and resolves. */
 export async function runDaemon(g: GlobalOptions, e: CliEnv, o: { host?: string; port?: number; http: boolean; workers: boolean }, before?: (app: App) => Promise<void>): Promise<void> {
   const resolved = resolveConfig(g, e);
@@ -39,15 +41,20 @@ export async function runDaemon(g: GlobalOptions, e: CliEnv, o: { host?: string;
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       log.info('shutting down', { signal });
-      const deadline = setTimeout(() => {
-        log.error('shutdown took longer than 10 s; exiting');
-        process.exit(0);
-      }, 10_000);
-      deadline.unref();
-      app.close().then(resolve, (err) => {
-        log.error('shutdown failed', { error: String(err) });
-        resolve();
-      });
+      // One deadline for HTTP, workers and deliveries together (app.close); missing it exits 1.
+      app.close({ deadlineMs: SHUTDOWN_MS }).then(
+        (clean) => {
+          if (clean) return resolve();
+          log.error(`shutdown took longer than ${SHUTDOWN_MS / 1000} s; exiting 1`);
+          log.flush();
+          process.exit(1);
+        },
+        (err) => {
+          log.error('shutdown failed', { error: String(err) });
+          log.flush();
+          process.exit(1);
+        },
+      );
     };
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
