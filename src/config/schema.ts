@@ -152,6 +152,9 @@ const TronConfig = v.strictObject({
     'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t',
   ),
   pollSeconds: seconds(10),
+  /** Deep re-scan: every rescanSeconds, list the last rescanHours again (TronGrid indexes some transfers late). */
+  rescanSeconds: seconds(600),
+  rescanHours: seconds(24),
 });
 
 const solanaCommon = {

@@ -80,9 +80,9 @@ export function createLedger(d: LedgerDeps): Ledger & { ingestWith(p: ReceivedPa
   }
 
   async function reject(r: RejectedObservation, checkpoint?: CheckpointUpdate): Promise<void> {
-    await writeTx(d.db, async (tx) => {
+    const inserted = await writeTx(d.db, async (tx) => {
       if (checkpoint) await saveCheckpoint(tx, checkpoint);
-      await tx
+      return tx
         .insertInto('rejections')
         .values({
           ref: r.ref,
@@ -94,10 +94,13 @@ export function createLedger(d: LedgerDeps): Ledger & { ingestWith(p: ReceivedPa
           observed_at: r.observedAt,
         })
         .onConflict((oc) => oc.column('ref').doNothing())
-        .execute();
+        .executeTakeFirst();
     });
-    metrics.paymentRejected(r.method, r.reason);
-    d.log.warn('observation rejected', { source: r.source, ref: r.ref, reason: r.reason });
+    // Seen again (a re-scan, a re-listing): already kept, nothing new to count or tell the operator.
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0) {
+      metrics.paymentRejected(r.method, r.reason);
+      d.log.warn('observation rejected', { source: r.source, ref: r.ref, reason: r.reason });
+    }
   }
 
   const newPaymentId = () => `pay_${d.random.uuid().replace(/-/g, '')}`;

@@ -18,7 +18,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { BuiltTx } from './solana-tx.ts';
+import { PYUSD_MINT, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, USDC_MINT, USDT_MINT, type BuiltTx } from './solana-tx.ts';
 
 type Status = 'confirmed' | 'finalized';
 interface Landed {
@@ -48,6 +48,10 @@ export class FakeSolanaRpc {
 
   constructor(server: Server) {
     this.#server = server;
+    // The mainnet mints the tests use, with their real owner programs.
+    this.mint(USDT_MINT, TOKEN_PROGRAM);
+    this.mint(USDC_MINT, TOKEN_PROGRAM);
+    this.mint(PYUSD_MINT, TOKEN_2022_PROGRAM);
     this.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   }
 

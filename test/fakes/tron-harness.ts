@@ -35,14 +35,16 @@ export async function startHarness(): Promise<Harness> {
     fetchTimes,
     source: (over = {}) =>
       createTronSource(
-        { address: MERCHANT, apiUrl: fake.url, contract: USDT, pollSeconds: 0.05, maxOffsetSteps: 100, ...over.config },
+        { address: MERCHANT, apiUrl: fake.url, contract: USDT, pollSeconds: 0.05, maxOffsetSteps: 100, rescanSeconds: 600, rescanHours: 24, ...over.config },
         {
           ledger,
           clock: over.clock ?? { now: () => Date.now() },
           random: midRandom,
           log: silentLogger(),
           fetch,
-          tuning: { timeoutMs: 2000, backoff: { baseMs: 50, maxMs: 400 }, ...over.tuning },
+          // No pacing unless a test asks for it (the pacing test uses the real default).
+          // A key set to undefined falls back to the source's own default.
+          tuning: Object.fromEntries(Object.entries({ timeoutMs: 2000, backoff: { baseMs: 50, maxMs: 400 }, minRequestIntervalMs: 0, ...over.tuning }).filter(([, v]) => v !== undefined)),
         },
       ),
     close: () => fake.close(),

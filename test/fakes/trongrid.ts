@@ -6,7 +6,19 @@
  * - https://github.com/TRON-US/trongrid (README: only_confirmed / only_to / order_by /
  *   min_timestamp alias of min_block_timestamp / fingerprint paging, limit max 200)
  * Envelope: { data: [...], success: true, meta: { at, page_size, fingerprint?, links?: { next } } }.
- * Item: { transaction_id, token_info: { symbol, address, decimals, name }, block_timestamp, from, to, type, value }.
+ * Item: { transaction_id, token_info: { symbol, address, decimals, name }, block_timestamp, from, to, type, value }
+ * (LedgerHQ/ledger-live coin-tron fetchTronAccountTxsTrc20.fixture.json@9eb7868b, minus `detail`).
+ * Several rows may share a transaction_id (one transaction, several Transfer events;
+ * vsys-host/shkeeper.io#99), and a row may be indexed late (`indexed: false` until
+ * `index()`; TRON-US/trongrid#16, trustwallet/blockatlas#969).
+ * Faults are what TronGrid sends (REAL-UPSTREAMS.md §1.3): no Retry-After header ever;
+ * 429 `{"Error":"request rate of (getTrc20TransactionsByAccount) exceeded the allowed_rps(1),
+ * and the query server is suspended for 5 s. …"}` (measured, index id 68918975262);
+ * 403 as a rate limit (developers.tron.network/reference-link/rate-limits) with the older
+ * body `{"Error":"request rate exceeded the allowed_rps(10), and the query server is
+ * suspended for 5 s"}` (iexbase/tron-api#171); 503 for over-limit (tronprotocol/tronweb#237);
+ * 401 `{"Error":"ApiKey not exists"}` (TRON-US/trongrid#20); an error inside an HTTP 200
+ * (LedgerHQ/ledger-live trongridNew.ts@4173596b).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -28,10 +40,25 @@ export interface FakeTransfer {
   value: string;
   token: { address: string; symbol: string; decimals: number; name: string };
   confirmed: boolean;
+  /** False while TronGrid has not indexed the row yet: not listed at all. */
+  indexed: boolean;
 }
 
-/** What the next requests get instead of a normal answer. */
-export type Fault = { status: number; retryAfter?: string; times: number } | { hang: true; times: number };
+/** What the next requests get instead of a normal answer: a status with TronGrid's body for it (or `body`), or no answer. */
+export type Fault = { status: number; body?: unknown; times: number } | { hang: true; times: number };
+
+export const RATE_LIMIT_429 =
+  'request rate of (getTrc20TransactionsByAccount) exceeded the allowed_rps(1), and the query server is suspended for 5 s. To obtain higher request quotas … API Key …';
+export const RATE_LIMIT_403 = 'request rate exceeded the allowed_rps(10), and the query server is suspended for 5 s';
+
+/** TronGrid's body for a fault status (REAL-UPSTREAMS.md §1.3); 503's body is not recorded, so plain text. */
+function faultBody(status: number): unknown {
+  if (status === 429 || status === 200) return { Error: RATE_LIMIT_429 };
+  if (status === 403) return { Error: RATE_LIMIT_403 };
+  if (status === 401) return { Error: 'ApiKey not exists' };
+  if (status === 503) return 'Service Temporarily Unavailable';
+  return { success: false, error: `fault ${status}`, statusCode: status }; // v1 envelope, as the sporadic 404 (TRON-US/trongrid#9)
+}
 
 export interface FakeTronGrid {
   url: string;
@@ -45,6 +72,8 @@ export interface FakeTronGrid {
   apiKey?: string;
   add(t: Partial<FakeTransfer> & { value: string }): FakeTransfer;
   confirm(txid: string): void;
+  /** TronGrid back-fills the rows of a transaction it had not listed. */
+  index(txid: string): void;
   close(): Promise<void>;
 }
 
@@ -74,6 +103,7 @@ export async function startFakeTronGrid(): Promise<FakeTronGrid> {
       value: t.value,
       token: t.token ?? { address: USDT, symbol: 'USDT', decimals: 6, name: 'Tether USD' },
       confirmed: t.confirmed ?? true,
+      indexed: t.indexed ?? true,
     };
     fake.transfers.push(item);
     return item;
@@ -82,6 +112,11 @@ export async function startFakeTronGrid(): Promise<FakeTronGrid> {
     const t = fake.transfers.find((x) => x.transaction_id === id);
     if (!t) throw new Error(`no transfer ${id}`);
     t.confirmed = true;
+  };
+  fake.index = (id) => {
+    const rows = fake.transfers.filter((x) => x.transaction_id === id);
+    if (rows.length === 0) throw new Error(`no transfer ${id}`);
+    for (const r of rows) r.indexed = true;
   };
   fake.close = async () => {
     for (const res of hanging) res.destroy();
@@ -107,14 +142,16 @@ function handle(fake: FakeTronGrid, req: IncomingMessage, res: ServerResponse, h
       res.on('close', () => hanging.delete(res));
       return;
     }
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (fault.retryAfter !== undefined) headers['retry-after'] = fault.retryAfter;
-    return send(res, fault.status, { success: false, error: `fault ${fault.status}`, statusCode: fault.status }, headers);
+    // Headers as measured: Server: openresty, CORS only; no Retry-After, no X-RateLimit-*.
+    const body = fault.body ?? faultBody(fault.status);
+    res.writeHead(fault.status, { 'content-type': typeof body === 'string' ? 'text/plain' : 'application/json', server: 'openresty', 'access-control-allow-origin': '*' });
+    res.end(typeof body === 'string' ? body : JSON.stringify(body));
+    return;
   }
 
   const route = ROUTE.exec(url.pathname);
   if (req.method !== 'GET' || !route) return send(res, 404, { success: false, error: 'not found', statusCode: 404 });
-  if (fake.apiKey !== undefined && apiKey !== fake.apiKey) return send(res, 401, { success: false, error: 'ApiKey not exists', statusCode: 401 });
+  if (fake.apiKey !== undefined && apiKey !== fake.apiKey) return send(res, 401, { Error: 'ApiKey not exists' });
 
   const q = url.searchParams;
   const flag = (name: string) => q.get(name) === 'true';
@@ -129,6 +166,7 @@ function handle(fake: FakeTronGrid, req: IncomingMessage, res: ServerResponse, h
   const asc = (q.get('order_by') ?? 'block_timestamp,desc') === 'block_timestamp,asc';
 
   const matching = fake.transfers
+    .filter((t) => t.indexed)
     .filter((t) => t.from === account || t.to === account)
     .filter((t) => !flag('only_to') || t.to === account)
     .filter((t) => !flag('only_from') || t.from === account)

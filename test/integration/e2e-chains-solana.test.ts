@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import { startFakeSolanaRpc, type FakeSolanaRpc } from '../fakes/solana-rpc.ts';
-import { newKey, solTransfer, solTransfers, tokenTransfer, USDT_MINT } from '../fakes/solana-tx.ts';
+import { associatedTokenAddress } from '../../src/methods/solana/accounts.ts';
+import { newKey, PYUSD_MINT, solTransfer, solTransfers, TOKEN_2022_PROGRAM, tokenTransfer, USDT_MINT } from '../fakes/solana-tx.ts';
 import { startPayd, type PaydHarness } from '../helpers/payd.ts';
 import { waitFor } from '../helpers/wait.ts';
 
@@ -108,4 +109,81 @@ test('Solana: two references in one transaction settle both intents; a third it 
   const listings = r.count('getSignaturesForAddress');
   await waitFor(async () => r.count('getSignaturesForAddress') >= listings + 4, 5000, 'more listings');
   assert.equal((await p.app.payments.list({})).length, count);
+});
+
+test('Solana backlog: 100,001 signatures since the checkpoint are paged through across cycles; payments before and after them settle', async (t) => {
+  const r = await rpc(t);
+  const wallet = newKey();
+  const payer = newKey();
+  const p = await payd(t, { SOL: { wallet, rpcUrl: r.url, pollSeconds: POLL_SECONDS } });
+  const m = await p.merchant();
+  const before = await create(p, m.headers, { amount: 0.3, currency: 'SOL', order_id: 'backlog-before' });
+  const after = await create(p, m.headers, { amount: 0.4, currency: 'SOL', order_id: 'backlog-after' });
+  const warm = r.add(solTransfer({ from: payer, to: wallet, lamports: 1 }));
+  await waitFor(async () => (await p.app.payments.list({})).some((x) => x.tx_ref === warm), 8000, 'a checkpoint');
+
+  // A payment, then a dust-spam storm of 100,001 (failed) transactions, then another payment.
+  const early = r.add(solTransfer({ from: payer, to: wallet, lamports: 300_000_000, reference: before.reference }));
+  r.spam(wallet, 100_001);
+  const late = r.add(solTransfer({ from: payer, to: wallet, lamports: 400_000_000, reference: after.reference }));
+
+  await waitFor(async () => (await statusOf(p, after.intent_id)) === 'settled', 60_000, 'the payment after the backlog to settle');
+  await waitFor(async () => (await statusOf(p, before.intent_id)) === 'settled', 60_000, 'the payment inside the backlog to settle');
+  assert.equal((await p.app.intents.get(after.intent_id)).transaction_hash, late);
+  assert.equal((await p.app.intents.get(before.intent_id)).transaction_hash, early);
+
+  // Each listing step is bounded (≤ 100 pages of 1000), and none failed: the source never stalled.
+  const listings = r.requests.filter((q) => q.method === 'getSignaturesForAddress');
+  assert.ok(listings.every((q) => ((q.params[1] as { limit?: number }).limit ?? 1000) <= 1000));
+  assert.ok(listings.length >= 101, `100,001 signatures take at least 101 pages (${listings.length} listings)`);
+  // Failed spam is never fetched: only the real transfers were.
+  assert.equal(r.count('getTransaction'), 3);
+  // Afterwards the checkpoint is the newest signature again: a new payment settles on the next listing.
+  const next = await create(p, m.headers, { amount: 0.5, currency: 'SOL', order_id: 'backlog-next' });
+  r.add(solTransfer({ from: payer, to: wallet, lamports: 500_000_000, reference: next.reference }));
+  await waitFor(async () => (await statusOf(p, next.intent_id)) === 'settled', 10_000, 'a payment after the backlog was worked through');
+});
+
+test('Solana Token-2022: the mint owner program is read once at start; the ATA derived with it is watched and its payments settle', async (t) => {
+  const r = await rpc(t);
+  const wallet = newKey();
+  const payer = newKey();
+  const p = await payd(t, { USDT_SOL: { wallet, rpcUrl: r.url, pollSeconds: POLL_SECONDS, mint: PYUSD_MINT } });
+  const m = await p.merchant();
+  const intent = await create(p, m.headers, { amount: 12, currency: 'USDT_SOL', order_id: 'pyusd-1' });
+  // Token-2022 balance rows and instruction (programId Tokenz…), into the Token-2022 ATA.
+  const paid = r.add(tokenTransfer({ payer, wallet, mint: PYUSD_MINT, tokenProgram: TOKEN_2022_PROGRAM, amount: 12_000_000n, reference: intent.reference }));
+  await waitFor(async () => (await statusOf(p, intent.intent_id)) === 'settled', 10_000, 'the Token-2022 payment to settle');
+  assert.equal((await p.app.intents.get(intent.intent_id)).transaction_hash, paid);
+
+  const ata2022 = associatedTokenAddress(wallet, PYUSD_MINT, TOKEN_2022_PROGRAM);
+  const listed = new Set(r.requests.filter((q) => q.method === 'getSignaturesForAddress').map((q) => q.params[0]));
+  assert.deepEqual([...listed], [ata2022], 'only the Token-2022 ATA is listed');
+  assert.notEqual(ata2022, associatedTokenAddress(wallet, PYUSD_MINT), 'the classic derivation would watch another address');
+  const owners = r.requests.filter((q) => q.method === 'getAccountInfo');
+  assert.deepEqual(owners.map((q) => q.params[0]), [PYUSD_MINT], 'the mint owner is read once');
+});
+
+test('payd doctor names the mint\'s token program, and fails on a mint the cluster does not know', async (t) => {
+  const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { tmpdir } = await import('node:os');
+  const { payd: cli } = await import('../helpers/cli.ts');
+  const r = await rpc(t);
+  const dir = mkdtempSync(join(tmpdir(), 'payd-doctor-sol-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const wallet = newKey();
+  const write = (mint: string) => writeFileSync(join(dir, 'payd.config.json'), JSON.stringify({ methods: { USDT_SOL: { wallet, rpcUrl: r.url, mint } } }));
+  write(PYUSD_MINT);
+  const ok = await cli(['doctor'], { cwd: dir });
+  assert.equal(ok.code, 0, ok.out + ok.err);
+  assert.match(ok.out, new RegExp(`^ok\\s+solana.*token account ${associatedTokenAddress(wallet, PYUSD_MINT, TOKEN_2022_PROGRAM)} \\(mint ${PYUSD_MINT}, Token-2022 program\\)`, 'm'));
+  write(USDT_MINT);
+  const classic = await cli(['doctor'], { cwd: dir });
+  assert.match(classic.out, /\(mint Es9v\w+, SPL Token program\)/);
+  const unknown = newKey();
+  write(unknown);
+  const bad = await cli(['doctor'], { cwd: dir });
+  assert.equal(bad.code, 1);
+  assert.match(bad.out, new RegExp(`^FAIL\\s+solana.*mint ${unknown} does not exist on this cluster`, 'm'));
 });

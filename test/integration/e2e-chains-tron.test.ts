@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import { CUSTOMER, MERCHANT, startFakeTronGrid, STRANGER, txid, type FakeTronGrid } from '../fakes/trongrid.ts';
-import { startPayd, type PaydHarness } from '../helpers/payd.ts';
+import { startPayd, testClock, type PaydHarness } from '../helpers/payd.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import { waitFor } from '../helpers/wait.ts';
 
@@ -17,7 +17,7 @@ async function grid(t: TestContext): Promise<FakeTronGrid> {
 }
 
 async function payd(t: TestContext, tron: Record<string, unknown>, o: Parameters<typeof startPayd>[0] = {}) {
-  const p = await startPayd({ workers: true, sources: 'configured', ...o, config: { methods: { UPI: undefined, SOL: undefined, USDT_SOL: undefined, USDT_TRC20: { address: MERCHANT, pollSeconds: 0.1, ...tron } } } });
+  const p = await startPayd({ workers: true, sources: 'configured', ...o, config: { methods: { UPI: undefined, SOL: undefined, USDT_SOL: undefined, USDT_TRC20: { address: MERCHANT, pollSeconds: 0.1, apiKey: 'test-key', ...tron } } } });
   t.after(() => p.close());
   return p;
 }
@@ -80,4 +80,48 @@ test('TRON: a transaction an operator already settled by hand is not counted aga
   const payments = await p.app.payments.list({});
   assert.equal(payments.length, 2, JSON.stringify(payments));
   assert.deepEqual(payments.map((x: { source: string }) => x.source).sort(), ['manual', 'trongrid']);
+});
+
+test('TRON: a transfer TronGrid lists 20 minutes late is never seen by the listing, and settles on the next re-scan', async (t) => {
+  const g = await grid(t);
+  const clock = testClock();
+  const t0 = clock.now();
+  const p = await payd(t, { apiUrl: g.url }, { clock });
+  const m = await p.merchant();
+  const intent = await create(p, m.headers, { amount: 33, currency: 'USDT_TRC20', order_id: 'late-indexed' });
+  await waitFor(async () => g.requests.length >= 1, 5000, 'a first listing');
+
+  // Paid a minute after the intent was created; TronGrid does not list it yet.
+  const late = g.add({ value: '33000000', from: CUSTOMER, block_timestamp: t0 + 60_000, indexed: false });
+  // 21 minutes later another transfer is listed: the watermark moves past the missing one.
+  clock.advance(22 * 60_000);
+  g.add({ value: '1000000', from: STRANGER, block_timestamp: t0 + 21 * 60_000 });
+  await waitFor(async () => (await p.app.payments.list({})).length === 1, 5000, 'the newer transfer to be recorded');
+  // More than a re-scan period has passed: one runs now, before TronGrid has the late transfer.
+  // A re-scan lists from (clock - 24 h); the first start's own listing began 5 min further back.
+  const deep = (r: { url: URL }) => {
+    const from = Number(r.url.searchParams.get('min_timestamp'));
+    return from <= t0 && from > t0 - 24 * 3_600_000;
+  };
+  await waitFor(async () => g.requests.some(deep), 5000, 'the re-scan that cannot see it yet');
+
+  // Now TronGrid back-fills the late one (20 minutes behind the newest listed transfer).
+  g.index(late.transaction_id);
+  const from = g.requests.length;
+  await waitFor(async () => g.requests.length >= from + 5, 5000, 'several more listings');
+  assert.equal(await statusOf(p, intent.intent_id), 'pending', 'the regular listing (5 min overlap) never reaches that far back');
+  assert.ok(g.requests.slice(from).every((r) => Number(r.url.searchParams.get('min_timestamp')) > late.block_timestamp));
+
+  // One re-scan period later (rescanSeconds, default 600), the deep re-scan lists the last 24 h and settles it.
+  clock.advance(600_000);
+  await waitFor(async () => (await statusOf(p, intent.intent_id)) === 'settled', 5000, 'settlement by the re-scan');
+  assert.equal((await p.app.intents.get(intent.intent_id)).transaction_hash, late.transaction_id);
+  const rescans = g.requests.filter(deep);
+  assert.equal(rescans.length, 2, 'one re-scan per period');
+  // Same filters as the listing, only further back: the last rescanHours (24).
+  const q = rescans[rescans.length - 1].url.searchParams;
+  assert.equal(Number(q.get('min_timestamp')), clock.now() - 24 * 3_600_000);
+  assert.equal(q.get('only_confirmed'), 'true');
+  assert.equal(q.get('contract_address'), g.transfers[0].token.address);
+  assert.equal((await p.app.payments.list({})).length, 2, 'the re-scan records nothing twice');
 });

@@ -222,3 +222,17 @@ test('with no open intents the source stays quiet after catching up, sweeping no
   await source.tick(signal());
   assert.equal(h.fetchCalls(), 3, 'an open intent brings polling back at once');
 });
+
+test('a checkpoint written before rows were told apart (bare transaction ids) still counts its transfers as seen', async (t) => {
+  const h = await startHarness();
+  t.after(() => h.close());
+  const old = h.fake.add({ value: '1000000', block_timestamp: Date.now() - 60_000 });
+  const fresh = h.fake.add({ value: '2000000', block_timestamp: Date.now() - 30_000 });
+  // The v1 cursor of the previous version: the old transfer was handled and is inside the overlap.
+  h.ledger.checkpoints.set(`trongrid:USDT_TRC20:${MERCHANT}:${USDT}`, { v: 1, watermark: old.block_timestamp, seen: { [old.transaction_id]: old.block_timestamp } });
+  await h.source().tick(signal());
+  assert.deepEqual(
+    h.ledger.ingests.map((i) => i.payment.txHash),
+    [fresh.transaction_id],
+  );
+});

@@ -1,4 +1,4 @@
-import { PublicKey } from '@solana/web3.js';
+import { PublicKey, type Commitment, type Connection } from '@solana/web3.js';
 
 /** SPL Token program (classic, not Token-2022); USDT on Solana lives here. */
 export const TOKEN_PROGRAM_ID = new PublicKey('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA');
@@ -37,4 +37,18 @@ export function associatedTokenAddress(wallet: string, mint: string, tokenProgra
     ASSOCIATED_TOKEN_PROGRAM_ID,
   );
   return ata.toBase58();
+}
+
+/** The configured mint is not a token mint this cluster knows: a configuration error. */
+export class MintError extends Error {
+  override name = 'MintError';
+}
+
+/** The program that owns `mint` (its account's owner): classic Token or Token-2022. */
+export async function mintProgram(conn: Connection, mint: string, commitment: Commitment): Promise<string> {
+  const info = await conn.getAccountInfo(new PublicKey(mint), commitment);
+  if (!info) throw new MintError(`mint ${mint} does not exist on this cluster`);
+  const owner = info.owner.toBase58();
+  if (!TOKEN_PROGRAMS.has(owner)) throw new MintError(`mint ${mint} is owned by ${owner}, not by the SPL Token or Token-2022 program`);
+  return owner;
 }

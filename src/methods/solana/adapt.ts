@@ -6,7 +6,7 @@ import { payerOf, referenceCandidates, solCredit, succeeded, tokenCredit, type T
 /** What one source watches: the wallet, and for USDT_SOL its ATA for the mint. */
 export type WatchTarget =
   | { method: 'SOL'; wallet: string; /** the address listed for signatures */ account: string }
-  | { method: 'USDT_SOL'; wallet: string; account: string; mint: string };
+  | { method: 'USDT_SOL'; wallet: string; account: string; mint: string; /** Program owning the mint: SPL Token or Token-2022. */ tokenProgram?: string };
 
 export type Adapted = { kind: 'payment'; payment: ReceivedPayment } | { kind: 'skip'; reason: 'failed' | 'no_credit' };
 

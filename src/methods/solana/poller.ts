@@ -35,15 +35,43 @@ export function createPoller(conn: Connection, o: PollerOptions): { tick(signal:
   const unavailable = new Map<string, number>();
   let lastScanAt: number | undefined;
 
-  async function pending(): Promise<{ list: ConfirmedSignatureInfo[]; skipped?: Checkpoint }> {
+  /** One batch of signatures to work through, in order, and the checkpoint each one leaves. */
+  interface Batch {
+    list: ConfirmedSignatureInfo[];
+    at(info: ConfirmedSignatureInfo): Checkpoint;
+    /** Checkpoint once the whole batch is done (the backlog's top), if not simply the last `at`. */
+    done?: Checkpoint;
+    /** Progress to save even if the batch pays nothing (first start passing over older entries). */
+    skipped?: Checkpoint;
+  }
+
+  const plain = (info: ConfirmedSignatureInfo): Checkpoint => ({ signature: info.signature, slot: info.slot });
+
+  async function pending(): Promise<Batch> {
     const list = { commitment: o.commitment, limit: o.pageLimit, maxPages: o.maxPages };
     const cp = await o.ledger.loadCheckpoint<Checkpoint>(key);
-    if (cp) return { list: (await listSince(conn, o.target.account, cp, list)).reverse() };
+    if (cp?.backlog) return backlog(cp, cp.backlog.top, await listSince(conn, o.target.account, cp, { ...list, before: cp.backlog.before }));
+    if (cp) {
+      const since = await listSince(conn, o.target.account, cp, list);
+      if (since.complete) return { list: since.list.reverse(), at: plain };
+      const top = since.list[0];
+      o.log.warn('solana backlog longer than one cycle lists; working through it newest first across cycles', { account: o.target.account, listed: since.list.length });
+      return backlog(cp, { signature: top.signature, slot: top.slot }, since);
+    }
     const { all, recent } = await listRecent(conn, o.target.account, { ...list, notBeforeMs: o.clock.now() - o.firstStartLookbackMs });
     if (all.length > 0) o.log.info('solana first start', { account: o.target.account, examined: recent.length, older_ignored: all.length - recent.length });
     // Older entries are passed over, but the checkpoint still moves past them.
     const newestOld = all.find((s) => !recent.includes(s));
-    return { list: recent.reverse(), skipped: newestOld && { signature: newestOld.signature, slot: newestOld.slot } };
+    return { list: recent.reverse(), at: plain, skipped: newestOld && plain(newestOld) };
+  }
+
+  /** Newest first; each entry done moves `before` down; reaching the checkpoint makes `top` the checkpoint. */
+  function backlog(cp: Checkpoint, top: { signature: string; slot: number }, got: { list: ConfirmedSignatureInfo[]; complete: boolean }): Batch {
+    return {
+      list: got.list,
+      at: (info) => ({ signature: cp.signature, slot: cp.slot, backlog: { top, before: info.signature } }),
+      done: got.complete ? top : undefined,
+    };
   }
 
   async function tick(signal: AbortSignal): Promise<void> {
@@ -54,13 +82,14 @@ export function createPoller(conn: Connection, o: PollerOptions): { tick(signal:
   }
 
   async function scan(signal: AbortSignal): Promise<void> {
-    const { list, skipped } = await pending();
+    const batch = await pending();
     // Progress past transactions that pay nothing is saved once, after the batch (or on failure).
-    let unsaved: Checkpoint | undefined = skipped;
+    let unsaved: Checkpoint | undefined = batch.skipped;
+    let finished = false;
     try {
-      for (const info of list) {
+      for (const info of batch.list) {
         if (signal.aborted) return;
-        const at: Checkpoint = { signature: info.signature, slot: info.slot };
+        const at = batch.at(info);
         if (info.err != null) {
           unsaved = at; // failed on chain: nothing to fetch, never counts
           continue;
@@ -98,8 +127,12 @@ export function createPoller(conn: Connection, o: PollerOptions): { tick(signal:
           outcome: outcome.kind,
         });
       }
+      finished = true;
     } finally {
-      if (unsaved) await o.ledger.saveCheckpoint({ key, value: unsaved });
+      if (finished && batch.done) {
+        await o.ledger.saveCheckpoint({ key, value: batch.done });
+        o.log.info('solana backlog worked through', { account: o.target.account, checkpoint: batch.done.signature });
+      } else if (unsaved) await o.ledger.saveCheckpoint({ key, value: unsaved });
     }
   }
 

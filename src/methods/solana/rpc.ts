@@ -1,5 +1,6 @@
 /** Building the web3.js Connection so that every failure surfaces to our loop's backoff. */
 import { Connection, type Commitment, type ConnectionConfig, type Finality } from '@solana/web3.js';
+import { DeadlineError, withDeadline } from '../deadline.ts';
 
 export type ConnectionFactory = (rpcUrl: string, config: ConnectionConfig) => Connection;
 
@@ -18,7 +19,7 @@ export interface RpcOptions {
  */
 export function openConnection(o: RpcOptions, signal: AbortSignal): Connection {
   const config: ConnectionConfig = {
-    fetch: withDeadline(o.fetch ?? globalThis.fetch, o.requestTimeoutMs, signal),
+    fetch: deadlineFetch(o.fetch ?? globalThis.fetch, o.requestTimeoutMs, signal),
     disableRetryOnRateLimit: true,
     // Our fetch manages its own sockets; web3.js's keep-alive agent would be unused.
     httpAgent: false,
@@ -27,27 +28,16 @@ export function openConnection(o: RpcOptions, signal: AbortSignal): Connection {
   return (o.connectionFactory ?? ((url, c) => new Connection(url, c)))(o.rpcUrl, config);
 }
 
-/**
- * One request, headers and body, ends within `ms` or on `signal`. A plain timer and
- * controller rather than AbortSignal.any(AbortSignal.timeout()): Node holds those
- * timeout signals weakly, and a collected one never fires.
- */
-function withDeadline(base: typeof globalThis.fetch, ms: number, signal: AbortSignal): typeof globalThis.fetch {
-  return async (input, init) => {
-    const ac = new AbortController();
-    const onAbort = () => ac.abort(signal.reason);
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-    const timer = setTimeout(() => ac.abort(new DOMException(`RPC request timed out after ${ms} ms`, 'TimeoutError')), ms);
-    try {
-      const res = await base(input, { ...init, signal: ac.signal });
+/** One request, headers and body, ends within `ms` or on `signal` (the helper TronGrid's client uses too). */
+function deadlineFetch(base: typeof globalThis.fetch, ms: number, signal: AbortSignal): typeof globalThis.fetch {
+  return (input, init) =>
+    withDeadline(ms, signal, async (s) => {
+      const res = await base(input, { ...init, signal: s });
       const body = await res.text(); // inside the deadline too: a stalled body is a hung request
       return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
-    } finally {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-    }
-  };
+    }).catch((err: unknown) => {
+      throw err instanceof DeadlineError ? new DeadlineError(ms, `RPC request timed out after ${ms} ms`) : err;
+    });
 }
 
 /**

@@ -5,6 +5,13 @@ export interface Checkpoint {
   /** Last signature processed for this account (oldest-first order). */
   signature: string;
   slot: number;
+  /**
+   * A backlog too long to list in one cycle (a dust-spammed wallet after an outage) is
+   * worked through newest first across cycles: everything from `before` up to `top` is
+   * done, everything between `signature` and `before` is not yet. When the walk reaches
+   * `signature`, `top` becomes the checkpoint.
+   */
+  backlog?: { top: { signature: string; slot: number }; before: string };
 }
 
 export interface ListOptions {
@@ -15,20 +22,30 @@ export interface ListOptions {
   maxPages: number;
 }
 
-/** Every signature after `since`, newest first. One request per page, whatever the number of intents. */
-export async function listSince(conn: Connection, account: string, since: Checkpoint, o: ListOptions): Promise<ConfirmedSignatureInfo[]> {
+/**
+ * Signatures after `since` (and older than `before`, when given), newest first, at most
+ * `maxPages` pages. `complete` says whether the walk reached `since`; if not, the
+ * caller works through what it got and continues from its oldest entry next time.
+ * One request per page, whatever the number of intents.
+ */
+export async function listSince(
+  conn: Connection,
+  account: string,
+  since: Checkpoint,
+  o: ListOptions & { before?: string },
+): Promise<{ list: ConfirmedSignatureInfo[]; complete: boolean }> {
   const address = new PublicKey(account);
-  const out: ConfirmedSignatureInfo[] = [];
-  let before: string | undefined;
+  const list: ConfirmedSignatureInfo[] = [];
+  let before = o.before;
   for (let page = 0; page < o.maxPages; page++) {
     const batch = await conn.getSignaturesForAddress(address, { until: since.signature, limit: o.limit, ...(before ? { before } : {}) }, o.commitment);
     // `until` should stop the walk; slots older than the checkpoint stop it too, should the node not know that signature.
     const newer = batch.filter((s) => s.slot >= since.slot);
-    out.push(...newer);
-    if (batch.length < o.limit || newer.length < batch.length) return out;
+    list.push(...newer);
+    if (batch.length < o.limit || newer.length < batch.length) return { list, complete: true };
     before = batch[batch.length - 1].signature;
   }
-  throw new Error(`more than ${o.maxPages * o.limit} signatures since the checkpoint for ${account}; refusing to skip any`);
+  return { list, complete: false };
 }
 
 /** First start: only the newest page, and only what happened within the lookback window. */

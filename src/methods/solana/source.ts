@@ -12,7 +12,7 @@ import type { SolMethodConfig, UsdtSolMethodConfig } from '../../config/schema.t
 import { isSolanaAddress } from '../../config/addresses.ts';
 import type { DoctorResult, PaymentSource, SourceDeps } from '../source.ts';
 import { describeError, runLoop, WakeSignal } from '../../workers/loop.ts';
-import { associatedTokenAddress } from './accounts.ts';
+import { associatedTokenAddress, MintError, mintProgram, TOKEN_2022_PROGRAM_ID } from './accounts.ts';
 import type { WatchTarget } from './adapt.ts';
 import { createPoller } from './poller.ts';
 import { historyCommitment, openConnection, type ConnectionFactory } from './rpc.ts';
@@ -53,44 +53,63 @@ export function createSolanaSource(method: 'SOL' | 'USDT_SOL', config: SolMethod
   const commitment = historyCommitment(config.commitment);
   const rpc = { rpcUrl: config.rpcUrl, wsUrl: config.wsUrl, requestTimeoutMs: deps.requestTimeoutMs ?? 15_000, fetch: deps.fetch, connectionFactory: deps.connectionFactory };
 
-  // Derived on use, so that `payd doctor` can report a bad key instead of crashing.
-  const target = (): WatchTarget => {
+  /** Checked on use, so that `payd doctor` can report a bad key instead of crashing. */
+  const keys = (): { wallet: string; mint?: string } => {
     if (!isSolanaAddress(config.wallet)) throw new Error(`wallet ${config.wallet} is not a valid Solana public key`);
-    if (method === 'SOL') return { method, wallet: config.wallet, account: config.wallet };
+    if (method === 'SOL') return { wallet: config.wallet };
     const mint = (config as UsdtSolMethodConfig).mint;
     if (!isSolanaAddress(mint)) throw new Error(`mint ${mint} is not a valid Solana public key`);
-    return { method, wallet: config.wallet, account: associatedTokenAddress(config.wallet, mint), mint };
+    return { wallet: config.wallet, mint };
   };
 
+  /**
+   * What to watch. For a token, the ATA's seeds name the program that owns the mint
+   * (classic Token or Token-2022), so the mint's owner is read from the chain, once.
+   */
+  async function resolveTarget(conn: Connection): Promise<WatchTarget> {
+    const { wallet, mint } = keys();
+    if (method === 'SOL' || mint === undefined) return { method: 'SOL', wallet, account: wallet };
+    const program = await mintProgram(conn, mint, commitment);
+    return { method: 'USDT_SOL', wallet, account: associatedTokenAddress(wallet, mint, program), mint, tokenProgram: program };
+  }
+
   async function run(signal: AbortSignal): Promise<void> {
-    const watch = target();
+    keys(); // a bad key is a configuration error, not an upstream fault
     const conn = openConnection(rpc, signal);
-    const poller = createPoller(conn, {
-      target: watch,
-      commitment,
-      ledger: deps.ledger,
-      clock: deps.clock,
-      log,
-      pageLimit: Math.min(1000, Math.max(1, deps.pageLimit ?? 1000)),
-      maxPages: 100,
-      firstStartLookbackMs: deps.firstStartLookbackMs ?? DAY_MS,
-      idleScanMs: deps.idleScanMs ?? 60_000,
-      maxUnavailableCycles: 30,
-    });
+    let poller: ReturnType<typeof createPoller> | undefined;
+    let unsubscribe: (() => Promise<void>) | undefined;
+    // The first tick resolves the target; an RPC fault there backs off and retries like any other.
+    const tick = async (s: AbortSignal): Promise<void> => {
+      if (!poller) {
+        const watch = await resolveTarget(conn);
+        poller = createPoller(conn, {
+          target: watch,
+          commitment,
+          ledger: deps.ledger,
+          clock: deps.clock,
+          log,
+          pageLimit: Math.min(1000, Math.max(1, deps.pageLimit ?? 1000)),
+          maxPages: 100,
+          firstStartLookbackMs: deps.firstStartLookbackMs ?? DAY_MS,
+          idleScanMs: deps.idleScanMs ?? 60_000,
+          maxUnavailableCycles: 30,
+        });
+        unsubscribe = config.wsUrl ? subscribeWake(conn, watch.account, commitment, wake, log) : undefined;
+        log.info('solana source started', { account: watch.account, commitment, push: Boolean(config.wsUrl), ...(watch.method === 'USDT_SOL' ? { token_program: watch.tokenProgram } : {}) });
+      }
+      await poller.tick(s);
+    };
     const wake = new WakeSignal();
-    const unsubscribe = config.wsUrl ? subscribeWake(conn, watch.account, commitment, wake, log) : undefined;
-    log.info('solana source started', { account: watch.account, commitment, push: Boolean(config.wsUrl) });
     try {
-      await runLoop({ name, intervalMs: config.pollSeconds * 1000, tick: poller.tick, signal, log, random: deps.random, backoff: deps.backoff, wake });
+      await runLoop({ name, intervalMs: config.pollSeconds * 1000, tick, signal, log, random: deps.random, backoff: deps.backoff, wake });
     } finally {
       await unsubscribe?.();
     }
   }
 
   async function check(signal: AbortSignal): Promise<DoctorResult> {
-    let watch: WatchTarget;
     try {
-      watch = target();
+      keys();
     } catch (err) {
       return { ok: false, message: describeError(err) };
     }
@@ -98,9 +117,14 @@ export function createSolanaSource(method: 'SOL' | 'USDT_SOL', config: SolMethod
       const conn: Connection = openConnection(rpc, signal);
       const version = await conn.getVersion();
       const slot = await conn.getSlot(commitment);
-      const account = watch.method === 'USDT_SOL' ? `token account ${watch.account} (mint ${watch.mint})` : `wallet ${watch.account}`;
+      const watch = await resolveTarget(conn);
+      const account =
+        watch.method === 'USDT_SOL'
+          ? `token account ${watch.account} (mint ${watch.mint}, ${watch.tokenProgram === TOKEN_2022_PROGRAM_ID.toBase58() ? 'Token-2022' : 'SPL Token'} program)`
+          : `wallet ${watch.account}`;
       return { ok: true, message: `RPC ${origin(config.rpcUrl)} answers (solana-core ${version['solana-core']}, ${commitment} slot ${slot}); watching ${account}` };
     } catch (err) {
+      if (err instanceof MintError) return { ok: false, message: err.message };
       return { ok: false, message: `RPC ${origin(config.rpcUrl)} unreachable: ${describeError(err)}` };
     }
   }

@@ -1,6 +1,7 @@
 /** One HTTP request to TronGrid's TRC20 listing; faults become TronGridError. */
 import type { fetch as undiciFetch } from 'undici';
 import { PaydError } from '../../domain/errors.ts';
+import { DeadlineError, withDeadline } from '../deadline.ts';
 
 export type Fetch = typeof undiciFetch;
 
@@ -19,17 +20,27 @@ export interface TronGridClientOptions {
   fetch: Fetch;
   timeoutMs: number;
   now: () => number;
-  /** Upper bound on a Retry-After we obey, ms; a bogus header must not stall us for days. */
+  /** Upper bound on a wait we obey (body or Retry-After), ms; a bogus value must not stall us for days. */
   maxRetryAfterMs?: number;
 }
 
-/** An upstream fault: HTTP status (0 for no answer) and, when rate limited, how long to wait. */
+/**
+ * What a fault means for us. TronGrid signals rate limits with 429, 403 (anonymous
+ * penalty, keyed quota) and, on older deployments, 503, and sometimes inside an HTTP
+ * 200 body; a rejected key is 401 `{"Error":"ApiKey not exists"}` (REAL-UPSTREAMS.md §1.3).
+ */
+export type TronGridFault = 'rate_limited' | 'key_rejected' | 'upstream' | 'unreachable';
+
+/** An upstream fault: HTTP status (0 for no answer), its kind, what TronGrid said, and how long to wait. */
 export class TronGridError extends PaydError {
   constructor(
     message: string,
     readonly status: number,
     readonly retryAfterMs?: number,
     cause?: unknown,
+    readonly fault: TronGridFault = status === 0 ? 'unreachable' : 'upstream',
+    /** TronGrid's own words (`Error` / `error` of the body), trimmed. */
+    readonly said?: string,
   ) {
     super('UPSTREAM', message, { cause });
     this.name = 'TronGridError';
@@ -64,33 +75,73 @@ export function parseRetryAfter(header: string | null, now: number, maxMs: numbe
   return Math.min(maxMs, Math.max(0, ms));
 }
 
+/** TronGrid's words in an error body: `{"Error": …}` (current) or `{"error": …}` (v1 envelope). */
+export function errorText(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  const b = body as Record<string, unknown>;
+  const said = typeof b.Error === 'string' ? b.Error : typeof b.error === 'string' ? b.error : typeof b.message === 'string' ? b.message : undefined;
+  return said?.slice(0, 300);
+}
+
+const RATE_WORDS = /rate|frequency|suspended|exceed|too many|limit/i;
+
+/** Sorts a fault by status and TronGrid's words; never blames the key for a rate limit. */
+export function classify(status: number, said: string | undefined): TronGridFault {
+  if (status === 429 || status === 503) return 'rate_limited';
+  if (said !== undefined && RATE_WORDS.test(said)) return 'rate_limited';
+  if (status === 401 || status === 403) return 'key_rejected';
+  return 'upstream';
+}
+
+/**
+ * The wait TronGrid names in prose ("… the query server is suspended for 5 s", "… for 30s"),
+ * in ms, with half a second to spare (the suspension was measured at about 5.5 s for "5 s").
+ */
+export function suspensionMs(said: string | undefined, maxMs: number): number | undefined {
+  const m = said === undefined ? null : /suspended for (\d+(?:\.\d+)?)\s*s/i.exec(said);
+  if (!m) return undefined;
+  return Math.min(maxMs, Math.round(Number(m[1]) * 1000) + 500);
+}
+
 export function createTronGridClient(o: TronGridClientOptions) {
   const maxRetryAfterMs = o.maxRetryAfterMs ?? 5 * 60_000;
   const headers: Record<string, string> = { accept: 'application/json' };
   if (o.apiKey) headers['TRON-PRO-API-KEY'] = o.apiKey;
 
+  function fault(status: number, body: unknown, retryAfter: string | null): TronGridError {
+    const said = errorText(body);
+    const kind = classify(status, said);
+    const waits = [suspensionMs(said, maxRetryAfterMs), parseRetryAfter(retryAfter, o.now(), maxRetryAfterMs)].filter((x): x is number => x !== undefined);
+    const wait = waits.length ? Math.max(...waits) : undefined;
+    const what = kind === 'rate_limited' ? 'rate-limited us' : kind === 'key_rejected' ? 'refused the request' : 'answered with an error';
+    return new TronGridError(`TronGrid ${what} (HTTP ${status}${said ? `: ${said}` : ''})`, status, wait, undefined, kind, said);
+  }
+
   /** GET one page; resolves with the parsed JSON body of a 200, throws TronGridError otherwise. */
   async function listTrc20(q: Trc20Query, signal: AbortSignal): Promise<unknown> {
-    const timeout = AbortSignal.timeout(o.timeoutMs);
-    const both = AbortSignal.any([signal, timeout]);
     const url = trc20Url(o.apiUrl, q);
     try {
-      // redirect: 'error' so the API key is never replayed to another host.
-      const res = await o.fetch(url, { headers, signal: both, redirect: 'error' });
-      if (res.status !== 200) {
-        await res.body?.cancel().catch(() => {});
-        const retryAfterMs = parseRetryAfter(res.headers.get('retry-after'), o.now(), maxRetryAfterMs);
-        throw new TronGridError(`TronGrid answered HTTP ${res.status}`, res.status, retryAfterMs);
-      }
-      const text = await res.text();
-      try {
-        return JSON.parse(text);
-      } catch {
-        throw new TronGridError('TronGrid answered with invalid JSON', res.status);
-      }
+      return await withDeadline(o.timeoutMs, signal, async (s) => {
+        // redirect: 'error' so the API key is never replayed to another host.
+        const res = await o.fetch(url, { headers, signal: s, redirect: 'error' });
+        const text = await res.text();
+        let body: unknown;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          if (res.status !== 200) throw fault(res.status, undefined, res.headers.get('retry-after'));
+          throw new TronGridError('TronGrid answered with invalid JSON', res.status);
+        }
+        if (res.status !== 200) throw fault(res.status, body, res.headers.get('retry-after'));
+        // TronGrid can answer an error inside an HTTP 200 (`{"Error": …}` with no data).
+        if (typeof body === 'object' && body !== null && typeof (body as { Error?: unknown }).Error === 'string' && !Array.isArray((body as { data?: unknown }).data)) {
+          throw fault(200, body, res.headers.get('retry-after'));
+        }
+        return body;
+      });
     } catch (err) {
       if (err instanceof TronGridError) throw err;
-      if (timeout.aborted && !signal.aborted) throw new TronGridError(`TronGrid did not answer within ${o.timeoutMs} ms`, 0, undefined, err);
+      if (err instanceof DeadlineError) throw new TronGridError(`TronGrid did not answer within ${o.timeoutMs} ms`, 0, undefined, err);
       if (signal.aborted) throw err;
       throw new TronGridError(`TronGrid request failed: ${describeCause(err)}`, 0, undefined, err);
     }

@@ -21,6 +21,26 @@ export interface PollerTuning {
   pageLimit: number;
   /** Bounds one tick; the next tick continues from the checkpoint. */
   maxPagesPerTick: number;
+  /** Deep re-scan period, ms: list `rescanWindowMs` again, whatever the watermark says. */
+  rescanMs: number;
+  rescanWindowMs: number;
+  /** At least this long between two requests, ms (TronGrid's anonymous limit is 1 per second per method). */
+  minRequestIntervalMs: number;
+}
+
+/** Progress of the deep re-scan, kept beside the cursor; a run cut short resumes at its page. */
+interface RescanState {
+  v: 1;
+  /** When the last run completed, ms. */
+  at?: number;
+  run?: { minTimestamp: number; fingerprint: string };
+}
+
+function readRescan(raw: unknown): RescanState {
+  if (typeof raw !== 'object' || raw === null || (raw as RescanState).v !== 1) return { v: 1 };
+  const r = raw as RescanState;
+  const run = r.run && typeof r.run.minTimestamp === 'number' && typeof r.run.fingerprint === 'string' ? r.run : undefined;
+  return { v: 1, ...(typeof r.at === 'number' ? { at: r.at } : {}), ...(run ? { run } : {}) };
 }
 
 export interface PollerDeps {
@@ -40,8 +60,11 @@ export function createTronPoller(d: PollerDeps) {
   const filter: PageFilter = { receiver: d.address, contract: d.contract, decimals: METHOD_RULES[METHOD].decimals };
   /** When the last complete listing ended (this process); undefined until the start-up catch-up is done. */
   let caughtUpAt: number | undefined;
-  /** No request before this time (ms): the last Retry-After. */
+  /** No request before this time (ms): the wait TronGrid last asked for. */
   let notBefore = 0;
+  /** When the last request was sent (ms), for pacing. */
+  let lastRequestAt: number | undefined;
+  const rescanKey = `${key}:rescan`;
 
   async function loadCursor(): Promise<TronCursor> {
     const raw = await d.ledger.loadCheckpoint<unknown>(key);
@@ -56,9 +79,11 @@ export function createTronPoller(d: PollerDeps) {
   }
 
   async function fetchPage(minTimestamp: number, fingerprint: string | undefined, signal: AbortSignal) {
-    const wait = notBefore - d.clock.now();
+    const paced = lastRequestAt === undefined ? 0 : lastRequestAt + d.tuning.minRequestIntervalMs;
+    const wait = Math.max(notBefore, paced) - d.clock.now();
     if (wait > 0) await sleep(wait, signal);
     if (signal.aborted) throw signal.reason ?? new Error('aborted');
+    lastRequestAt = d.clock.now();
     try {
       return await d.client.listTrc20({ address: d.address, contract: d.contract, minTimestamp, limit: d.tuning.pageLimit, fingerprint }, signal);
     } catch (err) {
@@ -113,12 +138,60 @@ export function createTronPoller(d: PollerDeps) {
     caughtUpAt = d.clock.now();
   }
 
+  /**
+   * Deep re-scan: TronGrid has listed transfers late and back-filled them (TRON-US/trongrid#16,
+   * trustwallet/blockatlas#969); anything that appears behind the overlap window would
+   * otherwise never be looked at again. Every rescanMs, the last rescanWindowMs is listed
+   * with the same filters and every row handed to the ledger, which records only what it
+   * does not have yet. One listing (plus pages) per run, whatever the number of intents;
+   * the sweep's cursor is not touched.
+   */
+  async function rescan(signal: AbortSignal): Promise<void> {
+    const raw = await d.ledger.loadCheckpoint<unknown>(rescanKey);
+    const state = readRescan(raw);
+    const now = d.clock.now();
+    if (raw === undefined) {
+      // The first start's own listing covered the lookback window; the first re-scan is one period away.
+      await d.ledger.saveCheckpoint({ key: rescanKey, value: { v: 1, at: now } satisfies RescanState });
+      return;
+    }
+    if (!state.run && state.at !== undefined && now - state.at < d.tuning.rescanMs) return;
+    const minTimestamp = state.run?.minTimestamp ?? Math.max(0, now - d.tuning.rescanWindowMs);
+    let fingerprint = state.run?.fingerprint;
+    const rows = rowKeys();
+    let pages = 0;
+    let found = 0;
+    do {
+      const page = parseTrc20Page(await fetchPage(minTimestamp, fingerprint, signal), filter);
+      pages += 1;
+      for (const item of page.items) {
+        const row = rows(item);
+        if (item.kind === 'invalid') {
+          await handle(item, row, undefined);
+          continue;
+        }
+        const outcome = await d.ledger.ingest(toPayment(item, row, d.address, d.contract, d.clock.now()));
+        if (outcome.kind !== 'duplicate') {
+          found += 1;
+          d.log.warn('TronGrid re-scan found a transfer the listing had missed', { txid: item.txid, row, block_timestamp: item.blockTimestamp, outcome: outcome.kind });
+        }
+      }
+      if (page.fingerprint !== undefined && page.fingerprint === fingerprint) throw new TronGridError('TronGrid repeated a page fingerprint', 200);
+      fingerprint = page.fingerprint;
+      if (fingerprint !== undefined) await d.ledger.saveCheckpoint({ key: rescanKey, value: { v: 1, at: state.at, run: { minTimestamp, fingerprint } } satisfies RescanState });
+    } while (fingerprint !== undefined && pages < d.tuning.maxPagesPerTick && !signal.aborted);
+    if (fingerprint !== undefined) return; // resumes at this page next tick
+    await d.ledger.saveCheckpoint({ key: rescanKey, value: { v: 1, at: d.clock.now() } satisfies RescanState });
+    d.log.info('TronGrid re-scan done', { from: new Date(minTimestamp).toISOString(), pages, found });
+  }
+
   /** One cycle. Throws on upstream faults so the loop backs off. */
   async function tick(signal: AbortSignal): Promise<void> {
     const open = await d.ledger.hasOpenIntents(METHOD, d.address);
     // Nothing could settle and the backlog is swept: save the call.
-    if (!open && caughtUpAt !== undefined && d.clock.now() - caughtUpAt < d.tuning.idleSweepMs) return;
-    await sweep(signal);
+    if (open || caughtUpAt === undefined || d.clock.now() - caughtUpAt >= d.tuning.idleSweepMs) await sweep(signal);
+    // Only once caught up, so the start-up catch-up is not delayed by a second listing.
+    if (caughtUpAt !== undefined) await rescan(signal);
   }
 
   return { key, tick };

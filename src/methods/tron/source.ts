@@ -46,6 +46,10 @@ export function defaultTuning(config: TronSourceConfig): TronTuning {
     idleSweepMs: 5 * 60_000,
     pageLimit: 200,
     maxPagesPerTick: 50,
+    rescanMs: config.rescanSeconds * 1000,
+    rescanWindowMs: config.rescanHours * HOUR,
+    // TronGrid without a key: allowed_rps(1) per method per IP, zero burst (REAL-UPSTREAMS.md §1.3).
+    minRequestIntervalMs: config.apiKey ? 0 : 1000,
     timeoutMs: 15_000,
     backoff: { baseMs: Math.max(1000, pollMs), maxMs: 120_000 },
   };
@@ -80,19 +84,27 @@ export function createTronSource(config: TronSourceConfig, deps: TronSourceDeps)
         const key = config.apiKey ? 'API key accepted' : 'no API key set (TronGrid\'s anonymous rate limit applies)';
         return { ok: true, message: `TronGrid reachable at ${config.apiUrl}; ${key}` };
       } catch (err) {
+        if (err instanceof TronGridError && err.fault === 'rate_limited') return rateLimited(err, config.apiUrl, Boolean(config.apiKey));
         return { ok: false, message: doctorMessage(err, config.apiUrl, Boolean(config.apiKey)) };
       }
     },
   };
 }
 
+/** A rate limit is not a key problem: TronGrid answered, and the key (if any) was not what it refused. */
+function rateLimited(err: TronGridError, apiUrl: string, hasKey: boolean): DoctorResult {
+  const said = err.said ? `: ${err.said}` : '';
+  const key = hasKey ? 'the API key was not rejected' : "no API key set; one raises TronGrid's anonymous limit of 1 request per second";
+  return { ok: true, message: `TronGrid reachable at ${apiUrl}, but rate-limiting right now (HTTP ${err.status}${said}); ${key}` };
+}
+
 function doctorMessage(err: unknown, apiUrl: string, hasKey: boolean): string {
-  if (err instanceof TronGridError && (err.status === 401 || err.status === 403)) {
+  if (err instanceof TronGridError && err.fault === 'key_rejected') {
+    const said = err.said ? `: ${err.said}` : '';
     return hasKey
-      ? `TronGrid rejected the API key (HTTP ${err.status}); check methods.USDT_TRC20.apiKey`
-      : `TronGrid refused access without an API key (HTTP ${err.status}); set methods.USDT_TRC20.apiKey`;
+      ? `TronGrid rejected the API key (HTTP ${err.status}${said}); check methods.USDT_TRC20.apiKey`
+      : `TronGrid refused access without an API key (HTTP ${err.status}${said}); set methods.USDT_TRC20.apiKey`;
   }
-  if (err instanceof TronGridError && err.status === 429) return `TronGrid rate-limited us (HTTP 429)${hasKey ? '' : '; set methods.USDT_TRC20.apiKey'}`;
   if (err instanceof Trc20FormatError) return `${apiUrl} does not answer like TronGrid: ${err.message}`;
   return `TronGrid at ${apiUrl} is not usable: ${describeError(err)}`;
 }

@@ -5,6 +5,7 @@
  * items `{ transaction_id, token_info: { symbol, address, decimals, name }, block_timestamp, from, to, type, value }`.
  */
 import { toBase58 } from './address.ts';
+import { errorText } from './client.ts';
 
 export interface PageFilter {
   /** Our receiving address, base58. */
@@ -63,7 +64,7 @@ const isTimestamp = (x: unknown): x is number => typeof x === 'number' && Number
 export function parseTrc20Page(body: unknown, filter: PageFilter): Trc20Page {
   if (!isObject(body)) throw new Trc20FormatError('response is not a JSON object');
   if (body.success !== true) {
-    const why = typeof body.error === 'string' ? body.error : 'success is not true';
+    const why = errorText(body) ?? 'success is not true';
     throw new Trc20FormatError(`TronGrid answered without success: ${why}`);
   }
   if (!Array.isArray(body.data)) throw new Trc20FormatError('response has no data array');

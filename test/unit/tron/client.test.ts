@@ -33,3 +33,25 @@ test('Retry-After is read as seconds or a date, and capped', () => {
   assert.equal(parseRetryAfter(null, now, 60_000), undefined);
   assert.equal(parseRetryAfter('soon', now, 60_000), undefined);
 });
+
+test('TronGrid faults are sorted by status and its words; a rate limit is never a key problem', async () => {
+  const { classify, errorText, suspensionMs } = await import('../../../src/methods/tron/client.ts');
+  // Bodies as recorded (REAL-UPSTREAMS.md §1.3).
+  const anon429 = errorText({ Error: 'request rate of (getTrc20TransactionsByAccount) exceeded the allowed_rps(1), and the query server is suspended for 5 s. To obtain higher request quotas … API Key …' });
+  const keyed403 = errorText({ success: false, error: 'The key exceeds the frequency limit(15), and the query server is suspended for 30s', statusCode: 403 });
+  const badKey = errorText({ Error: 'ApiKey not exists' });
+  assert.equal(classify(429, anon429), 'rate_limited');
+  assert.equal(classify(403, keyed403), 'rate_limited', 'a keyed quota 403 is a rate limit although it names the key');
+  assert.equal(classify(403, errorText({ Error: 'request rate exceeded the allowed_rps(10), and the query server is suspended for 5 s' })), 'rate_limited');
+  assert.equal(classify(503, undefined), 'rate_limited');
+  assert.equal(classify(200, anon429), 'rate_limited');
+  assert.equal(classify(401, badKey), 'key_rejected');
+  assert.equal(classify(403, undefined), 'key_rejected');
+  assert.equal(classify(500, undefined), 'upstream');
+  assert.equal(classify(404, errorText({ success: false, statusCode: 404, error: 'Not Found' })), 'upstream');
+  // The wait is in the prose: "5 s" and "30s" alike, plus half a second; capped.
+  assert.equal(suspensionMs(anon429, 60_000), 5500);
+  assert.equal(suspensionMs(keyed403, 60_000), 30_500);
+  assert.equal(suspensionMs(keyed403, 10_000), 10_000);
+  assert.equal(suspensionMs(badKey, 60_000), undefined);
+});

@@ -82,3 +82,17 @@ test('an envelope that is not TronGrid\'s is an error', () => {
   assert.throws(() => parseTrc20Page({ success: true }, filter), Trc20FormatError);
   assert.throws(() => parseTrc20Page('<html>', filter), Trc20FormatError);
 });
+
+test('rows sharing a transaction id get distinct names that do not depend on listing order', async () => {
+  const { rowKeys } = await import('../../../src/methods/tron/poller.ts');
+  const id = 'a'.repeat(64);
+  const row = (from: string, value: bigint) => ({ kind: 'transfer' as const, txid: id, blockTimestamp: 1, from, value });
+  const names = (rows: ReturnType<typeof row>[]) => {
+    const name = rowKeys();
+    return rows.map((r) => name(r));
+  };
+  const [x, y, x2] = [row('TA', 10n), row('TB', 20n), row('TA', 10n)];
+  assert.deepEqual(names([x, y, x2]), [`${id}:TA:10`, `${id}:TB:20`, `${id}:TA:10:2`]);
+  // Listed in another order (or the middle row back-filled later): the same set of names.
+  assert.deepEqual(new Set(names([y, x2, x])), new Set(names([x, y, x2])));
+});
