@@ -1,5 +1,4 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { PaydError } from '../../domain/errors.ts';
 import { isMethod } from '../../domain/methods.ts';
 import { withApp, type CliEnv } from '../context.ts';
 import { printJson, printRecord, printTable } from '../output.ts';
@@ -62,18 +61,8 @@ export function intentCommands(program: Command, e: CliEnv): void {
     .option('--note <text>', 'why (kept in the audit log)')
     .action((id: string, o: Opts, cmd: Command) =>
       withApp(cmd.optsWithGlobals(), e, async (app) => {
-        const row = await app.intents.findRow(id);
-        if (!row) throw new PaydError('NOT_FOUND', `no payment intent ${id}`);
-        const txRef = String(o.tx).trim();
-        if (!txRef || txRef.length > 200) throw new PaydError('INVALID_REQUEST', '--tx must be 1 to 200 characters');
-        const now = app.clock.now();
-        const outcome = await app.ledger.ingestWith(
-          { method: row.method as never, receiver: row.receiver, amountMinor: BigInt(row.pay_amount_minor), txRef, occurredAt: now, observedAt: now, source: 'manual', evidence: { note: o.note ?? null } },
-          undefined,
-          { intentId: row.id, note: o.note as string | undefined },
-        );
-        if (outcome.kind !== 'settled') throw new PaydError('CONFLICT', `not settled: ${outcome.kind}`);
-        e.io.out(`settled ${row.id} with ${txRef}; payment.success queued`);
+        const r = await app.settlement.settle({ intentId: id, txRef: String(o.tx), note: o.note as string | undefined });
+        e.io.out(`settled ${r.intent_id} with ${r.tx_ref}${r.linked ? ` (linked the recorded payment ${r.payment_id})` : ''}; payment.success queued`);
       }),
     );
 }

@@ -1,8 +1,4 @@
 import type { Command } from 'commander';
-import { PaydError } from '../../domain/errors.ts';
-import { METHOD_RULES, type Method } from '../../domain/methods.ts';
-import { parseDecimal } from '../../domain/money.ts';
-import { sandboxTxRef } from '../../methods/sandbox/receivers.ts';
 import { withApp, type CliEnv } from '../context.ts';
 import { printJson } from '../output.ts';
 import { leaf, type Opts } from './leaf.ts';
@@ -16,19 +12,7 @@ export function sandboxCommands(program: Command, e: CliEnv): void {
     .option('--json', 'print the intent afterwards as JSON')
     .action((id: string, o: Opts, cmd: Command) =>
       withApp({ ...cmd.optsWithGlobals(), sandbox: true }, e, async (app) => {
-        const intent = await app.intents.findRow(id);
-        if (!intent) throw new PaydError('NOT_FOUND', `no sandbox intent ${id}`);
-        const method = intent.method as Method;
-        let amountMinor = BigInt(intent.pay_amount_minor);
-        if (o.amount !== undefined) {
-          const parsed = parseDecimal(String(o.amount), METHOD_RULES[method].decimals);
-          if (!parsed.ok || parsed.minor <= 0n) throw new PaydError('INVALID_REQUEST', `--amount must be a positive decimal with at most ${METHOD_RULES[method].decimals} decimals`);
-          amountMinor = parsed.minor;
-        }
-        const txRef = sandboxTxRef(method, app.random.bytes(64));
-        await app.sandboxSource.simulate({ method, receiver: intent.receiver, amountMinor, txRef, reference: intent.reference });
-        await app.sandboxSource.tick();
-        const after = await app.intents.get(id);
+        const { txRef, intent: after } = await app.actions.sandboxPay(id, o.amount === undefined ? undefined : String(o.amount));
         if (o.json) return printJson(e.io, after);
         e.io.out(`paid ${txRef}; intent ${id} is ${after.status}`);
       }),
