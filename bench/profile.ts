@@ -20,7 +20,7 @@ function bucket(url: string): string {
   if (!url) return '(native/gc/idle)';
   const nm = url.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/);
   if (nm) return `pkg ${nm[1]}`;
-  const src = url.match(/\/(src\/.+)$/);
+  const src = url.match(/\/((?:src|dist)\/.+)$/);
   if (src) return src[1];
   if (url.startsWith('node:')) return url.replace(/^node:internal\/.*/, 'node:internal');
   return url.replace(/^file:\/\//, '');
@@ -49,7 +49,7 @@ export function summarise(p: Profile, top = 25): string {
     for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
       const f = byId.get(cur)!.callFrame;
       const b = bucket(f.url);
-      if (!b.startsWith('src/')) continue;
+      if (!b.startsWith('src/') && !b.startsWith('dist/')) continue;
       const key = `${f.functionName || '(anonymous)'}  ${b}:${f.lineNumber + 1}`;
       if (seen.has(key)) continue;
       seen.add(key);

@@ -21,7 +21,7 @@ const SECTIONS: Record<string, Section> = {
 };
 
 /** Bounds the whole run: a hung section must not hang the machine's shared CPU forever. */
-const DEADLINE_MS = 12 * 60_000;
+const DEADLINE_MS = 25 * 60_000;
 
 async function main(argv: string[]): Promise<void> {
   const flags = new Set(argv.filter((a) => a.startsWith('--')));

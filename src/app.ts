@@ -1,12 +1,12 @@
 import { hostname } from 'node:os';
 import { join, dirname, basename, extname } from 'node:path';
-import type { Config, MethodAmounts } from './config/load.ts';
+import { revealSecrets, type Config, type MethodAmounts } from './config/load.ts';
 import { createIntentStore } from './db/intent-store.ts';
 import { kyselyOver, migrate, openSqlite, type Db } from './db/open.ts';
 import { METHOD_RULES, METHODS, type Method } from './domain/methods.ts';
 import type { Clock, Logger, Random } from './domain/ports.ts';
 import { createHttpApp } from './http/app.ts';
-import { createCheckoutSockets, registerCheckout } from './http/checkout/index.ts';
+import { createCheckoutSockets, registerCheckout, type CheckoutSockets } from './http/checkout/index.ts';
 import { registerOps, type Readiness } from './http/ops.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
 import { serveHttp, type RunningServer } from './http/server.ts';
@@ -20,14 +20,17 @@ import { createEventService } from './services/events.ts';
 import { createIntentCancellation } from './services/intent-cancel.ts';
 import { createIntentListing } from './services/intent-list.ts';
 import { createIntentService, type MethodDeposit } from './services/intents.ts';
-import { Keys, loadMasterKey } from './services/keys.ts';
+import { createKeyring } from './services/keys.ts';
 import { createLedger } from './services/ledger.ts';
 import { createMailboxTokenStore } from './services/mailbox-tokens.ts';
 import { createMerchantService } from './services/merchants.ts';
 import { createOutbox } from './services/outbox.ts';
 import { createPaymentQueries } from './services/payments.ts';
 import { createDispatcher } from './webhooks/dispatcher.ts';
-import { undiciPost, type HttpPost } from './webhooks/deliver.ts';
+import type { HttpPost } from './webhooks/deliver.ts';
+import { createWebhookPost } from './webhooks/target.ts';
+import { createSettlementService } from './services/settlement.ts';
+import { createOperatorActions } from './services/operator-actions.ts';
 import { createLeadership } from './workers/leader.ts';
 import { createWorkerLease } from './workers/lease.ts';
 import { describeError, runLoop } from './workers/loop.ts';
@@ -108,7 +111,8 @@ export async function createApp(o: AppOptions) {
     now: () => clock.now(),
   });
 
-  const keys = new Keys(loadMasterKey(config.server.masterKey?.reveal(), `${dbFile}.key`, random));
+  // Read at first use: commands that need no key never ask for one (systemd credentials).
+  const keys = createKeyring({ db, configured: config.server.masterKey, keyFile: `${dbFile}.key`, random, clock });
   const publicUrl = (config.server.publicUrl ?? `http://${config.server.host}:${config.server.port}`).replace(/\/+$/, '');
   const outbox = createOutbox({ clock, random });
   const merchants = createMerchantService({
@@ -141,6 +145,10 @@ export async function createApp(o: AppOptions) {
   const cancels = createIntentCancellation({ db, outbox, view });
   const feed = createEventFeed({ db });
   const payments = createPaymentQueries({ db });
+  const settlement = createSettlementService({ db, ledger, intents, clock });
+  // Webhook connections check the address they connect to (private networks refused unless allowed).
+  const webhookTarget = createWebhookPost({ allowPrivateNetworks: config.webhooks.allowPrivateNetworks });
+  cleanups.push(() => webhookTarget.close());
   // Random per start: a restarted process is a new holder even if its pid repeats.
   const me = { holder: random.uuid(), host: hostname(), pid: process.pid };
   const dispatcher = createDispatcher({
@@ -151,7 +159,7 @@ export async function createApp(o: AppOptions) {
     clock,
     random,
     log: log.child({ component: 'webhooks' }),
-    post: o.post ?? undiciPost,
+    post: o.post ?? webhookTarget.post,
     timeoutMs: config.webhooks.timeoutSeconds * 1000,
     retrySchedule: config.webhooks.retrySchedule,
     concurrency: config.webhooks.concurrency,
@@ -161,11 +169,13 @@ export async function createApp(o: AppOptions) {
 
   const sourceDeps = { ledger, db, clock, random, log: log.child({ component: 'source' }) };
   const sandboxSource = createSandboxSource(db, sourceDeps);
+  const actions = createOperatorActions({ merchants, events, dispatcher, intents, payments, sandboxSource, random });
   const mailboxTokens = createMailboxTokenStore({ db, keys, clock, random });
   // Async: a method's libraries load only when its source is built (see methods/registry.ts).
   const sources = async (): Promise<PaymentSource[]> => (o.sources ? o.sources({ ledger, db }) : sandbox ? [sandboxSource] : createSources(config, { ...sourceDeps, mailboxTokens }));
 
   let server: RunningServer | null = null;
+  let sockets: CheckoutSockets | null = null;
   const abort = new AbortController();
   /** Stops of what start() started, registered as each starts; close() runs them newest first. */
   const stops: Array<{ name: string; stop: () => Promise<void> }> = [];
@@ -221,8 +231,10 @@ export async function createApp(o: AppOptions) {
     cancels,
     feed,
     payments,
+    settlement,
     dispatcher,
     sandboxSource,
+    actions,
     sources,
     publicUrl,
     readiness,
@@ -233,11 +245,16 @@ export async function createApp(o: AppOptions) {
      * On failure, close() releases whatever was started.
      */
     async start(opts: { http: boolean; workers: boolean }): Promise<void> {
+      // Refuse another master key (and missing secrets) before serving or sending anything.
+      await keys.get();
+      if (opts.workers) revealSecrets(config.methods);
       // Built (their modules loaded) before the port is bound, started only after: building connects nothing.
       const toRun = opts.workers ? await sources() : [];
       let listening: string | null = null;
       if (opts.http) {
         const checkoutLog = log.child({ component: 'checkout' });
+        // One per-IP bucket for all anonymous traffic: API, checkout page and its websocket.
+        const publicLimiter = createRateLimiter({ ...config.server.publicRateLimit, clock });
         const app = createHttpApp({
           intents,
           merchants,
@@ -246,6 +263,7 @@ export async function createApp(o: AppOptions) {
           feed,
           publicUrl,
           rateLimiter: createRateLimiter({ ...config.server.rateLimit, clock }),
+          publicLimiter,
           clock,
           log: log.child({ component: 'http' }),
           extend: (h3) => {
@@ -253,11 +271,18 @@ export async function createApp(o: AppOptions) {
               readiness,
               metrics: { text: () => metrics.registry.metrics(), contentType: metrics.registry.contentType, allow: config.server.metrics.allow },
             });
-            registerCheckout(h3, { intents, merchants, clock, log: checkoutLog, livemode });
+            registerCheckout(h3, { intents, merchants, clock, log: checkoutLog, livemode, limiter: publicLimiter });
           },
         });
         metrics.collectProcessMetrics();
-        const sockets = createCheckoutSockets({ intents, clock, log: checkoutLog });
+        sockets = createCheckoutSockets({
+          intents,
+          clock,
+          log: checkoutLog,
+          limiter: publicLimiter,
+          maxPerIntent: config.server.liveSockets.perIntent,
+          maxTotal: config.server.liveSockets.total,
+        });
         const running = await serveHttp(app, config.server.host, config.server.port, sockets);
         server = running;
         // In-flight requests get until shortly before the deadline; then their connections are closed.
@@ -291,6 +316,9 @@ export async function createApp(o: AppOptions) {
       // Logged once everything is up (the workers' first lease attempt included).
       if (listening) log.info('payd listening', { url: listening, livemode, database: dbFile });
     },
+
+    /** Open checkout websockets and intents watched for them. */
+    liveSockets: () => sockets?.stats() ?? { sockets: 0, watchers: 0 },
 
     get url(): string | null {
       return server?.url ?? null;

@@ -12,16 +12,30 @@ export interface RootLogger extends Logger {
 /** Field names whose values never reach a log line. */
 const SECRET_KEY = /secret|password|passwd|token|api[-_]?key|authorization|signature|masterkey/i;
 
-export function redact(fields: Record<string, unknown>): Record<string, unknown> {
+export function redact(fields: Record<string, unknown>, isSecret: (key: string) => boolean = (k) => SECRET_KEY.test(k)): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const k in fields) {
     const v = fields[k];
-    if (SECRET_KEY.test(k)) out[k] = '[redacted]';
+    if (isSecret(k)) out[k] = '[redacted]';
     else if (typeof v === 'bigint') out[k] = v.toString();
     else if (v instanceof Error) out[k] = v.message;
     else out[k] = v;
   }
   return out;
+}
+
+/** `redact` remembering each field name's verdict: names come from code, so they are few. */
+function memoRedact(): (fields: Record<string, unknown>) => Record<string, unknown> {
+  const verdicts = new Map<string, boolean>();
+  const isSecret = (k: string): boolean => {
+    let secret = verdicts.get(k);
+    if (secret === undefined) {
+      secret = SECRET_KEY.test(k);
+      if (verdicts.size < 1000) verdicts.set(k, secret);
+    }
+    return secret;
+  };
+  return (fields) => redact(fields, isSecret);
 }
 
 export interface LoggerOptions {
@@ -53,12 +67,13 @@ export function createLogger(opts: LoggerOptions = {}): RootLogger {
     // Asynchronous: lines queue while a write is in flight and go out together.
     dest = pino.destination({ dest: 2, sync: false });
   }
+  const redactFields = memoRedact();
   const root = pino(
     {
       level: opts.level ?? 'info',
       base: null,
       timestamp: () => `,"time":"${new Date(now()).toISOString()}"`,
-      formatters: { level: (label) => ({ level: label }), bindings: redact, log: redact },
+      formatters: { level: (label) => ({ level: label }), bindings: redactFields, log: redactFields },
     },
     dest,
   );

@@ -116,21 +116,48 @@ function resolveSecrets(value: unknown, path: string, baseDir: string, env: Env)
   return value;
 }
 
+/** A secret read at its first use; a missing one fails there, saying how to supply it. */
 function resolveSecret(box: SecretRefBox, path: string, baseDir: string, env: Env): Secret {
   const ref = box.ref;
   if (typeof ref === 'string') return new Secret(ref);
   if ('env' in ref) {
-    const value = env[ref.env];
-    if (!value) return fail(path, `environment variable ${ref.env} is not set`);
-    return new Secret(value);
+    return new Secret(() => {
+      const value = env[ref.env];
+      if (!value) return fail(path, `environment variable ${ref.env} is not set; this command needs it (nothing was changed)`);
+      return value;
+    });
   }
-  const file = resolve(baseDir, ref.file.replace(/^\$CREDENTIALS_DIRECTORY\b/, env.CREDENTIALS_DIRECTORY ?? '$CREDENTIALS_DIRECTORY'));
+  return new Secret(() => readSecretFile(ref.file, path, baseDir, env));
+}
+
+const CREDENTIALS = /^\$CREDENTIALS_DIRECTORY\//;
+
+function readSecretFile(ref: string, path: string, baseDir: string, env: Env): string {
+  const credential = CREDENTIALS.test(ref) ? ref.replace(CREDENTIALS, '') : null;
+  if (credential !== null && !env.CREDENTIALS_DIRECTORY) {
+    // The CLI beside the systemd unit: the unit's credentials exist only inside the unit.
+    return fail(
+      path,
+      `this command needs the secret "${credential}" from $CREDENTIALS_DIRECTORY, which systemd sets only inside the payd unit; nothing was changed. ` +
+        `Run the command with that credential loaded, e.g.\n` +
+        `  sudo systemd-run --quiet --pipe --wait --collect -p User=payd -p LoadCredential=${credential}:/etc/payd/credentials/${credential} /opt/payd/bin/payd --config <config> <command…>\n` +
+        `or set CREDENTIALS_DIRECTORY to a directory with a file "${credential}" that this user can read.`,
+    );
+  }
+  const file = resolve(baseDir, credential !== null ? `${env.CREDENTIALS_DIRECTORY}/${credential}` : ref);
+  let value: string;
   try {
-    const value = readFileSync(file, 'utf8').replace(/\r?\n$/, '');
-    if (!value) return fail(path, `secret file ${file} is empty`);
-    return new Secret(value);
+    value = readFileSync(file, 'utf8').replace(/\r?\n$/, '');
   } catch (e) {
-    if (e instanceof PaydError) throw e;
-    return fail(path, `cannot read secret file ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+    return fail(path, `this command needs the secret in ${file}, which cannot be read (${(e as NodeJS.ErrnoException).code ?? String(e)}); nothing was changed`);
   }
+  if (!value) return fail(path, `secret file ${file} is empty`);
+  return value;
+}
+
+/** Reads every secret in a config now (the daemon: fail at start, not at first use). */
+export function revealSecrets(value: unknown): void {
+  if (value instanceof Secret) value.reveal();
+  else if (Array.isArray(value)) value.forEach(revealSecrets);
+  else if (value && typeof value === 'object') for (const x of Object.values(value)) revealSecrets(x);
 }

@@ -44,6 +44,9 @@ const wsUrl = v.nullable(
 );
 const commitment = v.optional(v.picklist(['processed', 'confirmed', 'finalized'], 'expected processed, confirmed or finalized'), 'finalized');
 
+const rateLimit = (perSecond: number, burst: number) =>
+  v.optional(v.strictObject({ perSecond: v.optional(positive, perSecond), burst: v.optional(v.pipe(num(), v.finite(), v.minValue(1)), burst) }), { perSecond, burst });
+
 /** Settings every method accepts. Amounts are decimal numbers in the method's unit. */
 const methodCommon = {
   minAmount: decimalAmount,
@@ -181,9 +184,16 @@ export const ConfigSchema = v.strictObject({
       host: v.optional(v.pipe(v.string(), v.minLength(1)), '127.0.0.1'),
       port: v.optional(port, 8080),
       publicUrl: v.optional(httpUrl),
-      rateLimit: v.optional(
-        v.strictObject({ perSecond: v.optional(positive, 100), burst: v.optional(v.pipe(num(), v.finite(), v.minValue(1)), 200) }),
-        { perSecond: 100, burst: 200 },
+      rateLimit: rateLimit(100, 200),
+      /** Per client IP: requests without valid credentials (failed ones too) and the checkout's /pay/*. */
+      publicRateLimit: rateLimit(50, 100),
+      /** Caps on the checkout's live-status websockets. */
+      liveSockets: v.optional(
+        v.strictObject({
+          perIntent: v.optional(v.pipe(num(), v.integer('expected an integer'), v.minValue(1)), 10),
+          total: v.optional(v.pipe(num(), v.integer('expected an integer'), v.minValue(1)), 1000),
+        }),
+        { perIntent: 10, total: 1000 },
       ),
       /** Key for hashing client secrets and sealing webhook secrets; default: a key file beside the database. */
       masterKey: v.optional(SecretRef),
@@ -205,6 +215,8 @@ export const ConfigSchema = v.strictObject({
       timeoutSeconds: seconds(10),
       retrySchedule: v.optional(v.array(v.pipe(num(), v.finite(), v.minValue(0))), [5, 300, 1800, 7200, 18000, 36000, 36000, 86400, 86400]),
       allowInsecureUrls: v.optional(v.boolean('expected a boolean'), false),
+      /** Let webhooks reach private, link-local and reserved addresses (loopback is always allowed). */
+      allowPrivateNetworks: v.optional(v.boolean('expected a boolean'), false),
       concurrency: v.optional(v.pipe(num(), v.integer(), v.minValue(1), v.maxValue(256)), 16),
       secretRotationGraceSeconds: v.optional(v.pipe(num(), v.finite(), v.minValue(0)), 86400),
     }),

@@ -1,10 +1,17 @@
-/** A secret value that never prints itself: logs and JSON show "[redacted]". */
+/**
+ * A secret value that never prints itself: logs and JSON show "[redacted]". It may be
+ * read lazily (a file or environment variable read at first `reveal()`), so a command
+ * only needs the secrets it actually uses; a missing one throws there, naming itself.
+ */
 export class Secret {
-  readonly #value: string;
-  constructor(value: string) {
-    this.#value = value;
+  #value: string | undefined;
+  readonly #read: (() => string) | undefined;
+  constructor(value: string | (() => string)) {
+    if (typeof value === 'string') this.#value = value;
+    else this.#read = value;
   }
   reveal(): string {
+    this.#value ??= this.#read!();
     return this.#value;
   }
   toString(): string {

@@ -1,5 +1,6 @@
 import type SQLite from 'better-sqlite3';
 import type { Db } from './open.ts';
+import { sql } from 'kysely';
 
 /** A unit of work run synchronously inside the shared transaction, under its own savepoint. */
 export type GroupJob<T> = (sqlite: SQLite.Database) => T;
@@ -29,8 +30,6 @@ export function createGroupCommit(db: Db, sqlite: SQLite.Database, o: { maxBatch
   const maxBatch = o.maxBatch ?? 256;
   let queue: Pending[] = [];
   let scheduled = false;
-  const begin = sqlite.prepare('BEGIN IMMEDIATE');
-  const commit = sqlite.prepare('COMMIT');
   const savepoint = sqlite.prepare('SAVEPOINT job');
   const release = sqlite.prepare('RELEASE job');
   const rollbackTo = sqlite.prepare('ROLLBACK TO job');
@@ -42,8 +41,10 @@ export function createGroupCommit(db: Db, sqlite: SQLite.Database, o: { maxBatch
     if (batch.length === 0) return;
     const results: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
     try {
-      await db.connection().execute(async () => {
-        begin.run();
+      // BEGIN and COMMIT go through Kysely's pinned connection: the driver then knows the
+      // connection is in a transaction, and waits for another process's write lock asynchronously.
+      await db.connection().execute(async (conn) => {
+        await sql`begin immediate`.execute(conn);
         try {
           for (const p of batch) {
             savepoint.run();
@@ -56,9 +57,9 @@ export function createGroupCommit(db: Db, sqlite: SQLite.Database, o: { maxBatch
               results.push({ ok: false, error });
             }
           }
-          commit.run();
+          await sql`commit`.execute(conn);
         } catch (err) {
-          if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
+          if (sqlite.inTransaction) await sql`rollback`.execute(conn);
           throw err;
         }
       });

@@ -1,8 +1,10 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect, sql, type Migration, type MigrationProvider, type SqliteDatabase } from 'kysely';
+import { Kysely, Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
+import { busyRetryDialect, LOCK_WAIT_MS, type StatementSource } from './sqlite-driver.ts';
 import * as m001 from './migrations/001_initial.ts';
+import * as m005 from './migrations/005_operations.ts';
 import * as m002upi from './migrations/002_upi_alerts.ts';
 import * as m004 from './migrations/004_worker_lease.ts';
 import * as m006 from './migrations/006_api.ts';
@@ -15,7 +17,7 @@ export type Db = Kysely<Database>;
 export type Tx = Kysely<Database>;
 
 /** Migrations are listed here, not discovered on disk, so the set is fixed at build time. */
-const migrations: Record<string, Migration> = { '001_initial': m001, '002_upi_alerts': m002upi, '004_worker_lease': m004, '006_api': m006, '007_mailbox_oauth': m007, '008_golive': m008 };
+const migrations: Record<string, Migration> = { '001_initial': m001, '002_upi_alerts': m002upi, '004_worker_lease': m004, '005_operations': m005, '006_api': m006, '007_mailbox_oauth': m007, '008_golive': m008 };
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 
 /** Opens (creating if needed) the SQLite database in WAL mode. Nothing connects until this is called. */
@@ -25,26 +27,32 @@ export function openDatabase(file: string): Db {
 
 /** The SQLite connection itself, with payd's settings (the API's hot path uses it directly: db/intent-store.ts). */
 export function openSqlite(file: string): SQLite.Database {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  if (file !== ':memory:') {
+    // Owner only, with or without systemd's StateDirectoryMode/UMask: directories this creates
+    // are 0700, a new database file 0600 (SQLite gives its -wal and -shm files the same mode).
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    closeSync(openSync(file, 'a', 0o600));
+  }
   const sqlite = new SQLite(file);
   sqlite.pragma('journal_mode = WAL');
   // FULL: a settlement that was acknowledged survives a power cut.
   sqlite.pragma('synchronous = FULL');
-  sqlite.pragma('busy_timeout = 5000');
+  // No wait inside SQLite: it would block the event loop. Lock waits are async retries (sqlite-driver.ts).
+  sqlite.pragma('busy_timeout = 0');
   sqlite.pragma('foreign_keys = ON');
   return sqlite;
 }
 
 /** Kysely over an open connection (closing the Kysely instance closes the connection). */
-export function kyselyOver(sqlite: SQLite.Database): Db {
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+export function kyselyOver(sqlite: SQLite.Database, o: { lockWaitMs?: number } = {}): Db {
+  return new Kysely<Database>({ dialect: busyRetryDialect(withStatementCache(sqlite), { lockWaitMs: o.lockWaitMs ?? LOCK_WAIT_MS }) });
 }
 
 /**
  * Reuses one prepared statement per SQL text: preparing again on every query cost more
- * than running it. Safe because Kysely's SQLite driver runs one query at a time.
+ * than running it. Safe because each statement runs to completion synchronously.
  */
-function withStatementCache(sqlite: SQLite.Database): SqliteDatabase {
+function withStatementCache(sqlite: SQLite.Database): StatementSource {
   const cache = new Map<string, SQLite.Statement>();
   return {
     close: () => sqlite.close(),
@@ -70,8 +78,8 @@ export async function migrate(db: Db): Promise<string[]> {
 
 /**
  * Runs `fn` in a write transaction taken with BEGIN IMMEDIATE, so that a second
- * process (the CLI beside the daemon) waits on busy_timeout instead of failing
- * on a read-to-write upgrade.
+ * process (the CLI beside the daemon) waits for the lock (asynchronously, see
+ * sqlite-driver.ts) instead of failing on a read-to-write upgrade.
  */
 export async function writeTx<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
   return db.connection().execute(async (conn) => {

@@ -141,6 +141,12 @@ export interface SandboxTransfersTable {
   created_at: number;
 }
 
+export interface SettingsTable {
+  key: string;
+  value: string;
+  updated_at: number;
+}
+
 export interface WorkerLeaseTable {
   name: string;
   holder: string;
@@ -194,6 +200,7 @@ export interface Database {
   checkpoints: CheckpointsTable;
   audit_log: AuditLogTable;
   sandbox_transfers: SandboxTransfersTable;
+  settings: SettingsTable;
   sequences: SequencesTable;
   upi_parked_mail: UpiParkedMailTable;
   upi_unread_alerts: UpiUnreadAlertsTable;

@@ -11,6 +11,7 @@ export const ERROR_CODES = [
   'PAYLOAD_TOO_LARGE',
   'RATE_LIMITED',
   'AMOUNT_UNAVAILABLE',
+  'BUSY',
   'NOT_FOUND',
   'METHOD_NOT_ALLOWED',
   'FORBIDDEN',
@@ -30,7 +31,7 @@ export interface FieldError {
 export class PaydError extends Error {
   readonly code: ErrorCode;
   readonly errors?: FieldError[];
-  /** Seconds the caller should wait (RATE_LIMITED). */
+  /** Seconds the caller should wait (RATE_LIMITED, BUSY). */
   readonly retryAfter?: number;
 
   constructor(code: ErrorCode, message: string, extra: { errors?: FieldError[]; retryAfter?: number; cause?: unknown } = {}) {

@@ -21,3 +21,28 @@ export const METHOD_RULES: Record<Method, MethodRules> = {
 };
 
 export const DEFAULT_MAX_OFFSET_STEPS = 100;
+
+/**
+ * A transaction reference as the method's source records it, so one transfer typed by
+ * hand in another spelling (`0xABC…`, `UTR 1234 5678 9012`) is still the same transfer.
+ * TRON: lower-case hex without 0x; UPI: the UTR's digits; Solana: the base58 signature as is.
+ * Returns null when nothing usable is left.
+ */
+export function normalizeTxRef(method: Method, raw: string): string | null {
+  const t = raw.trim();
+  let out: string;
+  switch (method) {
+    case 'USDT_TRC20': {
+      // A row key (txid:from:value) keeps its base58 sender as is.
+      const [txid, ...rest] = t.split(':');
+      out = [txid.toLowerCase().replace(/^0x/, ''), ...rest].join(':');
+      break;
+    }
+    case 'UPI':
+      out = t.replace(/\D/g, '');
+      break;
+    default:
+      out = t;
+  }
+  return out && out.length <= 200 ? out : null;
+}

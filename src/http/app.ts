@@ -6,7 +6,7 @@ import type { Merchant, MerchantService } from '../services/merchants.ts';
 import { authenticate } from './auth.ts';
 import { readJsonBody } from './body.ts';
 import { errorReply, jsonReply, type JsonReply } from './errors.ts';
-import type { RateLimiter } from './rate-limit.ts';
+import { clientKey, type RateLimiter } from './rate-limit.ts';
 import { parseCreateBody } from './validate.ts';
 import { eventRoutes } from './routes/events.ts';
 import { intentRoutes } from './routes/intents.ts';
@@ -25,6 +25,8 @@ export interface HttpDeps {
   /** Base of the public address (the OpenAPI document's server). */
   publicUrl: string;
   rateLimiter: RateLimiter;
+  /** Per client IP, for every request without valid credentials (server.publicRateLimit). */
+  publicLimiter: RateLimiter;
   clock: Clock;
   log: Logger;
   /** Extra routes (the checkout page) mounted by the composition root. */
@@ -36,6 +38,11 @@ export function createHttpApp(d: HttpDeps): H3 {
   // Malformed percent-encoding reaches our routes (and their JSON errors) instead of h3's plain 400.
   const app = new H3({ silent: true, allowMalformedURL: true });
 
+  const throttleAnonymous = (event: H3Event): void => {
+    const wait = d.publicLimiter.take(clientKey(event.runtime?.node?.req?.socket?.remoteAddress));
+    if (wait > 0) throw new PaydError('RATE_LIMITED', 'too many requests from this address; slow down', { retryAfter: wait });
+  };
+
   /** Wraps a route: one log line, every failure as a JSON error body, never a stack trace. */
   const route = (handler: (event: H3Event, ctx: { merchant?: Merchant }) => Promise<JsonReply>, opts: { auth: boolean }) => async (event: H3Event) => {
     const started = d.clock.now();
@@ -43,9 +50,18 @@ export function createHttpApp(d: HttpDeps): H3 {
     let res: JsonReply;
     try {
       if (opts.auth) {
-        ctx.merchant = await authenticate(event, d.merchants);
+        try {
+          ctx.merchant = await authenticate(event, d.merchants);
+        } catch (err) {
+          // A failed authentication is anonymous traffic: it spends the caller's IP bucket,
+          // never a merchant's, so a valid merchant is not slowed by someone else's guesses.
+          if (err instanceof PaydError && (err.code === 'AUTH_INVALID_SECRET' || err.code === 'AUTH_INVALID_HEADERS')) throttleAnonymous(event);
+          throw err;
+        }
         const wait = d.rateLimiter.take(ctx.merchant.clientId);
         if (wait > 0) throw new PaydError('RATE_LIMITED', 'too many requests; slow down', { retryAfter: wait });
+      } else {
+        throttleAnonymous(event);
       }
       res = await handler(event, ctx);
     } catch (err) {

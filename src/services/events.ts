@@ -78,7 +78,9 @@ export function createEventService(d: { db: Db; clock: Clock; outbox: Outbox }) 
     async replay(target: { eventId: string } | { failed: true }): Promise<string[]> {
       const now = d.clock.now();
       // attempts keeps counting (attempt numbers stay unique in the log); retry_base restarts the schedule.
-      let q = d.db.updateTable('events').set((eb) => ({ status: 'pending', retry_base: eb.ref('attempts'), next_attempt_at: now, locked_until: 0 }));
+      // The lease (locked_until) is left alone: an event in flight finishes its attempt before the
+      // replay's starts, never two sends at once (the dispatcher then releases the lease).
+      let q = d.db.updateTable('events').set((eb) => ({ status: 'pending', retry_base: eb.ref('attempts'), next_attempt_at: now }));
       if ('eventId' in target) {
         const e = await d.db.selectFrom('events').select('id').where('id', '=', target.eventId).executeTakeFirst();
         if (!e) throw new PaydError('NOT_FOUND', `no webhook event ${target.eventId}`);

@@ -1,6 +1,9 @@
 import { createCipheriv, createDecipheriv, createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
-import type { Random } from '../domain/ports.ts';
+import type { Secret } from '../config/secret.ts';
+import type { Db } from '../db/open.ts';
+import { PaydError } from '../domain/errors.ts';
+import type { Clock, Random } from '../domain/ports.ts';
 
 /**
  * The server's master key: hashes client secrets (keyed SHA-256: secrets are 32 random
@@ -43,14 +46,99 @@ export class Keys {
   }
 }
 
-/** A configured master key string, or the key file beside the database (created 0600 on first use). */
-export function loadMasterKey(configured: string | undefined, keyFile: string, random: Random): Uint8Array {
-  if (configured) return createHash('sha256').update(configured).digest();
-  if (!existsSync(keyFile)) {
-    writeFileSync(keyFile, Buffer.from(random.bytes(32)).toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
-  }
-  chmodSync(keyFile, 0o600);
-  const key = Buffer.from(readFileSync(keyFile, 'utf8').trim(), 'base64');
-  if (key.length !== 32) throw new Error(`master key file ${keyFile} is damaged: expected 32 bytes of base64`);
-  return key;
+/**
+ * The one derivation of the master key from its text, wherever the text comes from (a
+ * configured secret or the key file): 32 bytes written as base64 (what the key file and
+ * `head -c 32 /dev/urandom | base64` hold) are used as they are; any other text is hashed.
+ * So the key file's content works unchanged as a configured key, and the other way round.
+ */
+export function deriveMasterKey(text: string): Buffer {
+  const t = text.trim();
+  if (!t) throw new PaydError('CONFIG_INVALID', 'the master key is empty');
+  if (/^[A-Za-z0-9+/]{43}=$/.test(t)) return Buffer.from(t, 'base64');
+  return createHash('sha256').update(t).digest();
 }
+
+/** A short public name of a master key, stored in the database to catch a process with another key. */
+export const masterKeyFingerprint = (master: Uint8Array): string => createHmac('sha256', master).update('payd master key fingerprint v1').digest('hex').slice(0, 32);
+
+const FINGERPRINT = 'master_key_fingerprint';
+
+export interface KeyringDeps {
+  db: Db;
+  /** server.masterKey, read only when a command needs the key. */
+  configured: Secret | undefined;
+  /** The key file used when none is configured (beside the database, created 0600 at first use). */
+  keyFile: string;
+  random: Random;
+  clock: Clock;
+}
+
+/**
+ * The master key, resolved at first use: read (or, for a new database, created), then
+ * checked against the fingerprint the database stores. A process holding another key
+ * refuses before it hashes, seals or unseals anything.
+ */
+export function createKeyring(d: KeyringDeps) {
+  let keys: Keys | undefined;
+  let loading: Promise<Keys> | undefined;
+
+  async function load(): Promise<Keys> {
+    const stored = await d.db.selectFrom('settings').select('value').where('key', '=', FINGERPRINT).executeTakeFirst();
+    let source: string;
+    let text: string;
+    if (d.configured) {
+      source = 'server.masterKey';
+      text = d.configured.reveal();
+    } else {
+      source = `key file ${d.keyFile}`;
+      if (!existsSync(d.keyFile)) {
+        if (stored) {
+          throw new PaydError(
+            'CONFIG_INVALID',
+            `the master key file ${d.keyFile} is missing, but this database was set up with a master key (fingerprint ${stored.value}); nothing was changed. ` +
+              'Restore the key file, or set server.masterKey to the key this database was set up with.',
+          );
+        }
+        writeFileSync(d.keyFile, Buffer.from(d.random.bytes(32)).toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
+      }
+      chmodSync(d.keyFile, 0o600);
+      text = readFileSync(d.keyFile, 'utf8');
+    }
+    const master = deriveMasterKey(text);
+    const fingerprint = masterKeyFingerprint(master);
+    if (!stored) {
+      // First use: remember which key this database belongs to (a racing process may win; then compare with its).
+      await d.db.insertInto('settings').values({ key: FINGERPRINT, value: fingerprint, updated_at: d.clock.now() }).onConflict((oc) => oc.column('key').doNothing()).execute();
+    }
+    const expected = stored?.value ?? (await d.db.selectFrom('settings').select('value').where('key', '=', FINGERPRINT).executeTakeFirstOrThrow()).value;
+    if (expected !== fingerprint) {
+      throw new PaydError(
+        'CONFIG_INVALID',
+        `the master key from ${source} (fingerprint ${fingerprint}) is not the one this database was set up with (fingerprint ${expected}); nothing was changed. ` +
+          'With another key, client secrets would not verify and webhook secrets would not unseal. Use the original master key.',
+      );
+    }
+    return new Keys(master);
+  }
+
+  return {
+    /** The keys if already resolved (the request path avoids an await). */
+    get current(): Keys | undefined {
+      return keys;
+    },
+    async get(): Promise<Keys> {
+      if (keys) return keys;
+      loading ??= load().then(
+        (k) => (keys = k),
+        (err) => {
+          loading = undefined;
+          throw err;
+        },
+      );
+      return loading;
+    },
+  };
+}
+
+export type Keyring = ReturnType<typeof createKeyring>;

@@ -145,6 +145,33 @@ export function createLedger(d: LedgerDeps): Ledger & { ingestWith(p: ReceivedPa
     }
   }
 
+  /**
+   * Manual settlement of a reference that is already recorded: a payment kept unmatched is
+   * linked to the named intent (audited); anything else is refused. One transfer, one row,
+   * so it can never settle two intents.
+   */
+  async function linkRecorded(tx: Tx, p: ReceivedPayment, o: IngestOptions & { intentId: string }): Promise<IngestOutcome> {
+    const existing = await tx.selectFrom('payments').selectAll().where('method', '=', p.method).where('tx_ref', '=', p.txRef).executeTakeFirstOrThrow();
+    if (existing.status !== 'unmatched') {
+      throw new PaydError('CONFLICT', `transaction reference ${p.txRef} already settled intent ${existing.intent_id ?? '(unknown)'}`);
+    }
+    const recorded: ReceivedPayment = { ...p, amountMinor: BigInt(existing.amount_minor), receiver: existing.receiver, occurredAt: existing.occurred_at };
+    const decision = decideMatch(recorded, await tx.selectFrom('intents').selectAll().where('id', '=', o.intentId).execute(), { mode: 'manual', skewMs });
+    if (decision.kind === 'unmatched') throw new PaydError('CONFLICT', `intent ${o.intentId} cannot be settled: ${decision.reason.replace(/_/g, ' ')}`);
+    const intent = decision.allocations[0].intent;
+    if (intent.method !== existing.method || intent.receiver !== existing.receiver) {
+      throw new PaydError('CONFLICT', `payment ${existing.id} was made to ${existing.method} ${existing.receiver}, not to this intent's ${intent.method} ${intent.receiver}`);
+    }
+    const now = d.clock.now();
+    await tx.updateTable('payments').set({ status: 'matched', intent_id: intent.id, note: o.note ?? existing.note }).where('id', '=', existing.id).where('status', '=', 'unmatched').execute();
+    await tx
+      .insertInto('audit_log')
+      .values({ at: now, actor: 'cli', action: 'payment.link', subject: existing.id, details_json: JSON.stringify({ intent_id: intent.id, tx_ref: p.txRef, was: existing.reason, note: o.note ?? null }) })
+      .execute();
+    await settle(tx, intent, existing.id, recorded, now, o);
+    return { kind: 'settled', paymentId: existing.id, intentId: intent.id };
+  }
+
   async function ingestWith(p: ReceivedPayment, checkpoint: CheckpointUpdate | undefined, o: IngestOptions): Promise<IngestOutcome> {
     if (p.amountMinor <= 0n || p.amountMinor > BigInt(Number.MAX_SAFE_INTEGER)) {
       // No intent can ask for this; keep it for the operator instead of wedging the source.
@@ -162,7 +189,7 @@ export function createLedger(d: LedgerDeps): Ledger & { ingestWith(p: ReceivedPa
         .onConflict((oc) => oc.columns(['method', 'tx_ref']).doNothing())
         .executeTakeFirst();
       if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) {
-        if (o.intentId) throw new PaydError('CONFLICT', `transaction reference ${p.txRef} is already recorded for ${p.method}`);
+        if (o.intentId) return linkRecorded(tx, p, o as IngestOptions & { intentId: string });
         const existing = await tx.selectFrom('payments').select('id').where('method', '=', p.method).where('tx_ref', '=', p.txRef).executeTakeFirstOrThrow();
         return { kind: 'duplicate', paymentId: existing.id } satisfies IngestOutcome;
       }

@@ -1,6 +1,6 @@
 import type { Db } from '../db/open.ts';
 import type { Clock, Random } from '../domain/ports.ts';
-import type { Keys } from './keys.ts';
+import type { Keyring } from './keys.ts';
 
 /**
  * Durable home of rotated IMAP OAuth refresh tokens, sealed under the master key.
@@ -14,15 +14,18 @@ export interface MailboxTokenStore {
   save(key: string, configured: string, rotated: string): Promise<void>;
 }
 
-export function createMailboxTokenStore(d: { db: Db; keys: Keys; clock: Clock; random: Random }): MailboxTokenStore {
+export function createMailboxTokenStore(d: { db: Db; keys: Keyring; clock: Clock; random: Random }): MailboxTokenStore {
   return {
     async current(key, configured) {
       const row = await d.db.selectFrom('mailbox_oauth_tokens').selectAll().where('key', '=', key).executeTakeFirst();
-      if (!row || !d.keys.verifySecret(configured, row.configured_hash)) return configured;
-      return d.keys.unseal(row.refresh_token_sealed);
+      if (!row) return configured;
+      const keys = await d.keys.get();
+      if (!keys.verifySecret(configured, row.configured_hash)) return configured;
+      return keys.unseal(row.refresh_token_sealed);
     },
     async save(key, configured, rotated) {
-      const row = { refresh_token_sealed: d.keys.seal(rotated, d.random), configured_hash: d.keys.hashSecret(configured), updated_at: d.clock.now() };
+      const keys = await d.keys.get();
+      const row = { refresh_token_sealed: keys.seal(rotated, d.random), configured_hash: keys.hashSecret(configured), updated_at: d.clock.now() };
       await d.db
         .insertInto('mailbox_oauth_tokens')
         .values({ key, ...row })

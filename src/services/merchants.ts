@@ -3,7 +3,7 @@ import type { MerchantsTable } from '../db/schema.ts';
 import { PaydError } from '../domain/errors.ts';
 import type { Clock, Random } from '../domain/ports.ts';
 import { checkWebhookUrl } from '../webhooks/url.ts';
-import type { Keys } from './keys.ts';
+import type { Keyring, Keys } from './keys.ts';
 
 export const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
@@ -28,7 +28,8 @@ export interface IssuedCredentials {
 
 export interface MerchantServiceDeps {
   db: Db;
-  keys: Keys;
+  /** The master key, resolved (and checked against the database) at first use. */
+  keys: Keyring;
   clock: Clock;
   random: Random;
   livemode: boolean;
@@ -83,6 +84,7 @@ export function createMerchantService(d: MerchantServiceDeps) {
     async create(input: { name: string; webhookUrl?: string | null }): Promise<IssuedCredentials> {
       const name = validName(input.name);
       const webhookUrl = validUrl(input.webhookUrl);
+      const keys = await d.keys.get();
       const clientId = d.random.uuid();
       const secret = newClientSecret();
       const whsec = newWebhookSecret();
@@ -92,9 +94,9 @@ export function createMerchantService(d: MerchantServiceDeps) {
         .values({
           id: clientId,
           name,
-          secret_hash: d.keys.hashSecret(secret),
+          secret_hash: keys.hashSecret(secret),
           webhook_url: webhookUrl,
-          webhook_secret_sealed: d.keys.seal(whsec, d.random),
+          webhook_secret_sealed: keys.seal(whsec, d.random),
           webhook_secret_prev_sealed: null,
           webhook_secret_prev_until: null,
           status: 'active',
@@ -120,6 +122,7 @@ export function createMerchantService(d: MerchantServiceDeps) {
      * once), so a merchant can deploy the new key without downtime.
      */
     async rotateSecret(clientId: string, graceSeconds: number): Promise<{ client_id: string; client_secret: string; previous_valid_until: string | null }> {
+      const keys = await d.keys.get();
       const r = await row(clientId);
       if (r.status === 'revoked') throw new PaydError('CONFLICT', `merchant ${clientId} is revoked`);
       if (!Number.isFinite(graceSeconds) || graceSeconds < 0) throw new PaydError('INVALID_REQUEST', 'grace must be zero or more seconds');
@@ -128,7 +131,7 @@ export function createMerchantService(d: MerchantServiceDeps) {
       const until = graceSeconds > 0 ? now + Math.round(graceSeconds * 1000) : null;
       await d.db
         .updateTable('merchants')
-        .set({ secret_hash: d.keys.hashSecret(secret), secret_prev_hash: until === null ? null : r.secret_hash, secret_prev_until: until, updated_at: now })
+        .set({ secret_hash: keys.hashSecret(secret), secret_prev_hash: until === null ? null : r.secret_hash, secret_prev_until: until, updated_at: now })
         .where('id', '=', clientId)
         .execute();
       authCache.delete(clientId);
@@ -155,6 +158,7 @@ export function createMerchantService(d: MerchantServiceDeps) {
 
     /** New webhook secret; the previous one also signs for the grace period so receivers can switch over. */
     async rotateWebhookSecret(clientId: string, actor: Actor = 'cli'): Promise<{ client_id: string; webhook_secret: string; previous_valid_until: string }> {
+      const keys = await d.keys.get();
       const r = await row(clientId);
       const whsec = newWebhookSecret();
       const now = d.clock.now();
@@ -162,7 +166,7 @@ export function createMerchantService(d: MerchantServiceDeps) {
       await d.db
         .updateTable('merchants')
         .set({
-          webhook_secret_sealed: d.keys.seal(whsec, d.random),
+          webhook_secret_sealed: keys.seal(whsec, d.random),
           webhook_secret_prev_sealed: r.webhook_secret_sealed,
           webhook_secret_prev_until: until,
           updated_at: now,
@@ -175,8 +179,9 @@ export function createMerchantService(d: MerchantServiceDeps) {
 
     /** The webhook endpoint as a merchant may see it: its URL and the last 4 characters of the secret. */
     async webhookEndpoint(clientId: string): Promise<{ url: string | null; secret_hint: string }> {
+      const keys = await d.keys.get();
       const r = await row(clientId);
-      return { url: r.webhook_url, secret_hint: `whsec_…${d.keys.unseal(r.webhook_secret_sealed).slice(-4)}` };
+      return { url: r.webhook_url, secret_hint: `whsec_…${keys.unseal(r.webhook_secret_sealed).slice(-4)}` };
     },
 
     /** Resolves request credentials to an active merchant, or throws AUTH_INVALID_SECRET (one message for every cause). */
@@ -195,9 +200,10 @@ export function createMerchantService(d: MerchantServiceDeps) {
       }
       if (!UUID_V4.test(clientId)) throw invalid();
       const id = clientId.toLowerCase();
+      const keys: Keys = d.keys.current ?? (await d.keys.get());
       const now = d.clock.now();
       const matches = (c: { hash: string; prevHash: string | null; prevUntil: number | null }) =>
-        d.keys.verifySecret(secret, c.hash) || (c.prevHash !== null && (c.prevUntil ?? 0) > now && d.keys.verifySecret(secret, c.prevHash));
+        keys.verifySecret(secret, c.hash) || (c.prevHash !== null && (c.prevUntil ?? 0) > now && keys.verifySecret(secret, c.prevHash));
       const hit = authCache.get(id);
       if (hit && hit.until > now) {
         if (!matches(hit)) throw invalid();
@@ -216,9 +222,10 @@ export function createMerchantService(d: MerchantServiceDeps) {
 
     /** Signing secrets for a delivery: the current one, plus the previous one during a rotation. */
     async signingSecrets(clientId: string): Promise<string[]> {
+      const keys = await d.keys.get();
       const r = await row(clientId);
-      const secrets = [d.keys.unseal(r.webhook_secret_sealed)];
-      if (r.webhook_secret_prev_sealed && (r.webhook_secret_prev_until ?? 0) > d.clock.now()) secrets.push(d.keys.unseal(r.webhook_secret_prev_sealed));
+      const secrets = [keys.unseal(r.webhook_secret_sealed)];
+      if (r.webhook_secret_prev_sealed && (r.webhook_secret_prev_until ?? 0) > d.clock.now()) secrets.push(keys.unseal(r.webhook_secret_prev_sealed));
       return secrets;
     },
   };

@@ -1,4 +1,6 @@
+import { sql } from 'kysely';
 import { writeTx, type Db } from '../db/open.ts';
+import { PaydError } from '../domain/errors.ts';
 import type { EventsTable } from '../db/schema.ts';
 import { noopMetrics, type Clock, type Logger, type Metrics, type Random } from '../domain/ports.ts';
 import type { MerchantService } from '../services/merchants.ts';
@@ -47,6 +49,18 @@ export function createDispatcher(d: DispatcherDeps) {
       .where('status', '=', 'pending')
       .where('next_attempt_at', '<=', now)
       .where('locked_until', '<=', now)
+      // An intent's events go out in the order they were written: one waits while an earlier one is still pending.
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('events as earlier')
+              .select(sql<number>`1`.as('one'))
+              .whereRef('earlier.intent_id', '=', 'events.intent_id')
+              .where('earlier.status', '=', 'pending')
+              .where(sql<boolean>`earlier.rowid < events.rowid`),
+          ),
+        ),
+      )
       .orderBy('next_attempt_at')
       .limit(limit + inFlight.size)
       .execute();
@@ -71,7 +85,10 @@ export function createDispatcher(d: DispatcherDeps) {
     let merchant;
     try {
       merchant = await d.merchants.get(ev.merchant_id);
-    } catch {
+    } catch (err) {
+      // Only a merchant that is really gone fails the event; a database hiccup (busy, I/O) is
+      // not an answer: the event stays pending and is tried again shortly, with no attempt counted.
+      if (!(err instanceof PaydError && err.code === 'NOT_FOUND')) return postpone(ev, err);
       await finish(ev, attempt, null, { statusCode: null, error: 'merchant no longer exists', durationMs: 0 }, { kind: 'failed', why: 'merchant no longer exists' });
       return;
     }
@@ -79,10 +96,15 @@ export function createDispatcher(d: DispatcherDeps) {
       await d.db.updateTable('events').set({ status: 'skipped', last_error: 'merchant has no webhook_url', locked_until: 0 }).where('id', '=', ev.id).execute();
       return;
     }
+    let secrets: string[];
+    try {
+      secrets = await d.merchants.signingSecrets(ev.merchant_id);
+    } catch (err) {
+      return postpone(ev, err);
+    }
     let result;
     try {
       checkWebhookUrl(merchant.webhookUrl, d.allowInsecureUrls);
-      const secrets = await d.merchants.signingSecrets(ev.merchant_id);
       const headers = webhookHeaders(secrets, ev.id, Math.floor(d.clock.now() / 1000), ev.body);
       result = await attemptDelivery(d.post, merchant.webhookUrl, headers, ev.body, d.timeoutMs, () => d.clock.now(), cut.signal);
     } catch (err) {
@@ -96,6 +118,14 @@ export function createDispatcher(d: DispatcherDeps) {
     await finish(ev, attempt, merchant.webhookUrl, result, step);
   }
 
+  /** Leaves the event pending, to be tried again in a few seconds; nothing is recorded against the receiver. */
+  async function postpone(ev: EventsTable, err: unknown): Promise<void> {
+    d.log.warn('webhook delivery postponed', { event_id: ev.id, error: String(err) });
+    const retryAt = d.clock.now() + 5_000;
+    // If even this write fails, the lease (locked_until) still runs out and the event is claimed again.
+    await d.db.updateTable('events').set({ locked_until: retryAt }).where('id', '=', ev.id).where('status', '=', 'pending').execute().catch(() => {});
+  }
+
   async function finish(
     ev: EventsTable,
     attempt: number,
@@ -107,7 +137,7 @@ export function createDispatcher(d: DispatcherDeps) {
     await writeTx(d.db, async (tx) => {
       await tx
         .insertInto('webhook_attempts')
-        .values({ event_id: ev.id, attempt, url: url ?? '', started_at: now - result.durationMs, duration_ms: result.durationMs, status_code: result.statusCode, error: result.error })
+        .values({ event_id: ev.id, attempt, url: url === null ? '' : withoutQuery(url), started_at: now - result.durationMs, duration_ms: result.durationMs, status_code: result.statusCode, error: result.error })
         .execute();
       const base = { attempts: attempt, locked_until: 0, last_error: result.error };
       const update =
@@ -116,8 +146,10 @@ export function createDispatcher(d: DispatcherDeps) {
           : step.kind === 'retry'
             ? { ...base, next_attempt_at: step.atMs }
             : { ...base, status: 'failed' as const, last_error: `${result.error ?? ''}; ${step.why}` };
-      // Only if still ours: a replay may have reset the row meanwhile.
-      await tx.updateTable('events').set(update).where('id', '=', ev.id).where('status', '=', 'pending').execute();
+      // Only if still ours: a replay may have reset the row (attempts back to 0) meanwhile; then
+      // this attempt stays on record, the replay's round goes ahead, and only the lease is let go.
+      const mine = await tx.updateTable('events').set(update).where('id', '=', ev.id).where('status', '=', 'pending').where('attempts', '=', ev.attempts).executeTakeFirst();
+      if (Number(mine.numUpdatedRows) === 0) await tx.updateTable('events').set({ locked_until: 0 }).where('id', '=', ev.id).where('status', '=', 'pending').execute();
     });
     metrics.webhookAttempt(step.kind, result.durationMs / 1000);
     if (step.kind === 'delivered') metrics.webhookDelivered(Math.max(0, now - ev.created_at) / 1000);
@@ -190,3 +222,16 @@ export function createDispatcher(d: DispatcherDeps) {
 }
 
 export type Dispatcher = ReturnType<typeof createDispatcher>;
+
+/** The URL as kept in attempt rows: a query string (it may carry a token) and a fragment are dropped. */
+export function withoutQuery(url: string): string {
+  try {
+    const u = new URL(url);
+    const dropped = u.search !== '';
+    u.search = '';
+    u.hash = '';
+    return dropped ? `${u.toString()}?…` : u.toString();
+  } catch {
+    return url.split(/[?#]/)[0];
+  }
+}

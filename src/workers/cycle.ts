@@ -22,3 +22,6 @@ export const runWithCycleReporter = <T>(reporter: CycleReporter, fn: () => T): T
 
 /** The reporter of the source this code runs under, if any (none in tests and the CLI). */
 export const currentCycleReporter = (): CycleReporter | undefined => context.getStore();
+
+/** Runs `fn` outside any source's context: a side loop of a source (UPI's parked mail) must not report its health. */
+export const withoutCycleReporter = <T>(fn: () => T): T => context.exit(fn);

@@ -567,9 +567,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description AMOUNT_UNAVAILABLE */
+            /** @description AMOUNT_UNAVAILABLE or BUSY */
             503: {
                 headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -577,7 +579,7 @@ export interface operations {
                         /** @description A human-readable message. */
                         detail: string;
                         /** @enum {string} */
-                        code: "AMOUNT_UNAVAILABLE";
+                        code: "AMOUNT_UNAVAILABLE" | "BUSY";
                         /** @description INVALID_REQUEST only: one entry per bad field. */
                         errors?: components["schemas"]["FieldError"][];
                     };
@@ -989,6 +991,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description BUSY */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "BUSY";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
         };
     };
     getWebhookEndpoint: {
@@ -1212,6 +1232,24 @@ export interface operations {
                         detail: string;
                         /** @enum {string} */
                         code: "INTERNAL";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /** @description BUSY */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "BUSY";
                         /** @description INVALID_REQUEST only: one entry per bad field. */
                         errors?: components["schemas"]["FieldError"][];
                     };

@@ -63,7 +63,9 @@ export interface CheckoutApp {
 export async function startCheckoutApp(): Promise<CheckoutApp> {
   const dir = mkdtempSync(join(tmpdir(), 'payd-checkout-'));
   const clock = shiftableClock();
-  const config = parseConfig({ database: { file: join(dir, 'payd.sqlite') }, server: { host: '127.0.0.1', port: 0 } }, dir);
+  // The per-IP limit on /pay/* is off: every page, asset and poll of a browser run comes from
+  // 127.0.0.1 (the limit has its own tests in public-limits.test.ts).
+  const config = parseConfig({ database: { file: join(dir, 'payd.sqlite') }, server: { host: '127.0.0.1', port: 0, publicRateLimit: { perSecond: 0, burst: 1 } } }, dir);
   const app = await createApp({ config, sandbox: true, clock, random: systemRandom, log: silentLogger() });
   await app.start({ http: true, workers: false });
   const url = app.url!;

@@ -37,7 +37,7 @@ test('a client generated from the OpenAPI document: create → fetch → list �
 
   // Errors are typed too: the code is one of those documented for the call.
   const missing = await client.POST('/api/v1/intents/{intent_id}/cancel', { params: { path: { intent_id: '6f1d2c9e-2f0b-4b8a-9a57-3f6f1d2c9e10' } } });
-  const code: 'INTENT_NOT_FOUND' | 'INTENT_NOT_CANCELABLE' | 'AUTH_INVALID_HEADERS' | 'AUTH_INVALID_SECRET' | 'RATE_LIMITED' | 'INTERNAL' | undefined = missing.error?.code;
+  const code: 'INTENT_NOT_FOUND' | 'INTENT_NOT_CANCELABLE' | 'AUTH_INVALID_HEADERS' | 'AUTH_INVALID_SECRET' | 'RATE_LIMITED' | 'BUSY' | 'INTERNAL' | undefined = missing.error?.code;
   assert.equal(code, 'INTENT_NOT_FOUND');
   const bad = await client.GET('/api/v1/intents', { params: { query: { limit: 500 } } });
   assert.equal(bad.error?.code, 'INVALID_REQUEST');

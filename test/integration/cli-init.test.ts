@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Prompter } from '../../src/cli/commands/init.ts';
 import { runCli } from '../../src/cli/main.ts';
+import { parseConfig } from '../../src/config/load.ts';
 import { PAYD_BIN } from '../helpers/cli.ts';
 
 /** Answers each question from a script, running the question's own validation like the terminal would. */
@@ -165,4 +166,37 @@ test('payd init --systemd writes credential references that match systemd/payd.s
   writeFileSync(file, JSON.stringify(dbless));
   const migrate = spawnSync(process.execPath, [PAYD_BIN, 'migrate', '--config', file], { cwd: dir, env: { ...process.env, CREDENTIALS_DIRECTORY: creds }, encoding: 'utf8' });
   assert.equal(migrate.status, 0, migrate.stderr);
+});
+
+test('payd init with UPI asks where the bank sends the alerts (required when the IMAP user is not an address) and writes a config payd accepts', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'payd-init-upi-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const { prompter, asked } = scripted({
+    'Listen address': [''],
+    'Listen port': [9002],
+    'Public base URL': [''],
+    'Database file': [''],
+    'Accept UPI': [true],
+    'Your UPI VPA': ['shop@hdfcbank'],
+    'Payee name': ['Chai Shop'],
+    'IMAP host': ['imap.example.com'],
+    'IMAP port': [''],
+    'IMAP over TLS': [true],
+    'IMAP user': ['alerts'],
+    'Bank id': [''],
+    'Last 4 digits': ['4321'],
+    'E-mail address the bank sends the alerts to': ['', 'not an address', 'Owner@Gmail.com'],
+    'Where does payd read the IMAP password from': ['env'],
+    'Environment variable holding the IMAP password': [''],
+    'Accept USDT on TRON': [false],
+    'Accept SOL on Solana': [false],
+    'Accept USDT on Solana': [false],
+  });
+  let out = '';
+  const code = await runCli(['init'], { env: {}, cwd: dir, io: { out: (s) => void (out += s), err: (s) => void (out += s) }, prompter });
+  assert.equal(code, 0, out);
+  assert.ok(asked.filter((a) => a === 'rejected: expected an e-mail address').length === 2, asked.join('\n'));
+  const config = JSON.parse(readFileSync(join(dir, 'payd.config.json'), 'utf8'));
+  assert.deepEqual(config.methods.UPI.alertRecipients, ['Owner@Gmail.com']);
+  assert.equal(parseConfig(config, dir, { PAYD_IMAP_PASSWORD: 'x' }).methods.UPI!.alertRecipients[0], 'Owner@Gmail.com');
 });

@@ -39,7 +39,6 @@ test('config errors name their path and exit 2', async (t) => {
     [{ server: { port: 'x' } }, /server\.port: expected a number/],
     [{ methods: { UPI: { vpa: 'bad', payeeName: 'x', imap: { host: 'h', user: 'u', password: { env: 'NOPE' } }, accounts: [{ bank: 'hdfc', accountEnding: '4321' }] } } }, /methods\.UPI\.vpa: expected a UPI VPA/],
     [{ methods: { UPI: { vpa: 'shop@hdfc', payeeName: 'x', imap: { host: 'h', port: 'x', user: 'u', password: 'p' }, accounts: [{ bank: 'hdfc', accountEnding: '4321' }] } } }, /methods\.UPI\.imap\.port: expected a number/],
-    [{ methods: { UPI: { vpa: 'shop@hdfc', payeeName: 'x', imap: { host: 'h', user: 'u@example.com', password: { env: 'NOPE_UNSET' } }, accounts: [{ bank: 'hdfc', accountEnding: '4321' }] } } }, /methods\.UPI\.imap\.password: environment variable NOPE_UNSET is not set/],
     [{ methods: { USDT_TRC20: { address: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6u' } } }, /methods\.USDT_TRC20\.address: expected a TRON base58check address/],
     [{ methods: { SOL: { wallet: '0xdeadbeef' } } }, /methods\.SOL\.wallet: expected a Solana public key/],
     [{ methods: { SOL: { wallet: '11111111111111111111111111111111', pollSecs: 1 } } }, /methods\.SOL\.pollSecs: unknown key/],

@@ -7,6 +7,9 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { migrate, openDatabase } from '../../src/db/open.ts';
 import { Keys } from '../../src/services/keys.ts';
+
+/** Keys already resolved, as the app's keyring hands them out. */
+const ring = (keys: Keys) => ({ current: keys, get: async () => keys });
 import { createMailboxTokenStore } from '../../src/services/mailbox-tokens.ts';
 import { systemRandom } from '../../src/system.ts';
 
@@ -18,7 +21,7 @@ test('rotated refresh tokens: sealed, keyed per mailbox, and a new configured to
   t.after(() => db.destroy());
   await migrate(db);
   const master = systemRandom.bytes(32);
-  const store = createMailboxTokenStore({ db, keys: new Keys(master), clock: { now: () => 1 }, random: systemRandom });
+  const store = createMailboxTokenStore({ db, keys: ring(new Keys(master)), clock: { now: () => 1 }, random: systemRandom });
 
   assert.equal(await store.current('a', 'rt-config-1'), 'rt-config-1', 'nothing stored: the configured token');
   await store.save('a', 'rt-config-1', 'rt-rotated-2');
@@ -28,7 +31,7 @@ test('rotated refresh tokens: sealed, keyed per mailbox, and a new configured to
   assert.equal(await store.current('a', 'rt-config-new'), 'rt-config-new', 'the operator put a new token in the config');
 
   // Another master key cannot read it, and the file never holds it in clear.
-  const other = createMailboxTokenStore({ db, keys: new Keys(systemRandom.bytes(32)), clock: { now: () => 1 }, random: systemRandom });
+  const other = createMailboxTokenStore({ db, keys: ring(new Keys(systemRandom.bytes(32))), clock: { now: () => 1 }, random: systemRandom });
   assert.equal(await other.current('a', 'rt-config-1'), 'rt-config-1', 'the configured-token hash is keyed too');
   await db.destroy();
   for (const f of [file, `${file}-wal`]) {

@@ -218,7 +218,7 @@ test('manual settlement goes through the pipeline, is audited, and is refused tw
   assert.equal(audit.length, 1);
   await assert.rejects(p.app.ledger.ingestWith(manual('MANUAL-2'), undefined, { intentId: row.id }), /already settled/);
   const b = await create({ amount: 12, currency: 'UPI', order_id: 'man-b' });
-  await assert.rejects(p.app.ledger.ingestWith(manual('MANUAL-1'), undefined, { intentId: b.intent_id }), /already recorded/);
+  await assert.rejects(p.app.ledger.ingestWith(manual('MANUAL-1'), undefined, { intentId: b.intent_id }), /already settled intent/);
   assert.equal((await fetchIntent(b.intent_id)).status, 'pending');
   assert.equal((await p.app.payments.list({})).length, 1, 'refused settlements leave no payment behind');
 });

@@ -47,6 +47,8 @@ describe('config: IMAP sign-in', () => {
     fails({ auth: { type: 'oauth', provider: 'google', clientId: 'c', refreshToken: 'r' } }, /methods\.UPI\.imap\.auth\.type: expected "oauth2"/);
     fails({ auth: { type: 'oauth2', provider: 'microsoft', clientId: 'c' } }, /methods\.UPI\.imap\.auth\.refreshToken: is required/);
     fails({ auth: { type: 'oauth2', provider: 'microsoft', clientId: 'c', refreshToken: 'r', tenant: 'x' } }, /methods\.UPI\.imap\.auth\.tenant: unknown key/);
-    fails({ auth: { type: 'oauth2', provider: 'microsoft', clientId: 'c', refreshToken: { env: 'UNSET_RT' } } }, /methods\.UPI\.imap\.auth\.refreshToken: environment variable UNSET_RT is not set/);
+    // Secrets are read at first use (a command reads only those it needs), so an unset one fails there.
+    const lazy = parse({ auth: { type: 'oauth2', provider: 'microsoft', clientId: 'c', refreshToken: { env: 'UNSET_RT' } } });
+    assert.throws(() => lazy.auth!.refreshToken.reveal(), /methods\.UPI\.imap\.auth\.refreshToken: environment variable UNSET_RT is not set/);
   });
 });

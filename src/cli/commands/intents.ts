@@ -63,21 +63,14 @@ export function intentCommands(program: Command, e: CliEnv): void {
     .option('--yes', 'do not ask for confirmation')
     .action((id: string, o: Opts, cmd: Command) =>
       withApp(cmd.optsWithGlobals(), e, async (app) => {
-        const row = await app.intents.findRow(id);
-        if (!row) throw new PaydError('NOT_FOUND', `no payment intent ${id}`);
-        const txRef = String(o.tx).trim();
-        if (!txRef || txRef.length > 200) throw new PaydError('INVALID_REQUEST', '--tx must be 1 to 200 characters');
-        const view = await app.intents.get(id);
-        const question = `Settle ${view.currency} ${view.pay_amount.text} (order ${view.order_id}) with ${txRef}? The merchant gets payment.success.`;
-        if (!(await confirmed(e, o.yes, question))) throw new PaydError('CONFLICT', 'not settled: not confirmed');
-        const now = app.clock.now();
-        const outcome = await app.ledger.ingestWith(
-          { method: row.method as never, receiver: row.receiver, amountMinor: BigInt(row.pay_amount_minor), txRef, occurredAt: now, observedAt: now, source: 'manual', evidence: { note: o.note ?? null } },
-          undefined,
-          { intentId: row.id, note: o.note as string | undefined },
-        );
-        if (outcome.kind !== 'settled') throw new PaydError('CONFLICT', `not settled: ${outcome.kind}`);
-        e.io.out(`settled ${row.id} with ${txRef}; payment.success queued`);
+        if (!o.yes && e.interactive) {
+          // Only to word the question; the settlement itself is the one service call below.
+          const view = await app.intents.get(id);
+          const question = `Settle ${view.currency} ${view.pay_amount.text} (order ${view.order_id}) with ${String(o.tx).trim()}? The merchant gets payment.success.`;
+          if (!(await confirmed(e, o.yes, question))) throw new PaydError('CONFLICT', 'not settled: not confirmed');
+        }
+        const r = await app.settlement.settle({ intentId: id, txRef: String(o.tx), note: o.note as string | undefined });
+        e.io.out(`settled ${r.intent_id} with ${r.tx_ref}${r.linked ? ` (linked the recorded payment ${r.payment_id})` : ''}; payment.success queued`);
       }, { id }),
     );
 }

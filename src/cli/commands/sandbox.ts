@@ -1,8 +1,5 @@
 import type { Command } from 'commander';
 import { PaydError } from '../../domain/errors.ts';
-import { METHOD_RULES, type Method } from '../../domain/methods.ts';
-import { parseDecimal } from '../../domain/money.ts';
-import { sandboxTxRef } from '../../methods/sandbox/receivers.ts';
 import { withApp, type CliEnv } from '../context.ts';
 import { printJson } from '../output.ts';
 import { leaf, type Opts } from './leaf.ts';
@@ -19,21 +16,7 @@ export function sandboxCommands(program: Command, e: CliEnv): void {
         { ...cmd.optsWithGlobals(), sandbox: true },
         e,
         async (app) => {
-          const intent = await app.intents.findRow(id);
-          if (!intent) throw new PaydError('NOT_FOUND', `no sandbox intent ${id}`);
-          const method = intent.method as Method;
-          let amountMinor = BigInt(intent.pay_amount_minor);
-          if (o.amount !== undefined) {
-            const parsed = parseDecimal(String(o.amount), METHOD_RULES[method].decimals);
-            if (!parsed.ok || parsed.minor <= 0n) throw new PaydError('INVALID_REQUEST', `--amount must be a positive decimal with at most ${METHOD_RULES[method].decimals} decimals`);
-            amountMinor = parsed.minor;
-          }
-          const txRef = sandboxTxRef(method, app.random.bytes(64));
-          await app.sandboxSource.simulate({ method, receiver: intent.receiver, amountMinor, txRef, reference: intent.reference });
-          await app.sandboxSource.tick();
-          // A running sandbox daemon may have ingested the transfer first: read what became of it.
-          const outcome = await app.payments.outcomeOf(method, txRef);
-          const after = await app.intents.get(id);
+          const { txRef, method, outcome, intent: after } = await app.actions.sandboxPay(id, o.amount === undefined ? undefined : String(o.amount));
           if (o.json) printJson(e.io, { intent: after, payment: outcome.kind === 'payment' ? outcome.payment : null, rejected: outcome.kind === 'rejected' ? outcome.reason : null });
           const paid = `${method} ${outcome.kind === 'payment' ? outcome.payment.amount.text : ''}`.trim();
           if (outcome.kind === 'payment' && outcome.payment.status === 'matched' && outcome.payment.intent_id === after.intent_id) {

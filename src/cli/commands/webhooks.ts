@@ -51,14 +51,10 @@ export function webhookCommands(program: Command, e: CliEnv): void {
     .option('--json', 'print JSON')
     .action((clientId: string, o: Opts, cmd: Command) =>
       withApp(cmd.optsWithGlobals(), e, async (app) => {
-        const merchant = await app.merchants.get(clientId);
-        if (!merchant.webhookUrl) throw new PaydError('CONFLICT', `merchant ${clientId} has no webhook URL (payd merchant set-webhook ${clientId} --url …)`);
-        const id = await app.events.enqueueTest(clientId);
-        await app.dispatcher.deliverNow(id);
-        const ev = await app.events.show(id);
-        if (o.json) printJson(e.io, ev);
-        if (ev.status !== 'delivered') throw new PaydError('UPSTREAM', `not delivered: ${ev.last_error ?? ev.status}`);
-        if (!o.json) e.io.out(`delivered ${id} to ${merchant.webhookUrl}`);
+        const r = await app.actions.sendTestWebhook(clientId);
+        if (o.json) printJson(e.io, r.event);
+        if (!r.delivered) throw new PaydError('UPSTREAM', `not delivered: ${r.event.last_error ?? r.event.status}`);
+        if (!o.json) e.io.out(`delivered ${r.event.event_id} to ${r.url}`);
       }, { id: clientId }),
     );
 }

@@ -11,3 +11,31 @@ export async function qrSvg(text: string): Promise<Safe> {
   // Label it for screen readers and let CSS size it.
   return new Safe(svg.replace('<svg ', '<svg class="qr" role="img" aria-label="QR code of the payment link" '));
 }
+
+/**
+ * QR codes per intent, least recently used dropped past `max`: a reload (or a flood of
+ * them) costs a map lookup instead of drawing the code again. Keyed by intent and URI
+ * together, so a changed URI never shows a stale code.
+ */
+export function createQrCache(max = 1000) {
+  const cache = new Map<string, Promise<Safe>>();
+  return {
+    size: () => cache.size,
+    svg(intentId: string, uri: string): Promise<Safe> {
+      const key = `${intentId}\n${uri}`;
+      let hit = cache.get(key);
+      if (hit) {
+        cache.delete(key);
+      } else {
+        hit = qrSvg(uri);
+        // A failed drawing is not remembered.
+        hit.catch(() => cache.delete(key));
+        if (cache.size >= max) cache.delete(cache.keys().next().value!);
+      }
+      cache.set(key, hit);
+      return hit;
+    },
+  };
+}
+
+export type QrCache = ReturnType<typeof createQrCache>;

@@ -3,9 +3,10 @@ import type { Clock, Logger } from '../../domain/ports.ts';
 import type { IntentService } from '../../services/intents.ts';
 import type { MerchantService } from '../../services/merchants.ts';
 import { loadAssets, type Assets } from './assets.ts';
-import { htmlResponse, jsonResponse } from './headers.ts';
+import { clientKey, type RateLimiter } from '../rate-limit.ts';
+import { htmlResponse, jsonResponse, securityHeaders } from './headers.ts';
 import { checkoutPage, errorPage, notFoundPage } from './page.ts';
-import { qrSvg } from './qr.ts';
+import { createQrCache } from './qr.ts';
 import { checkoutState } from './state.ts';
 
 export interface CheckoutDeps {
@@ -15,6 +16,8 @@ export interface CheckoutDeps {
   log: Logger;
   /** False in the sandbox: the page says TEST MODE. */
   livemode: boolean;
+  /** Per client IP (server.publicRateLimit): the page renders a QR and reads the database. */
+  limiter?: RateLimiter;
 }
 
 /**
@@ -25,6 +28,18 @@ export interface CheckoutDeps {
 export function registerCheckout(app: H3, d: CheckoutDeps): void {
   const assets: Assets = loadAssets();
   const param = (event: H3Event) => event.context.params?.intent_id ?? '';
+  const qr = createQrCache();
+
+  if (d.limiter) {
+    const limiter = d.limiter;
+    app.use('/pay/**', (event) => {
+      const wait = limiter.take(clientKey(event.runtime?.node?.req?.socket?.remoteAddress));
+      if (wait === 0) return undefined;
+      const headers = securityHeaders('application/json; charset=utf-8');
+      headers.set('retry-after', String(wait));
+      return new Response(JSON.stringify({ detail: 'too many requests from this address; slow down', code: 'RATE_LIMITED' }), { status: 429, headers });
+    });
+  }
 
   /** Every failure is logged and shown as a plain page or JSON error, never a stack trace. */
   const guard = (kind: 'html' | 'json', handler: (event: H3Event) => Promise<Response>) => async (event: H3Event) => {
@@ -43,7 +58,7 @@ export function registerCheckout(app: H3, d: CheckoutDeps): void {
     if (!row) return htmlResponse(notFoundPage(assets.urls), 404);
     const merchant = await d.merchants.get(row.merchant_id);
     const state = checkoutState(row, d.clock.now());
-    return htmlResponse(checkoutPage({ row, merchantName: merchant.name, state, qr: await qrSvg(row.payment_uri), assets: assets.urls, livemode: d.livemode }));
+    return htmlResponse(checkoutPage({ row, merchantName: merchant.name, state, qr: await qr.svg(row.id, row.payment_uri), assets: assets.urls, livemode: d.livemode }));
   });
   app.get('/pay/:intent_id', page);
   // HEAD (link checkers, uptime probes, chat-app previews) answers like GET, without the body.

@@ -4,14 +4,22 @@ import crossws from 'crossws/adapters/node';
 import type { Peer } from 'crossws';
 import type { Clock, Logger } from '../../domain/ports.ts';
 import type { IntentService } from '../../services/intents.ts';
-import { checkoutState, type CheckoutState } from './state.ts';
+import { clientKey, type RateLimiter } from '../rate-limit.ts';
+import { checkoutState } from './state.ts';
 
 export interface CheckoutSocketDeps {
   intents: Pick<IntentService, 'findRow'>;
   clock: Clock;
   log: Logger;
-  /** How often each socket re-reads its intent, ms. */
+  /** How often an intent's watcher re-reads it, ms. */
   pollMs?: number;
+  /** Open sockets allowed per intent (a customer has one or two tabs) and in total. */
+  maxPerIntent?: number;
+  maxTotal?: number;
+  /** How long a socket stays open after its intent reached a final state, ms. */
+  finalGraceMs?: number;
+  /** Per client IP (server.publicRateLimit); an upgrade is a /pay/* request like any other. */
+  limiter?: RateLimiter;
 }
 
 /** What serveHttp needs to hand websocket upgrades to the checkout. */
@@ -19,80 +27,138 @@ export interface CheckoutSockets {
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
   /** Stops every watcher and closes every socket (before the server closes). */
   closeAll(): void;
+  /** Open sockets and intents being watched (tests, metrics). */
+  stats(): { sockets: number; watchers: number };
 }
 
 const WS_PATH = /^\/pay\/([^/]+)\/ws$/;
+/** Statuses after which nothing changes for the page (a late payment after expiry is seen by its slow poll). */
+const FINAL = new Set(['settled', 'expired', 'canceled']);
+/** 1013 "try again later": the page falls back to polling the status endpoint. */
+const TRY_LATER = 1013;
+
+/** One shared reader per watched intent, whatever the number of sockets on it. */
+interface Watcher {
+  intentId: string;
+  peers: Set<Peer>;
+  /** The last message sent, so a socket that joins gets the current state at once. */
+  last: string | null;
+  lastKey: string;
+  timer?: NodeJS.Timeout;
+  closing?: NodeJS.Timeout;
+  stopped: boolean;
+}
+
+const plainReply = (socket: Duplex, status: string, extra = '') =>
+  socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n${extra}\r\n`);
 
 /**
- * Live status for the checkout page. Each socket watches exactly the intent in its
- * URL by re-reading that one row by primary key, so settlements written by any
- * process (sources, the CLI) reach the page; it sends a message only on change.
+ * Live status for the checkout page. Sockets on one intent share a watcher that re-reads
+ * that one row by primary key (so settlements written by any process, sources or the
+ * CLI, reach the page) and broadcasts only changes. Once the intent is final the sockets
+ * are closed after a short grace. Sockets are capped per intent and in total.
  */
 export function createCheckoutSockets(d: CheckoutSocketDeps): CheckoutSockets {
   const pollMs = d.pollMs ?? 400;
-  const watchers = new Map<Peer, { timer?: NodeJS.Timeout; stopped: boolean }>();
+  const maxPerIntent = d.maxPerIntent ?? 10;
+  const maxTotal = d.maxTotal ?? 1000;
+  const graceMs = d.finalGraceMs ?? 2000;
+  const watchers = new Map<string, Watcher>();
+  let open = 0;
 
-  const load = async (intentId: string): Promise<CheckoutState | undefined> => {
-    const row = await d.intents.findRow(intentId);
-    return row && checkoutState(row, d.clock.now());
-  };
-
-  const stop = (peer: Peer) => {
-    const w = watchers.get(peer);
-    if (!w) return;
+  const stopWatcher = (w: Watcher) => {
     w.stopped = true;
     clearTimeout(w.timer);
-    watchers.delete(peer);
+    clearTimeout(w.closing);
+    if (watchers.get(w.intentId) === w) watchers.delete(w.intentId);
   };
 
-  async function watch(peer: Peer, intentId: string): Promise<void> {
-    const w: { timer?: NodeJS.Timeout; stopped: boolean } = { stopped: false };
-    watchers.set(peer, w);
-    let last = '';
-    // One read at a time per socket: the next poll is scheduled after this one finishes.
-    const tick = async () => {
+  const closePeers = (w: Watcher, code: number, reason: string) => {
+    stopWatcher(w);
+    for (const peer of w.peers) peer.close(code, reason);
+  };
+
+  const broadcast = (w: Watcher, message: string) => {
+    w.last = message;
+    for (const peer of w.peers) peer.send(message);
+  };
+
+  // One read at a time per intent: the next is scheduled after this one finishes.
+  async function tick(w: Watcher): Promise<void> {
+    if (w.stopped) return;
+    try {
+      const row = await d.intents.findRow(w.intentId);
       if (w.stopped) return;
-      try {
-        const state = await load(intentId);
-        if (w.stopped) return;
-        if (!state) return peer.close(4404, 'intent not found');
-        // `now` changes every read; compare without it so only real changes are sent.
-        const key = `${state.status}|${state.expires_at}|${state.redirect_url}`;
-        if (key !== last) {
-          last = key;
-          peer.send(JSON.stringify(state));
-        }
-        // Settled is final (an expired intent can still be settled by a late payment).
-        if (state.status === 'settled') {
-          stop(peer);
-          return peer.close(1000, 'settled');
-        }
-      } catch (err) {
-        d.log.warn('checkout status read failed', { intent_id: intentId, error: String(err) });
+      if (!row) return closePeers(w, 4404, 'intent not found');
+      const state = checkoutState(row, d.clock.now());
+      // `now` changes every read; compare without it so only real changes are sent.
+      const key = `${state.status}|${state.expires_at}|${state.redirect_url}`;
+      if (key !== w.lastKey) {
+        w.lastKey = key;
+        broadcast(w, JSON.stringify(state));
       }
-      if (!w.stopped) w.timer = setTimeout(tick, pollMs);
-    };
-    await tick();
+      if (FINAL.has(state.status)) {
+        clearTimeout(w.timer);
+        w.closing = setTimeout(() => closePeers(w, 1000, state.status), graceMs);
+        return;
+      }
+    } catch (err) {
+      d.log.warn('checkout status read failed', { intent_id: w.intentId, error: String(err) });
+    }
+    if (!w.stopped) w.timer = setTimeout(() => void tick(w), pollMs);
   }
+
+  /** Why a new socket on this intent cannot be taken now, or null. */
+  const refusal = (intentId: string): string | null => {
+    if (open >= maxTotal) return 'too many live connections';
+    if ((watchers.get(intentId)?.peers.size ?? 0) >= maxPerIntent) return 'too many live connections for this payment';
+    return null;
+  };
+
+  const join = (peer: Peer, intentId: string) => {
+    const why = refusal(intentId);
+    if (why) return peer.close(TRY_LATER, why);
+    let w = watchers.get(intentId);
+    const fresh = !w;
+    if (!w) {
+      w = { intentId, peers: new Set(), last: null, lastKey: '', stopped: false };
+      watchers.set(intentId, w);
+    }
+    w.peers.add(peer);
+    open++;
+    peer.context.watcher = w;
+    if (fresh) void tick(w);
+    else if (w.last) peer.send(w.last);
+  };
+
+  const leave = (peer: Peer) => {
+    const w = peer.context.watcher as Watcher | undefined;
+    if (!w || !w.peers.delete(peer)) return;
+    open--;
+    if (w.peers.size === 0) stopWatcher(w);
+  };
 
   const adapter = crossws({
     hooks: {
       async upgrade(request) {
-        const id = WS_PATH.exec(new URL(request.url).pathname)?.[1] ?? '';
+        const id = (WS_PATH.exec(new URL(request.url).pathname)?.[1] ?? '').toLowerCase();
+        // Refused before the database is read; checked again on open (upgrades race).
+        const why = refusal(id);
+        if (why) return new Response(why, { status: 503, headers: { 'retry-after': '5' } });
         // Unknown and malformed ids look the same: the UUID is the only capability.
         if (!(await d.intents.findRow(id))) return new Response('not found', { status: 404 });
-        return { context: { intentId: id.toLowerCase() } };
+        return { context: { intentId: id } };
       },
       open(peer) {
-        void watch(peer, String(peer.context.intentId));
+        join(peer, String(peer.context.intentId));
       },
       // The socket only reports; anything a client sends is ignored.
       message() {},
       close(peer) {
-        stop(peer);
+        leave(peer);
       },
       error(peer) {
-        stop(peer);
+        leave(peer);
       },
     },
   });
@@ -100,20 +166,20 @@ export function createCheckoutSockets(d: CheckoutSocketDeps): CheckoutSockets {
   return {
     handleUpgrade(req, socket, head) {
       const path = (req.url ?? '').split('?')[0];
-      if (!WS_PATH.test(path)) {
-        socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
-        return;
-      }
+      if (!WS_PATH.test(path)) return void plainReply(socket, '404 Not Found');
+      const wait = d.limiter?.take(clientKey(req.socket.remoteAddress)) ?? 0;
+      if (wait > 0) return void plainReply(socket, '429 Too Many Requests', `retry-after: ${wait}\r\n`);
       adapter.handleUpgrade(req, socket, head).catch((err) => {
         d.log.warn('checkout websocket upgrade failed', { error: String(err) });
         socket.destroy();
       });
     },
     closeAll() {
-      for (const peer of [...watchers.keys()]) stop(peer);
+      for (const w of [...watchers.values()]) stopWatcher(w);
       adapter.closeAll(1001, 'server shutting down');
       // A client that never answers the close frame must not hold the server open.
       setTimeout(() => adapter.closeAll(undefined, undefined, true), 1000).unref();
     },
+    stats: () => ({ sockets: open, watchers: watchers.size }),
   };
 }

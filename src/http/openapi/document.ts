@@ -36,7 +36,7 @@ export function buildOpenApiDocument(o: { serverUrl?: string } = {}): Json {
           summary: 'Create a payment intent (idempotent on order_id)',
           body: { schema: CreateBody, example: EXAMPLES.createRequest },
           ok: { schema: 'CreatedIntent', example: EXAMPLES.created },
-          errors: ['INVALID_REQUEST', 'METHOD_UNSUPPORTED', 'AMOUNT_OUT_OF_RANGE', 'ORDER_ID_CONFLICT', 'PAYLOAD_TOO_LARGE', 'AMOUNT_UNAVAILABLE'],
+          errors: ['INVALID_REQUEST', 'METHOD_UNSUPPORTED', 'AMOUNT_OUT_OF_RANGE', 'ORDER_ID_CONFLICT', 'PAYLOAD_TOO_LARGE', 'AMOUNT_UNAVAILABLE', 'BUSY'],
         }),
       },
       '/api/v1/intents': {
@@ -59,7 +59,7 @@ export function buildOpenApiDocument(o: { serverUrl?: string } = {}): Json {
           summary: 'Cancel a pending intent (again: returned unchanged)',
           description: 'Sends intent.canceled. The pay_amount stays reserved through the cooldown; a payment that still arrives is kept unmatched (reason canceled) for refund.',
           ok: { schema: 'Intent', example: EXAMPLES.canceled },
-          errors: ['INTENT_NOT_FOUND', 'INTENT_NOT_CANCELABLE'],
+          errors: ['INTENT_NOT_FOUND', 'INTENT_NOT_CANCELABLE', 'BUSY'],
         }),
       },
       '/api/v1/webhook-endpoint': {
@@ -69,7 +69,7 @@ export function buildOpenApiDocument(o: { serverUrl?: string } = {}): Json {
           summary: 'Set (or with null remove) your webhook URL',
           body: { schema: WebhookEndpointBody, example: EXAMPLES.webhookEndpointRequest },
           ok: { schema: 'WebhookEndpoint', example: EXAMPLES.webhookEndpoint },
-          errors: ['INVALID_REQUEST', 'PAYLOAD_TOO_LARGE'],
+          errors: ['INVALID_REQUEST', 'PAYLOAD_TOO_LARGE', 'BUSY'],
         }),
       },
       '/api/v1/webhook-endpoint/rotate-secret': {
@@ -135,7 +135,7 @@ function errorResponses(codes: ErrorCode[]): Record<string, Json> {
   for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
     out[String(status)] = {
       description: list.join(' or '),
-      ...(status === 429 ? { headers: { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } } } } : {}),
+      ...(status === 429 || list.includes('BUSY') ? { headers: { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } } } } : {}),
       content: {
         'application/json': {
           schema: errorSchema(list),

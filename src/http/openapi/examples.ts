@@ -52,5 +52,6 @@ export const ERROR_EXAMPLES: Record<string, { detail: string; code: string; erro
   PAYLOAD_TOO_LARGE: { detail: 'request body exceeds 16384 bytes', code: 'PAYLOAD_TOO_LARGE' },
   RATE_LIMITED: { detail: 'too many requests; slow down', code: 'RATE_LIMITED' },
   AMOUNT_UNAVAILABLE: { detail: 'no unique pay amount is free near 100.5 UPI; try again later', code: 'AMOUNT_UNAVAILABLE' },
+  BUSY: { detail: 'the database is busy (another process holds its write lock); try again shortly', code: 'BUSY' },
   INTERNAL: { detail: 'internal error', code: 'INTERNAL' },
 };

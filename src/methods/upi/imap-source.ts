@@ -8,6 +8,7 @@ import type { MailboxTokenStore } from '../../services/mailbox-tokens.ts';
 import { connectImap, defaultImapFactory, oauthCredentials, passwordCredentials, type ImapCredentials, type ImapFactory } from './mailbox-client.ts';
 import { createAccessTokens } from './oauth/token-provider.ts';
 import type { FormPost } from './oauth/token-endpoint.ts';
+import { withoutCycleReporter } from '../../workers/cycle.ts';
 import { runLoop } from '../../workers/loop.ts';
 import type { UpiMailStore } from './mail-store.ts';
 import { checkpointKey } from './mailbox-checkpoint.ts';
@@ -75,8 +76,9 @@ export function createUpiSource(config: UpiSourceConfig, deps: UpiSourceDeps): P
       const opts = { accounts: config.accounts, alertRecipients: config.alertRecipients, dkimRequired: config.dkim.required, resolver };
       const bound = (raw: Buffer, receivedAt?: number) => inspect(raw, { ...opts, receivedAt });
       const retryMs = deps.retryMs ?? 30_000;
-      // Parked mail is re-checked from its stored bytes on its own loop: it needs DNS, not IMAP.
-      const parked = runLoop({
+      // Parked mail is re-checked from its stored bytes on its own loop: it needs DNS, not IMAP. Its ticks
+      // say nothing about the mailbox, so they stay out of the source's health (/readyz).
+      const parked = withoutCycleReporter(() => runLoop({
         name: 'parked UPI mail',
         intervalMs: Math.min(retryMs, 60_000),
         signal,
@@ -96,7 +98,7 @@ export function createUpiSource(config: UpiSourceConfig, deps: UpiSourceDeps): P
             maxRetryMs: MAX_PARKED_RETRY_MS,
           });
         },
-      });
+      }));
       const watcher = watchMailbox(
         {
           imap,

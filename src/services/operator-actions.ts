@@ -1,0 +1,50 @@
+import { PaydError } from '../domain/errors.ts';
+import { METHOD_RULES, type Method } from '../domain/methods.ts';
+import { parseDecimal } from '../domain/money.ts';
+import type { Random } from '../domain/ports.ts';
+import { sandboxTxRef } from '../methods/sandbox/receivers.ts';
+import type { createSandboxSource } from '../methods/sandbox/source.ts';
+import type { Dispatcher } from '../webhooks/dispatcher.ts';
+import type { EventService } from './events.ts';
+import type { IntentService } from './intents.ts';
+import type { MerchantService } from './merchants.ts';
+import type { createPaymentQueries } from './payments.ts';
+
+/**
+ * Operator actions that take several services, each one call for its CLI command; they
+ * return the outcome and leave printing (and the exit code) to the CLI.
+ */
+export function createOperatorActions(d: { merchants: MerchantService; events: EventService; dispatcher: Dispatcher; intents: IntentService; payments: Pick<ReturnType<typeof createPaymentQueries>, 'outcomeOf'>; sandboxSource: Pick<ReturnType<typeof createSandboxSource>, 'simulate' | 'tick'>; random: Random }) {
+  return {
+    /** `payd webhooks test`: a signed webhook.test sent now, in this process; the event with its attempt. */
+    async sendTestWebhook(clientId: string) {
+      const merchant = await d.merchants.get(clientId);
+      if (!merchant.webhookUrl) throw new PaydError('CONFLICT', `merchant ${clientId} has no webhook URL (payd merchant set-webhook ${clientId} --url …)`);
+      const id = await d.events.enqueueTest(clientId);
+      await d.dispatcher.deliverNow(id);
+      const event = await d.events.show(id);
+      return { delivered: event.status === 'delivered', url: merchant.webhookUrl, event };
+    },
+
+    /** `payd sandbox pay`: a simulated transfer carried through the sandbox source now; what became of it and the intent afterwards. */
+    async sandboxPay(intentId: string, amount?: string) {
+      const intent = await d.intents.findRow(intentId);
+      if (!intent) throw new PaydError('NOT_FOUND', `no sandbox intent ${intentId}`);
+      const method = intent.method as Method;
+      let amountMinor = BigInt(intent.pay_amount_minor);
+      if (amount !== undefined) {
+        const parsed = parseDecimal(amount, METHOD_RULES[method].decimals);
+        if (!parsed.ok || parsed.minor <= 0n) throw new PaydError('INVALID_REQUEST', `--amount must be a positive decimal with at most ${METHOD_RULES[method].decimals} decimals`);
+        amountMinor = parsed.minor;
+      }
+      const txRef = sandboxTxRef(method, d.random.bytes(64));
+      await d.sandboxSource.simulate({ method, receiver: intent.receiver, amountMinor, txRef, reference: intent.reference });
+      await d.sandboxSource.tick();
+      // A running sandbox daemon may have ingested the transfer first: read what became of it.
+      const outcome = await d.payments.outcomeOf(method, txRef);
+      return { txRef, method, outcome, intent: await d.intents.get(intentId) };
+    },
+  };
+}
+
+export type OperatorActions = ReturnType<typeof createOperatorActions>;

@@ -1,0 +1,69 @@
+import type { Db } from '../db/open.ts';
+import { PaydError } from '../domain/errors.ts';
+import { normalizeTxRef, type Method } from '../domain/methods.ts';
+import type { Clock } from '../domain/ports.ts';
+import type { IntentService } from './intents.ts';
+import type { PaydLedger } from './ledger.ts';
+
+export interface ManualSettlement {
+  intent_id: string;
+  /** The reference as recorded (normalised for the method). */
+  tx_ref: string;
+  payment_id: string;
+  /** True when a payment already recorded as unmatched was linked instead of a new one recorded. */
+  linked: boolean;
+}
+
+/**
+ * `payd intents settle <id> --tx <ref>`: an operator settles an intent by hand through the
+ * ledger (same transaction, outbox event and audit as a source's settlement). The reference is
+ * normalised by the method first, so a transfer the source already recorded is found under
+ * any spelling: kept unmatched, it is linked to the intent; settled, it is refused.
+ */
+export function createSettlementService(d: { db: Db; ledger: PaydLedger; intents: Pick<IntentService, 'findRow'>; clock: Clock }) {
+  /** The recorded row a reference names: the exact one, or the one row of a TRON transaction stored per Transfer row. */
+  async function recorded(method: Method, ref: string): Promise<{ tx_ref: string } | undefined> {
+    const exact = await d.db.selectFrom('payments').select('tx_ref').where('method', '=', method).where('tx_ref', '=', ref).executeTakeFirst();
+    if (exact || method !== 'USDT_TRC20' || ref.includes(':')) return exact;
+    const rows = await d.db.selectFrom('payments').select(['tx_ref', 'status', 'intent_id']).where('method', '=', method).where('tx_ref', 'like', `${ref}:%`).execute();
+    const settled = rows.find((r) => r.status === 'matched');
+    if (settled) throw new PaydError('CONFLICT', `transaction ${ref} already settled intent ${settled.intent_id ?? '(unknown)'}`);
+    if (rows.length > 1) {
+      throw new PaydError('CONFLICT', `transaction ${ref} carried ${rows.length} unmatched transfers; name one with --tx ${rows.map((r) => r.tx_ref).join(' or --tx ')}`);
+    }
+    return rows[0];
+  }
+
+  return {
+    async settle(input: { intentId: string; txRef: string; note?: string }): Promise<ManualSettlement> {
+      const row = await d.intents.findRow(input.intentId);
+      if (!row) throw new PaydError('NOT_FOUND', `no payment intent ${input.intentId}`);
+      const method = row.method as Method;
+      const ref = normalizeTxRef(method, input.txRef);
+      if (!ref) throw new PaydError('INVALID_REQUEST', `--tx must be a ${method === 'UPI' ? 'UTR (digits)' : 'transaction id'} of at most 200 characters`);
+      const known = await recorded(method, ref);
+      const txRef = known?.tx_ref ?? ref;
+      const now = d.clock.now();
+      const outcome = await d.ledger.ingestWith(
+        {
+          method,
+          receiver: row.receiver,
+          amountMinor: BigInt(row.pay_amount_minor),
+          txRef,
+          // The merchant sees the transaction id, also for a TRON row key.
+          txHash: method === 'USDT_TRC20' ? txRef.split(':')[0] : undefined,
+          occurredAt: now,
+          observedAt: now,
+          source: 'manual',
+          evidence: { note: input.note ?? null },
+        },
+        undefined,
+        { intentId: row.id, note: input.note },
+      );
+      if (outcome.kind !== 'settled') throw new PaydError('CONFLICT', `not settled: ${outcome.kind}`);
+      return { intent_id: row.id, tx_ref: txRef, payment_id: outcome.paymentId, linked: known !== undefined };
+    },
+  };
+}
+
+export type SettlementService = ReturnType<typeof createSettlementService>;

@@ -1,0 +1,79 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { BlockList, isIP } from 'node:net';
+import { Agent, request } from 'undici';
+import type { HttpPost } from './deliver.ts';
+
+/**
+ * Where a webhook may connect. The check is on the address actually connected to (undici's
+ * `connect` lookup), so a hostname that resolves, or later re-resolves, to an internal
+ * address is refused as well as a literal one. Loopback stays allowed (a receiver on the
+ * same host); private, link-local (cloud metadata 169.254.169.254), shared and reserved
+ * ranges are refused unless `webhooks.allowPrivateNetworks` is true.
+ */
+const BLOCKED = new BlockList();
+for (const [net, bits] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const) BLOCKED.addSubnet(net, bits, 'ipv4');
+for (const [net, bits] of [
+  ['::', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+] as const) BLOCKED.addSubnet(net, bits, 'ipv6');
+
+export function isRefusedAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 0) return true;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return isRefusedAddress(mapped[1]);
+  return BLOCKED.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+const refusal = (host: string, address: string) =>
+  Object.assign(new Error(`webhook target ${host} is at ${address}, a private, link-local or reserved address (set webhooks.allowPrivateNetworks to allow it)`), {
+    code: 'EADDRNOTALLOWED',
+  });
+
+type Lookup = typeof dnsLookup;
+
+/** A dns.lookup for the connector that refuses internal addresses. */
+export function guardedLookup(resolve: Lookup = dnsLookup): Lookup {
+  return ((hostname: string, options: { all?: boolean } & Record<string, unknown>, callback: (...args: unknown[]) => void) => {
+    resolve(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
+      if (err) return callback(err);
+      const bad = addresses.find((a) => isRefusedAddress(a.address));
+      if (bad) return callback(refusal(hostname, bad.address));
+      if (options.all) return callback(null, addresses);
+      callback(null, addresses[0].address, addresses[0].family);
+    });
+  }) as Lookup;
+}
+
+/**
+ * The webhook POST: one connection pool whose connector checks every address it connects
+ * to. A literal IP in the URL never goes through a lookup, so it is checked here first.
+ */
+export function createWebhookPost(o: { allowPrivateNetworks: boolean; lookup?: Lookup }): { post: HttpPost; close(): Promise<void> } {
+  const agent = o.allowPrivateNetworks ? new Agent() : new Agent({ connect: { lookup: guardedLookup(o.lookup) } });
+  const post: HttpPost = async (url, headers, body, timeoutMs, cut) => {
+    const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+    if (!o.allowPrivateNetworks && isIP(host) !== 0 && isRefusedAddress(host)) throw refusal(host, host);
+    // `cut`: shutdown cuts the attempt off early (it is then recorded and retried).
+    const signal = cut ? AbortSignal.any([AbortSignal.timeout(timeoutMs), cut]) : AbortSignal.timeout(timeoutMs);
+    const res = await request(url, { method: 'POST', headers, body, signal, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, dispatcher: agent });
+    await res.body.dump({ limit: 64 * 1024, signal }).catch(() => {});
+    return { statusCode: res.statusCode };
+  };
+  // Destroyed, not drained: by close time the dispatcher has recorded or cut off every attempt,
+  // and a hanging receiver must not hold shutdown past its deadline.
+  return { post, close: () => agent.destroy() };
+}
