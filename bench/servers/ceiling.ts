@@ -1,5 +1,5 @@
 // The ceilings for the API figures: a bare h3 app, served exactly like payd (serveHttp:
-// listhen + toNodeHandler), on a database opened exactly like payd's (openDatabase: WAL,
+// node:http + toNodeHandler), on a database opened exactly like payd's (openDatabase: WAL,
 // synchronous FULL, busy_timeout). POST parses payd's own create body schema and INSERTs
 // one row; GET selects one row by primary key. Nothing else: no auth, no log, no transaction.
 import { randomUUID } from 'node:crypto';

@@ -63,6 +63,21 @@ export function deriveMasterKey(text: string): Buffer {
 export const masterKeyFingerprint = (master: Uint8Array): string => createHmac('sha256', master).update('payd master key fingerprint v1').digest('hex').slice(0, 32);
 
 const FINGERPRINT = 'master_key_fingerprint';
+const DERIVATION = 'master_key_derivation';
+/** The first version's derivation of a configured key: SHA-256 of its text, whatever it holds. */
+const LEGACY = 'sha256-text';
+
+const deriveFor = (text: string, derivation: string | undefined): Buffer =>
+  derivation === LEGACY ? createHash('sha256').update(text).digest() : deriveMasterKey(text);
+
+function opens(master: Uint8Array, sealed: string): boolean {
+  try {
+    new Keys(master).unseal(sealed);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 export interface KeyringDeps {
   db: Db;
@@ -105,7 +120,7 @@ export function createKeyring(d: KeyringDeps) {
       chmodSync(d.keyFile, 0o600);
       text = readFileSync(d.keyFile, 'utf8');
     }
-    const master = deriveMasterKey(text);
+    const master = stored ? deriveFor(text, await derivation()) : await firstUseKey(text);
     const fingerprint = masterKeyFingerprint(master);
     if (!stored) {
       // First use: remember which key this database belongs to (a racing process may win; then compare with its).
@@ -120,6 +135,26 @@ export function createKeyring(d: KeyringDeps) {
       );
     }
     return new Keys(master);
+  }
+
+  const derivation = async (): Promise<string | undefined> =>
+    (await d.db.selectFrom('settings').select('value').where('key', '=', DERIVATION).executeTakeFirst())?.value;
+
+  /**
+   * A database set up before the fingerprint existed hashed every configured key, also a
+   * base64 one. If its sealed secrets open only under that old derivation, keep using it
+   * (remembered in settings) rather than lock the shop out of its own merchants.
+   */
+  async function firstUseKey(text: string): Promise<Buffer> {
+    const key = deriveMasterKey(text);
+    const sample = await d.db.selectFrom('merchants').select('webhook_secret_sealed').limit(1).executeTakeFirst();
+    if (!sample || opens(key, sample.webhook_secret_sealed)) return key;
+    const legacy = deriveFor(text, LEGACY);
+    if (!opens(legacy, sample.webhook_secret_sealed)) {
+      throw new PaydError('CONFIG_INVALID', 'the master key does not open the webhook secrets stored in this database: it is not the key this database was set up with; nothing was changed. Use the original master key.');
+    }
+    await d.db.insertInto('settings').values({ key: DERIVATION, value: LEGACY, updated_at: d.clock.now() }).onConflict((oc) => oc.column('key').doNothing()).execute();
+    return legacy;
   }
 
   return {
