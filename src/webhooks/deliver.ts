@@ -29,7 +29,9 @@ export async function attemptDelivery(post: HttpPost, url: string, headers: Reco
     return { statusCode, error: ok ? null : `HTTP ${statusCode}`, durationMs: now() - started };
   } catch (err) {
     if (cut?.aborted) return { statusCode: null, error: 'cut off by shutdown; will retry', durationMs: now() - started, cutOff: true };
-    const timedOut = (err as Error).name === 'TimeoutError' || (err as Error).name === 'AbortError';
+    // Our wall-clock signal and undici's own header/body timers race for the same deadline: all are "timed out".
+    const code = (err as NodeJS.ErrnoException).code;
+    const timedOut = (err as Error).name === 'TimeoutError' || (err as Error).name === 'AbortError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
     return { statusCode: null, error: timedOut ? `timed out after ${timeoutMs} ms` : describeError(err), durationMs: now() - started };
   }
 }
