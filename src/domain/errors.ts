@@ -33,13 +33,16 @@ export class PaydError extends Error {
   readonly errors?: FieldError[];
   /** Seconds the caller should wait (RATE_LIMITED, BUSY). */
   readonly retryAfter?: number;
+  /** Retrying will not fix it; the operator must (e.g. a revoked OAuth refresh token): readiness reports it at once. */
+  readonly needsOperator?: boolean;
 
-  constructor(code: ErrorCode, message: string, extra: { errors?: FieldError[]; retryAfter?: number; cause?: unknown } = {}) {
+  constructor(code: ErrorCode, message: string, extra: { errors?: FieldError[]; retryAfter?: number; needsOperator?: boolean; cause?: unknown } = {}) {
     super(message, extra.cause === undefined ? undefined : { cause: extra.cause });
     this.name = 'PaydError';
     this.code = code;
     if (extra.errors) this.errors = extra.errors;
     if (extra.retryAfter !== undefined) this.retryAfter = extra.retryAfter;
+    if (extra.needsOperator) this.needsOperator = true;
   }
 }
 

@@ -11,8 +11,8 @@ export interface CycleReporter {
   interval(ms: number): void;
   /** A cycle completed. */
   ok(): void;
-  /** A cycle failed; the next try is in `retryInMs`. */
-  failed(error: string, retryInMs: number): void;
+  /** A cycle failed; the next try is in `retryInMs`. `needsOperator`: retrying alone will not fix it. */
+  failed(error: string, retryInMs: number, needsOperator?: boolean): void;
 }
 
 // Holds no state of its own: each supervised run carries its own reporter.

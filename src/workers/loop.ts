@@ -25,6 +25,7 @@ export async function runLoop(o: LoopOptions): Promise<void> {
   let failures = 0;
   while (!o.signal.aborted) {
     let error = '';
+    let needsOperator = false;
     try {
       await o.tick(o.signal);
       if (failures > 0) o.log.info(`${o.name} recovered`, { after_failures: failures });
@@ -34,10 +35,11 @@ export async function runLoop(o: LoopOptions): Promise<void> {
       if (o.signal.aborted) break;
       failures += 1;
       error = describeError(err);
+      needsOperator = (err as { needsOperator?: unknown })?.needsOperator === true;
       o.log.warn(`${o.name} failed; backing off`, { error, failures });
     }
     const wait = failures === 0 ? o.intervalMs : jittered(Math.min(backoff.maxMs, backoff.baseMs * 2 ** (failures - 1)), o.random);
-    if (failures > 0) report?.failed(error, wait);
+    if (failures > 0) report?.failed(error, wait, needsOperator);
     await sleep(wait, o.signal, failures === 0 ? o.wake : undefined);
   }
 }

@@ -7,8 +7,9 @@ import type { CycleReporter } from './cycle.ts';
  * - ok / failing: the last cycle completed / failed, and one completed recently enough
  * - stale: no completed cycle for longer than 3 intervals plus the backoff it is waiting out
  * - crashed: run() threw or returned; restarting with backoff
+ * - blocked: the last cycle failed in a way only the operator can fix (a revoked OAuth refresh token); still retried
  */
-export type SourceState = 'standby' | 'starting' | 'ok' | 'failing' | 'stale' | 'crashed';
+export type SourceState = 'standby' | 'starting' | 'ok' | 'failing' | 'stale' | 'crashed' | 'blocked';
 
 export interface SourceStatus {
   state: SourceState;
@@ -26,6 +27,7 @@ export class SourceHealth {
   #lastError: string | undefined;
   #backoffMs = 0;
   #crashed = false;
+  #needsOperator = false;
 
   constructor(
     readonly key: string,
@@ -42,10 +44,12 @@ export class SourceHealth {
       this.#lastError = undefined;
       this.#backoffMs = 0;
       this.#crashed = false;
+      this.#needsOperator = false;
     },
-    failed: (error, retryInMs) => {
+    failed: (error, retryInMs, needsOperator) => {
       this.#lastError = error;
       this.#backoffMs = retryInMs;
+      this.#needsOperator = needsOperator === true;
     },
   };
 
@@ -63,6 +67,7 @@ export class SourceHealth {
   stopped(): void {
     this.#running = false;
     this.#crashed = false;
+    this.#needsOperator = false;
     this.#lastError = undefined;
     this.#backoffMs = 0;
   }
@@ -82,6 +87,7 @@ export class SourceHealth {
   #state(): SourceState {
     if (!this.#running) return 'standby';
     if (this.#crashed) return 'crashed';
+    if (this.#needsOperator) return 'blocked';
     // A source that has not said how often it cycles cannot be overdue.
     if (this.#intervalMs !== undefined) {
       const since = this.clock.now() - Math.max(this.#lastOkAt ?? 0, this.#startedAt);
@@ -93,4 +99,4 @@ export class SourceHealth {
 }
 
 /** A failing state /readyz answers 503 for. */
-export const isDown = (s: SourceStatus): boolean => s.state === 'stale' || s.state === 'crashed';
+export const isDown = (s: SourceStatus): boolean => s.state === 'stale' || s.state === 'crashed' || s.state === 'blocked';

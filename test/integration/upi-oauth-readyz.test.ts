@@ -32,7 +32,7 @@ test('/readyz: a revoked mailbox refresh token turns UPI down (503) with the rea
           payeeName: 'Example Shop',
           // A re-sync every second: "3 intervals" without a completed sync is then a few seconds.
           imap: {
-            host: dovecot.host, port: dovecot.port, secure: false, user: dovecot.user, resyncSeconds: 1,
+            host: dovecot.host, port: dovecot.port, secure: false, user: dovecot.user, resyncSeconds: 600,
             auth: { type: 'oauth2', provider: 'microsoft', tokenUrl: fake.tokenUrl, clientId: fake.clientId, clientSecret: fake.clientSecret, refreshToken },
           },
           alertRecipients: ['merchant.payd@example.com'],
@@ -45,8 +45,9 @@ test('/readyz: a revoked mailbox refresh token turns UPI down (503) with the rea
   const down = await waitFor(async () => {
     const res = await fetch(p.url + '/readyz');
     return res.status === 503 && ((await res.json()) as any);
-  }, 40_000, '/readyz to turn 503');
+  }, 20_000, '/readyz to turn 503 (long before 3 × resyncSeconds could make UPI stale)');
   assert.deepEqual(down.failing, ['UPI']);
+  assert.equal(down.sources.UPI.state, 'blocked');
   assert.match(down.sources.UPI.last_error, /refused the OAuth refresh token for payd \(invalid_grant: .*\): it was revoked or has expired\. Run `payd mailbox authorize --provider microsoft`/);
   assert.ok(!JSON.stringify(down).includes(refreshToken));
   assert.equal(fake.introspected.length, 0, 'no access token was ever presented to the server');

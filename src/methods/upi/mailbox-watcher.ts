@@ -54,7 +54,8 @@ export async function watchMailbox(o: WatcherOptions, signal: AbortSignal): Prom
         const error = describeImapFailure(err, where);
         // A session that synced was healthy: reconnect promptly instead of backing off.
         if (synced) return o.log.warn('mailbox connection lost; reconnecting', { error });
-        throw new Error(error);
+        // Keep "only the operator can fix this" (a revoked refresh token) for readiness.
+        throw Object.assign(new Error(error), { needsOperator: (err as { needsOperator?: unknown })?.needsOperator === true });
       }
     },
   });

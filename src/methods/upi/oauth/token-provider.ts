@@ -88,6 +88,7 @@ export function createAccessTokens(s: OAuthSettings, d: TokenProviderDeps): Acce
       return new PaydError(
         'UPSTREAM',
         `the mail provider refused the OAuth refresh token for ${s.user} (${why}): it was revoked or has expired. Run \`${authorizeHint}\` and put the new refresh token in methods.UPI.imap.auth.refreshToken, then restart payd`,
+        { needsOperator: true },
       );
     if (code === 'invalid_client' || code === 'unauthorized_client')
       return new PaydError('UPSTREAM', `the mail provider refused the OAuth client ${s.clientId} (${why}): check methods.UPI.imap.auth.clientId and clientSecret`);
