@@ -30,6 +30,7 @@ import { createDispatcher } from './webhooks/dispatcher.ts';
 import type { HttpPost } from './webhooks/deliver.ts';
 import { createWebhookPost } from './webhooks/target.ts';
 import { createSettlementService } from './services/settlement.ts';
+import { createDoctor } from './services/doctor.ts';
 import { createOperatorActions } from './services/operator-actions.ts';
 import { createLeadership } from './workers/leader.ts';
 import { createWorkerLease } from './workers/lease.ts';
@@ -173,6 +174,7 @@ export async function createApp(o: AppOptions) {
   const mailboxTokens = createMailboxTokenStore({ db, keys, clock, random });
   // Async: a method's libraries load only when its source is built (see methods/registry.ts).
   const sources = async (): Promise<PaymentSource[]> => (o.sources ? o.sources({ ledger, db }) : sandbox ? [sandboxSource] : createSources(config, { ...sourceDeps, mailboxTokens }));
+  const doctor = createDoctor({ dbFile, livemode, methods: Object.keys(config.amounts), sources });
 
   let server: RunningServer | null = null;
   let sockets: CheckoutSockets | null = null;
@@ -235,6 +237,7 @@ export async function createApp(o: AppOptions) {
     dispatcher,
     sandboxSource,
     actions,
+    doctor,
     sources,
     publicUrl,
     readiness,

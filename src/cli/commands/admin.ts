@@ -20,27 +20,9 @@ export function adminCommands(program: Command, e: CliEnv): void {
 
   leaf(program.command('doctor').description('check the config, the database and every enabled upstream')).action((_o: Opts, cmd: Command) =>
     withApp(cmd.optsWithGlobals(), e, async (app) => {
-      let failed = false;
-      const line = (ok: boolean, what: string, msg: string) => {
-        if (!ok) failed = true;
-        e.io.out(`${ok ? 'ok  ' : 'FAIL'}  ${what}: ${msg}`);
-      };
-      line(true, 'config', 'valid');
-      line(true, 'database', `${app.dbFile} (migrated)`);
-      const methods = Object.keys(app.config.amounts);
-      if (!app.livemode) line(true, 'mode', 'sandbox (every method simulated)');
-      else if (methods.length === 0) line(false, 'methods', 'none enabled: a live daemon cannot take a payment (add a section under "methods" in the config; see config/payd.config.example.json)');
-      else line(true, 'methods', methods.join(', '));
-      for (const source of await app.sources()) {
-        const signal = AbortSignal.timeout(15_000);
-        try {
-          const r = await source.check(signal);
-          line(r.ok, source.name, r.message);
-        } catch (err) {
-          line(false, source.name, (err as Error).message);
-        }
-      }
-      if (failed) throw new PaydError('UPSTREAM', 'some checks failed');
+      const lines = await app.doctor.run();
+      for (const l of lines) e.io.out(`${l.ok ? 'ok  ' : 'FAIL'}  ${l.what}: ${l.message}`);
+      if (lines.some((l) => !l.ok)) throw new PaydError('UPSTREAM', 'some checks failed');
     }, { creates: true }),
   );
 }
