@@ -1,4 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { runCli } from '../../src/cli/main.ts';
 
@@ -55,3 +59,27 @@ export function logLines(stderr: string): Array<Record<string, any>> {
 }
 
 const listeningUrl = (stderr: string): string | undefined => logLines(stderr).find((l) => l.msg === 'payd listening')?.url;
+
+/** A temporary working directory (removed after the test), with a payd.config.json if given. */
+export function workdir(t: TestContext, config?: object) {
+  const dir = mkdtempSync(join(tmpdir(), 'payd-golive-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  if (config) writeFileSync(join(dir, 'payd.config.json'), JSON.stringify(config));
+  return dir;
+}
+
+/** bin/payd as a real child process, run to its end (async, so a test can run several at once). */
+export function runPayd(args: string[], cwd: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [PAYD_BIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  return new Promise((resolve) =>
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    }),
+  );
+}

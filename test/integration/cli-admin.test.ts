@@ -1,34 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readdirSync } from 'node:fs';
 import { test } from 'node:test';
-import { PAYD_BIN, payd } from '../helpers/cli.ts';
+import { PAYD_BIN, payd, runPayd as run, workdir } from '../helpers/cli.ts';
 import { startPayd } from '../helpers/payd.ts';
-
-function workdir(t: import('node:test').TestContext, config?: object) {
-  const dir = mkdtempSync(join(tmpdir(), 'payd-golive-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  if (config) writeFileSync(join(dir, 'payd.config.json'), JSON.stringify(config));
-  return dir;
-}
-
-/** bin/payd as a real child process, run to its end (async, so a test can run several at once). */
-function run(args: string[], cwd: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [PAYD_BIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-  return new Promise((resolve) =>
-    child.on('close', (status) => {
-      clearTimeout(timer);
-      resolve({ status, stdout, stderr });
-    }),
-  );
-}
 
 /** bin/payd on a real terminal (util-linux `script` gives it a pty); answers the first y/N question. */
 function onTerminal(args: string[], cwd: string, answer: 'y' | 'n'): Promise<{ code: number | null; out: string }> {
