@@ -3,7 +3,6 @@ import type { UpiMethodConfig } from '../../config/schema.ts';
 import type { DoctorResult, PaymentSource, SourceDeps } from '../source.ts';
 import type { AlertVerdict, DnsResolver, InspectOptions } from './alert.ts';
 import { createDnsResolver } from './dns.ts';
-import { inspectAlert } from './inspect.ts';
 import type { MailboxTokenStore } from '../../services/mailbox-tokens.ts';
 import { connectImap, defaultImapFactory, oauthCredentials, passwordCredentials, type ImapCredentials, type ImapFactory } from './mailbox-client.ts';
 import { createAccessTokens } from './oauth/token-provider.ts';
@@ -54,6 +53,12 @@ function credentials(config: UpiSourceConfig, deps: UpiSourceDeps, log: SourceDe
   // The schema guarantees one of the two.
   return passwordCredentials(user, password!);
 }
+
+/**
+ * The real inspector, loaded with the first mail to read: mailparser, mailauth and
+ * html-to-text (~25 MB of RSS together) are not needed before there is mail.
+ */
+const inspectAlert: InspectAlert = async (raw, opts) => (await import('./inspect.ts')).inspectAlert(raw, opts);
 
 const DNS_TIMEOUT_MS = 5_000;
 const MAX_PARKED_RETRY_MS = 3_600_000;
