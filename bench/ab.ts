@@ -3,7 +3,8 @@
 // throughput and the server's CPU time per request (the figure that holds on a shared
 // machine). For iterating on the hot path before a full bench run.
 // Usage: node --import tsx bench/ab.ts [create|fetch] [rounds] [seconds]
-//   AB_VARIANTS='A=1;B=1' one payd per ;-separated env assignment list (default: one plain payd)
+//   AB_VARIANTS='A=1;B=1' one payd per ;-separated env assignment list (default: one plain payd);
+//   BIN=<path> in a variant runs another checkout's bin/payd (a baseline build)
 //   AB_NODE='--flag …' extra node flags; AB_NOBUILD=1 runs dist/ as it is.
 import { readFileSync } from 'node:fs';
 import autocannon, { type Request, type Result } from 'autocannon';
@@ -23,7 +24,8 @@ const body = () => JSON.stringify({ amount: 1 + (n % 90_000), currency: 'UPI', o
 const targets: Array<{ name: string; d: PaydDir; p: PaydProcess; ids: string[] }> = [];
 for (const env of variants) {
   const d = preparePaydDir();
-  const p = await startServe(d, { env, execArgv: process.env.AB_NODE?.split(' ').filter(Boolean) });
+  const { BIN: bin, ...rest } = env;
+  const p = await startServe(d, { env: rest, bin, execArgv: process.env.AB_NODE?.split(' ').filter(Boolean) });
   const ids: string[] = [];
   for (let i = 0; i < 300; i++) {
     const r = await fetch(`${p.url}/api/v1/intents/create-payment`, { method: 'POST', headers: { ...d.headers, 'content-type': 'application/json' }, body: body() });

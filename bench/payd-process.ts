@@ -65,12 +65,13 @@ process.on('exit', () => {
 });
 
 /** `payd serve` on `d`, stderr to `<dir>/payd.log`; resolves once it logs that it listens. */
-export async function startServe(d: PaydDir, o: { execArgv?: string[]; name?: string; serveArgs?: string[]; env?: Record<string, string> } = {}): Promise<PaydProcess> {
+export async function startServe(d: PaydDir, o: { execArgv?: string[]; name?: string; serveArgs?: string[]; env?: Record<string, string>; bin?: string } = {}): Promise<PaydProcess> {
   const logFile = join(d.dir, `${o.name ?? 'payd'}.log`);
   const fd = openSync(logFile, 'w');
   const t0 = performance.now();
   // bin/payd itself (its #! line carries payd's node flags), unless extra node flags are asked for.
-  const [cmd, args] = o.execArgv?.length ? [process.execPath, [...o.execArgv, '--max-semi-space-size=2', PAYD_BIN]] : [PAYD_BIN, []];
+  const bin = o.bin ?? PAYD_BIN;
+  const [cmd, args] = o.execArgv?.length ? [process.execPath, [...o.execArgv, '--max-semi-space-size=2', bin]] : [bin, []];
   const proc = spawn(cmd, [...args, '--config', d.configFile, 'serve', '--port', '0', ...(o.serveArgs ?? [])], { stdio: ['ignore', 'ignore', fd], env: o.env ? { ...process.env, ...o.env } : process.env });
   closeSync(fd);
   live.add(proc);

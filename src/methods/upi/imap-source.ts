@@ -83,10 +83,10 @@ export function createUpiSource(config: UpiSourceConfig, deps: UpiSourceDeps): P
       const retryMs = deps.retryMs ?? 30_000;
       // Parked mail is re-checked from its stored bytes on its own loop: it needs DNS, not IMAP. Its ticks
       // say nothing about the mailbox, so they stay out of the source's health (/readyz).
-      const parked = withoutCycleReporter(() => runLoop({
+      const parked = runLoop({
         name: 'parked UPI mail',
         intervalMs: Math.min(retryMs, 60_000),
-        signal,
+        signal: withoutCycleReporter(signal),
         log,
         random: deps.random,
         tick: async () => {
@@ -103,7 +103,7 @@ export function createUpiSource(config: UpiSourceConfig, deps: UpiSourceDeps): P
             maxRetryMs: MAX_PARKED_RETRY_MS,
           });
         },
-      }));
+      });
       const watcher = watchMailbox(
         {
           imap,
