@@ -4,7 +4,7 @@
 // machine). For iterating on the hot path before a full bench run.
 // Usage: node --import tsx bench/ab.ts [create|fetch] [rounds] [seconds]
 //   AB_VARIANTS='A=1;B=1' one payd per ;-separated env assignment list (default: one plain payd);
-//   BIN=<path> in a variant runs another checkout's bin/payd (a baseline build)
+//   BIN=<path> in a variant runs another checkout's bin/payd (a baseline build); NODE=--a,--b its node flags
 //   AB_NODE='--flag …' extra node flags; AB_NOBUILD=1 runs dist/ as it is.
 import { readFileSync } from 'node:fs';
 import autocannon, { type Request, type Result } from 'autocannon';
@@ -16,7 +16,7 @@ const [what = 'fetch', roundsArg = '3', secondsArg = '4'] = process.argv.slice(2
 const rounds = Number(roundsArg);
 const seconds = Number(secondsArg);
 if (!process.env.AB_NOBUILD) ensureBuild(console.error);
-const variants = (process.env.AB_VARIANTS ?? '').split(';').map((v) => Object.fromEntries(v.split(/\s+/).filter(Boolean).map((kv) => kv.split('=') as [string, string])));
+const variants = (process.env.AB_VARIANTS ?? '').split(';').map((v) => Object.fromEntries(v.split(/\s+/).filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])));
 const ceiling = await startChild<CeilingServerData>('ceiling', ['300']);
 let n = 0;
 const tag = Date.now().toString(36);
@@ -24,8 +24,8 @@ const body = () => JSON.stringify({ amount: 1 + (n % 90_000), currency: 'UPI', o
 const targets: Array<{ name: string; d: PaydDir; p: PaydProcess; ids: string[] }> = [];
 for (const env of variants) {
   const d = preparePaydDir();
-  const { BIN: bin, ...rest } = env;
-  const p = await startServe(d, { env: rest, bin, execArgv: process.env.AB_NODE?.split(' ').filter(Boolean) });
+  const { BIN: bin, NODE: node, ...rest } = env;
+  const p = await startServe(d, { env: rest, bin, execArgv: [...(process.env.AB_NODE?.split(' ') ?? []), ...(node?.split(',') ?? [])].filter(Boolean) });
   const ids: string[] = [];
   for (let i = 0; i < 300; i++) {
     const r = await fetch(`${p.url}/api/v1/intents/create-payment`, { method: 'POST', headers: { ...d.headers, 'content-type': 'application/json' }, body: body() });

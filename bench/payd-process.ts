@@ -71,7 +71,8 @@ export async function startServe(d: PaydDir, o: { execArgv?: string[]; name?: st
   const t0 = performance.now();
   // bin/payd itself (its #! line carries payd's node flags), unless extra node flags are asked for.
   const bin = o.bin ?? PAYD_BIN;
-  const [cmd, args] = o.execArgv?.length ? [process.execPath, [...o.execArgv, '--max-semi-space-size=2', bin]] : [bin, []];
+  const flags = o.execArgv ?? [];
+  const [cmd, args] = flags.length ? [process.execPath, [...flags, ...(flags.some((f) => f.startsWith('--max-semi-space-size')) ? [] : ['--max-semi-space-size=2']), bin]] : [bin, []];
   const proc = spawn(cmd, [...args, '--config', d.configFile, 'serve', '--port', '0', ...(o.serveArgs ?? [])], { stdio: ['ignore', 'ignore', fd], env: o.env ? { ...process.env, ...o.env } : process.env });
   closeSync(fd);
   live.add(proc);

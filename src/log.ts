@@ -132,17 +132,23 @@ function isRegularFile(fd: number): boolean {
   }
 }
 
+/** A file destination writes when this much is gathered, or this long after the first pending line. */
+const FILE_BATCH_BYTES = 16_384;
+const FILE_BATCH_MS = 25;
+
 /**
- * Log lines for a file (stderr redirected to one): the lines of one turn of the event loop
- * are gathered and written in one synchronous write after it, so a request never waits on
- * the log and no line costs a thread-pool round trip (a file write does not block the way a
- * pipe can). Written out at exit too.
+ * Log lines for a file (stderr redirected to one): gathered and written together, by size or
+ * FILE_BATCH_MS after the first one, in one synchronous write from the main thread. A request
+ * never waits on the log, a busy daemon makes one write per ~60 request lines, and no line
+ * costs a thread-pool round trip (a file write does not block the way a pipe can). Written
+ * out at exit and by flush().
  */
 function fileDestination(fd: number): DestinationStream & { flushSync: () => void } {
   let pending = '';
-  let scheduled = false;
+  let timer: NodeJS.Timeout | null = null;
   const flushSync = () => {
-    scheduled = false;
+    if (timer) clearTimeout(timer);
+    timer = null;
     if (!pending) return;
     let buf = Buffer.from(pending);
     pending = '';
@@ -160,10 +166,8 @@ function fileDestination(fd: number): DestinationStream & { flushSync: () => voi
   return {
     write(line: string) {
       pending += line;
-      if (!scheduled) {
-        scheduled = true;
-        setImmediate(flushSoon);
-      }
+      if (pending.length >= FILE_BATCH_BYTES) flushSoon();
+      else if (!timer) timer = setTimeout(flushSoon, FILE_BATCH_MS).unref();
     },
     flushSync,
   };

@@ -1,9 +1,10 @@
 import type { IntentsTable } from '../db/schema.ts';
+import { isoUtc } from './iso-time.ts';
 import { DecimalNumber } from './json.ts';
 import { METHOD_RULES, type Method } from './methods.ts';
 import { formatMinor } from './money.ts';
 
-const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+const iso = (ms: number | null): string | null => (ms === null ? null : isoUtc(ms));
 
 /** A pending intent past its expiry reads as expired even before housekeeping writes it. */
 export function effectiveStatus(row: Pick<IntentsTable, 'status' | 'expires_at'>, now: number): IntentsTable['status'] {
