@@ -1,12 +1,12 @@
 // Ad-hoc: memory of `payd serve` (process.memoryUsage and V8 heap spaces, via an --import'ed
 // SIGUSR2 handler) after start and after N creates. Not part of npm run bench.
-// Usage: node --import tsx bench/mem-probe.ts <creates> <memdump.mjs> [methods all|none] [node flags…]
+// Usage: node --import tsx bench/mem-probe.ts <creates> <memdump.mjs> [methods all|none|UPI,SOL,…] [node flags…]
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { preparePaydDir, startServe } from './payd-process.ts';
 
 const [count, dump, methods = 'all', ...flags] = process.argv.slice(2);
-const d = preparePaydDir({ methods: methods as 'all' | 'none' });
+const d = preparePaydDir({ methods: methods === 'all' || methods === 'none' ? methods : methods!.split(',') });
 const p = await startServe(d, { execArgv: ['--import', dump!, ...flags] });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 await sleep(2000);

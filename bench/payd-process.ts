@@ -29,10 +29,11 @@ export interface PaydDir {
 }
 
 /** A directory with payd.config.json (every method configured, upstreams on closed loopback ports) and one merchant made by the real CLI. */
-export function preparePaydDir(o: { methods?: 'all' | 'none'; logLevel?: string } = {}): PaydDir {
+export function preparePaydDir(o: { methods?: 'all' | 'none' | string[]; logLevel?: string } = {}): PaydDir {
   const dir = mkdtempSync(join(tmpdir(), 'payd-bench-'));
   const config = benchConfig(dir) as Record<string, any>;
   if (o.methods === 'none') config.methods = {};
+  else if (Array.isArray(o.methods)) config.methods = Object.fromEntries(o.methods.map((m) => [m, config.methods[m]]));
   if (o.logLevel) config.log = { ...config.log, level: o.logLevel };
   const configFile = join(dir, 'payd.config.json');
   writeFileSync(configFile, JSON.stringify(config, null, 2));
