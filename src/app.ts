@@ -3,6 +3,7 @@ import { join, dirname, basename, extname } from 'node:path';
 import { revealSecrets, type Config, type MethodAmounts } from './config/load.ts';
 import { createIntentStore } from './db/intent-store.ts';
 import { kyselyOver, migrate, openSqlite, type Db } from './db/open.ts';
+import { localWakeups } from './db/wakeups.ts';
 import { METHOD_RULES, METHODS, type Method } from './domain/methods.ts';
 import type { Clock, Logger, Random } from './domain/ports.ts';
 import { createHttpApp } from './http/app.ts';
@@ -103,6 +104,9 @@ export async function createApp(o: AppOptions) {
   await migrate(db);
   const store = createIntentStore(db, sqlite);
   cleanups.push(() => store.close());
+  // Closed before the database: publishes still under way go out first.
+  const wakeups = localWakeups();
+  cleanups.push(() => wakeups.close());
 
   // Read at scrape time: the running sources' health and the lease role (set by start()).
   let workerSet: { role: () => 'leader' | 'standby'; health: SourceHealth[] } | null = null;
@@ -115,7 +119,7 @@ export async function createApp(o: AppOptions) {
   // Read at first use: commands that need no key never ask for one (systemd credentials).
   const keys = createKeyring({ db, configured: config.server.masterKey, keyFile: `${dbFile}.key`, random, clock });
   const publicUrl = (config.server.publicUrl ?? `http://${config.server.host}:${config.server.port}`).replace(/\/+$/, '');
-  const outbox = createOutbox({ clock, random });
+  const outbox = createOutbox({ clock, random, wakeups });
   const merchants = createMerchantService({
     db,
     keys,
@@ -166,7 +170,6 @@ export async function createApp(o: AppOptions) {
     concurrency: config.webhooks.concurrency,
     allowInsecureUrls: config.webhooks.allowInsecureUrls,
   });
-  outbox.setListener(() => dispatcher.wake());
 
   const sourceDeps = { ledger, db, clock, random, log: log.child({ component: 'source' }) };
   const sandboxSource = createSandboxSource(db, sourceDeps);
@@ -285,6 +288,7 @@ export async function createApp(o: AppOptions) {
           limiter: publicLimiter,
           maxPerIntent: config.server.liveSockets.perIntent,
           maxTotal: config.server.liveSockets.total,
+          wakeups,
         });
         const running = await serveHttp(app, config.server.host, config.server.port, sockets);
         server = running;
@@ -293,6 +297,9 @@ export async function createApp(o: AppOptions) {
         listening = running.url;
       }
       if (opts.workers) {
+        // Events written by any process on this database wake the dispatcher (it runs only while leader).
+        const unsubscribe = wakeups.subscribe(() => dispatcher.wake());
+        stops.push({ name: 'wake-ups', stop: async () => unsubscribe() });
         const running = toRun;
         const health = running.map((s) => new SourceHealth(s.method ?? s.name, s.name, clock));
         const timing = { ...LEASE_DEFAULTS, ...o.lease };
