@@ -88,3 +88,15 @@ export async function seededOnly(db: AnyDb, table: TableName): Promise<boolean> 
   const { rows } = await sql<{ n: number | string }>`select count(*) as n from sequences where value <> 0`.execute(db);
   return Number(rows[0]!.n) === 0;
 }
+
+/** A postgres:// URL for messages: the password (and any password in the query) replaced by ***. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    for (const key of [...u.searchParams.keys()]) if (/pass|secret|key/i.test(key)) u.searchParams.set(key, '***');
+    return u.toString();
+  } catch {
+    return '(an unparseable URL)';
+  }
+}

@@ -1,6 +1,10 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { sql, type Kysely } from 'kysely';
-import { COPIED_TABLES, COPY_PLAN, continueIdentity, countRows, postgresColumns, seededOnly, sqliteBatches, sqliteColumns, sqliteTables, type TableName } from '../db/copy.ts';
-import type { Db } from '../db/open.ts';
+import type { Config } from '../config/load.ts';
+import { COPIED_TABLES, COPY_PLAN, continueIdentity, countRows, postgresColumns, redactUrl, seededOnly, sqliteBatches, sqliteColumns, sqliteTables, type TableName } from '../db/copy.ts';
+import { migrate, openDatabase, type Db } from '../db/open.ts';
+import { openPostgres } from '../db/postgres.ts';
 import { PaydError } from '../domain/errors.ts';
 import type { Clock } from '../domain/ports.ts';
 
@@ -107,4 +111,62 @@ export async function copyDatabase(d: DbCopyDeps): Promise<DbCopyReport> {
       await sql`rollback`.execute(src).catch(() => {});
     }
   });
+}
+
+export interface CopyShopOptions {
+  config: Config;
+  /** The SQLite file (default: the config's database.file), relative to `cwd`. */
+  from?: string;
+  cwd: string;
+  /** The target postgres:// URL (never printed: messages show it without the password). */
+  to: string;
+  batchRows?: number;
+  clock: Clock;
+  progress?: (table: TableName, rows: number) => void;
+}
+
+/** `payd db copy`: opens the SQLite file and the PostgreSQL database, copies, closes both. */
+export async function copyShop(o: CopyShopOptions): Promise<DbCopyReport & { source: string; target: string }> {
+  const shown = redactUrl(o.to);
+  const file = o.from !== undefined ? resolve(o.cwd, o.from) : o.config.database.file;
+  if (!file) throw new PaydError('INVALID_REQUEST', 'this config has no database.file (it already points at PostgreSQL): name the SQLite file to copy with --from <file>');
+  if (!existsSync(file)) throw new PaydError('NOT_FOUND', `no SQLite database at ${file}`);
+  const source = openDatabase(file);
+  // No statement timeout: counting and filling big tables may take longer than the API's limit.
+  const target = openPostgres({ url: o.to, pool: 2, statementTimeoutMs: 0 });
+  try {
+    await migrate(source);
+    try {
+      await sql`select 1`.execute(target);
+    } catch (err) {
+      throw new PaydError('UPSTREAM', `cannot reach the target database ${shown}: ${hidePassword(cause(err), o.to)}`);
+    }
+    try {
+      const report = await copyDatabase({ source, target, migrateTarget: migrate, clock: o.clock, batchRows: o.batchRows, progress: o.progress });
+      return { ...report, source: file, target: shown };
+    } catch (err) {
+      if (err instanceof PaydError) throw err;
+      throw new PaydError('INTERNAL', `the copy into ${shown} failed and was rolled back (nothing was copied): ${hidePassword(cause(err), o.to)}`);
+    }
+  } finally {
+    await target.destroy().catch(() => {});
+    await source.destroy();
+  }
+}
+
+/** The driver's own words (a BUSY mapping hides them behind "busy or unreachable"). */
+const cause = (err: unknown): string => {
+  const inner = (err as { cause?: unknown }).cause ?? err;
+  return inner instanceof Error ? inner.message : String(inner);
+};
+
+/** A driver message never repeats the password, even if it quotes the URL. */
+function hidePassword(message: string, url: string): string {
+  let password = '';
+  try {
+    password = decodeURIComponent(new URL(url).password);
+  } catch {
+    /* unparseable: nothing to hide */
+  }
+  return password ? message.split(password).join('***') : message;
 }
