@@ -12,7 +12,7 @@ export interface PgWakeupsDeps {
   /** Publishes go through the pool (any connection will do; NOTIFY reaches every listener). */
   db: Kysely<any>;
   /** A new, unconnected client to the same database: the dedicated listening connection. */
-  newClient: () => pg.Client;
+  newClient: () => Promise<pg.Client>;
   log: Logger;
   /** First wait before reconnecting a lost listener, ms (doubles up to 10 s). */
   retryMs?: number;
@@ -56,7 +56,7 @@ export function postgresWakeups(d: PgWakeupsDeps): Wakeups {
 
   /** One listening connection until it fails or we stop; resolves then. */
   async function listenOnce(first: boolean): Promise<boolean> {
-    const client = d.newClient();
+    const client = await d.newClient();
     let lost: (why: string) => void = () => {};
     const gone = new Promise<string>((r) => (lost = r));
     client.on('error', (err) => lost(String(err)));

@@ -1,4 +1,5 @@
-import type { Wakeups } from '../domain/ports.ts';
+import type { Kysely } from 'kysely';
+import type { Logger, Wakeups } from '../domain/ports.ts';
 
 /** Subscribers of one process, called in turn; one that throws does not stop the others. */
 export function subscriberSet() {
@@ -34,4 +35,17 @@ export function localWakeups(): Wakeups {
     subscribe: (fn) => subs.add(fn),
     close: async () => {},
   };
+}
+
+/** The store's wake-ups: LISTEN/NOTIFY on PostgreSQL (`pg` loaded only then), in memory on SQLite. */
+export async function openWakeups(o: { db: Kysely<any>; postgresUrl: string | null; log: Logger }): Promise<Wakeups> {
+  if (!o.postgresUrl) return localWakeups();
+  const url = o.postgresUrl;
+  const [{ postgresWakeups }, { default: pg }] = await Promise.all([import('./pg-wakeups.ts'), import('pg')]);
+  return postgresWakeups({
+    db: o.db,
+    // Its own connection outside the pool: LISTEN belongs to a session, and a pooled one would be handed on.
+    newClient: async () => new pg.Client({ connectionString: url, application_name: 'payd-wake', connectionTimeoutMillis: 5000, keepAlive: true }),
+    log: o.log,
+  });
 }
