@@ -1,9 +1,9 @@
 import { hostname } from 'node:os';
 import { join, dirname, basename, extname } from 'node:path';
 import { revealSecrets, type Config, type MethodAmounts } from './config/load.ts';
-import { createIntentStore } from './db/intent-store.ts';
-import { kyselyOver, migrate, openSqlite, type Db } from './db/open.ts';
-import { localWakeups } from './db/wakeups.ts';
+import { migrate, type Db } from './db/open.ts';
+import { describeTarget, openStore, type StoreTarget } from './db/store.ts';
+import { openWakeups } from './db/wakeups.ts';
 import { METHOD_RULES, METHODS, type Method } from './domain/methods.ts';
 import type { Clock, Logger, Random } from './domain/ports.ts';
 import { createHttpApp } from './http/app.ts';
@@ -67,6 +67,16 @@ export function databaseFile(config: Config, sandbox: boolean): string {
   return join(dirname(file), `${basename(file, ext)}-sandbox${ext || '.sqlite'}`);
 }
 
+/**
+ * The live store is PostgreSQL when `database.url` is set, else the SQLite file; the sandbox
+ * is always a SQLite file (the sandbox's store: one machine, no sharing).
+ */
+export function storeTarget(config: Config, sandbox: boolean): StoreTarget {
+  const { url, pool, statementTimeoutMs } = config.database;
+  if (url && !sandbox) return { kind: 'postgres', url: url.reveal(), pool, statementTimeoutMs };
+  return { kind: 'sqlite', file: databaseFile(config, sandbox) };
+}
+
 /** Receiving settings per enabled method; in the sandbox every method is on. */
 function methodDeposits(config: Config, sandbox: boolean): Partial<Record<Method, MethodDeposit>> {
   const out: Partial<Record<Method, MethodDeposit>> = {};
@@ -95,17 +105,26 @@ export async function createApp(o: AppOptions) {
   const { config, clock, random, log } = o;
   const sandbox = o.sandbox ?? false;
   const livemode = !sandbox;
-  const dbFile = databaseFile(config, sandbox);
+  const target = storeTarget(config, sandbox);
+  /** The SQLite file, or where the PostgreSQL database is (no credentials). */
+  const dbFile = describeTarget(target);
   const cleanups: Array<() => Promise<void> | void> = [];
 
-  const sqlite = openSqlite(dbFile);
-  const db: Db = kyselyOver(sqlite);
+  const opened = openStore(target);
+  const db: Db = opened.db;
+  // Ends the PostgreSQL pool / closes the SQLite connection.
   cleanups.push(() => db.destroy());
-  await migrate(db);
-  const store = createIntentStore(db, sqlite);
+  try {
+    await migrate(db);
+  } catch (err) {
+    await db.destroy();
+    throw err;
+  }
+  const store = opened.intentStore();
   cleanups.push(() => store.close());
-  // Closed before the database: publishes still under way go out first.
-  const wakeups = localWakeups();
+  // Changes seen by every process on this database (LISTEN/NOTIFY on PostgreSQL). Closed
+  // before the database, so publishes still under way go out first.
+  const wakeups = await openWakeups({ db, postgresUrl: target.kind === 'postgres' ? target.url : null, log: log.child({ component: 'wake-ups' }) });
   cleanups.push(() => wakeups.close());
 
   // Read at scrape time: the running sources' health and the lease role (set by start()).
@@ -117,7 +136,8 @@ export async function createApp(o: AppOptions) {
   });
 
   // Read at first use: commands that need no key never ask for one (systemd credentials).
-  const keys = createKeyring({ db, configured: config.server.masterKey, keyFile: `${dbFile}.key`, random, clock });
+  // With PostgreSQL the key is configured (config/load.ts requires it): there is no file beside the database.
+  const keys = createKeyring({ db, configured: config.server.masterKey, keyFile: `${target.kind === 'sqlite' ? target.file : databaseFile(config, false)}.key`, random, clock });
   const publicUrl = (config.server.publicUrl ?? `http://${config.server.host}:${config.server.port}`).replace(/\/+$/, '');
   const outbox = createOutbox({ clock, random, wakeups });
   const merchants = createMerchantService({

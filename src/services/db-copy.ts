@@ -128,8 +128,8 @@ export interface CopyShopOptions {
 /** `payd db copy`: opens the SQLite file and the PostgreSQL database, copies, closes both. */
 export async function copyShop(o: CopyShopOptions): Promise<DbCopyReport & { source: string; target: string }> {
   const shown = redactUrl(o.to);
+  if (o.from === undefined && o.config.database.url) throw new PaydError('INVALID_REQUEST', 'this config already uses database.url (PostgreSQL): name the SQLite file to copy with --from <file>');
   const file = o.from !== undefined ? resolve(o.cwd, o.from) : o.config.database.file;
-  if (!file) throw new PaydError('INVALID_REQUEST', 'this config has no database.file (it already points at PostgreSQL): name the SQLite file to copy with --from <file>');
   if (!existsSync(file)) throw new PaydError('NOT_FOUND', `no SQLite database at ${file}`);
   const source = openDatabase(file);
   // No statement timeout: counting and filling big tables may take longer than the API's limit.

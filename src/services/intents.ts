@@ -99,10 +99,10 @@ export function createIntentService(d: IntentServiceDeps) {
   }
 
   /** Smallest free pay_amount: each try is one primary-key upsert, so cost does not grow with open intents. */
-  function reserveAmount(w: IntentWriter, method: Method, a: MethodAmounts, amountMinor: bigint, intentId: string, reservedUntil: number, now: number): bigint {
+  async function reserveAmount(w: IntentWriter, method: Method, a: MethodAmounts, amountMinor: bigint, intentId: string, reservedUntil: number, now: number): Promise<bigint> {
     for (let k = 0n; k <= BigInt(a.maxOffsetSteps); k++) {
       const candidate = amountMinor + k * a.stepMinor;
-      if (w.reserve({ method, receiver: a.receiver, payAmountMinor: minorToDb(candidate), intentId, reservedUntil, now })) return candidate;
+      if (await w.reserve({ method, receiver: a.receiver, payAmountMinor: minorToDb(candidate), intentId, reservedUntil, now })) return candidate;
     }
     throw new PaydError('AMOUNT_UNAVAILABLE', `no unique pay amount is free near ${formatMinor(amountMinor, METHOD_RULES[method].decimals)} ${method}; try again later`);
   }
@@ -119,19 +119,19 @@ export function createIntentService(d: IntentServiceDeps) {
   return {
     async create(merchant: Merchant, input: CreateIntentInput) {
       const { method, amountMinor, deposit } = checkAmount(input);
-      let created: { payAmount: bigint; amounts: MethodAmounts } | undefined;
-      // One savepoint in a group commit: answered once the group's transaction is durable.
-      const row = await d.store.write((w) => {
+      // SQLite: one savepoint in a group commit, answered once the group's transaction is durable.
+      // The job may run twice (see IntentStore.write): it reports what it did instead of setting state.
+      const { row, created } = await d.store.write(async (w): Promise<{ row: IntentsTable; created?: { payAmount: bigint; amounts: MethodAmounts } }> => {
         // Inside the write transaction, so concurrent identical creates see each other.
-        const existing = w.byOrder(merchant.clientId, input.order_id);
+        const existing = await w.byOrder(merchant.clientId, input.order_id);
         if (existing) {
           if (!sameRequest(existing, method, amountMinor)) throw conflict(input.order_id);
-          return existing;
+          return { row: existing };
         }
         const now = d.clock.now();
         const id = d.random.uuid();
         const expiresAt = now + d.ttlSeconds * 1000;
-        const payAmount = reserveAmount(w, method, deposit.amounts, amountMinor, id, expiresAt + d.amountReuseCooldownSeconds * 1000, now);
+        const payAmount = await reserveAmount(w, method, deposit.amounts, amountMinor, id, expiresAt + d.amountReuseCooldownSeconds * 1000, now);
         const reference = method === 'SOL' || method === 'USDT_SOL' ? newReference() : null;
         const intent: IntentsTable = {
           id,
@@ -160,9 +160,8 @@ export function createIntentService(d: IntentServiceDeps) {
           payment_id: null,
           updated_at: now,
         };
-        w.insert(intent);
-        created = { payAmount, amounts: deposit.amounts };
-        return intent;
+        await w.insert(intent);
+        return { row: intent, created: { payAmount, amounts: deposit.amounts } };
       });
       if (created) {
         metrics.intentCreated(method);

@@ -1,0 +1,54 @@
+import type { IntentStore, IntentWriter } from './intent-store.ts';
+import type { Db, Tx } from './open.ts';
+import { isUniqueViolation } from './postgres.ts';
+
+/** Re-runs of a create whose order another node created at the same moment (one is enough; two for safety). */
+const MAX_RERUNS = 2;
+
+/**
+ * The intent hot path on PostgreSQL: plain Kysely queries, one READ COMMITTED transaction per
+ * create. Concurrency across nodes rests on the unique indexes, not on a global lock:
+ * - an amount reservation is an upsert whose conflicting row is locked and re-checked, so two
+ *   creates never both hold one pay amount;
+ * - two creates of one (merchant, order) both pass the lookup, one insert wins, the other
+ *   meets intents_merchant_order, rolls back (its reservation too) and runs again, which now
+ *   finds and returns the winner's intent.
+ */
+export function createPostgresIntentStore(db: Db): IntentStore {
+  return {
+    byId: (id) => db.selectFrom('intents').selectAll().where('id', '=', id).executeTakeFirst(),
+    async write(fn) {
+      for (let run = 0; ; run++) {
+        try {
+          return await db.transaction().execute((tx) => fn(writer(tx)));
+        } catch (err) {
+          if (run < MAX_RERUNS && isUniqueViolation(err, 'intents_merchant_order')) continue;
+          throw err;
+        }
+      }
+    },
+    close: () => {},
+  };
+}
+
+function writer(tx: Tx): IntentWriter {
+  return {
+    byOrder: (merchantId, orderId) => tx.selectFrom('intents').selectAll().where('merchant_id', '=', merchantId).where('order_id', '=', orderId).executeTakeFirst(),
+    reserve: async (r) => {
+      const res = await tx
+        .insertInto('amount_reservations')
+        .values({ method: r.method, receiver: r.receiver, pay_amount_minor: r.payAmountMinor, intent_id: r.intentId, reserved_until: r.reservedUntil })
+        .onConflict((oc) =>
+          oc
+            .columns(['method', 'receiver', 'pay_amount_minor'])
+            .doUpdateSet((eb) => ({ intent_id: eb.ref('excluded.intent_id'), reserved_until: eb.ref('excluded.reserved_until') }))
+            .where('amount_reservations.reserved_until', '<=', r.now),
+        )
+        .executeTakeFirst();
+      return Number(res.numInsertedOrUpdatedRows ?? 0n) > 0;
+    },
+    insert: async (row) => {
+      await tx.insertInto('intents').values(row).execute();
+    },
+  };
+}
