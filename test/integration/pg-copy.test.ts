@@ -90,7 +90,8 @@ test('db copy: every table of a SQLite shop into empty PostgreSQL, counts verifi
   // The node on PostgreSQL, with the same master key (the SQLite shop's key file, now configured).
   const keyFile = `${s.dbFile}.key`;
   const pgConfig = { ...s.config, database: { url }, server: { ...s.config.server, masterKey: readFileSync(keyFile, 'utf8').trim() } };
-  const node = await startPayd({ dir: s.dir, rawConfig: pgConfig, workers: true });
+  writeFileSync(join(s.dir, 'payd.config.json'), JSON.stringify(pgConfig));
+  const node = await startPayd({ dir: s.dir, rawConfig: pgConfig });
   t.after(() => node.close());
   const again = await node.api('GET', `/api/v1/intents/${s.created[0].intent_id}`, { headers: s.merchant.headers });
   assert.equal(again.status, 200);
@@ -101,15 +102,17 @@ test('db copy: every table of a SQLite shop into empty PostgreSQL, counts verifi
   const fresh = await node.api('POST', '/api/v1/intents/create-payment', { headers: s.merchant.headers, body: { amount: 10, currency: 'UPI', order_id: 'after-copy' } });
   assert.equal(fresh.status, 200);
   assert.ok(![s.created[0].pay_amount, s.created[1].pay_amount].includes(fresh.body.pay_amount), `pay_amount ${fresh.body.pay_amount} reused`);
-  // Rows with copied ids continue their sequences: new attempts and audit entries insert fine.
+  // Rows with copied ids continue their sequences: a new audit entry (cancel) and attempt (webhook test) insert fine.
   const canceled = await node.api('POST', `/api/v1/intents/${s.created[2].intent_id}/cancel`, { headers: s.merchant.headers, body: {} });
   assert.equal(canceled.status, 200);
+  const sent = await payd(['webhooks', 'test', s.merchant.clientId], { cwd: s.dir });
+  assert.equal(sent.code, 0, sent.err);
   const hooks = await s.receiver.waitFor(3, 10_000);
   // Signed with the webhook secret sealed in SQLite, unsealed on PostgreSQL under the same key.
   const wh = new Webhook(s.merchant.webhookSecret);
   const last = hooks[2]!;
   const verified = wh.verify(last.body, { 'webhook-id': String(last.headers['webhook-id']), 'webhook-timestamp': String(last.headers['webhook-timestamp']), 'webhook-signature': String(last.headers['webhook-signature']) }) as { type: string };
-  assert.equal(verified.type, 'intent.canceled');
+  assert.equal(verified.type, 'webhook.test');
   assert.equal(await count(target, 'webhook_attempts'), expected.webhook_attempts! + 1);
   assert.equal(await count(target, 'audit_log'), expected.audit_log! + 1);
 });

@@ -56,6 +56,12 @@ async function create(url: string, s: Shop, body: object): Promise<{ status: num
   return { status: res.status, body: await res.json() };
 }
 
+async function intentOn(url: string, s: Shop, id: string): Promise<any> {
+  const res = await fetch(`${url}/api/v1/intents/${id}`, { headers: s.headers });
+  assert.equal(res.status, 200);
+  return res.json();
+}
+
 /** USDT has 6 decimals: 10.01 → "10010000" (from the decimal text, no float arithmetic). */
 const usdtMinor = (amount: number) => {
   const [whole, frac = ''] = String(amount).split('.');
@@ -76,7 +82,7 @@ test('two nodes on one PostgreSQL: both serve; concurrent creates across them st
 
   // Creates spread over both nodes; each node sees the other's intents.
   const spread = await Promise.all(Array.from({ length: 10 }, (_, i) => create(both[i % 2]!.url, s, { amount: 1 + i, currency: 'USDT_TRC20', order_id: `spread-${i}` })));
-  assert.deepEqual(spread.map((r) => r.status), Array(10).fill(200));
+  assert.deepEqual(spread.map((r) => r.status), Array(10).fill(200), JSON.stringify(spread.filter((r) => r.status !== 200).map((r) => r.body)));
   for (const [i, r] of spread.entries()) {
     const other = both[(i + 1) % 2]!;
     const res = await fetch(`${other.url}/api/v1/intents/${r.body.intent_id}`, { headers: s.headers });
@@ -86,19 +92,20 @@ test('two nodes on one PostgreSQL: both serve; concurrent creates across them st
 
   // 20 identical creates at once, half on each node: one intent.
   const same = await Promise.all(Array.from({ length: 20 }, (_, i) => create(both[i % 2]!.url, s, { amount: 42, currency: 'USDT_TRC20', order_id: 'same-order' })));
-  assert.deepEqual(same.map((r) => r.status), Array(20).fill(200));
+  assert.deepEqual(same.map((r) => r.status), Array(20).fill(200), JSON.stringify(same.filter((r) => r.status !== 200).map((r) => r.body)));
   assert.equal(new Set(same.map((r) => r.body.intent_id)).size, 1);
 
   // 100 creates of one amount at once across both nodes: 100 distinct pay_amounts.
-  const many = await Promise.all(Array.from({ length: 100 }, (_, i) => create(both[i % 2]!.url, s, { amount: 7, currency: 'USDT_TRC20', order_id: `many-${i}` })));
-  assert.deepEqual(many.map((r) => r.status), Array(100).fill(200));
+  const many = await Promise.all(Array.from({ length: 100 }, (_, i) => create(both[i % 2]!.url, s, { amount: 50, currency: 'USDT_TRC20', order_id: `many-${i}` })));
+  assert.deepEqual(many.map((r) => r.status), Array(100).fill(200), JSON.stringify(many.filter((r) => r.status !== 200).map((r) => r.body)));
   assert.equal(new Set(many.map((r) => String(r.body.pay_amount))).size, 100);
   assert.equal(new Set(many.map((r) => r.body.intent_id)).size, 100);
 
   // Created on the standby, paid on chain: the leader's source sees it; one webhook.
   const paid = spread[1]!.body; // created on both[1]
   s.grid.add({ transaction_id: txid(), value: usdtMinor(paid.pay_amount), block_timestamp: Date.now() });
-  const [hook] = await receiver.waitFor(1, 15_000);
+  await waitFor(async () => (await intentOn(standby!.url, s, paid.intent_id)).status === 'settled', 15_000, 'the payment to settle');
+  const [hook] = await receiver.waitFor(1, 10_000);
   const event = JSON.parse(hook!.body);
   assert.equal(event.type, 'payment.success');
   assert.equal(event.data.intent_id, paid.intent_id);

@@ -45,10 +45,11 @@ test('PostgreSQL wake-ups: a publish on one node reaches every subscriber on ano
   const ids = Array.from({ length: 150 }, (_, i) => `intent-${i}`);
   a.wakeups.publish(ids);
   a.wakeups.publish();
-  // 150 ids arrive in two notifications (payloads stay under PostgreSQL's 8000-byte limit), then the bare one.
+  // 150 ids arrive in two notifications (payloads stay under PostgreSQL's 8000-byte limit), and the bare one
+  // (in any order: they are sent on whichever pooled connections are free).
   await waitFor(async () => heard.length >= 3, 5000, 'the notifications on the other node');
-  assert.deepEqual(heard.flat(), ids);
-  assert.deepEqual(heard[2], []);
+  assert.deepEqual(heard.map((h) => h?.length).sort(), [0, 100, 50].sort());
+  assert.deepEqual([...heard.flat()].sort(), [...ids].sort());
 
   // The listening connection dies (a server restart, a network cut): it comes back, and says so.
   heard.length = 0;
