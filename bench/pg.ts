@@ -12,6 +12,8 @@ import { freshDatabase, startPostgres, type Postgres } from '../test/helpers/pos
 import { benchConfig } from './harness.ts';
 import { ensureBuild, PAYD_BIN, preparePaydDir, startServe, type PaydDir, type PaydProcess } from './payd-process.ts';
 import { round, type BenchContext, type Row, type SectionResult } from './report.ts';
+import { seedIntents } from './seed.ts';
+import { UPI_VPA } from './harness.ts';
 
 /** As the api section: 10 connections, 1 s warm-up + 5 s measured, rounds alternating the set-ups. */
 const CONNECTIONS = 10;
@@ -19,6 +21,8 @@ const WARMUP_S = 1;
 const MEASURE_S = 5;
 const ROUNDS = 2;
 const FETCH_IDS = 300;
+/** Intents in the SQLite shop that `payd db copy` moves (BENCH_COPY_ROWS overrides, for quick runs). */
+const COPY_ROWS = Number(process.env.BENCH_COPY_ROWS ?? 200_000);
 
 let orderSeq = 0;
 const runTag = Date.now().toString(36);
@@ -140,9 +144,26 @@ export async function pgSection(ctx: BenchContext): Promise<SectionResult> {
     }
     const codes = [];
     for (const p of procs) codes.push(await p.stop());
+
+    // Moving house: a stopped SQLite shop with COPY_ROWS intents, copied by the real CLI.
+    const shop = preparePaydDir();
+    dirs.push(shop);
+    ctx.progress(`pg: seeding ${COPY_ROWS.toLocaleString('en')} intents, then payd db copy`);
+    seedIntents(shop.dbFile, { merchantId: shop.clientId, receiver: UPI_VPA, count: COPY_ROWS, now: Date.now() });
+    const into = await freshDatabase(pg.url, 'copy');
+    const c0 = performance.now();
+    const copy = spawnSync(process.execPath, [PAYD_BIN, '--config', shop.configFile, 'db', 'copy', '--json'], { encoding: 'utf8', env: { ...process.env, PAYD_DB_COPY_TO: into } });
+    const copyS = (performance.now() - c0) / 1000;
+    if (copy.status !== 0) throw new Error(`payd db copy failed: ${copy.stderr}`);
+    const copied = (JSON.parse(copy.stdout) as { tables: { rows: number }[] }).tables.reduce((a, t) => a + t.rows, 0);
     return {
       title: 'HTTP API on PostgreSQL: one node and two nodes on one PostgreSQL, beside SQLite',
-      rows: [...rows('create', r.cS, r.c1, r.c2), ...rows('fetch', r.fS, r.f1, r.f2), { metric: 'payd exit codes after SIGTERM', value: codes.join(', ') }],
+      rows: [
+        ...rows('create', r.cS, r.c1, r.c2),
+        ...rows('fetch', r.fS, r.f1, r.f2),
+        { metric: 'payd exit codes after SIGTERM', value: codes.join(', ') },
+        { metric: `db copy: ${copied.toLocaleString('en')} rows`, value: round(copyS, 1), unit: 's', note: `${round(copied / copyS, 0)} rows/s for the whole command (start, migrate the target, copy in one transaction, verify counts); the shop: ${COPY_ROWS.toLocaleString('en')} seeded intents and what comes with them` },
+      ],
       notes: [
         `autocannon in the bench process, ${CONNECTIONS} connections in all (two nodes: ${CONNECTIONS / 2} each), ${WARMUP_S} s warm-up + ${MEASURE_S} s measured per figure, ${ROUNDS} rounds alternating the set-ups; loopback`,
         'payd: `bin/payd --config <file> serve --port 0` (dist/), the api section\'s config; PostgreSQL: database.url, pool 10, statement timeout 5 s; the second node stands by for the worker lease during the one-node figures',
