@@ -11,6 +11,7 @@ import * as m006 from './migrations/006_api.ts';
 import * as m007 from './migrations/007_mailbox_oauth.ts';
 import * as m008 from './migrations/008_golive.ts';
 import * as pg001 from './migrations-pg/001_initial.ts';
+import { isRetryableConflict } from './postgres.ts';
 import type { Database } from './schema.ts';
 
 export type Db = Kysely<Database>;
@@ -23,6 +24,8 @@ const provider: MigrationProvider = { getMigrations: async () => migrations };
 /** PostgreSQL starts from SQLite's end state (its own frozen files: types and DDL differ). */
 const pgMigrations: Record<string, Migration> = { '001_initial': pg001 };
 const pgProvider: MigrationProvider = { getMigrations: async () => pgMigrations };
+
+const PG_TX_RUNS = 3;
 
 /** Whether `db` runs on PostgreSQL (dialect differences stay inside src/db/). */
 export function isPostgres(db: Db): boolean {
@@ -87,14 +90,25 @@ export async function migrate(db: Db): Promise<string[]> {
 }
 
 /**
- * Runs `fn` in a write transaction. SQLite: taken with BEGIN IMMEDIATE, so that a second
+ * Runs `fn` in a write transaction (on PostgreSQL `fn` may run again after a deadlock, so it
+ * must have no effects outside `tx`). SQLite: taken with BEGIN IMMEDIATE, so that a second
  * process (the CLI beside the daemon) waits for the lock (asynchronously, see
  * sqlite-driver.ts) instead of failing on a read-to-write upgrade. PostgreSQL: a READ
  * COMMITTED transaction; writers that race rely on row locks, conditional updates and
  * unique indexes, never on one global write lock.
  */
 export async function writeTx<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  if (isPostgres(db)) return db.transaction().execute((tx) => fn(tx));
+  if (isPostgres(db)) {
+    // Writers lock rows in different orders (an intent, then the events counter), so PostgreSQL
+    // may abort one to break a deadlock: run it again, a few times, before answering BUSY.
+    for (let run = 1; ; run++) {
+      try {
+        return await db.transaction().execute((tx) => fn(tx));
+      } catch (err) {
+        if (run >= PG_TX_RUNS || !isRetryableConflict(err)) throw err;
+      }
+    }
+  }
   return db.connection().execute(async (conn) => {
     await sql`begin immediate`.execute(conn);
     try {
