@@ -27,6 +27,18 @@ const pgProvider: MigrationProvider = { getMigrations: async () => pgMigrations 
 
 const PG_TX_RUNS = 3;
 
+/**
+ * Thrown inside writeTx when a row read earlier in the transaction changed before the write
+ * (another node committed in between; PostgreSQL's READ COMMITTED allows it, SQLite's write
+ * lock does not): the transaction is rolled back and run again, and then reads the new state.
+ */
+export class TxConflict extends Error {
+  constructor(what: string) {
+    super(`${what} changed during the transaction`);
+    this.name = 'TxConflict';
+  }
+}
+
 /** Whether `db` runs on PostgreSQL (dialect differences stay inside src/db/). */
 export function isPostgres(db: Db): boolean {
   return db.introspection instanceof PostgresIntrospector;
@@ -105,7 +117,7 @@ export async function writeTx<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T>
       try {
         return await db.transaction().execute((tx) => fn(tx));
       } catch (err) {
-        if (run >= PG_TX_RUNS || !isRetryableConflict(err)) throw err;
+        if (run >= PG_TX_RUNS || !(err instanceof TxConflict || isRetryableConflict(err))) throw err;
       }
     }
   }
