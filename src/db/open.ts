@@ -15,8 +15,12 @@ import { isRetryableConflict } from './postgres.ts';
 import type { Database } from './schema.ts';
 
 export type Db = Kysely<Database>;
-/** A connection pinned inside a transaction (see writeTx). */
-export type Tx = Kysely<Database>;
+declare const inTransaction: unique symbol;
+/**
+ * A handle inside a write transaction (see writeTx). Branded, so a plain `Db` does not
+ * type-check where "inside this transaction" is meant (e.g. the outbox's enqueue).
+ */
+export type Tx = Kysely<Database> & { readonly [inTransaction]: true };
 
 /** Migrations are listed here, not discovered on disk, so the set is fixed at build time. */
 const migrations: Record<string, Migration> = { '001_initial': m001, '002_upi_alerts': m002upi, '004_worker_lease': m004, '005_operations': m005, '006_api': m006, '007_mailbox_oauth': m007, '008_golive': m008 };
@@ -115,7 +119,7 @@ export async function writeTx<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T>
     // may abort one to break a deadlock: run it again, a few times, before answering BUSY.
     for (let run = 1; ; run++) {
       try {
-        return await db.transaction().execute((tx) => fn(tx));
+        return await db.transaction().execute((tx) => fn(tx as unknown as Tx));
       } catch (err) {
         if (run >= PG_TX_RUNS || !(err instanceof TxConflict || isRetryableConflict(err))) throw err;
       }

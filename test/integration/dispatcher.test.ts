@@ -1,6 +1,7 @@
 // Webhook dispatcher rules, against a real receiver on 127.0.0.1 and a real SQLite file.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { writeTx } from '../../src/db/open.ts';
 import { createOutbox } from '../../src/services/outbox.ts';
 import { systemRandom } from '../../src/system.ts';
 import { createDispatcher } from '../../src/webhooks/dispatcher.ts';
@@ -23,8 +24,8 @@ forEachStore((store) => {
     const m = await p.merchant('Shop', receiver.url);
     const merchant = await p.app.merchants.get(m.clientId);
     const { intent_id } = await p.app.intents.create(merchant, { amount: 10, currency: 'UPI', order_id: 'A' });
-    const first = await outbox.enqueue(p.app.db, m.clientId, intent_id, 'intent.expired', { intent_id });
-    const second = await outbox.enqueue(p.app.db, m.clientId, intent_id, 'payment.success', { intent_id });
+    const first = await writeTx(p.app.db, (tx) => outbox.enqueue(tx, m.clientId, intent_id, 'intent.expired', { intent_id }));
+    const second = await writeTx(p.app.db, (tx) => outbox.enqueue(tx, m.clientId, intent_id, 'payment.success', { intent_id }));
     p.app.dispatcher.wake();
     const got = await receiver.waitFor(3, 15_000);
     assert.deepEqual(
@@ -71,7 +72,7 @@ forEachStore((store) => {
     const m = await p.merchant('Shop', receiver.url);
     const merchant = await p.app.merchants.get(m.clientId);
     const { intent_id } = await p.app.intents.create(merchant, { amount: 10, currency: 'UPI', order_id: 'A' });
-    const id = await outbox.enqueue(p.app.db, m.clientId, intent_id, 'payment.success', { intent_id });
+    const id = await writeTx(p.app.db, (tx) => outbox.enqueue(tx, m.clientId, intent_id, 'payment.success', { intent_id }));
     p.app.dispatcher.wake();
     await receiver.waitFor(1, 5_000);
     assert.deepEqual(await p.app.events.replay({ eventId: id }), [id]);
