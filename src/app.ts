@@ -3,6 +3,7 @@ import { join, dirname, basename, extname } from 'node:path';
 import { revealSecrets, type Config, type MethodAmounts } from './config/load.ts';
 import { migrate, type Db } from './db/open.ts';
 import { describeTarget, openStore, type StoreTarget } from './db/store.ts';
+import { openWakeups } from './db/wakeups.ts';
 import { METHOD_RULES, METHODS, type Method } from './domain/methods.ts';
 import type { Clock, Logger, Random } from './domain/ports.ts';
 import { createHttpApp } from './http/app.ts';
@@ -121,6 +122,10 @@ export async function createApp(o: AppOptions) {
   }
   const store = opened.intentStore();
   cleanups.push(() => store.close());
+  // Changes seen by every process on this database (LISTEN/NOTIFY on PostgreSQL). Closed
+  // before the database, so publishes still under way go out first.
+  const wakeups = await openWakeups({ db, postgresUrl: target.kind === 'postgres' ? target.url : null, log: log.child({ component: 'wake-ups' }) });
+  cleanups.push(() => wakeups.close());
 
   // Read at scrape time: the running sources' health and the lease role (set by start()).
   let workerSet: { role: () => 'leader' | 'standby'; health: SourceHealth[] } | null = null;
@@ -134,7 +139,7 @@ export async function createApp(o: AppOptions) {
   // With PostgreSQL the key is configured (config/load.ts requires it): there is no file beside the database.
   const keys = createKeyring({ db, configured: config.server.masterKey, keyFile: `${target.kind === 'sqlite' ? target.file : databaseFile(config, false)}.key`, random, clock });
   const publicUrl = (config.server.publicUrl ?? `http://${config.server.host}:${config.server.port}`).replace(/\/+$/, '');
-  const outbox = createOutbox({ clock, random });
+  const outbox = createOutbox({ clock, random, wakeups });
   const merchants = createMerchantService({
     db,
     keys,
@@ -185,7 +190,6 @@ export async function createApp(o: AppOptions) {
     concurrency: config.webhooks.concurrency,
     allowInsecureUrls: config.webhooks.allowInsecureUrls,
   });
-  outbox.setListener(() => dispatcher.wake());
 
   const sourceDeps = { ledger, db, clock, random, log: log.child({ component: 'source' }) };
   const sandboxSource = createSandboxSource(db, sourceDeps);
@@ -304,6 +308,7 @@ export async function createApp(o: AppOptions) {
           limiter: publicLimiter,
           maxPerIntent: config.server.liveSockets.perIntent,
           maxTotal: config.server.liveSockets.total,
+          wakeups,
         });
         const running = await serveHttp(app, config.server.host, config.server.port, sockets);
         server = running;
@@ -312,6 +317,9 @@ export async function createApp(o: AppOptions) {
         listening = running.url;
       }
       if (opts.workers) {
+        // Events written by any process on this database wake the dispatcher (it runs only while leader).
+        const unsubscribe = wakeups.subscribe(() => dispatcher.wake());
+        stops.push({ name: 'wake-ups', stop: async () => unsubscribe() });
         const running = toRun;
         const health = running.map((s) => new SourceHealth(s.method ?? s.name, s.name, clock));
         const timing = { ...LEASE_DEFAULTS, ...o.lease };

@@ -57,7 +57,7 @@ export function createIntentCancellation(d: { db: Db; outbox: Outbox; view: () =
           .execute();
         return { row: canceled, changed: true };
       });
-      if (changed) d.outbox.notify();
+      if (changed) d.outbox.notify([row.id]);
       return intentView(row, d.view());
     },
   };

@@ -227,7 +227,7 @@ export function createLedger(d: LedgerDeps): Ledger & { ingestWith(p: ReceivedPa
       return { kind: 'settled', paymentId: head.paymentId, intentId: head.intentId, ...(also.length ? { also } : {}) } satisfies IngestOutcome;
     });
     if (outcome.kind === 'settled') {
-      d.outbox.notify();
+      d.outbox.notify([outcome.intentId, ...(outcome.also ?? []).map((a) => a.intentId)]);
       // One payment may settle several intents (Solana references).
       for (let n = 1 + (outcome.also?.length ?? 0); n > 0; n--) metrics.intentSettled(p.method);
       d.log.info('payment settled', { method: p.method, tx_ref: p.txRef, intent_id: outcome.intentId, also: outcome.also?.map((a) => a.intentId), source: p.source });
