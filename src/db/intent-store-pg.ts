@@ -20,7 +20,7 @@ export function createPostgresIntentStore(db: Db): IntentStore {
     async write(fn) {
       for (let run = 0; ; run++) {
         try {
-          return await db.transaction().execute((tx) => fn(writer(tx)));
+          return await db.transaction().execute((tx) => fn(writer(tx as unknown as Tx)));
         } catch (err) {
           if (run < MAX_RERUNS && isUniqueViolation(err, 'intents_merchant_order')) continue;
           throw err;

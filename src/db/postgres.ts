@@ -86,6 +86,15 @@ export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   return e?.code === '23505' && (constraint === undefined || e.constraint === constraint);
 }
 
+/**
+ * A transaction PostgreSQL aborted to break a deadlock or a serialization conflict: running
+ * it again from the start is correct (nothing of it was committed).
+ */
+export function isRetryableConflict(err: unknown): boolean {
+  const cause = err instanceof PaydError ? (err.cause as { code?: unknown } | undefined) : (err as { code?: unknown });
+  return cause?.code === '40P01' || cause?.code === '40001';
+}
+
 export function mapPostgresError(err: unknown): unknown {
   if (err instanceof PaydError) return err;
   const e = err as { code?: unknown; message?: unknown };

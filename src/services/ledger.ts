@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { writeTx, type Db, type Tx } from '../db/open.ts';
+import { TxConflict, writeTx, type Db, type Tx } from '../db/open.ts';
 import type { IntentsTable } from '../db/schema.ts';
 import { PaydError } from '../domain/errors.ts';
 import { intentView } from '../domain/intent.ts';
@@ -134,7 +134,8 @@ export function createLedger(d: LedgerDeps): Ledger & { ingestWith(p: ReceivedPa
       .where('id', '=', intent.id)
       .where('status', '=', intent.status)
       .executeTakeFirst();
-    if (Number(upd.numUpdatedRows) !== 1) throw new Error(`intent ${intent.id} changed during settlement`);
+    // Canceled or settled by another node since we read it: writeTx runs the ingest again.
+    if (Number(upd.numUpdatedRows) !== 1) throw new TxConflict(`intent ${intent.id}`);
     const settled: IntentsTable = { ...intent, status: 'settled', transaction_hash, verified_at: now, payment_id: paymentId, updated_at: now };
     await d.outbox.enqueue(tx, intent.merchant_id, intent.id, 'payment.success', intentView(settled, { now, livemode: d.livemode, publicUrl: d.publicUrl }));
     if (o.intentId) {

@@ -1,4 +1,4 @@
-import type { Db, Tx } from '../db/open.ts';
+import type { Tx } from '../db/open.ts';
 import { stringifyJson } from '../domain/json.ts';
 import type { Clock, Random, Wakeups } from '../domain/ports.ts';
 
@@ -14,7 +14,7 @@ export function createOutbox(d: { clock: Clock; random: Random; wakeups?: Wakeup
      * Inserts the event; the body is fixed now so every retry sends the same bytes. Call it
      * inside the write transaction: the counter row it bumps numbers events in commit order.
      */
-    async enqueue(tx: Tx | Db, merchantId: string, intentId: string | null, type: EventType, data: unknown): Promise<string> {
+    async enqueue(tx: Tx, merchantId: string, intentId: string | null, type: EventType, data: unknown): Promise<string> {
       const { value: seq } = await tx
         .updateTable('sequences')
         .set((eb) => ({ value: eb('value', '+', 1) }))
