@@ -52,9 +52,18 @@ async function shop(t: TestContext, webhookUrl: string): Promise<Shop> {
   return { dir, env, grid, headers: { 'x-client-id': client_id, 'x-client-secret': client_secret, 'content-type': 'application/json' } };
 }
 
+/** 503 BUSY answers (with Retry-After) seen by `create`, retried as a merchant's client should. */
+let busyAnswers = 0;
+
 async function create(url: string, s: Shop, body: object): Promise<{ status: number; body: any }> {
-  const res = await fetch(url + '/api/v1/intents/create-payment', { method: 'POST', headers: s.headers, body: JSON.stringify(body) });
-  return { status: res.status, body: await res.json() };
+  for (let attempt = 1; ; attempt++) {
+    const res = await fetch(url + '/api/v1/intents/create-payment', { method: 'POST', headers: s.headers, body: JSON.stringify(body) });
+    const answer = { status: res.status, body: (await res.json()) as any };
+    // A loaded machine may answer BUSY (pool or lock wait ran out): a documented answer meaning "the same request again shortly".
+    if (res.status !== 503 || answer.body.code !== 'BUSY' || attempt >= 5) return answer;
+    busyAnswers++;
+    await new Promise((r) => setTimeout(r, Number(res.headers.get('retry-after') ?? 1) * 1000));
+  }
 }
 
 async function intentOn(url: string, s: Shop, id: string): Promise<any> {
@@ -101,6 +110,7 @@ test('two nodes on one PostgreSQL: both serve; concurrent creates across them st
   assert.deepEqual(many.map((r) => r.status), Array(100).fill(200), JSON.stringify(many.filter((r) => r.status !== 200).map((r) => r.body)));
   assert.equal(new Set(many.map((r) => String(r.body.pay_amount))).size, 100);
   assert.equal(new Set(many.map((r) => r.body.intent_id)).size, 100);
+  t.diagnostic(`BUSY answers retried during the concurrent creates: ${busyAnswers}`);
 
   // Created on the standby, paid on chain: the leader's source sees it; one webhook.
   const paid = spread[1]!.body; // created on both[1]
@@ -157,4 +167,42 @@ test('two nodes on one PostgreSQL: both serve; concurrent creates across them st
 
   standby!.child.kill('SIGTERM');
   assert.equal(await standby!.exited, 0);
+});
+
+test('a leader that stops answering (SIGSTOP: alive, not dead) loses the lease by expiry: the standby leads within 20 s and delivers; the old one, resumed, stands down and sends nothing twice', async (t) => {
+  const receiver = await startReceiver();
+  t.after(() => receiver.close());
+  const s = await shop(t, receiver.url);
+  const a = await spawnPayd(['serve'], { cwd: s.dir, env: s.env });
+  t.after(() => a.child.kill('SIGKILL'));
+  await waitFor(async () => (await readyz(a.url)).body.workers === 'leader', 10_000, 'the first node to lead');
+  const b = await spawnPayd(['serve'], { cwd: s.dir, env: s.env });
+  t.after(() => b.child.kill('SIGKILL'));
+  assert.equal((await readyz(b.url)).body.workers, 'standby');
+  const first = await create(b.url, s, { amount: 11, currency: 'USDT_TRC20', order_id: 'frozen-1' });
+  const second = await create(b.url, s, { amount: 12, currency: 'USDT_TRC20', order_id: 'frozen-2' });
+
+  // Frozen like a machine that lost its network: its pid lives, so only the lease's expiry frees it.
+  a.child.kill('SIGSTOP');
+  t.after(() => a.child.kill('SIGCONT'));
+  const t0 = Date.now();
+  await waitFor(async () => (await readyz(b.url)).body.workers === 'leader', 20_000, 'the standby to take over by expiry');
+  const tookMs = Date.now() - t0;
+  t.diagnostic(`takeover of a frozen leader: ${tookMs} ms`);
+  // Not at once: the frozen holder's lease had to run out (12 s after its last renewal).
+  assert.ok(tookMs > 5000, `took over after ${tookMs} ms, before the lease could expire`);
+
+  s.grid.add({ transaction_id: txid(), value: usdtMinor(first.body.pay_amount), block_timestamp: Date.now() });
+  const [hook] = await receiver.waitFor(1, 15_000);
+  assert.equal(JSON.parse(hook!.body).data.intent_id, first.body.intent_id);
+
+  // Resumed: it finds the lease taken and stops its workers; the next payment is still delivered once.
+  a.child.kill('SIGCONT');
+  await waitFor(async () => (await readyz(a.url)).body.workers === 'standby', 10_000, 'the resumed node to stand down');
+  s.grid.add({ transaction_id: txid(), value: usdtMinor(second.body.pay_amount), block_timestamp: Date.now() });
+  const hooks = await receiver.waitFor(2, 15_000);
+  assert.equal(JSON.parse(hooks[1]!.body).data.intent_id, second.body.intent_id);
+  await new Promise((r) => setTimeout(r, 2000));
+  assert.equal(receiver.received.length, 2);
+  assert.match(a.stderr(), /worker lease lost/);
 });
