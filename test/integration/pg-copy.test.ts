@@ -125,13 +125,15 @@ test('db copy: every table of a SQLite shop into empty PostgreSQL, counts verifi
   assert.equal(canceled.status, 200);
   const sent = await payd(['webhooks', 'test', s.merchant.clientId], { cwd: s.dir });
   assert.equal(sent.code, 0, sent.err);
-  const hooks = await s.receiver.waitFor(3, 10_000);
-  // Signed with the webhook secret sealed in SQLite, unsealed on PostgreSQL under the same key.
+  // The node leads (it runs the dispatcher) and sends intent.canceled; the CLI sends webhook.test.
+  const hooks = await s.receiver.waitFor(4, 10_000);
+  // Both signed with the webhook secret sealed in SQLite, unsealed on PostgreSQL under the same key.
   const wh = new Webhook(s.merchant.webhookSecret);
-  const last = hooks[2]!;
-  const verified = wh.verify(last.body, { 'webhook-id': String(last.headers['webhook-id']), 'webhook-timestamp': String(last.headers['webhook-timestamp']), 'webhook-signature': String(last.headers['webhook-signature']) }) as { type: string };
-  assert.equal(verified.type, 'webhook.test');
-  assert.equal(await count(target, 'webhook_attempts'), expected.webhook_attempts! + 1);
+  const types = hooks.slice(2).map((h) => (wh.verify(h.body, { 'webhook-id': String(h.headers['webhook-id']), 'webhook-timestamp': String(h.headers['webhook-timestamp']), 'webhook-signature': String(h.headers['webhook-signature']) }) as { type: string }).type);
+  assert.deepEqual(types.sort(), ['intent.canceled', 'webhook.test']);
+  await new Promise((r) => setTimeout(r, 500));
+  assert.equal(s.receiver.received.length, 4);
+  assert.equal(await count(target, 'webhook_attempts'), expected.webhook_attempts! + 2);
   assert.equal(await count(target, 'audit_log'), expected.audit_log! + 1);
 });
 
@@ -147,6 +149,14 @@ test('db copy refuses, changing nothing: a target that holds data, an unknown ta
   const none = await payd(['db', 'copy'], { cwd: dir });
   assert.equal(none.code, 2);
   assert.match(none.err, /no target: pass --to <postgres-url>, --to-env <NAME>, or set PAYD_DB_COPY_TO/);
+
+  const sandbox = await payd(['db', 'copy', '--sandbox', '--to', 'postgres://127.0.0.1:1/x'], { cwd: dir });
+  assert.equal(sandbox.code, 2);
+  assert.match(sandbox.err, /the sandbox stays on SQLite/);
+  const notPg = await payd(['db', 'copy', '--to', 'mysql://u:pw@127.0.0.1/x'], { cwd: dir });
+  assert.equal(notPg.code, 2);
+  assert.match(notPg.err, /must be a postgres:\/\/ \(or postgresql:\/\/\) URL/);
+  assert.doesNotMatch(notPg.err, /pw/);
 
   // Not reachable: the message names the server, never the password.
   const secret = 's3cr3t-Pa55';
