@@ -1,4 +1,9 @@
+import type { Intent } from '../domain/intent.ts';
+import { intentFromRow, intentToRow } from './intent-rows.ts';
 import type { IntentStore, IntentWriter } from './intent-store.ts';
+import type { IntentsTable } from './schema.ts';
+
+const fromRow = (row: IntentsTable | undefined): Intent | undefined => (row ? intentFromRow(row) : undefined);
 import type { Db, Tx } from './open.ts';
 import { isUniqueViolation } from './postgres.ts';
 
@@ -16,7 +21,7 @@ const MAX_RERUNS = 2;
  */
 export function createPostgresIntentStore(db: Db): IntentStore {
   return {
-    byId: (id) => db.selectFrom('intents').selectAll().where('id', '=', id).executeTakeFirst(),
+    byId: async (id) => fromRow(await db.selectFrom('intents').selectAll().where('id', '=', id).executeTakeFirst()),
     async write(fn) {
       for (let run = 0; ; run++) {
         try {
@@ -33,7 +38,7 @@ export function createPostgresIntentStore(db: Db): IntentStore {
 
 function writer(tx: Tx): IntentWriter {
   return {
-    byOrder: (merchantId, orderId) => tx.selectFrom('intents').selectAll().where('merchant_id', '=', merchantId).where('order_id', '=', orderId).executeTakeFirst(),
+    byOrder: async (merchantId, orderId) => fromRow(await tx.selectFrom('intents').selectAll().where('merchant_id', '=', merchantId).where('order_id', '=', orderId).executeTakeFirst()),
     reserve: async (r) => {
       const res = await tx
         .insertInto('amount_reservations')
@@ -47,8 +52,8 @@ function writer(tx: Tx): IntentWriter {
         .executeTakeFirst();
       return Number(res.numInsertedOrUpdatedRows ?? 0n) > 0;
     },
-    insert: async (row) => {
-      await tx.insertInto('intents').values(row).execute();
+    insert: async (intent) => {
+      await tx.insertInto('intents').values(intentToRow(intent)).execute();
     },
   };
 }
