@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Intent } from '../domain/intent.ts';
 import { intentFromRow, intentToRow } from './intent-rows.ts';
 import type { IntentStore, IntentWriter } from './intent-store.ts';
@@ -14,7 +15,8 @@ const MAX_RERUNS = 2;
  * The intent hot path on PostgreSQL: plain Kysely queries, one READ COMMITTED transaction per
  * create. Concurrency across nodes rests on the unique indexes, not on a global lock:
  * - an amount reservation is an upsert whose conflicting row is locked and re-checked, so two
- *   creates never both hold one pay amount;
+ *   creates never both hold one pay amount; an amount being reserved by another transaction
+ *   at that moment (a transaction-scoped advisory lock) is skipped, not waited for;
  * - two creates of one (merchant, order) both pass the lookup, one insert wins, the other
  *   meets intents_merchant_order, rolls back (its reservation too) and runs again, which now
  *   finds and returns the winner's intent.
@@ -40,6 +42,12 @@ function writer(tx: Tx): IntentWriter {
   return {
     byOrder: async (merchantId, orderId) => fromRow(await tx.selectFrom('intents').selectAll().where('merchant_id', '=', merchantId).where('order_id', '=', orderId).executeTakeFirst()),
     reserve: async (r) => {
+      // An amount another create is reserving right now is passed over instead of waited for:
+      // a burst of creates of one amount would otherwise queue on one row after another.
+      // Held to COMMIT/ROLLBACK; a hash collision only skips a free amount.
+      const key = `${r.method}|${r.receiver}|${r.payAmountMinor}`;
+      const { rows } = await sql<{ ok: boolean }>`SELECT pg_try_advisory_xact_lock(hashtextextended(${key}, 0)) AS ok`.execute(tx);
+      if (!rows[0]?.ok) return false;
       const res = await tx
         .insertInto('amount_reservations')
         .values({ method: r.method, receiver: r.receiver, pay_amount_minor: r.payAmountMinor, intent_id: r.intentId, reserved_until: r.reservedUntil })
