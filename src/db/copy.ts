@@ -69,6 +69,26 @@ export async function* sqliteBatches(db: AnyDb, table: string, columns: string[]
   }
 }
 
+/**
+ * Runs `fn` on one pinned connection inside a read transaction: every read sees the same
+ * snapshot (WAL), whatever another process writes meanwhile. Always rolled back.
+ */
+export async function inSqliteSnapshot<T>(db: AnyDb, fn: (snapshot: AnyDb) => Promise<T>): Promise<T> {
+  return db.connection().execute(async (conn) => {
+    await sql`begin`.execute(conn);
+    try {
+      return await fn(conn);
+    } finally {
+      await sql`rollback`.execute(conn).catch(() => {});
+    }
+  });
+}
+
+/** Whether the database answers at all (the copy's first contact with the target). */
+export async function reachable(db: AnyDb): Promise<void> {
+  await sql`select 1`.execute(db);
+}
+
 export async function countRows(db: AnyDb, table: string): Promise<number> {
   const { rows } = await sql<{ n: number | string | bigint }>`select count(*) as n from ${sql.table(table)}`.execute(db);
   return Number(rows[0]!.n);

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Config } from '../config/load.ts';
-import { COPIED_TABLES, COPY_PLAN, continueIdentity, countRows, postgresColumns, redactUrl, seededOnly, sqliteBatches, sqliteColumns, sqliteTables, type TableName } from '../db/copy.ts';
+import { COPIED_TABLES, COPY_PLAN, continueIdentity, countRows, inSqliteSnapshot, postgresColumns, reachable, redactUrl, seededOnly, sqliteBatches, sqliteColumns, sqliteTables, type TableName } from '../db/copy.ts';
 import { migrate, openDatabase, type Db } from '../db/open.ts';
 import { openPostgres } from '../db/postgres.ts';
 import { PaydError } from '../domain/errors.ts';
@@ -78,38 +78,33 @@ export async function copyDatabase(d: DbCopyDeps): Promise<DbCopyReport> {
     throw new PaydError('CONFLICT', `the target database is not empty (${holding.join(', ')}): copy only into a new, empty database (was a node already started on it?); nothing was copied`);
   }
 
-  // The snapshot: one read transaction on one pinned SQLite connection for every read below.
-  return source.connection().execute(async (src) => {
-    await sql`begin`.execute(src);
-    try {
-      const counts = new Map<TableName, number>();
-      for (const table of COPIED_TABLES) counts.set(table, await countRows(src, table));
-      const tables = await target.transaction().execute(async (tx) => {
-        const out: DbCopyReport['tables'] = [];
-        for (const table of COPIED_TABLES) {
-          // The target's own seed rows (the event counter at 0) give way to the shop's.
-          if (await seededOnly(tx, table)) await tx.deleteFrom(table).execute();
-          const cols = columns.get(table)!;
-          for await (const rows of sqliteBatches(src, table, cols, batch)) await tx.insertInto(table).values(rows).execute();
-          const plan = COPY_PLAN[table];
-          if (plan.copy && plan.identity) await continueIdentity(tx, table, plan.identity);
-          const copied = await countRows(tx, table);
-          const expected = counts.get(table)!;
-          if (copied !== expected) throw new PaydError('INTERNAL', `row counts differ for ${table} (source ${expected}, target ${copied}); rolled back, nothing was copied`);
-          out.push({ table, rows: copied });
-          d.progress?.(table, copied);
-        }
-        return out;
-      });
-      const fingerprint = await src.selectFrom('settings').select('value').where('key', '=', 'master_key_fingerprint').executeTakeFirst();
-      const skipped = (Object.keys(COPY_PLAN) as TableName[]).flatMap((t) => {
-        const plan = COPY_PLAN[t];
-        return plan.copy ? [] : [{ table: t, why: plan.why }];
-      });
-      return { tables, skipped, migrated, masterKeyFingerprint: (fingerprint?.value as string | undefined) ?? null };
-    } finally {
-      await sql`rollback`.execute(src).catch(() => {});
-    }
+  // Every read below from one snapshot of the SQLite file.
+  return inSqliteSnapshot(source, async (src) => {
+    const counts = new Map<TableName, number>();
+    for (const table of COPIED_TABLES) counts.set(table, await countRows(src, table));
+    const tables = await target.transaction().execute(async (tx) => {
+      const out: DbCopyReport['tables'] = [];
+      for (const table of COPIED_TABLES) {
+        // The target's own seed rows (the event counter at 0) give way to the shop's.
+        if (await seededOnly(tx, table)) await tx.deleteFrom(table).execute();
+        const cols = columns.get(table)!;
+        for await (const rows of sqliteBatches(src, table, cols, batch)) await tx.insertInto(table).values(rows).execute();
+        const plan = COPY_PLAN[table];
+        if (plan.copy && plan.identity) await continueIdentity(tx, table, plan.identity);
+        const copied = await countRows(tx, table);
+        const expected = counts.get(table)!;
+        if (copied !== expected) throw new PaydError('INTERNAL', `row counts differ for ${table} (source ${expected}, target ${copied}); rolled back, nothing was copied`);
+        out.push({ table, rows: copied });
+        d.progress?.(table, copied);
+      }
+      return out;
+    });
+    const fingerprint = await src.selectFrom('settings').select('value').where('key', '=', 'master_key_fingerprint').executeTakeFirst();
+    const skipped = (Object.keys(COPY_PLAN) as TableName[]).flatMap((t) => {
+      const plan = COPY_PLAN[t];
+      return plan.copy ? [] : [{ table: t, why: plan.why }];
+    });
+    return { tables, skipped, migrated, masterKeyFingerprint: (fingerprint?.value as string | undefined) ?? null };
   });
 }
 
@@ -137,7 +132,7 @@ export async function copyShop(o: CopyShopOptions): Promise<DbCopyReport & { sou
   try {
     await migrate(source);
     try {
-      await sql`select 1`.execute(target);
+      await reachable(target);
     } catch (err) {
       throw new PaydError('UPSTREAM', `cannot reach the target database ${shown}: ${hidePassword(cause(err), o.to)}`);
     }
