@@ -1,4 +1,10 @@
+import { sql } from 'kysely';
+import type { Intent } from '../domain/intent.ts';
+import { intentFromRow, intentToRow } from './intent-rows.ts';
 import type { IntentStore, IntentWriter } from './intent-store.ts';
+import type { IntentsTable } from './schema.ts';
+
+const fromRow = (row: IntentsTable | undefined): Intent | undefined => (row ? intentFromRow(row) : undefined);
 import type { Db, Tx } from './open.ts';
 import { isUniqueViolation } from './postgres.ts';
 
@@ -9,14 +15,15 @@ const MAX_RERUNS = 2;
  * The intent hot path on PostgreSQL: plain Kysely queries, one READ COMMITTED transaction per
  * create. Concurrency across nodes rests on the unique indexes, not on a global lock:
  * - an amount reservation is an upsert whose conflicting row is locked and re-checked, so two
- *   creates never both hold one pay amount;
+ *   creates never both hold one pay amount; an amount being reserved by another transaction
+ *   at that moment (a transaction-scoped advisory lock) is skipped, not waited for;
  * - two creates of one (merchant, order) both pass the lookup, one insert wins, the other
  *   meets intents_merchant_order, rolls back (its reservation too) and runs again, which now
  *   finds and returns the winner's intent.
  */
 export function createPostgresIntentStore(db: Db): IntentStore {
   return {
-    byId: (id) => db.selectFrom('intents').selectAll().where('id', '=', id).executeTakeFirst(),
+    byId: async (id) => fromRow(await db.selectFrom('intents').selectAll().where('id', '=', id).executeTakeFirst()),
     async write(fn) {
       for (let run = 0; ; run++) {
         try {
@@ -33,8 +40,14 @@ export function createPostgresIntentStore(db: Db): IntentStore {
 
 function writer(tx: Tx): IntentWriter {
   return {
-    byOrder: (merchantId, orderId) => tx.selectFrom('intents').selectAll().where('merchant_id', '=', merchantId).where('order_id', '=', orderId).executeTakeFirst(),
+    byOrder: async (merchantId, orderId) => fromRow(await tx.selectFrom('intents').selectAll().where('merchant_id', '=', merchantId).where('order_id', '=', orderId).executeTakeFirst()),
     reserve: async (r) => {
+      // An amount another create is reserving right now is passed over instead of waited for:
+      // a burst of creates of one amount would otherwise queue on one row after another.
+      // Held to COMMIT/ROLLBACK; a hash collision only skips a free amount.
+      const key = `${r.method}|${r.receiver}|${r.payAmountMinor}`;
+      const { rows } = await sql<{ ok: boolean }>`SELECT pg_try_advisory_xact_lock(hashtextextended(${key}, 0)) AS ok`.execute(tx);
+      if (!rows[0]?.ok) return false;
       const res = await tx
         .insertInto('amount_reservations')
         .values({ method: r.method, receiver: r.receiver, pay_amount_minor: r.payAmountMinor, intent_id: r.intentId, reserved_until: r.reservedUntil })
@@ -47,8 +60,8 @@ function writer(tx: Tx): IntentWriter {
         .executeTakeFirst();
       return Number(res.numInsertedOrUpdatedRows ?? 0n) > 0;
     },
-    insert: async (row) => {
-      await tx.insertInto('intents').values(row).execute();
+    insert: async (intent) => {
+      await tx.insertInto('intents').values(intentToRow(intent)).execute();
     },
   };
 }

@@ -1,7 +1,11 @@
 import SQLite from 'better-sqlite3';
 import { createGroupCommit, type GroupCommit } from './group-commit.ts';
 import type { Db } from './open.ts';
+import type { Intent } from '../domain/intent.ts';
+import { intentFromRow, intentToRow } from './intent-rows.ts';
 import type { IntentsTable } from './schema.ts';
+
+const fromRow = (row: IntentsTable | undefined): Intent | undefined => (row ? intentFromRow(row) : undefined);
 
 /** A value, or a promise of it: SQLite answers synchronously, PostgreSQL over the network. */
 export type Awaitable<T> = T | Promise<T>;
@@ -16,7 +20,7 @@ export type Awaitable<T> = T | Promise<T>;
  */
 export interface IntentStore {
   /** A committed intent by id (the read connection). */
-  byId(id: string): Awaitable<IntentsTable | undefined>;
+  byId(id: string): Awaitable<Intent | undefined>;
   /**
    * Runs `fn` inside a write transaction with the write statements; resolves after COMMIT.
    * `fn` may run more than once (PostgreSQL re-runs it when a concurrent create of the same
@@ -28,10 +32,10 @@ export interface IntentStore {
 
 /** Write statements, usable only inside IntentStore.write. */
 export interface IntentWriter {
-  byOrder(merchantId: string, orderId: string): Awaitable<IntentsTable | undefined>;
+  byOrder(merchantId: string, orderId: string): Awaitable<Intent | undefined>;
   /** Takes (method, receiver, amount) for `intentId` unless another intent holds it beyond `now`. */
   reserve(r: { method: string; receiver: string; payAmountMinor: number; intentId: string; reservedUntil: number; now: number }): Awaitable<boolean>;
-  insert(row: IntentsTable): Awaitable<void>;
+  insert(intent: Intent): Awaitable<void>;
 }
 
 export function createIntentStore(db: Db, sqlite: SQLite.Database): IntentStore {
@@ -56,13 +60,16 @@ export function createIntentStore(db: Db, sqlite: SQLite.Database): IntentStore 
              @created_at, @expires_at, @transaction_hash, @verified_at, @payment_id, @updated_at)`,
   );
   const writer: IntentWriter = {
-    byOrder: (merchantId, orderId) => byOrder.get(merchantId, orderId) as IntentsTable | undefined,
+    byOrder: (merchantId, orderId) => fromRow(byOrder.get(merchantId, orderId) as IntentsTable | undefined),
     reserve: (r) => reserve.run(r).changes > 0,
-    insert: (row) => void insert.run(row),
+    insert: (intent) => {
+      const { canceled_at: _new, ...row } = intentToRow(intent);
+      insert.run(row);
+    },
   };
   const group: GroupCommit = createGroupCommit(db, sqlite);
   return {
-    byId: (id) => byId.get(id) as IntentsTable | undefined,
+    byId: (id) => fromRow(byId.get(id) as IntentsTable | undefined),
     write: (fn) => group.run(() => fn(writer)),
     close: () => {
       if (reader !== sqlite) reader.close();

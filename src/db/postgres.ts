@@ -115,6 +115,9 @@ function isConnectionLoss(err: unknown): boolean {
 function errorMapping(pool: Pool): PostgresPool {
   // An idle client losing its connection emits on the pool: without a listener that would crash the process.
   pool.on('error', () => {});
+  // A checked-out client whose connection dies emits 'error' too (the pool listens only while
+  // it is idle): without a listener that would crash the process; the query in flight fails anyway.
+  const guarded = new WeakSet<object>();
   return {
     async connect(): Promise<PostgresPoolClient> {
       let client;
@@ -125,6 +128,10 @@ function errorMapping(pool: Pool): PostgresPool {
       }
       const c = client;
       let broken = false;
+      if (!guarded.has(c)) {
+        guarded.add(c);
+        c.on('error', () => {});
+      }
       return {
         query: (async (text: string, params: readonly unknown[]) => {
           try {

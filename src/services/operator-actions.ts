@@ -35,10 +35,10 @@ export function createOperatorActions(d: { merchants: MerchantService; events: E
 
     /** `payd sandbox pay`: a simulated transfer carried through the sandbox source now; what became of it and the intent afterwards. */
     async sandboxPay(intentId: string, amount?: string) {
-      const intent = await d.intents.findRow(intentId);
+      const intent = await d.intents.find(intentId);
       if (!intent) throw new PaydError('NOT_FOUND', `no sandbox intent ${intentId}`);
       const method = intent.method as Method;
-      let amountMinor = BigInt(intent.pay_amount_minor);
+      let amountMinor = intent.payAmountMinor;
       if (amount !== undefined) {
         const parsed = parseDecimal(amount, METHOD_RULES[method].decimals);
         if (!parsed.ok || parsed.minor <= 0n) throw new PaydError('INVALID_REQUEST', `--amount must be a positive decimal with at most ${METHOD_RULES[method].decimals} decimals`);

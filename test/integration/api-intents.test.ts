@@ -95,7 +95,7 @@ forEachStore((store) => {
     const fetched = await p.api('GET', `/api/v1/intents/${first.intent_id}`, { headers: m.headers });
     assert.equal(fetched.body.status, 'expired');
     assert.equal(await p.app.intents.expireDue(), 1);
-    const row = await p.app.intents.findRow(first.intent_id);
+    const row = await p.app.intents.find(first.intent_id);
     assert.equal(row?.status, 'expired');
     const ev = await p.app.events.list({});
     assert.deepEqual(ev.map((e) => e.type), ['intent.expired']);

@@ -7,6 +7,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { WebSocket } from 'undici';
+import { intentFromRow } from '../../src/db/intent-rows.ts';
 import type { IntentsTable } from '../../src/db/schema.ts';
 import { localWakeups } from '../../src/db/wakeups.ts';
 import { createCheckoutSockets } from '../../src/http/checkout/ws.ts';
@@ -28,7 +29,7 @@ test('checkout websocket: a wake-up naming the intent sends its new state at onc
   let reads = 0;
   const wakeups = localWakeups();
   const sockets = createCheckoutSockets({
-    intents: { findRow: async (id: string) => (reads++, id === ID ? current : undefined) },
+    intents: { find: async (id: string) => (reads++, id === ID ? intentFromRow(current) : undefined) },
     clock: { now: () => Date.now() },
     log: silentLogger(),
     pollMs: 60_000,

@@ -212,8 +212,8 @@ forEachStore((store) => {
   test('manual settlement goes through the pipeline, is audited, and is refused twice or for a used reference', async (t) => {
     const { p, receiver, create, fetchIntent } = await setup(t);
     const a = await create({ amount: 10, currency: 'UPI', order_id: 'man-a' });
-    const row = (await p.app.intents.findRow(a.intent_id))!;
-    const manual = (txRef: string): ReceivedPayment => ({ ...upi(p, BigInt(row.pay_amount_minor), txRef), source: 'manual' });
+    const row = (await p.app.intents.find(a.intent_id))!;
+    const manual = (txRef: string): ReceivedPayment => ({ ...upi(p, row.payAmountMinor, txRef), source: 'manual' });
     assert.equal((await p.app.ledger.ingestWith(manual('MANUAL-1'), undefined, { intentId: row.id, note: 'paid at counter' })).kind, 'settled');
     await receiver.waitFor(1);
     assert.equal((await fetchIntent(a.intent_id)).transaction_hash, 'MANUAL-1');

@@ -8,7 +8,7 @@ import { clientKey, type RateLimiter } from '../rate-limit.ts';
 import { checkoutState } from './state.ts';
 
 export interface CheckoutSocketDeps {
-  intents: Pick<IntentService, 'findRow'>;
+  intents: Pick<IntentService, 'find'>;
   clock: Clock;
   log: Logger;
   /** How often an intent's watcher re-reads it, ms (the safety net; a wake-up reads it at once). */
@@ -99,7 +99,7 @@ export function createCheckoutSockets(d: CheckoutSocketDeps): CheckoutSockets {
     w.reading = true;
     w.again = false;
     try {
-      const row = await d.intents.findRow(w.intentId);
+      const row = await d.intents.find(w.intentId);
       if (w.stopped) return;
       if (!row) return closePeers(w, 4404, 'intent not found');
       const state = checkoutState(row, d.clock.now());
@@ -171,7 +171,7 @@ export function createCheckoutSockets(d: CheckoutSocketDeps): CheckoutSockets {
         const why = refusal(id);
         if (why) return new Response(why, { status: 503, headers: { 'retry-after': '5' } });
         // Unknown and malformed ids look the same: the UUID is the only capability.
-        if (!(await d.intents.findRow(id))) return new Response('not found', { status: 404 });
+        if (!(await d.intents.find(id))) return new Response('not found', { status: 404 });
         return { context: { intentId: id } };
       },
       open(peer) {
