@@ -10,6 +10,7 @@ import { webhooksSection } from './webhooks.ts';
 import { upiSection } from './upi.ts';
 import { tronSection } from './tron.ts';
 import { solanaSection } from './solana.ts';
+import { pgSection } from './pg.ts';
 
 const SECTIONS: Record<string, Section> = {
   cli: cliSection,
@@ -18,6 +19,7 @@ const SECTIONS: Record<string, Section> = {
   upi: upiSection,
   tron: tronSection,
   solana: solanaSection,
+  pg: pgSection,
 };
 
 /** Bounds the whole run: a hung section must not hang the machine's shared CPU forever. */

@@ -57,8 +57,8 @@ const upi = (amountMinor: bigint): ReceivedPayment => ({
 async function openIntent(p: BenchPayd, clientId: string, orderId: string, n: number): Promise<bigint> {
   const merchant = await p.app.merchants.get(clientId);
   const created = await p.app.intents.create(merchant, { amount: benchAmount(n, 50_000), currency: 'UPI', order_id: orderId });
-  const row = await p.app.intents.findRow(created.intent_id);
-  return BigInt(row!.pay_amount_minor);
+  const row = await p.app.intents.find(created.intent_id);
+  return row!.payAmountMinor;
 }
 
 export async function webhooksSection(ctx: BenchContext): Promise<SectionResult> {

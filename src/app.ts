@@ -1,8 +1,9 @@
 import { hostname } from 'node:os';
 import { join, dirname, basename, extname } from 'node:path';
 import { revealSecrets, type Config, type MethodAmounts } from './config/load.ts';
-import { createIntentStore } from './db/intent-store.ts';
-import { kyselyOver, migrate, openSqlite, type Db } from './db/open.ts';
+import { migrate, type Db } from './db/open.ts';
+import { describeTarget, openStore, type StoreTarget } from './db/store.ts';
+import { openWakeups } from './db/wakeups.ts';
 import { METHOD_RULES, METHODS, type Method } from './domain/methods.ts';
 import type { Clock, Logger, Random } from './domain/ports.ts';
 import { createHttpApp } from './http/app.ts';
@@ -66,6 +67,16 @@ export function databaseFile(config: Config, sandbox: boolean): string {
   return join(dirname(file), `${basename(file, ext)}-sandbox${ext || '.sqlite'}`);
 }
 
+/**
+ * The live store is PostgreSQL when `database.url` is set, else the SQLite file; the sandbox
+ * is always a SQLite file (the sandbox's store: one machine, no sharing).
+ */
+export function storeTarget(config: Config, sandbox: boolean): StoreTarget {
+  const { url, pool, statementTimeoutMs } = config.database;
+  if (url && !sandbox) return { kind: 'postgres', url: url.reveal(), pool, statementTimeoutMs };
+  return { kind: 'sqlite', file: databaseFile(config, sandbox) };
+}
+
 /** Receiving settings per enabled method; in the sandbox every method is on. */
 function methodDeposits(config: Config, sandbox: boolean): Partial<Record<Method, MethodDeposit>> {
   const out: Partial<Record<Method, MethodDeposit>> = {};
@@ -94,15 +105,27 @@ export async function createApp(o: AppOptions) {
   const { config, clock, random, log } = o;
   const sandbox = o.sandbox ?? false;
   const livemode = !sandbox;
-  const dbFile = databaseFile(config, sandbox);
+  const target = storeTarget(config, sandbox);
+  /** The SQLite file, or where the PostgreSQL database is (no credentials). */
+  const dbFile = describeTarget(target);
   const cleanups: Array<() => Promise<void> | void> = [];
 
-  const sqlite = openSqlite(dbFile);
-  const db: Db = kyselyOver(sqlite);
+  const opened = openStore(target);
+  const db: Db = opened.db;
+  // Ends the PostgreSQL pool / closes the SQLite connection.
   cleanups.push(() => db.destroy());
-  await migrate(db);
-  const store = createIntentStore(db, sqlite);
+  try {
+    await migrate(db);
+  } catch (err) {
+    await db.destroy();
+    throw err;
+  }
+  const store = opened.intentStore();
   cleanups.push(() => store.close());
+  // Changes seen by every process on this database (LISTEN/NOTIFY on PostgreSQL). Closed
+  // before the database, so publishes still under way go out first.
+  const wakeups = await openWakeups({ db, postgresUrl: target.kind === 'postgres' ? target.url : null, log: log.child({ component: 'wake-ups' }) });
+  cleanups.push(() => wakeups.close());
 
   // Read at scrape time: the running sources' health and the lease role (set by start()).
   let workerSet: { role: () => 'leader' | 'standby'; health: SourceHealth[] } | null = null;
@@ -113,9 +136,10 @@ export async function createApp(o: AppOptions) {
   });
 
   // Read at first use: commands that need no key never ask for one (systemd credentials).
-  const keys = createKeyring({ db, configured: config.server.masterKey, keyFile: `${dbFile}.key`, random, clock });
+  // With PostgreSQL the key is configured (config/load.ts requires it): there is no file beside the database.
+  const keys = createKeyring({ db, configured: config.server.masterKey, keyFile: `${target.kind === 'sqlite' ? target.file : databaseFile(config, false)}.key`, random, clock });
   const publicUrl = (config.server.publicUrl ?? `http://${config.server.host}:${config.server.port}`).replace(/\/+$/, '');
-  const outbox = createOutbox({ clock, random });
+  const outbox = createOutbox({ clock, random, wakeups });
   const merchants = createMerchantService({
     db,
     keys,
@@ -166,11 +190,10 @@ export async function createApp(o: AppOptions) {
     concurrency: config.webhooks.concurrency,
     allowInsecureUrls: config.webhooks.allowInsecureUrls,
   });
-  outbox.setListener(() => dispatcher.wake());
 
   const sourceDeps = { ledger, db, clock, random, log: log.child({ component: 'source' }) };
   const sandboxSource = createSandboxSource(db, sourceDeps);
-  const actions = createOperatorActions({ merchants, events, dispatcher, intents, payments, sandboxSource, random });
+  const actions = createOperatorActions({ merchants, events, dispatcher, intents, payments, sandboxSource, random, waitForOtherMs: config.webhooks.timeoutSeconds * 1000 + 5000 });
   const mailboxTokens = createMailboxTokenStore({ db, keys, clock, random });
   // Async: a method's libraries load only when its source is built (see methods/registry.ts).
   const sources = async (): Promise<PaymentSource[]> => (o.sources ? o.sources({ ledger, db }) : sandbox ? [sandboxSource] : createSources(config, { ...sourceDeps, mailboxTokens }));
@@ -285,6 +308,7 @@ export async function createApp(o: AppOptions) {
           limiter: publicLimiter,
           maxPerIntent: config.server.liveSockets.perIntent,
           maxTotal: config.server.liveSockets.total,
+          wakeups,
         });
         const running = await serveHttp(app, config.server.host, config.server.port, sockets);
         server = running;
@@ -293,6 +317,9 @@ export async function createApp(o: AppOptions) {
         listening = running.url;
       }
       if (opts.workers) {
+        // Events written by any process on this database wake the dispatcher (it runs only while leader).
+        const unsubscribe = wakeups.subscribe(() => dispatcher.wake());
+        stops.push({ name: 'wake-ups', stop: async () => unsubscribe() });
         const running = toRun;
         const health = running.map((s) => new SourceHealth(s.method ?? s.name, s.name, clock));
         const timing = { ...LEASE_DEFAULTS, ...o.lease };

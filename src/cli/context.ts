@@ -58,11 +58,13 @@ export interface WithAppOptions {
 export async function withApp<T>(g: GlobalOptions, e: CliEnv, fn: (app: App) => Promise<T>, o: WithAppOptions = {}): Promise<T> {
   const { config, file: configFile } = resolveConfig(g, e);
   // The app and the logger are imported here, not at the top, so `payd --help` loads neither.
-  const [{ createApp, databaseFile }, { createLogger }, { systemClock, systemRandom }] = await Promise.all([import('../app.ts'), import('../log.ts'), import('../system.ts')]);
+  const [{ createApp, databaseFile, storeTarget }, { createLogger }, { systemClock, systemRandom }] = await Promise.all([import('../app.ts'), import('../log.ts'), import('../system.ts')]);
   const sandbox = Boolean(g.sandbox);
   const dbFile = databaseFile(config, sandbox);
   const otherFile = databaseFile(config, !sandbox);
-  if (!o.creates && !existsSync(dbFile)) {
+  // A PostgreSQL database is created by its operator; payd only migrates it.
+  const onPostgres = storeTarget(config, sandbox).kind === 'postgres';
+  if (!o.creates && !onPostgres && !existsSync(dbFile)) {
     const lines = [`no ${modeName(sandbox)} database at ${dbFile} (config: ${configFile ?? 'embedded defaults, no config file found'})`];
     if (existsSync(otherFile)) lines.push(`  the ${modeName(!sandbox)} database ${otherFile} exists: ${modeFlag(sandbox)}`);
     else lines.push(`  nothing to show yet: create a merchant first (payd${sandbox ? ' --sandbox' : ''} merchant create --name …), or pass --config <file>`);

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import type { CliEnv } from './context.ts';
 import { adminCommands } from './commands/admin.ts';
+import { dbCommands } from './commands/db.ts';
 import { initCommand } from './commands/init.ts';
 import { intentCommands } from './commands/intents.ts';
 import { mailboxCommands } from './commands/mailbox.ts';
@@ -24,6 +25,7 @@ export function buildProgram(e: CliEnv): Command {
     .configureOutput({ writeOut: (s) => e.io.out(s), writeErr: (s) => e.io.err(s) });
   initCommand(program, e);
   adminCommands(program, e);
+  dbCommands(program, e);
   serveCommand(program, e);
   mailboxCommands(program, e);
   merchantCommands(program, e);

@@ -7,7 +7,14 @@ import { numberToDecimalText, parseDecimal } from '../domain/money.ts';
 import { ConfigSchema, type ParsedConfig } from './schema.ts';
 import { Secret, SecretRefBox, type Resolved } from './secret.ts';
 
-export type Config = Resolved<ParsedConfig> & {
+export type Config = Omit<Resolved<ParsedConfig>, 'database'> & {
+  database: Omit<Resolved<ParsedConfig>['database'], 'file'> & {
+    /**
+     * The SQLite file (absolute). With `url` set the live store is PostgreSQL and this only
+     * places the sandbox's SQLite database (the default data/payd.sqlite's sibling).
+     */
+    file: string;
+  };
   /** Directory relative paths are resolved against. */
   baseDir: string;
   /** Money rules per enabled method, in minor units. */
@@ -24,6 +31,8 @@ export interface MethodAmounts {
 }
 
 export type Env = Record<string, string | undefined>;
+
+const DEFAULT_DATABASE_FILE = 'data/payd.sqlite';
 
 const fail = (path: string, message: string): never => {
   throw new PaydError('CONFIG_INVALID', `${path}: ${message}`);
@@ -53,8 +62,15 @@ export function parseConfig(raw: unknown, baseDir: string, env: Env = process.en
     const lines = result.issues.map((issue) => `${v.getDotPath(issue) ?? '(root)'}: ${describeIssue(issue)}`);
     throw new PaydError('CONFIG_INVALID', `invalid config:\n  ${[...new Set(lines)].join('\n  ')}`);
   }
-  const parsed = resolveSecrets(result.output, '', baseDir, env) as Resolved<ParsedConfig>;
-  parsed.database.file = resolve(baseDir, parsed.database.file);
+  const resolved = resolveSecrets(result.output, '', baseDir, env) as Resolved<ParsedConfig>;
+  if (resolved.database.file !== undefined && resolved.database.url !== undefined) {
+    fail('database', 'set either database.file (SQLite) or database.url (PostgreSQL), not both');
+  }
+  if (resolved.database.url !== undefined && resolved.server.masterKey === undefined) {
+    // The default key file lives beside a SQLite file; nodes sharing PostgreSQL must share one key.
+    fail('server.masterKey', 'is required with database.url (PostgreSQL): every node must use the same key, e.g. { "file": "$CREDENTIALS_DIRECTORY/master-key" }');
+  }
+  const parsed = { ...resolved, database: { ...resolved.database, file: resolve(baseDir, resolved.database.file ?? DEFAULT_DATABASE_FILE) } };
   const amounts: Config['amounts'] = {};
   for (const method of METHODS) {
     const section = parsed.methods[method];

@@ -202,7 +202,19 @@ export const ConfigSchema = v.strictObject({
     }),
     {},
   ),
-  database: v.optional(v.strictObject({ file: v.optional(v.pipe(v.string(), v.minLength(1)), 'data/payd.sqlite') }), {}),
+  database: v.optional(
+    v.strictObject({
+      /** SQLite (the default: data/payd.sqlite). */
+      file: v.optional(v.pipe(v.string(), v.minLength(1))),
+      /** PostgreSQL: a postgres:// URL (a secret: it may hold the password). Not together with `file`. */
+      url: v.optional(SecretRef),
+      /** PostgreSQL connections per process. */
+      pool: v.optional(v.pipe(num(), v.integer('expected an integer'), v.minValue(1), v.maxValue(1000)), 10),
+      /** PostgreSQL: a statement running longer is cancelled (0: no limit), ms. */
+      statementTimeoutMs: v.optional(v.pipe(num(), v.integer('expected an integer'), v.minValue(0)), 5000),
+    }),
+    {},
+  ),
   intents: v.optional(
     v.strictObject({
       ttlSeconds: seconds(1800),

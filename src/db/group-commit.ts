@@ -2,8 +2,12 @@ import type SQLite from 'better-sqlite3';
 import type { Db } from './open.ts';
 import { sql } from 'kysely';
 
-/** A unit of work run synchronously inside the shared transaction, under its own savepoint. */
-export type GroupJob<T> = (sqlite: SQLite.Database) => T;
+/**
+ * A unit of work run inside the shared transaction, under its own savepoint. Jobs run one
+ * after another; an async job's awaits must only wait on this connection's (synchronous)
+ * statements, never on I/O, or it holds the whole group.
+ */
+export type GroupJob<T> = (sqlite: SQLite.Database) => T | Promise<T>;
 
 export interface GroupCommit {
   /** Runs `job` in the next group transaction; resolves only after that transaction has committed (fsync done). */
@@ -49,7 +53,7 @@ export function createGroupCommit(db: Db, sqlite: SQLite.Database, o: { maxBatch
           for (const p of batch) {
             savepoint.run();
             try {
-              results.push({ ok: true, value: p.job(sqlite) });
+              results.push({ ok: true, value: await p.job(sqlite) });
               release.run();
             } catch (error) {
               rollbackTo.run();

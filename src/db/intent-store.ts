@@ -1,28 +1,41 @@
 import SQLite from 'better-sqlite3';
 import { createGroupCommit, type GroupCommit } from './group-commit.ts';
 import type { Db } from './open.ts';
+import type { Intent } from '../domain/intent.ts';
+import { intentFromRow, intentToRow } from './intent-rows.ts';
 import type { IntentsTable } from './schema.ts';
 
+const fromRow = (row: IntentsTable | undefined): Intent | undefined => (row ? intentFromRow(row) : undefined);
+
+/** A value, or a promise of it: SQLite answers synchronously, PostgreSQL over the network. */
+export type Awaitable<T> = T | Promise<T>;
+
 /**
- * The API's hot path on SQLite: statements prepared once (building a Kysely query cost
- * ~20 µs per statement, more than SQLite running it), creates through group commit, and
- * fetches on a second, read-only connection, which sees only committed rows and never
- * waits for a writer (WAL).
+ * The API's hot path: intent creates and fetches. Two implementations with this interface:
+ * SQLite's below, and PostgreSQL's (intent-store-pg.ts).
+ *
+ * SQLite: statements prepared once (building a Kysely query cost ~20 µs per statement, more
+ * than SQLite running it), creates through group commit, and fetches on a second, read-only
+ * connection, which sees only committed rows and never waits for a writer (WAL).
  */
 export interface IntentStore {
   /** A committed intent by id (the read connection). */
-  byId(id: string): IntentsTable | undefined;
-  /** Runs `fn` inside the next group transaction with the write statements; resolves after COMMIT. */
-  write<T>(fn: (w: IntentWriter) => T): Promise<T>;
+  byId(id: string): Awaitable<Intent | undefined>;
+  /**
+   * Runs `fn` inside a write transaction with the write statements; resolves after COMMIT.
+   * `fn` may run more than once (PostgreSQL re-runs it when a concurrent create of the same
+   * order won the race), so it must not have effects outside the writer.
+   */
+  write<T>(fn: (w: IntentWriter) => Promise<T>): Promise<T>;
   close(): void;
 }
 
 /** Write statements, usable only inside IntentStore.write. */
 export interface IntentWriter {
-  byOrder(merchantId: string, orderId: string): IntentsTable | undefined;
+  byOrder(merchantId: string, orderId: string): Awaitable<Intent | undefined>;
   /** Takes (method, receiver, amount) for `intentId` unless another intent holds it beyond `now`. */
-  reserve(r: { method: string; receiver: string; payAmountMinor: number; intentId: string; reservedUntil: number; now: number }): boolean;
-  insert(row: IntentsTable): void;
+  reserve(r: { method: string; receiver: string; payAmountMinor: number; intentId: string; reservedUntil: number; now: number }): Awaitable<boolean>;
+  insert(intent: Intent): Awaitable<void>;
 }
 
 export function createIntentStore(db: Db, sqlite: SQLite.Database): IntentStore {
@@ -47,13 +60,16 @@ export function createIntentStore(db: Db, sqlite: SQLite.Database): IntentStore 
              @created_at, @expires_at, @transaction_hash, @verified_at, @payment_id, @updated_at)`,
   );
   const writer: IntentWriter = {
-    byOrder: (merchantId, orderId) => byOrder.get(merchantId, orderId) as IntentsTable | undefined,
+    byOrder: (merchantId, orderId) => fromRow(byOrder.get(merchantId, orderId) as IntentsTable | undefined),
     reserve: (r) => reserve.run(r).changes > 0,
-    insert: (row) => void insert.run(row),
+    insert: (intent) => {
+      const { canceled_at: _new, ...row } = intentToRow(intent);
+      insert.run(row);
+    },
   };
   const group: GroupCommit = createGroupCommit(db, sqlite);
   return {
-    byId: (id) => byId.get(id) as IntentsTable | undefined,
+    byId: (id) => fromRow(byId.get(id) as IntentsTable | undefined),
     write: (fn) => group.run(() => fn(writer)),
     close: () => {
       if (reader !== sqlite) reader.close();

@@ -1,7 +1,7 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
+import { Kysely, Migrator, PostgresIntrospector, sql, type Migration, type MigrationProvider } from 'kysely';
 import { busyRetryDialect, LOCK_WAIT_MS, type StatementSource } from './sqlite-driver.ts';
 import * as m001 from './migrations/001_initial.ts';
 import * as m005 from './migrations/005_operations.ts';
@@ -10,15 +10,43 @@ import * as m004 from './migrations/004_worker_lease.ts';
 import * as m006 from './migrations/006_api.ts';
 import * as m007 from './migrations/007_mailbox_oauth.ts';
 import * as m008 from './migrations/008_golive.ts';
+import * as pg001 from './migrations-pg/001_initial.ts';
+import { isRetryableConflict } from './postgres.ts';
 import type { Database } from './schema.ts';
 
 export type Db = Kysely<Database>;
-/** A connection pinned inside a transaction (see writeTx). */
-export type Tx = Kysely<Database>;
+declare const inTransaction: unique symbol;
+/**
+ * A handle inside a write transaction (see writeTx). Branded, so a plain `Db` does not
+ * type-check where "inside this transaction" is meant (e.g. the outbox's enqueue).
+ */
+export type Tx = Kysely<Database> & { readonly [inTransaction]: true };
 
 /** Migrations are listed here, not discovered on disk, so the set is fixed at build time. */
 const migrations: Record<string, Migration> = { '001_initial': m001, '002_upi_alerts': m002upi, '004_worker_lease': m004, '005_operations': m005, '006_api': m006, '007_mailbox_oauth': m007, '008_golive': m008 };
 const provider: MigrationProvider = { getMigrations: async () => migrations };
+/** PostgreSQL starts from SQLite's end state (its own frozen files: types and DDL differ). */
+const pgMigrations: Record<string, Migration> = { '001_initial': pg001 };
+const pgProvider: MigrationProvider = { getMigrations: async () => pgMigrations };
+
+const PG_TX_RUNS = 3;
+
+/**
+ * Thrown inside writeTx when a row read earlier in the transaction changed before the write
+ * (another node committed in between; PostgreSQL's READ COMMITTED allows it, SQLite's write
+ * lock does not): the transaction is rolled back and run again, and then reads the new state.
+ */
+export class TxConflict extends Error {
+  constructor(what: string) {
+    super(`${what} changed during the transaction`);
+    this.name = 'TxConflict';
+  }
+}
+
+/** Whether `db` runs on PostgreSQL (dialect differences stay inside src/db/). */
+export function isPostgres(db: Db): boolean {
+  return db.introspection instanceof PostgresIntrospector;
+}
 
 /** Opens (creating if needed) the SQLite database in WAL mode. Nothing connects until this is called. */
 export function openDatabase(file: string): Db {
@@ -71,17 +99,32 @@ function withStatementCache(sqlite: SQLite.Database): StatementSource {
 export async function migrate(db: Db): Promise<string[]> {
   // Migrations are written in parallel under reserved names and land in any order: a database
   // that already ran 007 must still accept 006 when it arrives, so order is not enforced.
-  const { error, results } = await new Migrator({ db, provider, allowUnorderedMigrations: true }).migrateToLatest();
+  // On PostgreSQL the migrator takes a lock, so nodes starting together migrate once.
+  const { error, results } = await new Migrator({ db, provider: isPostgres(db) ? pgProvider : provider, allowUnorderedMigrations: true }).migrateToLatest();
   if (error) throw error;
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 
 /**
- * Runs `fn` in a write transaction taken with BEGIN IMMEDIATE, so that a second
+ * Runs `fn` in a write transaction (on PostgreSQL `fn` may run again after a deadlock, so it
+ * must have no effects outside `tx`). SQLite: taken with BEGIN IMMEDIATE, so that a second
  * process (the CLI beside the daemon) waits for the lock (asynchronously, see
- * sqlite-driver.ts) instead of failing on a read-to-write upgrade.
+ * sqlite-driver.ts) instead of failing on a read-to-write upgrade. PostgreSQL: a READ
+ * COMMITTED transaction; writers that race rely on row locks, conditional updates and
+ * unique indexes, never on one global write lock.
  */
 export async function writeTx<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  if (isPostgres(db)) {
+    // Writers lock rows in different orders (an intent, then the events counter), so PostgreSQL
+    // may abort one to break a deadlock: run it again, a few times, before answering BUSY.
+    for (let run = 1; ; run++) {
+      try {
+        return await db.transaction().execute((tx) => fn(tx as unknown as Tx));
+      } catch (err) {
+        if (run >= PG_TX_RUNS || !(err instanceof TxConflict || isRetryableConflict(err))) throw err;
+      }
+    }
+  }
   return db.connection().execute(async (conn) => {
     await sql`begin immediate`.execute(conn);
     try {

@@ -1,14 +1,43 @@
-import type { IntentsTable } from '../db/schema.ts';
 import { isoUtc } from './iso-time.ts';
 import { DecimalNumber } from './json.ts';
 import { METHOD_RULES, type Method } from './methods.ts';
 import { formatMinor } from './money.ts';
 
+export type IntentStatus = 'pending' | 'settled' | 'expired' | 'canceled';
+
+/**
+ * A payment intent as the core sees it: money as bigint minor units, times as epoch ms.
+ * Stores map their rows to and from it (db/intent-rows.ts), so services and the pure core do
+ * not depend on either store's table shape.
+ */
+export interface Intent {
+  id: string;
+  merchantId: string;
+  orderId: string;
+  method: Method;
+  amountMinor: bigint;
+  /** What the payer is asked to send: the amount plus a small unique offset. */
+  payAmountMinor: bigint;
+  receiver: string;
+  /** Solana Pay reference (SOL, USDT_SOL), else null. */
+  reference: string | null;
+  paymentUri: string;
+  status: IntentStatus;
+  returnUrl: string | null;
+  createdAt: number;
+  expiresAt: number;
+  transactionHash: string | null;
+  verifiedAt: number | null;
+  paymentId: string | null;
+  updatedAt: number;
+  canceledAt: number | null;
+}
+
 const iso = (ms: number | null): string | null => (ms === null ? null : isoUtc(ms));
 
 /** A pending intent past its expiry reads as expired even before housekeeping writes it. */
-export function effectiveStatus(row: Pick<IntentsTable, 'status' | 'expires_at'>, now: number): IntentsTable['status'] {
-  return row.status === 'pending' && now >= row.expires_at ? 'expired' : row.status;
+export function effectiveStatus(intent: Pick<Intent, 'status' | 'expiresAt'>, now: number): IntentStatus {
+  return intent.status === 'pending' && now >= intent.expiresAt ? 'expired' : intent.status;
 }
 
 export interface ViewContext {
@@ -19,26 +48,26 @@ export interface ViewContext {
 }
 
 /** The fetch response (spec fields first, then ours). Also the `data` of every webhook. */
-export function intentView(row: IntentsTable, ctx: ViewContext) {
-  const decimals = METHOD_RULES[row.method as Method].decimals;
-  const amount = (minor: number) => new DecimalNumber(formatMinor(BigInt(minor), decimals));
+export function intentView(intent: Intent, ctx: ViewContext) {
+  const decimals = METHOD_RULES[intent.method].decimals;
+  const amount = (minor: bigint) => new DecimalNumber(formatMinor(minor, decimals));
   return {
-    intent_id: row.id,
-    amount: amount(row.amount_minor),
-    currency: row.method,
-    status: effectiveStatus(row, ctx.now),
-    transaction_hash: row.transaction_hash,
-    verified_at: iso(row.verified_at),
-    canceled_at: iso(row.canceled_at ?? null),
-    order_id: row.order_id,
-    pay_amount: amount(row.pay_amount_minor),
-    payment_address: row.receiver,
-    payment_uri: row.payment_uri,
-    reference: row.reference ?? undefined,
-    created_at: iso(row.created_at),
-    expires_at: iso(row.expires_at),
-    checkout_url: `${ctx.publicUrl}/pay/${row.id}`,
-    return_url: row.return_url ?? undefined,
+    intent_id: intent.id,
+    amount: amount(intent.amountMinor),
+    currency: intent.method,
+    status: effectiveStatus(intent, ctx.now),
+    transaction_hash: intent.transactionHash,
+    verified_at: iso(intent.verifiedAt),
+    canceled_at: iso(intent.canceledAt),
+    order_id: intent.orderId,
+    pay_amount: amount(intent.payAmountMinor),
+    payment_address: intent.receiver,
+    payment_uri: intent.paymentUri,
+    reference: intent.reference ?? undefined,
+    created_at: iso(intent.createdAt),
+    expires_at: iso(intent.expiresAt),
+    checkout_url: `${ctx.publicUrl}/pay/${intent.id}`,
+    return_url: intent.returnUrl ?? undefined,
     livemode: ctx.livemode,
   };
 }
@@ -46,4 +75,4 @@ export function intentView(row: IntentsTable, ctx: ViewContext) {
 export type IntentView = ReturnType<typeof intentView>;
 
 /** The create response: `success` plus the same fields. */
-export const createdView = (row: IntentsTable, ctx: ViewContext) => ({ success: true, ...intentView(row, ctx) });
+export const createdView = (intent: Intent, ctx: ViewContext) => ({ success: true, ...intentView(intent, ctx) });

@@ -1,4 +1,4 @@
-import type { IntentsTable } from '../db/schema.ts';
+import type { Intent } from './intent.ts';
 import type { ReceivedPayment, UnmatchedReason } from './payment.ts';
 
 /**
@@ -11,7 +11,7 @@ export type MatchMode = 'manual' | 'reference' | 'amount';
 
 /** Part of a payment credited to one intent. */
 export interface Allocation {
-  intent: IntentsTable;
+  intent: Intent;
   amountMinor: bigint;
 }
 
@@ -30,7 +30,7 @@ export interface MatchOptions {
  * Pure matching rule (DESIGN §3). A payment counts for an intent only if it happened
  * after the intent was created (less the clock-skew allowance) and before it expired.
  */
-export function decideMatch(p: ReceivedPayment, candidates: readonly IntentsTable[], o: MatchOptions): MatchDecision {
+export function decideMatch(p: ReceivedPayment, candidates: readonly Intent[], o: MatchOptions): MatchDecision {
   switch (o.mode) {
     case 'manual':
       return manual(p, candidates);
@@ -42,16 +42,16 @@ export function decideMatch(p: ReceivedPayment, candidates: readonly IntentsTabl
 }
 
 /** Can still be settled, provided the payment's time fits. */
-const isOpen = (c: IntentsTable): boolean => c.status === 'pending' || c.status === 'expired';
+const isOpen = (c: Intent): boolean => c.status === 'pending' || c.status === 'expired';
 
 /** Why an intent that is no longer open cannot take a payment. */
 // A canceled intent keeps its pay_amount reserved, so money sent to it is its money: kept
 // unmatched as `canceled` for the operator to refund.
-const closedReason = (c: IntentsTable): UnmatchedReason => (c.status === 'settled' ? 'already_settled' : c.status === 'canceled' ? 'canceled' : 'late');
+const closedReason = (c: Intent): UnmatchedReason => (c.status === 'settled' ? 'already_settled' : c.status === 'canceled' ? 'canceled' : 'late');
 
-const oldestFirst = (a: IntentsTable, b: IntentsTable): number => a.created_at - b.created_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const oldestFirst = (a: Intent, b: Intent): number => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
-function manual(p: ReceivedPayment, candidates: readonly IntentsTable[]): MatchDecision {
+function manual(p: ReceivedPayment, candidates: readonly Intent[]): MatchDecision {
   const intent = candidates[0];
   if (!intent) return { kind: 'unmatched', reason: 'no_matching_intent' };
   if (intent.status !== 'pending') return { kind: 'unmatched', reason: closedReason(intent), intentId: intent.id };
@@ -64,7 +64,7 @@ function manual(p: ReceivedPayment, candidates: readonly IntentsTable[]): MatchD
  * first, at its pay_amount; what is left over goes to the last settled intent (an
  * over-payment), or, when an intent was not covered, is kept as its under-payment.
  */
-function byReference(p: ReceivedPayment, candidates: readonly IntentsTable[], skewMs: number): MatchDecision {
+function byReference(p: ReceivedPayment, candidates: readonly Intent[], skewMs: number): MatchDecision {
   const refs = new Set(p.references ?? []);
   const referenced = candidates.filter((c) => c.reference !== null && refs.has(c.reference)).sort(oldestFirst);
   const first = referenced[0];
@@ -78,9 +78,9 @@ function byReference(p: ReceivedPayment, candidates: readonly IntentsTable[], sk
 
   const allocations: Allocation[] = [];
   let left = p.amountMinor;
-  let uncovered: IntentsTable | undefined;
+  let uncovered: Intent | undefined;
   for (const intent of open) {
-    const due = BigInt(intent.pay_amount_minor);
+    const due = intent.payAmountMinor;
     if (left < due) {
       uncovered = intent;
       break;
@@ -96,8 +96,8 @@ function byReference(p: ReceivedPayment, candidates: readonly IntentsTable[], sk
 }
 
 /** Exactly one open intent with this pay_amount; the newest closed one explains a miss. */
-function byAmount(p: ReceivedPayment, candidates: readonly IntentsTable[], skewMs: number): MatchDecision {
-  const exact = candidates.filter((c) => BigInt(c.pay_amount_minor) === p.amountMinor).sort((a, b) => oldestFirst(b, a));
+function byAmount(p: ReceivedPayment, candidates: readonly Intent[], skewMs: number): MatchDecision {
+  const exact = candidates.filter((c) => c.payAmountMinor === p.amountMinor).sort((a, b) => oldestFirst(b, a));
   const open = exact.filter((c) => isOpen(c) && timingOf(p, c, skewMs) === null);
   if (open.length === 1) return { kind: 'settle', allocations: [{ intent: open[0], amountMinor: p.amountMinor }] };
   if (open.length > 1) return { kind: 'unmatched', reason: 'ambiguous' };
@@ -107,8 +107,8 @@ function byAmount(p: ReceivedPayment, candidates: readonly IntentsTable[], skewM
   return { kind: 'unmatched', reason: timingOf(p, nearest, skewMs) ?? 'no_matching_intent', intentId: nearest.id };
 }
 
-function timingOf(p: ReceivedPayment, intent: IntentsTable, skewMs: number): 'too_early' | 'late' | null {
-  if (p.occurredAt < intent.created_at - skewMs) return 'too_early';
-  if (p.occurredAt > intent.expires_at) return 'late';
+function timingOf(p: ReceivedPayment, intent: Intent, skewMs: number): 'too_early' | 'late' | null {
+  if (p.occurredAt < intent.createdAt - skewMs) return 'too_early';
+  if (p.occurredAt > intent.expiresAt) return 'late';
   return null;
 }

@@ -71,3 +71,20 @@ export const noopMetrics: Metrics = {
   webhookDelivered: () => {},
   amountPoolUse: () => {},
 };
+
+/**
+ * "Something changed" signals between every process sharing one database: outbox events
+ * (webhook delivery) and intent state (the checkout's live status). Only a hint to look
+ * again: readers always read the database, and poll it as a safety net.
+ */
+export interface Wakeups {
+  /** After a commit that wrote outbox events, naming the intents it changed (none: events only). */
+  publish(intentIds?: readonly string[]): void;
+  /**
+   * `fn(ids)` for each published change; `fn(null)` when changes may have been missed (the
+   * listening connection came back): look at everything again. Returns the unsubscribe.
+   */
+  subscribe(fn: (intentIds: readonly string[] | null) => void): () => void;
+  /** Sends what is still being published, then stops listening. */
+  close(): Promise<void>;
+}

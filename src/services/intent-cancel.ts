@@ -1,7 +1,7 @@
 import { writeTx, type Db, type Tx } from '../db/open.ts';
-import type { IntentsTable } from '../db/schema.ts';
+import { intentFromRow } from '../db/intent-rows.ts';
 import { PaydError } from '../domain/errors.ts';
-import { effectiveStatus, intentView, type IntentView, type ViewContext } from '../domain/intent.ts';
+import { effectiveStatus, intentView, type Intent, type IntentView, type ViewContext } from '../domain/intent.ts';
 import { UUID_V4 } from './merchants.ts';
 import type { Outbox } from './outbox.ts';
 
@@ -20,13 +20,13 @@ export interface CancelOptions {
  */
 export function createIntentCancellation(d: { db: Db; outbox: Outbox; view: () => ViewContext }) {
   const notFound = (id: string) => new PaydError('INTENT_NOT_FOUND', `no payment intent ${JSON.stringify(id)}`);
-  const notCancelable = (row: IntentsTable, now: number) =>
+  const notCancelable = (row: Intent, now: number) =>
     new PaydError('INTENT_NOT_CANCELABLE', `intent ${row.id} is ${effectiveStatus(row, now)}; only a pending intent can be canceled`);
 
-  async function load(tx: Tx, intentId: string, o: CancelOptions): Promise<IntentsTable> {
+  async function load(tx: Tx, intentId: string, o: CancelOptions): Promise<Intent> {
     const row = UUID_V4.test(intentId) ? await tx.selectFrom('intents').selectAll().where('id', '=', intentId.toLowerCase()).executeTakeFirst() : undefined;
     if (!row || (o.merchantId !== undefined && row.merchant_id !== o.merchantId)) throw notFound(intentId);
-    return row;
+    return intentFromRow(row);
   }
 
   return {
@@ -49,15 +49,15 @@ export function createIntentCancellation(d: { db: Db; outbox: Outbox; view: () =
           if (now.status === 'canceled') return { row: now, changed: false };
           throw notCancelable(now, ctx.now);
         }
-        const canceled: IntentsTable = { ...current, status: 'canceled', canceled_at: ctx.now, updated_at: ctx.now };
-        await d.outbox.enqueue(tx, current.merchant_id, current.id, 'intent.canceled', intentView(canceled, ctx));
+        const canceled: Intent = { ...current, status: 'canceled', canceledAt: ctx.now, updatedAt: ctx.now };
+        await d.outbox.enqueue(tx, current.merchantId, current.id, 'intent.canceled', intentView(canceled, ctx));
         await tx
           .insertInto('audit_log')
           .values({ at: ctx.now, actor: o.actor, action: 'intent.cancel', subject: current.id, details_json: null })
           .execute();
         return { row: canceled, changed: true };
       });
-      if (changed) d.outbox.notify();
+      if (changed) d.outbox.notify([row.id]);
       return intentView(row, d.view());
     },
   };

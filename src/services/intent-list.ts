@@ -1,3 +1,4 @@
+import { intentFromRow } from '../db/intent-rows.ts';
 import { sql } from 'kysely';
 import type { Db } from '../db/open.ts';
 import type { IntentStatus } from '../db/schema.ts';
@@ -77,7 +78,7 @@ export function createIntentListing(d: { db: Db; view: () => ViewContext }) {
       const hasMore = rows.length > input.limit;
       const last = page.at(-1);
       return {
-        data: page.map((r) => intentView(r, ctx)),
+        data: page.map((r) => intentView(intentFromRow(r), ctx)),
         has_more: hasMore,
         next_cursor: hasMore && last ? encodeCursor({ createdAt: last.created_at, id: last.id }) : null,
       };

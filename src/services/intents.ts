@@ -1,11 +1,11 @@
 import type { MethodAmounts } from '../config/load.ts';
 import type { IntentStore, IntentWriter } from '../db/intent-store.ts';
 import { writeTx, type Db } from '../db/open.ts';
-import type { IntentsTable } from '../db/schema.ts';
+import { intentFromRow } from '../db/intent-rows.ts';
 import { base58Encode } from '../domain/base58.ts';
 import { paymentUri } from '../domain/deposit.ts';
 import { PaydError } from '../domain/errors.ts';
-import { createdView, intentView, type ViewContext } from '../domain/intent.ts';
+import { createdView, intentView, type Intent, type IntentStatus, type ViewContext } from '../domain/intent.ts';
 import { isMethod, METHOD_RULES, type Method } from '../domain/methods.ts';
 import { formatMinor, minorToDb, numberToDecimalText, parseDecimal } from '../domain/money.ts';
 import { noopMetrics, type Clock, type Logger, type Metrics, type Random } from '../domain/ports.ts';
@@ -99,10 +99,10 @@ export function createIntentService(d: IntentServiceDeps) {
   }
 
   /** Smallest free pay_amount: each try is one primary-key upsert, so cost does not grow with open intents. */
-  function reserveAmount(w: IntentWriter, method: Method, a: MethodAmounts, amountMinor: bigint, intentId: string, reservedUntil: number, now: number): bigint {
+  async function reserveAmount(w: IntentWriter, method: Method, a: MethodAmounts, amountMinor: bigint, intentId: string, reservedUntil: number, now: number): Promise<bigint> {
     for (let k = 0n; k <= BigInt(a.maxOffsetSteps); k++) {
       const candidate = amountMinor + k * a.stepMinor;
-      if (w.reserve({ method, receiver: a.receiver, payAmountMinor: minorToDb(candidate), intentId, reservedUntil, now })) return candidate;
+      if (await w.reserve({ method, receiver: a.receiver, payAmountMinor: minorToDb(candidate), intentId, reservedUntil, now })) return candidate;
     }
     throw new PaydError('AMOUNT_UNAVAILABLE', `no unique pay amount is free near ${formatMinor(amountMinor, METHOD_RULES[method].decimals)} ${method}; try again later`);
   }
@@ -112,37 +112,37 @@ export function createIntentService(d: IntentServiceDeps) {
     return base58Encode(d.random.bytes(32));
   }
 
-  function sameRequest(row: IntentsTable, method: Method, amountMinor: bigint): boolean {
-    return row.method === method && BigInt(row.amount_minor) === amountMinor;
+  function sameRequest(intent: Intent, method: Method, amountMinor: bigint): boolean {
+    return intent.method === method && intent.amountMinor === amountMinor;
   }
 
   return {
     async create(merchant: Merchant, input: CreateIntentInput) {
       const { method, amountMinor, deposit } = checkAmount(input);
-      let created: { payAmount: bigint; amounts: MethodAmounts } | undefined;
-      // One savepoint in a group commit: answered once the group's transaction is durable.
-      const row = await d.store.write((w) => {
+      // SQLite: one savepoint in a group commit, answered once the group's transaction is durable.
+      // The job may run twice (see IntentStore.write): it reports what it did instead of setting state.
+      const { row, created } = await d.store.write(async (w): Promise<{ row: Intent; created?: { payAmount: bigint; amounts: MethodAmounts } }> => {
         // Inside the write transaction, so concurrent identical creates see each other.
-        const existing = w.byOrder(merchant.clientId, input.order_id);
+        const existing = await w.byOrder(merchant.clientId, input.order_id);
         if (existing) {
           if (!sameRequest(existing, method, amountMinor)) throw conflict(input.order_id);
-          return existing;
+          return { row: existing };
         }
         const now = d.clock.now();
         const id = d.random.uuid();
         const expiresAt = now + d.ttlSeconds * 1000;
-        const payAmount = reserveAmount(w, method, deposit.amounts, amountMinor, id, expiresAt + d.amountReuseCooldownSeconds * 1000, now);
+        const payAmount = await reserveAmount(w, method, deposit.amounts, amountMinor, id, expiresAt + d.amountReuseCooldownSeconds * 1000, now);
         const reference = method === 'SOL' || method === 'USDT_SOL' ? newReference() : null;
-        const intent: IntentsTable = {
+        const intent: Intent = {
           id,
-          merchant_id: merchant.clientId,
-          order_id: input.order_id,
+          merchantId: merchant.clientId,
+          orderId: input.order_id,
           method,
-          amount_minor: minorToDb(amountMinor),
-          pay_amount_minor: minorToDb(payAmount),
+          amountMinor,
+          payAmountMinor: payAmount,
           receiver: deposit.amounts.receiver,
           reference,
-          payment_uri: paymentUri({
+          paymentUri: paymentUri({
             method,
             receiver: deposit.amounts.receiver,
             payAmountMinor: payAmount,
@@ -152,17 +152,17 @@ export function createIntentService(d: IntentServiceDeps) {
             token: deposit.token,
           }),
           status: 'pending',
-          return_url: input.return_url ?? null,
-          created_at: now,
-          expires_at: expiresAt,
-          transaction_hash: null,
-          verified_at: null,
-          payment_id: null,
-          updated_at: now,
+          returnUrl: input.return_url ?? null,
+          createdAt: now,
+          expiresAt,
+          transactionHash: null,
+          verifiedAt: null,
+          paymentId: null,
+          updatedAt: now,
+          canceledAt: null,
         };
-        w.insert(intent);
-        created = { payAmount, amounts: deposit.amounts };
-        return intent;
+        await w.insert(intent);
+        return { row: intent, created: { payAmount, amounts: deposit.amounts } };
       });
       if (created) {
         metrics.intentCreated(method);
@@ -173,20 +173,21 @@ export function createIntentService(d: IntentServiceDeps) {
 
     /** An intent of this merchant; anything else (malformed id, other merchant) is INTENT_NOT_FOUND. */
     async getForMerchant(merchant: Merchant, intentId: string) {
-      const row = await this.findRow(intentId);
-      if (!row || row.merchant_id !== merchant.clientId) throw notFound(intentId);
-      return intentView(row, ctx());
+      const intent = await this.find(intentId);
+      if (!intent || intent.merchantId !== merchant.clientId) throw notFound(intentId);
+      return intentView(intent, ctx());
     },
 
-    async findRow(intentId: string): Promise<IntentsTable | undefined> {
+    /** The intent with this id (any spelling of the UUID), or undefined. */
+    async find(intentId: string): Promise<Intent | undefined> {
       if (!UUID_V4.test(intentId)) return undefined;
       return d.store.byId(intentId.toLowerCase());
     },
 
     async get(intentId: string) {
-      const row = await this.findRow(intentId);
-      if (!row) throw notFound(intentId);
-      return intentView(row, ctx());
+      const intent = await this.find(intentId);
+      if (!intent) throw notFound(intentId);
+      return intentView(intent, ctx());
     },
 
     async list(filter: { status?: string; currency?: string; limit?: number }) {
@@ -194,10 +195,10 @@ export function createIntentService(d: IntentServiceDeps) {
       const now = d.clock.now();
       if (filter.status === 'pending') q = q.where('status', '=', 'pending').where('expires_at', '>', now);
       else if (filter.status === 'expired') q = q.where((eb) => eb.or([eb('status', '=', 'expired'), eb.and([eb('status', '=', 'pending'), eb('expires_at', '<=', now)])]));
-      else if (filter.status) q = q.where('status', '=', filter.status as IntentsTable['status']);
+      else if (filter.status) q = q.where('status', '=', filter.status as IntentStatus);
       if (filter.currency) q = q.where('method', '=', filter.currency);
       const rows = await q.execute();
-      return rows.map((r) => intentView(r, ctx()));
+      return rows.map((r) => intentView(intentFromRow(r), ctx()));
     },
 
     /** Moves pending intents past expires_at to expired and emits intent.expired. Returns how many. */
@@ -208,11 +209,11 @@ export function createIntentService(d: IntentServiceDeps) {
           const now = d.clock.now();
           const rows = await tx.selectFrom('intents').selectAll().where('status', '=', 'pending').where('expires_at', '<=', now).limit(batch).execute();
           const methods: Method[] = [];
-          for (const row of rows) {
-            const upd = await tx.updateTable('intents').set({ status: 'expired', updated_at: now }).where('id', '=', row.id).where('status', '=', 'pending').executeTakeFirst();
+          for (const intent of rows.map(intentFromRow)) {
+            const upd = await tx.updateTable('intents').set({ status: 'expired', updated_at: now }).where('id', '=', intent.id).where('status', '=', 'pending').executeTakeFirst();
             if (Number(upd.numUpdatedRows) === 0) continue;
-            await d.outbox.enqueue(tx, row.merchant_id, row.id, 'intent.expired', intentView({ ...row, status: 'expired' }, { ...ctx(), now }));
-            methods.push(row.method as Method);
+            await d.outbox.enqueue(tx, intent.merchantId, intent.id, 'intent.expired', intentView({ ...intent, status: 'expired', updatedAt: now }, { ...ctx(), now }));
+            methods.push(intent.method);
           }
           return { n: rows.length, methods };
         });

@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
-import { writeTx, type Db, type Tx } from '../db/open.ts';
-import type { IntentsTable } from '../db/schema.ts';
+import { TxConflict, writeTx, type Db, type Tx } from '../db/open.ts';
+import { intentFromRow } from '../db/intent-rows.ts';
 import { PaydError } from '../domain/errors.ts';
-import { intentView } from '../domain/intent.ts';
+import { intentView, type Intent } from '../domain/intent.ts';
 import { decideMatch, type MatchMode } from '../domain/matching.ts';
 import type { Method } from '../domain/methods.ts';
 import { minorToDb } from '../domain/money.ts';
@@ -48,12 +48,12 @@ export function createLedger(d: LedgerDeps): Ledger & { ingestWith(p: ReceivedPa
   }
 
   /** The intents a payment could be for, and how they were found (the matcher sorts them itself). */
-  async function candidates(tx: Tx, p: ReceivedPayment, o: IngestOptions): Promise<{ mode: MatchMode; intents: IntentsTable[] }> {
-    if (o.intentId) return { mode: 'manual', intents: await tx.selectFrom('intents').selectAll().where('id', '=', o.intentId).execute() };
+  async function candidates(tx: Tx, p: ReceivedPayment, o: IngestOptions): Promise<{ mode: MatchMode; intents: Intent[] }> {
+    if (o.intentId) return { mode: 'manual', intents: (await tx.selectFrom('intents').selectAll().where('id', '=', o.intentId).execute()).map(intentFromRow) };
     const refs = (p.references ?? []).filter(Boolean);
     if (refs.length > 0) {
       const byRef = await tx.selectFrom('intents').selectAll().where('method', '=', p.method).where('receiver', '=', p.receiver).where('reference', 'in', refs).execute();
-      if (byRef.length > 0) return { mode: 'reference', intents: byRef };
+      if (byRef.length > 0) return { mode: 'reference', intents: byRef.map(intentFromRow) };
     }
     const byAmount = await tx
       .selectFrom('intents')
@@ -65,7 +65,7 @@ export function createLedger(d: LedgerDeps): Ledger & { ingestWith(p: ReceivedPa
       .orderBy('created_at', 'desc') // only to keep the newest 20; the matcher orders what it gets
       .limit(20)
       .execute();
-    return { mode: 'amount', intents: byAmount };
+    return { mode: 'amount', intents: byAmount.map(intentFromRow) };
   }
 
   /**
@@ -125,7 +125,7 @@ export function createLedger(d: LedgerDeps): Ledger & { ingestWith(p: ReceivedPa
   }
 
   /** Marks the intent settled by this payment row and queues its webhook, in the caller's transaction. */
-  async function settle(tx: Tx, intent: IntentsTable, paymentId: string, p: ReceivedPayment, now: number, o: IngestOptions): Promise<void> {
+  async function settle(tx: Tx, intent: Intent, paymentId: string, p: ReceivedPayment, now: number, o: IngestOptions): Promise<void> {
     // The merchant sees the chain's transaction id, also when it carried several payments.
     const transaction_hash = p.txHash ?? p.txRef;
     const upd = await tx
@@ -134,9 +134,10 @@ export function createLedger(d: LedgerDeps): Ledger & { ingestWith(p: ReceivedPa
       .where('id', '=', intent.id)
       .where('status', '=', intent.status)
       .executeTakeFirst();
-    if (Number(upd.numUpdatedRows) !== 1) throw new Error(`intent ${intent.id} changed during settlement`);
-    const settled: IntentsTable = { ...intent, status: 'settled', transaction_hash, verified_at: now, payment_id: paymentId, updated_at: now };
-    await d.outbox.enqueue(tx, intent.merchant_id, intent.id, 'payment.success', intentView(settled, { now, livemode: d.livemode, publicUrl: d.publicUrl }));
+    // Canceled or settled by another node since we read it: writeTx runs the ingest again.
+    if (Number(upd.numUpdatedRows) !== 1) throw new TxConflict(`intent ${intent.id}`);
+    const settled: Intent = { ...intent, status: 'settled', transactionHash: transaction_hash, verifiedAt: now, paymentId, updatedAt: now };
+    await d.outbox.enqueue(tx, intent.merchantId, intent.id, 'payment.success', intentView(settled, { now, livemode: d.livemode, publicUrl: d.publicUrl }));
     if (o.intentId) {
       await tx
         .insertInto('audit_log')
@@ -156,7 +157,7 @@ export function createLedger(d: LedgerDeps): Ledger & { ingestWith(p: ReceivedPa
       throw new PaydError('CONFLICT', `transaction reference ${p.txRef} already settled intent ${existing.intent_id ?? '(unknown)'}`);
     }
     const recorded: ReceivedPayment = { ...p, amountMinor: BigInt(existing.amount_minor), receiver: existing.receiver, occurredAt: existing.occurred_at };
-    const decision = decideMatch(recorded, await tx.selectFrom('intents').selectAll().where('id', '=', o.intentId).execute(), { mode: 'manual', skewMs });
+    const decision = decideMatch(recorded, (await tx.selectFrom('intents').selectAll().where('id', '=', o.intentId).execute()).map(intentFromRow), { mode: 'manual', skewMs });
     if (decision.kind === 'unmatched') throw new PaydError('CONFLICT', `intent ${o.intentId} cannot be settled: ${decision.reason.replace(/_/g, ' ')}`);
     const intent = decision.allocations[0].intent;
     if (intent.method !== existing.method || intent.receiver !== existing.receiver) {
@@ -226,7 +227,7 @@ export function createLedger(d: LedgerDeps): Ledger & { ingestWith(p: ReceivedPa
       return { kind: 'settled', paymentId: head.paymentId, intentId: head.intentId, ...(also.length ? { also } : {}) } satisfies IngestOutcome;
     });
     if (outcome.kind === 'settled') {
-      d.outbox.notify();
+      d.outbox.notify([outcome.intentId, ...(outcome.also ?? []).map((a) => a.intentId)]);
       // One payment may settle several intents (Solana references).
       for (let n = 1 + (outcome.also?.length ?? 0); n > 0; n--) metrics.intentSettled(p.method);
       d.log.info('payment settled', { method: p.method, tx_ref: p.txRef, intent_id: outcome.intentId, also: outcome.also?.map((a) => a.intentId), source: p.source });

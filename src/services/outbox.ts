@@ -1,6 +1,6 @@
-import type { Db, Tx } from '../db/open.ts';
+import type { Tx } from '../db/open.ts';
 import { stringifyJson } from '../domain/json.ts';
-import type { Clock, Random } from '../domain/ports.ts';
+import type { Clock, Random, Wakeups } from '../domain/ports.ts';
 
 export type EventType = 'payment.success' | 'intent.expired' | 'intent.canceled' | 'webhook.test';
 
@@ -8,14 +8,13 @@ export type EventType = 'payment.success' | 'intent.expired' | 'intent.canceled'
  * The webhook outbox. Events are written inside the transaction that changes state,
  * so a crash can never settle without an event or send an event for a rolled-back change.
  */
-export function createOutbox(d: { clock: Clock; random: Random; onEnqueue?: () => void }) {
-  let notify = d.onEnqueue ?? (() => {});
+export function createOutbox(d: { clock: Clock; random: Random; wakeups?: Wakeups }) {
   return {
     /**
      * Inserts the event; the body is fixed now so every retry sends the same bytes. Call it
      * inside the write transaction: the counter row it bumps numbers events in commit order.
      */
-    async enqueue(tx: Tx | Db, merchantId: string, intentId: string | null, type: EventType, data: unknown): Promise<string> {
+    async enqueue(tx: Tx, merchantId: string, intentId: string | null, type: EventType, data: unknown): Promise<string> {
       const { value: seq } = await tx
         .updateTable('sequences')
         .set((eb) => ({ value: eb('value', '+', 1) }))
@@ -31,12 +30,12 @@ export function createOutbox(d: { clock: Clock; random: Random; onEnqueue?: () =
         .execute();
       return id;
     },
-    /** Wakes the in-process dispatcher after the enqueuing transaction committed. */
-    notify(): void {
-      notify();
-    },
-    setListener(fn: () => void): void {
-      notify = fn;
+    /**
+     * After the enqueuing transaction committed: wakes the dispatcher and the checkout's live
+     * status of the intents named, on this node and (PostgreSQL) on every other.
+     */
+    notify(intentIds: readonly string[] = []): void {
+      d.wakeups?.publish(intentIds);
     },
   };
 }

@@ -20,7 +20,7 @@ export interface ManualSettlement {
  * normalised by the method first, so a transfer the source already recorded is found under
  * any spelling: kept unmatched, it is linked to the intent; settled, it is refused.
  */
-export function createSettlementService(d: { db: Db; ledger: PaydLedger; intents: Pick<IntentService, 'findRow'>; clock: Clock }) {
+export function createSettlementService(d: { db: Db; ledger: PaydLedger; intents: Pick<IntentService, 'find'>; clock: Clock }) {
   /** The recorded row a reference names: the exact one, or the one row of a TRON transaction stored per Transfer row. */
   async function recorded(method: Method, ref: string): Promise<{ tx_ref: string } | undefined> {
     const exact = await d.db.selectFrom('payments').select('tx_ref').where('method', '=', method).where('tx_ref', '=', ref).executeTakeFirst();
@@ -36,7 +36,7 @@ export function createSettlementService(d: { db: Db; ledger: PaydLedger; intents
 
   return {
     async settle(input: { intentId: string; txRef: string; note?: string }): Promise<ManualSettlement> {
-      const row = await d.intents.findRow(input.intentId);
+      const row = await d.intents.find(input.intentId);
       if (!row) throw new PaydError('NOT_FOUND', `no payment intent ${input.intentId}`);
       const method = row.method as Method;
       const ref = normalizeTxRef(method, input.txRef);
@@ -48,7 +48,7 @@ export function createSettlementService(d: { db: Db; ledger: PaydLedger; intents
         {
           method,
           receiver: row.receiver,
-          amountMinor: BigInt(row.pay_amount_minor),
+          amountMinor: row.payAmountMinor,
           txRef,
           // The merchant sees the transaction id, also for a TRON row key.
           txHash: method === 'USDT_TRC20' ? txRef.split(':')[0] : undefined,

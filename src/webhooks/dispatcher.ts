@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
 import { writeTx, type Db } from '../db/open.ts';
+import { claimDueEvents } from '../db/outbox-claim.ts';
 import { PaydError } from '../domain/errors.ts';
 import type { EventsTable } from '../db/schema.ts';
 import { noopMetrics, type Clock, type Logger, type Metrics, type Random } from '../domain/ports.ts';
@@ -40,43 +40,10 @@ export function createDispatcher(d: DispatcherDeps) {
   /** Aborted when shutdown can wait no longer for in-flight POSTs; renewed per run. */
   let cut = new AbortController();
 
-  async function claim(limit: number): Promise<EventsTable[]> {
-    if (limit <= 0) return [];
+  /** Leases due events; only while this process holds the worker lease, when it has a holder id. */
+  function claim(limit: number): Promise<EventsTable[]> {
     const now = d.clock.now();
-    const due = await d.db
-      .selectFrom('events')
-      .selectAll()
-      .where('status', '=', 'pending')
-      .where('next_attempt_at', '<=', now)
-      .where('locked_until', '<=', now)
-      // An intent's events go out in the order they were written: one waits while an earlier one is still pending.
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom('events as earlier')
-              .select(sql<number>`1`.as('one'))
-              .whereRef('earlier.intent_id', '=', 'events.intent_id')
-              .where('earlier.status', '=', 'pending')
-              .where(sql<boolean>`earlier.rowid < events.rowid`),
-          ),
-        ),
-      )
-      .orderBy('next_attempt_at')
-      .limit(limit + inFlight.size)
-      .execute();
-    const claimed: EventsTable[] = [];
-    for (const ev of due) {
-      if (claimed.length >= limit || inFlight.has(ev.id)) continue;
-      const res = await d.db
-        .updateTable('events')
-        .set({ locked_until: now + leaseMs, locked_by: d.holder ?? null })
-        .where('id', '=', ev.id)
-        .where('status', '=', 'pending')
-        .where('locked_until', '<=', now)
-        .executeTakeFirst();
-      if (Number(res.numUpdatedRows) === 1) claimed.push(ev);
-    }
-    return claimed;
+    return claimDueEvents(d.db, { now, lockedUntil: now + leaseMs, holder: d.holder ?? null, limit, exclude: inFlight, fence: d.holder });
   }
 
   /** One attempt for one event, recorded whatever happens. */

@@ -1,4 +1,5 @@
 import type { Db } from '../db/open.ts';
+import { databaseNow } from '../db/clock.ts';
 import type { WorkerLeaseTable } from '../db/schema.ts';
 import type { Clock } from '../domain/ports.ts';
 
@@ -36,7 +37,8 @@ export function pidAlive(pid: number): boolean {
 
 /**
  * The database's worker lease: one row, taken and renewed with compare-and-set updates
- * (plain queries, valid on SQLite and PostgreSQL alike).
+ * (plain queries, valid on SQLite and PostgreSQL alike). The dispatcher claims webhook
+ * deliveries only while its holder's lease is unexpired (db/outbox-claim.ts: fencing).
  */
 export function createWorkerLease(d: WorkerLeaseDeps) {
   const isAlive = d.isAlive ?? pidAlive;
@@ -46,7 +48,9 @@ export function createWorkerLease(d: WorkerLeaseDeps) {
   return {
     /** One attempt to take or renew the lease. */
     async tryHold(): Promise<HoldResult> {
-      const now = d.clock.now();
+      // PostgreSQL: the database's clock, one for every node, so a node whose clock runs
+      // ahead cannot see a live leader's lease as expired. SQLite (one machine): the injected clock.
+      const now = (await databaseNow(d.db)) ?? d.clock.now();
       const mine = { holder: d.me.holder, host: d.me.host, pid: d.me.pid, acquired_at: now, expires_at: now + d.ttlMs };
       const inserted = await d.db
         .insertInto('worker_lease')

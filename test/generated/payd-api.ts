@@ -727,6 +727,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description BUSY */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "BUSY";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
         };
     };
     getIntent: {
@@ -846,6 +864,24 @@ export interface operations {
                         detail: string;
                         /** @enum {string} */
                         code: "INTERNAL";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /** @description BUSY */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "BUSY";
                         /** @description INVALID_REQUEST only: one entry per bad field. */
                         errors?: components["schemas"]["FieldError"][];
                     };
@@ -1101,6 +1137,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description BUSY */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "BUSY";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
         };
     };
     setWebhookEndpoint: {
@@ -1347,6 +1401,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description BUSY */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "BUSY";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
         };
     };
     listEvents: {
@@ -1503,6 +1575,24 @@ export interface operations {
                         detail: string;
                         /** @enum {string} */
                         code: "INTERNAL";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /** @description BUSY */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "BUSY";
                         /** @description INVALID_REQUEST only: one entry per bad field. */
                         errors?: components["schemas"]["FieldError"][];
                     };

@@ -86,12 +86,12 @@ export async function startCheckoutApp(): Promise<CheckoutApp> {
       return { id: created.intent_id, pageUrl: `${url}/pay/${created.intent_id}` };
     },
     async settle(intentId) {
-      const row = await app.intents.findRow(intentId);
+      const row = await app.intents.find(intentId);
       if (!row) throw new Error(`no intent ${intentId}`);
       const now = clock.now();
       const txRef = `UTR${now}${++n}`;
       await app.ledger.ingestWith(
-        { method: row.method as 'UPI', receiver: row.receiver, amountMinor: BigInt(row.pay_amount_minor), txRef, occurredAt: now, observedAt: now, source: 'manual' },
+        { method: row.method as 'UPI', receiver: row.receiver, amountMinor: row.payAmountMinor, txRef, occurredAt: now, observedAt: now, source: 'manual' },
         undefined,
         { intentId },
       );

@@ -10,6 +10,7 @@ import type { PaymentSource } from '../../src/methods/source.ts';
 import { systemRandom } from '../../src/system.ts';
 import type { HttpPost } from '../../src/webhooks/deliver.ts';
 import { checkedFetch } from './openapi.ts';
+import type { TestStore } from './stores.ts';
 
 export const RECEIVERS = sandboxReceivers();
 
@@ -33,7 +34,8 @@ export function baseConfig(dir: string, extra: Record<string, any> = {}) {
   const { methods, ...rest } = extra;
   return {
     server: { host: '127.0.0.1', port: 0, publicUrl: 'https://pay.example.com', rateLimit: { perSecond: 0, burst: 1 }, publicRateLimit: { perSecond: 0, burst: 1 }, ...(rest.server ?? {}) },
-    database: { file: join(dir, 'payd.sqlite') },
+    // A store from test/helpers/stores.ts may replace it (PostgreSQL: { url }).
+    database: rest.database ?? { file: join(dir, 'payd.sqlite') },
     webhooks: { retrySchedule: [1, 1, 1], timeoutSeconds: 2, ...(rest.webhooks ?? {}) },
     intents: rest.intents ?? {},
     methods: {
@@ -56,6 +58,8 @@ export function baseConfig(dir: string, extra: Record<string, any> = {}) {
 
 export interface PaydHarness {
   app: App;
+  /** The config it runs with, as written in a config file (a CLI beside it: same store). */
+  rawConfig: Record<string, any>;
   dir: string;
   url: string;
   clock: Clock;
@@ -79,9 +83,17 @@ export async function startPayd(o: {
   keepDir?: boolean;
   /** Where the app logs (default: nowhere). */
   log?: Logger;
+  /** The store to run on (test/helpers/stores.ts); default: a SQLite file in `dir`. */
+  store?: TestStore;
 } = {}): Promise<PaydHarness> {
   const dir = o.dir ?? mkdtempSync(join(tmpdir(), 'payd-test-'));
-  const config = parseConfig(o.rawConfig ?? baseConfig(dir, o.config), dir, {});
+  let extra = o.config;
+  if (o.store) {
+    const on = await o.store.config();
+    extra = { ...on, ...o.config, server: { ...on.server, ...o.config?.server } };
+  }
+  const raw = o.rawConfig ?? baseConfig(dir, extra);
+  const config = parseConfig(raw, dir, {});
   const clock = o.clock ?? { now: () => Date.now() };
   const app = await createApp({ config, sandbox: o.sandbox, clock, random: systemRandom, log: o.log ?? silentLogger(), post: o.post, sources: o.sources === 'configured' ? undefined : (o.sources ?? (() => [])) });
   await app.start({ http: o.http ?? true, workers: o.workers ?? false });
@@ -91,6 +103,7 @@ export async function startPayd(o: {
     dir,
     url,
     clock,
+    rawConfig: raw,
     async merchant(name = 'Test shop', webhookUrl = null) {
       const c = await app.merchants.create({ name, webhookUrl });
       return {

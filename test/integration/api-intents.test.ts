@@ -3,107 +3,111 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { RECEIVERS, startPayd, testClock } from '../helpers/payd.ts';
+import { forEachStore } from '../helpers/stores.ts';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
-test('create and fetch return exactly the contract fields, with deposit parameters per method', async (t) => {
-  const p = await startPayd();
-  t.after(() => p.close());
-  const m = await p.merchant();
-  const r = await p.api('POST', '/api/v1/intents/create-payment', { body: { amount: 100.5, currency: 'UPI', order_id: 'ORD-1' }, headers: m.headers });
-  assert.equal(r.status, 200);
-  const c = r.body;
-  assert.equal(c.success, true);
-  assert.match(c.intent_id, UUID_V4);
-  assert.equal(c.amount, 100.5);
-  assert.equal(c.currency, 'UPI');
-  assert.equal(c.payment_address, 'shop@hdfcbank');
-  assert.equal(c.status, 'pending');
-  assert.equal(c.order_id, 'ORD-1');
-  assert.match(c.created_at, ISO_MS);
-  assert.equal(c.pay_amount, 100.5);
-  assert.equal(c.payment_uri, 'upi://pay?pa=shop%40hdfcbank&pn=Example%20Shop&am=100.50&cu=INR&tn=ORD-1');
-  assert.match(c.expires_at, ISO_MS);
-  assert.equal(Date.parse(c.expires_at) - Date.parse(c.created_at), 1800 * 1000);
-  assert.equal(c.checkout_url, `https://pay.example.com/pay/${c.intent_id}`);
-  assert.equal(c.livemode, true);
+// The create/fetch contract on both stores (SQLite file, PostgreSQL database).
+forEachStore((store) => {
+  test('create and fetch return exactly the contract fields, with deposit parameters per method', async (t) => {
+    const p = await startPayd({ config: await store.config() });
+    t.after(() => p.close());
+    const m = await p.merchant();
+    const r = await p.api('POST', '/api/v1/intents/create-payment', { body: { amount: 100.5, currency: 'UPI', order_id: 'ORD-1' }, headers: m.headers });
+    assert.equal(r.status, 200);
+    const c = r.body;
+    assert.equal(c.success, true);
+    assert.match(c.intent_id, UUID_V4);
+    assert.equal(c.amount, 100.5);
+    assert.equal(c.currency, 'UPI');
+    assert.equal(c.payment_address, 'shop@hdfcbank');
+    assert.equal(c.status, 'pending');
+    assert.equal(c.order_id, 'ORD-1');
+    assert.match(c.created_at, ISO_MS);
+    assert.equal(c.pay_amount, 100.5);
+    assert.equal(c.payment_uri, 'upi://pay?pa=shop%40hdfcbank&pn=Example%20Shop&am=100.50&cu=INR&tn=ORD-1');
+    assert.match(c.expires_at, ISO_MS);
+    assert.equal(Date.parse(c.expires_at) - Date.parse(c.created_at), 1800 * 1000);
+    assert.equal(c.checkout_url, `https://pay.example.com/pay/${c.intent_id}`);
+    assert.equal(c.livemode, true);
 
-  const f = await p.api('GET', `/api/v1/intents/${c.intent_id}`, { headers: m.headers });
-  assert.equal(f.status, 200);
-  for (const k of ['intent_id', 'amount', 'currency', 'status', 'order_id', 'pay_amount', 'payment_address', 'payment_uri', 'created_at', 'expires_at', 'checkout_url']) assert.deepEqual(f.body[k], c[k], k);
-  // Present and null until settled.
-  assert.ok('transaction_hash' in f.body && f.body.transaction_hash === null);
-  assert.ok('verified_at' in f.body && f.body.verified_at === null);
-  assert.equal('success' in f.body, false);
+    const f = await p.api('GET', `/api/v1/intents/${c.intent_id}`, { headers: m.headers });
+    assert.equal(f.status, 200);
+    for (const k of ['intent_id', 'amount', 'currency', 'status', 'order_id', 'pay_amount', 'payment_address', 'payment_uri', 'created_at', 'expires_at', 'checkout_url']) assert.deepEqual(f.body[k], c[k], k);
+    // Present and null until settled.
+    assert.ok('transaction_hash' in f.body && f.body.transaction_hash === null);
+    assert.ok('verified_at' in f.body && f.body.verified_at === null);
+    assert.equal('success' in f.body, false);
 
-  const sol = await p.api('POST', '/api/v1/intents/create-payment', { body: { amount: 0.0000001, currency: 'SOL', order_id: 'tiny' }, headers: m.headers });
-  // Plain decimal on the wire, never 1e-7.
-  assert.match(sol.text, /"amount":0\.0000001,/);
-  assert.match(sol.body.payment_uri, new RegExp(`^solana:${RECEIVERS.SOL}\\?amount=0\\.0000001&reference=[1-9A-HJ-NP-Za-km-z]{32,44}&label=`));
-  const usdtSol = await p.api('POST', '/api/v1/intents/create-payment', { body: { amount: 25, currency: 'USDT_SOL', order_id: 'u' }, headers: m.headers });
-  assert.match(usdtSol.body.payment_uri, /spl-token=Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB/);
-  assert.notEqual(usdtSol.body.reference, sol.body.reference);
-  const tron = await p.api('POST', '/api/v1/intents/create-payment', { body: { amount: 25, currency: 'USDT_TRC20', order_id: 't' }, headers: m.headers });
-  assert.equal(tron.body.payment_address, RECEIVERS.USDT_TRC20);
-  assert.equal(tron.body.payment_uri, `tron:${RECEIVERS.USDT_TRC20}?token=TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t&amount=25`);
-});
+    const sol = await p.api('POST', '/api/v1/intents/create-payment', { body: { amount: 0.0000001, currency: 'SOL', order_id: 'tiny' }, headers: m.headers });
+    // Plain decimal on the wire, never 1e-7.
+    assert.match(sol.text, /"amount":0\.0000001,/);
+    assert.match(sol.body.payment_uri, new RegExp(`^solana:${RECEIVERS.SOL}\\?amount=0\\.0000001&reference=[1-9A-HJ-NP-Za-km-z]{32,44}&label=`));
+    const usdtSol = await p.api('POST', '/api/v1/intents/create-payment', { body: { amount: 25, currency: 'USDT_SOL', order_id: 'u' }, headers: m.headers });
+    assert.match(usdtSol.body.payment_uri, /spl-token=Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB/);
+    assert.notEqual(usdtSol.body.reference, sol.body.reference);
+    const tron = await p.api('POST', '/api/v1/intents/create-payment', { body: { amount: 25, currency: 'USDT_TRC20', order_id: 't' }, headers: m.headers });
+    assert.equal(tron.body.payment_address, RECEIVERS.USDT_TRC20);
+    assert.equal(tron.body.payment_uri, `tron:${RECEIVERS.USDT_TRC20}?token=TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t&amount=25`);
+  });
 
-test('20 concurrent identical creates produce one intent; a retry returns it whatever its status', async (t) => {
-  const p = await startPayd();
-  t.after(() => p.close());
-  const m = await p.merchant();
-  const body = { amount: 499, currency: 'UPI', order_id: 'same' };
-  const results = await Promise.all(Array.from({ length: 20 }, () => p.api('POST', '/api/v1/intents/create-payment', { body, headers: m.headers })));
-  assert.deepEqual(new Set(results.map((r) => r.status)), new Set([200]));
-  assert.equal(new Set(results.map((r) => r.body.intent_id)).size, 1);
-  const count = await p.app.db.selectFrom('intents').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-  assert.equal(Number(count.n), 1);
-  // The same order_id for another merchant is a different intent.
-  const other = await p.merchant('Other');
-  const o = await p.api('POST', '/api/v1/intents/create-payment', { body, headers: other.headers });
-  assert.notEqual(o.body.intent_id, results[0].body.intent_id);
-});
+  test('20 concurrent identical creates produce one intent; a retry returns it whatever its status', async (t) => {
+    const p = await startPayd({ config: await store.config() });
+    t.after(() => p.close());
+    const m = await p.merchant();
+    const body = { amount: 499, currency: 'UPI', order_id: 'same' };
+    const results = await Promise.all(Array.from({ length: 20 }, () => p.api('POST', '/api/v1/intents/create-payment', { body, headers: m.headers })));
+    assert.deepEqual(new Set(results.map((r) => r.status)), new Set([200]));
+    assert.equal(new Set(results.map((r) => r.body.intent_id)).size, 1);
+    const count = await p.app.db.selectFrom('intents').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    assert.equal(Number(count.n), 1);
+    // The same order_id for another merchant is a different intent.
+    const other = await p.merchant('Other');
+    const o = await p.api('POST', '/api/v1/intents/create-payment', { body, headers: other.headers });
+    assert.notEqual(o.body.intent_id, results[0].body.intent_id);
+  });
 
-test('concurrent creates of one amount get distinct pay_amounts, smallest offsets first', async (t) => {
-  const p = await startPayd();
-  t.after(() => p.close());
-  const m = await p.merchant();
-  const results = await Promise.all(
-    Array.from({ length: 30 }, (_, i) => p.api('POST', '/api/v1/intents/create-payment', { body: { amount: 100, currency: 'UPI', order_id: `o-${i}` }, headers: m.headers })),
-  );
-  const pays = results.map((r) => Math.round(r.body.pay_amount * 100)).sort((a, b) => a - b);
-  assert.deepEqual(pays, Array.from({ length: 30 }, (_, i) => 10000 + i));
-  // SOL and USDT_SOL share a wallet but are separate pools.
-  const a = await p.api('POST', '/api/v1/intents/create-payment', { body: { amount: 1, currency: 'SOL', order_id: 's' }, headers: m.headers });
-  const b = await p.api('POST', '/api/v1/intents/create-payment', { body: { amount: 1, currency: 'USDT_SOL', order_id: 'us' }, headers: m.headers });
-  assert.equal(a.body.pay_amount, 1);
-  assert.equal(b.body.pay_amount, 1);
-});
+  test('concurrent creates of one amount get distinct pay_amounts, smallest offsets first', async (t) => {
+    const p = await startPayd({ config: await store.config() });
+    t.after(() => p.close());
+    const m = await p.merchant();
+    const results = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => p.api('POST', '/api/v1/intents/create-payment', { body: { amount: 100, currency: 'UPI', order_id: `o-${i}` }, headers: m.headers })),
+    );
+    const pays = results.map((r) => Math.round(r.body.pay_amount * 100)).sort((a, b) => a - b);
+    assert.deepEqual(pays, Array.from({ length: 30 }, (_, i) => 10000 + i));
+    // SOL and USDT_SOL share a wallet but are separate pools.
+    const a = await p.api('POST', '/api/v1/intents/create-payment', { body: { amount: 1, currency: 'SOL', order_id: 's' }, headers: m.headers });
+    const b = await p.api('POST', '/api/v1/intents/create-payment', { body: { amount: 1, currency: 'USDT_SOL', order_id: 'us' }, headers: m.headers });
+    assert.equal(a.body.pay_amount, 1);
+    assert.equal(b.body.pay_amount, 1);
+  });
 
-test('expiry: pending never shows after expires_at, housekeeping writes it, and the amount stays reserved for the cooldown', async (t) => {
-  const clock = testClock(Date.parse('2026-11-22T10:00:00.000Z'));
-  const p = await startPayd({ clock, config: { intents: { ttlSeconds: 60, amountReuseCooldownSeconds: 3600 } } });
-  t.after(() => p.close());
-  const m = await p.merchant();
-  const mk = (order: string) => p.api('POST', '/api/v1/intents/create-payment', { body: { amount: 10, currency: 'UPI', order_id: order }, headers: m.headers });
-  const first = (await mk('a')).body;
-  clock.advance(60_000);
-  const fetched = await p.api('GET', `/api/v1/intents/${first.intent_id}`, { headers: m.headers });
-  assert.equal(fetched.body.status, 'expired');
-  assert.equal(await p.app.intents.expireDue(), 1);
-  const row = await p.app.intents.findRow(first.intent_id);
-  assert.equal(row?.status, 'expired');
-  const ev = await p.app.events.list({});
-  assert.deepEqual(ev.map((e) => e.type), ['intent.expired']);
-  // Within the cooldown the old pay_amount is not handed out again.
-  assert.equal((await mk('b')).body.pay_amount, 10.01);
-  clock.advance(3600_000);
-  assert.equal((await mk('c')).body.pay_amount, 10);
-  // Idempotent create of an expired intent returns it as it is.
-  const again = await mk('a');
-  assert.equal(again.body.intent_id, first.intent_id);
-  assert.equal(again.body.status, 'expired');
+  test('expiry: pending never shows after expires_at, housekeeping writes it, and the amount stays reserved for the cooldown', async (t) => {
+    const clock = testClock(Date.parse('2026-11-22T10:00:00.000Z'));
+    const p = await startPayd({ clock, config: { ...(await store.config()), intents: { ttlSeconds: 60, amountReuseCooldownSeconds: 3600 } } });
+    t.after(() => p.close());
+    const m = await p.merchant();
+    const mk = (order: string) => p.api('POST', '/api/v1/intents/create-payment', { body: { amount: 10, currency: 'UPI', order_id: order }, headers: m.headers });
+    const first = (await mk('a')).body;
+    clock.advance(60_000);
+    const fetched = await p.api('GET', `/api/v1/intents/${first.intent_id}`, { headers: m.headers });
+    assert.equal(fetched.body.status, 'expired');
+    assert.equal(await p.app.intents.expireDue(), 1);
+    const row = await p.app.intents.find(first.intent_id);
+    assert.equal(row?.status, 'expired');
+    const ev = await p.app.events.list({});
+    assert.deepEqual(ev.map((e) => e.type), ['intent.expired']);
+    // Within the cooldown the old pay_amount is not handed out again.
+    assert.equal((await mk('b')).body.pay_amount, 10.01);
+    clock.advance(3600_000);
+    assert.equal((await mk('c')).body.pay_amount, 10);
+    // Idempotent create of an expired intent returns it as it is.
+    const again = await mk('a');
+    assert.equal(again.body.intent_id, first.intent_id);
+    assert.equal(again.body.status, 'expired');
+  });
 });
 
 test('data survives a restart, and no client secret is stored in the database file', async (t) => {

@@ -157,10 +157,10 @@ test('a settlement written by another process on the same database reaches the w
   // A second app on the same files stands in for the CLI: no in-process notification can help.
   const cli = await createApp({ config: co.app.config, sandbox: true, clock: co.clock, random: systemRandom, log: silentLogger() });
   t.after(() => cli.close());
-  const row = (await cli.intents.findRow(id))!;
+  const row = (await cli.intents.find(id))!;
   const now = Date.now();
   await cli.ledger.ingestWith(
-    { method: 'UPI', receiver: row.receiver, amountMinor: BigInt(row.pay_amount_minor), txRef: 'UTR-CLI-1', occurredAt: now, observedAt: now, source: 'manual' },
+    { method: 'UPI', receiver: row.receiver, amountMinor: row.payAmountMinor, txRef: 'UTR-CLI-1', occurredAt: now, observedAt: now, source: 'manual' },
     undefined,
     { intentId: id },
   );

@@ -81,9 +81,9 @@ test('webhook attempt numbers keep counting after a replay, and the replay gets 
   t.after(() => p.close());
   const m = await p.merchant('Shop', receiver.url);
   const intent = (await p.api('POST', '/api/v1/intents/create-payment', { body: { amount: 10, currency: 'UPI', order_id: 'w-1' }, headers: m.headers })).body;
-  const row = (await p.app.intents.findRow(intent.intent_id))!;
+  const row = (await p.app.intents.find(intent.intent_id))!;
   const now = p.clock.now();
-  await p.app.ledger.ingestWith({ method: 'UPI', receiver: row.receiver, amountMinor: BigInt(row.pay_amount_minor), txRef: '412345678901', occurredAt: now, observedAt: now, source: 'manual', evidence: {} }, undefined, { intentId: row.id });
+  await p.app.ledger.ingestWith({ method: 'UPI', receiver: row.receiver, amountMinor: row.payAmountMinor, txRef: '412345678901', occurredAt: now, observedAt: now, source: 'manual', evidence: {} }, undefined, { intentId: row.id });
   const [ev] = await p.app.events.forIntent(intent.intent_id);
   await p.app.dispatcher.deliverNow(ev.event_id); // attempt 1: 500, retry in an hour
   let shown = await p.app.events.show(ev.event_id);

@@ -166,10 +166,10 @@ test('sockets close shortly after the intent is settled or expired, each after t
   const s1 = connect(t, p, settled);
   const s2 = connect(t, p, settled);
   await waitFor(async () => s1.messages.length === 1 && s2.messages.length === 1, 3_000, 'the pending state');
-  const row = (await p.app.intents.findRow(settled))!;
+  const row = (await p.app.intents.find(settled))!;
   const now = Date.now();
   await p.app.ledger.ingestWith(
-    { method: 'UPI', receiver: row.receiver, amountMinor: BigInt(row.pay_amount_minor), txRef: '123456789012', occurredAt: now, observedAt: now, source: 'manual' },
+    { method: 'UPI', receiver: row.receiver, amountMinor: row.payAmountMinor, txRef: '123456789012', occurredAt: now, observedAt: now, source: 'manual' },
     undefined,
     { intentId: settled },
   );

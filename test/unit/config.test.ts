@@ -60,3 +60,25 @@ test('UPI alertRecipients: defaults to imap.user when that is an e-mail address,
   assert.equal(given.methods.UPI!.dkim.retryHours, 2);
   assert.throws(() => parseConfig(upi({ user: 'alerts' }, { alertRecipients: ['not an address'] }), '/srv', {}), /methods\.UPI\.alertRecipients\.0: expected an e-mail address/);
 });
+
+test('database: url selects PostgreSQL (a secret reference), file keeps SQLite, both is an error naming the path; PostgreSQL needs a configured master key', () => {
+  const sqlite = parseConfig({}, '/srv/payd', {});
+  assert.equal(sqlite.database.url, undefined);
+  assert.equal(sqlite.database.pool, 10);
+  assert.equal(sqlite.database.statementTimeoutMs, 5000);
+
+  const pg = parseConfig({ server: { masterKey: { env: 'KEY' } }, database: { url: { env: 'PAYD_DB' }, pool: 4, statementTimeoutMs: 2000 } }, '/srv/payd', { PAYD_DB: 'postgres://payd:pw@db:5432/payd' });
+  assert.equal(pg.database.url!.reveal(), 'postgres://payd:pw@db:5432/payd');
+  assert.equal(pg.database.pool, 4);
+  assert.equal(pg.database.statementTimeoutMs, 2000);
+  assert.doesNotMatch(JSON.stringify(pg), /pw@db/, 'the URL (with its password) is never printed');
+  // The sandbox stays SQLite, beside where the default file would be.
+  assert.equal(pg.database.file, '/srv/payd/data/payd.sqlite');
+
+  assert.throws(() => parseConfig({ server: { masterKey: 'k' }, database: { file: 'x.sqlite', url: 'postgres://db/payd' } }, '/srv', {}), (e: Error) => {
+    assert.match(e.message, /^database: set either database\.file \(SQLite\) or database\.url \(PostgreSQL\), not both/);
+    return true;
+  });
+  assert.throws(() => parseConfig({ database: { url: 'postgres://db/payd' } }, '/srv', {}), /server\.masterKey: is required with database\.url \(PostgreSQL\): every node must use the same key/);
+  assert.throws(() => parseConfig({ database: { pool: 0 } }, '/srv', {}), /database\.pool: /);
+});

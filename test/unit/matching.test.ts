@@ -1,11 +1,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { intentFromRow } from '../../src/db/intent-rows.ts';
 import type { IntentsTable } from '../../src/db/schema.ts';
+import type { Intent } from '../../src/domain/intent.ts';
 import { decideMatch } from '../../src/domain/matching.ts';
 import type { ReceivedPayment } from '../../src/domain/payment.ts';
 
 const T0 = Date.parse('2026-11-22T10:00:00Z');
-const intent = (over: Partial<IntentsTable>): IntentsTable => ({
+// Written as stored rows (short to read), handed to the matcher as the core's Intent.
+const intent = (over: Partial<IntentsTable>): Intent =>
+  intentFromRow({
   id: 'i1',
   merchant_id: 'm',
   order_id: 'o',
@@ -24,7 +28,7 @@ const intent = (over: Partial<IntentsTable>): IntentsTable => ({
   payment_id: null,
   updated_at: T0,
   ...over,
-});
+  });
 const pay = (over: Partial<ReceivedPayment>): ReceivedPayment => ({ method: 'SOL', receiver: 'w', amountMinor: 1000n, txRef: 'sig', occurredAt: T0 + 1000, observedAt: T0 + 1000, source: 'solana', ...over });
 const o = { skewMs: 60_000, mode: 'amount' as const };
 const ref = { skewMs: 60_000, mode: 'reference' as const };

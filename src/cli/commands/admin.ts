@@ -7,12 +7,13 @@ export function adminCommands(program: Command, e: CliEnv): void {
   leaf(program.command('migrate').description('apply pending database migrations')).action(async (_o: Opts, cmd: Command) => {
     const g = cmd.optsWithGlobals();
     const { config } = resolveConfig(g, e);
-    const [{ databaseFile }, { migrate, openDatabase }] = await Promise.all([import('../../app.ts'), import('../../db/open.ts')]);
-    const file = databaseFile(config, Boolean(g.sandbox));
-    const db = openDatabase(file);
+    const [{ storeTarget }, { migrate }, { describeTarget, openDb }] = await Promise.all([import('../../app.ts'), import('../../db/open.ts'), import('../../db/store.ts')]);
+    const target = storeTarget(config, Boolean(g.sandbox));
+    const where = describeTarget(target);
+    const db = openDb(target);
     try {
       const applied = await migrate(db);
-      e.io.out(applied.length ? `applied ${applied.join(', ')} to ${file}` : `${file} is up to date`);
+      e.io.out(applied.length ? `applied ${applied.join(', ')} to ${where}` : `${where} is up to date`);
     } finally {
       await db.destroy();
     }

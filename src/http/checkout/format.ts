@@ -19,10 +19,10 @@ export interface ShownAmount {
  * Rupees with the ₹ sign, Indian grouping and paise; crypto with every significant decimal
  * (never rounded: the exact amount is how the payment is matched), at least two.
  */
-export function shownAmount(method: Method, minor: number): ShownAmount {
+export function shownAmount(method: Method, minor: bigint): ShownAmount {
   const { decimals } = METHOD_RULES[method];
   if (method === 'UPI') {
-    const fixed = formatMinorFixed(BigInt(minor), decimals);
+    const fixed = formatMinorFixed(minor, decimals);
     const [int, frac] = fixed.split('.');
     return { text: `₹${groupIndian(int)}.${frac}`, plain: fixed };
   }

@@ -1,4 +1,4 @@
-import type { IntentsTable } from '../../db/schema.ts';
+import type { Intent } from '../../domain/intent.ts';
 import { METHOD_RULES, type Method } from '../../domain/methods.ts';
 import { html, type Safe } from './escape.ts';
 import { shownAmount } from './format.ts';
@@ -10,7 +10,7 @@ export interface AssetUrls {
 }
 
 export interface PageInput {
-  row: IntentsTable;
+  intent: Intent;
   merchantName: string;
   state: CheckoutState;
   qr: Safe;
@@ -78,21 +78,21 @@ ${body}
 
 /** The hosted checkout page; every merchant or customer value goes through the escaping `html` tag. */
 export function checkoutPage(p: PageInput): string {
-  const { row, state } = p;
-  const method = row.method as Method;
+  const { intent, state } = p;
+  const method = intent.method;
   const unit = method === 'UPI' ? '' : METHOD_RULES[method].unit;
-  const pay = shownAmount(method, row.pay_amount_minor);
+  const pay = shownAmount(method, intent.payAmountMinor);
   const addressLabel = method === 'UPI' ? 'UPI ID (VPA)' : 'Address';
   const warning = NETWORK_WARNING[method];
   const testBanner = p.livemode
     ? html``
     : html`<p class="test-mode" id="test-mode" role="note"><strong>TEST MODE</strong> · sandbox payment: no real money moves. Do not pay this with a real app.</p>`;
-  const body = html`<main class="card" id="checkout" data-intent-id="${row.id}" data-status="${state.status}"
+  const body = html`<main class="card" id="checkout" data-intent-id="${intent.id}" data-status="${state.status}"
   data-expires-at="${state.expires_at}" data-server-now="${state.now}" data-redirect-url="${state.redirect_url ?? ''}">
   ${testBanner}
   <header class="head">
     <p class="merchant">Pay <strong id="merchant-name">${p.merchantName}</strong></p>
-    <p class="order">Order <span id="order-id">${row.order_id}</span></p>
+    <p class="order">Order <span id="order-id">${intent.orderId}</span></p>
   </header>
 
   <p class="status" id="status-text" role="status" aria-live="polite">${STATUS_TEXT[state.status]}</p>
@@ -105,19 +105,19 @@ export function checkoutPage(p: PageInput): string {
       <p class="note" id="exact-note"><strong>Pay exactly this amount</strong> in one payment. The exact amount is how your payment is recognised; a different amount may not be matched.</p>
     </div>
 
-    <a class="app-button" id="app-button" href="${row.payment_uri}">${APP_BUTTON[method]}</a>
+    <a class="app-button" id="app-button" href="${intent.paymentUri}">${APP_BUTTON[method]}</a>
 
     <dl class="details">
       <dt>Method</dt>
       <dd id="method">${METHOD_LABEL[method]}</dd>
       <dt>${addressLabel}</dt>
-      <dd><code id="address">${row.receiver}</code>
+      <dd><code id="address">${intent.receiver}</code>
         <button type="button" class="copy" data-copy="address">Copy</button></dd>
     </dl>
     ${warning ? html`<p class="network-warning" id="network-warning" role="note">${warning}</p>` : html``}
 
     <div class="qr-box">
-      <a class="qr-link" href="${row.payment_uri}" aria-label="Open in a payment app">${p.qr}</a>
+      <a class="qr-link" href="${intent.paymentUri}" aria-label="Open in a payment app">${p.qr}</a>
       <p class="hint">Scan with your ${method === 'UPI' ? 'UPI' : 'wallet'} app.</p>
     </div>
 

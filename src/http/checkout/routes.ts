@@ -10,7 +10,7 @@ import { createQrCache } from './qr.ts';
 import { checkoutState } from './state.ts';
 
 export interface CheckoutDeps {
-  intents: Pick<IntentService, 'findRow'>;
+  intents: Pick<IntentService, 'find'>;
   merchants: Pick<MerchantService, 'get'>;
   clock: Clock;
   log: Logger;
@@ -59,11 +59,11 @@ export function registerCheckout(app: H3, d: CheckoutDeps): void {
   app.get('/pay/assets/:name', async (event) => assets.serve(event.context.params?.name ?? '') ?? htmlResponse(notFoundPage(assets.urls), 404), limited);
 
   const page = guard('html', async (event) => {
-    const row = await d.intents.findRow(param(event));
-    if (!row) return htmlResponse(notFoundPage(assets.urls), 404);
-    const merchant = await d.merchants.get(row.merchant_id);
-    const state = checkoutState(row, d.clock.now());
-    return htmlResponse(checkoutPage({ row, merchantName: merchant.name, state, qr: await qr.svg(row.id, row.payment_uri), assets: assets.urls, livemode: d.livemode }));
+    const intent = await d.intents.find(param(event));
+    if (!intent) return htmlResponse(notFoundPage(assets.urls), 404);
+    const merchant = await d.merchants.get(intent.merchantId);
+    const state = checkoutState(intent, d.clock.now());
+    return htmlResponse(checkoutPage({ intent, merchantName: merchant.name, state, qr: await qr.svg(intent.id, intent.paymentUri), assets: assets.urls, livemode: d.livemode }));
   });
   app.get('/pay/:intent_id', page, limited);
   // HEAD (link checkers, uptime probes, chat-app previews) answers like GET, without the body.
@@ -76,7 +76,7 @@ export function registerCheckout(app: H3, d: CheckoutDeps): void {
   app.get(
     '/pay/:intent_id/status',
     guard('json', async (event) => {
-      const row = await d.intents.findRow(param(event));
+      const row = await d.intents.find(param(event));
       if (!row) return jsonResponse({ detail: 'no such payment', code: 'INTENT_NOT_FOUND' }, 404);
       return jsonResponse(checkoutState(row, d.clock.now()));
     }),

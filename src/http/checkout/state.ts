@@ -1,5 +1,4 @@
-import type { IntentsTable } from '../../db/schema.ts';
-import { effectiveStatus } from '../../domain/intent.ts';
+import { effectiveStatus, type Intent, type IntentStatus } from '../../domain/intent.ts';
 
 /**
  * What the page, the status endpoint and the websocket tell a customer about one
@@ -8,7 +7,7 @@ import { effectiveStatus } from '../../domain/intent.ts';
  */
 export interface CheckoutState {
   intent_id: string;
-  status: IntentsTable['status'];
+  status: IntentStatus;
   expires_at: string;
   /** Server time, ms since epoch: the countdown corrects for the customer's clock. */
   now: number;
@@ -18,30 +17,30 @@ export interface CheckoutState {
   transaction_hash: string | null;
 }
 
-export function checkoutState(row: IntentsTable, now: number): CheckoutState {
-  const status = effectiveStatus(row, now);
+export function checkoutState(intent: Intent, now: number): CheckoutState {
+  const status = effectiveStatus(intent, now);
   return {
-    intent_id: row.id,
+    intent_id: intent.id,
     status,
-    expires_at: new Date(row.expires_at).toISOString(),
+    expires_at: new Date(intent.expiresAt).toISOString(),
     now,
-    redirect_url: status === 'settled' ? returnUrl(row) : null,
-    transaction_hash: status === 'settled' ? row.transaction_hash : null,
+    redirect_url: status === 'settled' ? returnUrl(intent) : null,
+    transaction_hash: status === 'settled' ? intent.transactionHash : null,
   };
 }
 
 /** return_url plus intent_id and order_id, keeping the merchant's own query; http(s) only. */
-export function returnUrl(row: Pick<IntentsTable, 'id' | 'order_id' | 'return_url'>): string | null {
-  if (!row.return_url) return null;
+export function returnUrl(intent: Pick<Intent, 'id' | 'orderId' | 'returnUrl'>): string | null {
+  if (!intent.returnUrl) return null;
   let url: URL;
   try {
-    url = new URL(row.return_url);
+    url = new URL(intent.returnUrl);
   } catch {
     return null;
   }
   // The create API already enforces this; checked again because it becomes a navigation target.
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
-  url.searchParams.set('intent_id', row.id);
-  url.searchParams.set('order_id', row.order_id);
+  url.searchParams.set('intent_id', intent.id);
+  url.searchParams.set('order_id', intent.orderId);
   return url.toString();
 }

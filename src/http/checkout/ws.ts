@@ -2,17 +2,19 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import crossws from 'crossws/adapters/node';
 import type { Peer } from 'crossws';
-import type { Clock, Logger } from '../../domain/ports.ts';
+import type { Clock, Logger, Wakeups } from '../../domain/ports.ts';
 import type { IntentService } from '../../services/intents.ts';
 import { clientKey, type RateLimiter } from '../rate-limit.ts';
 import { checkoutState } from './state.ts';
 
 export interface CheckoutSocketDeps {
-  intents: Pick<IntentService, 'findRow'>;
+  intents: Pick<IntentService, 'find'>;
   clock: Clock;
   log: Logger;
-  /** How often an intent's watcher re-reads it, ms. */
+  /** How often an intent's watcher re-reads it, ms (the safety net; a wake-up reads it at once). */
   pollMs?: number;
+  /** Changes published by any process on this database (settle, cancel): watchers of those intents read at once. */
+  wakeups?: Pick<Wakeups, 'subscribe'>;
   /** Open sockets allowed per intent (a customer has one or two tabs) and in total. */
   maxPerIntent?: number;
   maxTotal?: number;
@@ -47,6 +49,9 @@ interface Watcher {
   timer?: NodeJS.Timeout;
   closing?: NodeJS.Timeout;
   stopped: boolean;
+  /** A read is under way; `again`: a wake-up came meanwhile, so read once more right after. */
+  reading?: boolean;
+  again?: boolean;
 }
 
 const plainReply = (socket: Duplex, status: string, extra = '') =>
@@ -85,9 +90,16 @@ export function createCheckoutSockets(d: CheckoutSocketDeps): CheckoutSockets {
 
   // One read at a time per intent: the next is scheduled after this one finishes.
   async function tick(w: Watcher): Promise<void> {
-    if (w.stopped) return;
+    if (w.stopped || w.closing) return;
+    if (w.reading) {
+      w.again = true;
+      return;
+    }
+    clearTimeout(w.timer);
+    w.reading = true;
+    w.again = false;
     try {
-      const row = await d.intents.findRow(w.intentId);
+      const row = await d.intents.find(w.intentId);
       if (w.stopped) return;
       if (!row) return closePeers(w, 4404, 'intent not found');
       const state = checkoutState(row, d.clock.now());
@@ -104,9 +116,22 @@ export function createCheckoutSockets(d: CheckoutSocketDeps): CheckoutSockets {
       }
     } catch (err) {
       d.log.warn('checkout status read failed', { intent_id: w.intentId, error: String(err) });
+    } finally {
+      w.reading = false;
     }
-    if (!w.stopped) w.timer = setTimeout(() => void tick(w), pollMs);
+    if (w.stopped || w.closing) return;
+    if (w.again) return void tick(w);
+    w.timer = setTimeout(() => void tick(w), pollMs);
   }
+
+  // A wake-up naming a watched intent reads it now; null (changes may have been missed) reads every one.
+  const unsubscribe = d.wakeups?.subscribe((ids) => {
+    if (ids === null) for (const w of watchers.values()) void tick(w);
+    else for (const id of ids) {
+      const w = watchers.get(id);
+      if (w) void tick(w);
+    }
+  });
 
   /** Why a new socket on this intent cannot be taken now, or null. */
   const refusal = (intentId: string): string | null => {
@@ -146,7 +171,7 @@ export function createCheckoutSockets(d: CheckoutSocketDeps): CheckoutSockets {
         const why = refusal(id);
         if (why) return new Response(why, { status: 503, headers: { 'retry-after': '5' } });
         // Unknown and malformed ids look the same: the UUID is the only capability.
-        if (!(await d.intents.findRow(id))) return new Response('not found', { status: 404 });
+        if (!(await d.intents.find(id))) return new Response('not found', { status: 404 });
         return { context: { intentId: id } };
       },
       open(peer) {
@@ -175,6 +200,7 @@ export function createCheckoutSockets(d: CheckoutSocketDeps): CheckoutSockets {
       });
     },
     closeAll() {
+      unsubscribe?.();
       for (const w of [...watchers.values()]) stopWatcher(w);
       adapter.closeAll(1001, 'server shutting down');
       // A client that never answers the close frame must not hold the server open.

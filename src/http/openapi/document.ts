@@ -114,8 +114,8 @@ export function buildOpenApiDocument(o: { serverUrl?: string } = {}): Json {
 
 const intentIdParameter = { name: 'intent_id', in: 'path', required: true, description: 'The intent_id returned at creation.', schema: { type: 'string', format: 'uuid' } };
 
-/** Every authenticated call can answer these. */
-const AUTH_ERRORS: ErrorCode[] = ['AUTH_INVALID_HEADERS', 'AUTH_INVALID_SECRET', 'RATE_LIMITED', 'INTERNAL'];
+/** Every authenticated call can answer these (BUSY: every one reads the database, which on PostgreSQL may be out of reach for a moment). */
+const AUTH_ERRORS: ErrorCode[] = ['AUTH_INVALID_HEADERS', 'AUTH_INVALID_SECRET', 'RATE_LIMITED', 'BUSY', 'INTERNAL'];
 
 function fromValibot(schema: v.GenericSchema): Json {
   // Custom checks (v.check) have no JSON Schema form; the server still runs them.
@@ -164,7 +164,7 @@ function operation(o: {
     ...(o.body ? { requestBody: { required: true, content: { 'application/json': { schema: fromValibot(o.body.schema), example: o.body.example } } } } : {}),
     responses: {
       '200': { description: 'OK', content: { 'application/json': { schema: { $ref: `#/components/schemas/${o.ok.schema}` }, example: o.ok.example } } },
-      ...errorResponses([...o.errors, ...AUTH_ERRORS]),
+      ...errorResponses([...new Set([...o.errors, ...AUTH_ERRORS])]),
     },
   };
 }

@@ -1,0 +1,51 @@
+import type { Kysely } from 'kysely';
+import type { Logger, Wakeups } from '../domain/ports.ts';
+
+/** Subscribers of one process, called in turn; one that throws does not stop the others. */
+export function subscriberSet() {
+  const fns = new Set<(ids: readonly string[] | null) => void>();
+  return {
+    add(fn: (ids: readonly string[] | null) => void): () => void {
+      fns.add(fn);
+      return () => void fns.delete(fn);
+    },
+    emit(ids: readonly string[] | null): void {
+      for (const fn of [...fns]) {
+        try {
+          fn(ids);
+        } catch {
+          /* a subscriber's own failure is its business; the next look-again poll covers it */
+        }
+      }
+    },
+    get size() {
+      return fns.size;
+    },
+  };
+}
+
+/**
+ * SQLite: every writer that matters (sources, dispatcher, API) is in this one process, and
+ * another process (the CLI) is covered by the readers' polls, so wake-ups stay in memory.
+ */
+export function localWakeups(): Wakeups {
+  const subs = subscriberSet();
+  return {
+    publish: (ids = []) => subs.emit(ids),
+    subscribe: (fn) => subs.add(fn),
+    close: async () => {},
+  };
+}
+
+/** The store's wake-ups: LISTEN/NOTIFY on PostgreSQL (`pg` loaded only then), in memory on SQLite. */
+export async function openWakeups(o: { db: Kysely<any>; postgresUrl: string | null; log: Logger }): Promise<Wakeups> {
+  if (!o.postgresUrl) return localWakeups();
+  const url = o.postgresUrl;
+  const [{ postgresWakeups }, { default: pg }] = await Promise.all([import('./pg-wakeups.ts'), import('pg')]);
+  return postgresWakeups({
+    db: o.db,
+    // Its own connection outside the pool: LISTEN belongs to a session, and a pooled one would be handed on.
+    newClient: async () => new pg.Client({ connectionString: url, application_name: 'payd-wake', connectionTimeoutMillis: 5000, keepAlive: true }),
+    log: o.log,
+  });
+}

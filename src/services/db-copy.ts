@@ -1,0 +1,167 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Kysely } from 'kysely';
+import type { Config } from '../config/load.ts';
+import { COPIED_TABLES, COPY_PLAN, continueIdentity, countRows, inSqliteSnapshot, postgresColumns, reachable, redactUrl, seededOnly, sqliteBatches, sqliteColumns, sqliteTables, type TableName } from '../db/copy.ts';
+import { migrate, openDatabase, type Db } from '../db/open.ts';
+import { openPostgres } from '../db/postgres.ts';
+import { PaydError } from '../domain/errors.ts';
+import type { Clock } from '../domain/ports.ts';
+
+export interface DbCopyDeps {
+  /** The SQLite database (migrated), read inside one read transaction: a consistent snapshot. */
+  source: Db;
+  /** The PostgreSQL database; migrated here, then filled in one transaction. */
+  target: Db;
+  migrateTarget: (db: Db) => Promise<string[]>;
+  clock: Clock;
+  /** Rows per read and per insert: memory holds one batch, whatever the database's size. */
+  batchRows?: number;
+  /** Called after each table is in (table, rows), e.g. to print progress. */
+  progress?: (table: TableName, rows: number) => void;
+}
+
+export interface DbCopyReport {
+  /** Rows per copied table: counted in the source snapshot and again in the target before commit (equal). */
+  tables: Array<{ table: TableName; rows: number }>;
+  skipped: Array<{ table: TableName; why: string }>;
+  /** Migrations the target needed first. */
+  migrated: string[];
+  /** The master key fingerprint that came along (null: the source never used its key). */
+  masterKeyFingerprint: string | null;
+}
+
+const DEFAULT_BATCH = 250;
+
+/**
+ * Copies a SQLite shop into an empty PostgreSQL database: every table payd knows (an unknown
+ * one stops the copy before anything is written), in batches, in one target transaction that
+ * commits only if every table's row count equals the source's. The master key fingerprint is
+ * a settings row like any other, so the nodes on the new store must use the same master key.
+ */
+export async function copyDatabase(d: DbCopyDeps): Promise<DbCopyReport> {
+  const batch = d.batchRows ?? DEFAULT_BATCH;
+  const source = d.source as Kysely<any>;
+
+  const unknown = (await sqliteTables(source)).filter((t) => !(t in COPY_PLAN));
+  if (unknown.length) {
+    throw new PaydError('CONFLICT', `the SQLite database has tables payd does not know (${unknown.join(', ')}): written by a newer payd or by hand; nothing was copied`);
+  }
+  const lease = await d.source.selectFrom('worker_lease').selectAll().executeTakeFirst();
+  if (lease && lease.expires_at > d.clock.now()) {
+    throw new PaydError('CONFLICT', `a payd process still holds this SQLite database's worker lease (host ${lease.host}, pid ${lease.pid}): stop every payd serve first, then copy; nothing was copied`);
+  }
+
+  let migrated: string[];
+  try {
+    migrated = await d.migrateTarget(d.target);
+  } catch (err) {
+    throw new PaydError('UPSTREAM', `could not migrate the target database: ${(err as Error).message}`, { cause: err });
+  }
+  const target = d.target as Kysely<any>;
+
+  const columns = new Map<TableName, string[]>();
+  for (const table of COPIED_TABLES) {
+    const from = await sqliteColumns(source, table);
+    const into = new Set(await postgresColumns(target, table));
+    if (into.size === 0) throw new PaydError('CONFLICT', `the target database has no table ${table} after migrating: not a payd schema; nothing was copied`);
+    const missing = from.filter((c) => !into.has(c));
+    if (missing.length) throw new PaydError('CONFLICT', `the target's ${table} has no column ${missing.join(', ')}: the two schemas differ (is this payd older than the one that wrote the SQLite file?); nothing was copied`);
+    columns.set(table, from);
+  }
+  const holding: string[] = [];
+  for (const table of COPIED_TABLES) {
+    const n = await countRows(target, table);
+    if (n > 0 && !(await seededOnly(target, table))) holding.push(`${table}: ${n}`);
+  }
+  if (holding.length) {
+    throw new PaydError('CONFLICT', `the target database is not empty (${holding.join(', ')}): copy only into a new, empty database (was a node already started on it?); nothing was copied`);
+  }
+
+  // Every read below from one snapshot of the SQLite file.
+  return inSqliteSnapshot(source, async (src) => {
+    const counts = new Map<TableName, number>();
+    for (const table of COPIED_TABLES) counts.set(table, await countRows(src, table));
+    const tables = await target.transaction().execute(async (tx) => {
+      const out: DbCopyReport['tables'] = [];
+      for (const table of COPIED_TABLES) {
+        // The target's own seed rows (the event counter at 0) give way to the shop's.
+        if (await seededOnly(tx, table)) await tx.deleteFrom(table).execute();
+        const cols = columns.get(table)!;
+        for await (const rows of sqliteBatches(src, table, cols, batch)) await tx.insertInto(table).values(rows).execute();
+        const plan = COPY_PLAN[table];
+        if (plan.copy && plan.identity) await continueIdentity(tx, table, plan.identity);
+        const copied = await countRows(tx, table);
+        const expected = counts.get(table)!;
+        if (copied !== expected) throw new PaydError('INTERNAL', `row counts differ for ${table} (source ${expected}, target ${copied}); rolled back, nothing was copied`);
+        out.push({ table, rows: copied });
+        d.progress?.(table, copied);
+      }
+      return out;
+    });
+    const fingerprint = await src.selectFrom('settings').select('value').where('key', '=', 'master_key_fingerprint').executeTakeFirst();
+    const skipped = (Object.keys(COPY_PLAN) as TableName[]).flatMap((t) => {
+      const plan = COPY_PLAN[t];
+      return plan.copy ? [] : [{ table: t, why: plan.why }];
+    });
+    return { tables, skipped, migrated, masterKeyFingerprint: (fingerprint?.value as string | undefined) ?? null };
+  });
+}
+
+export interface CopyShopOptions {
+  config: Config;
+  /** The SQLite file (default: the config's database.file), relative to `cwd`. */
+  from?: string;
+  cwd: string;
+  /** The target postgres:// URL (never printed: messages show it without the password). */
+  to: string;
+  batchRows?: number;
+  clock: Clock;
+  progress?: (table: TableName, rows: number) => void;
+}
+
+/** `payd db copy`: opens the SQLite file and the PostgreSQL database, copies, closes both. */
+export async function copyShop(o: CopyShopOptions): Promise<DbCopyReport & { source: string; target: string }> {
+  const shown = redactUrl(o.to);
+  if (o.from === undefined && o.config.database.url) throw new PaydError('INVALID_REQUEST', 'this config already uses database.url (PostgreSQL): name the SQLite file to copy with --from <file>');
+  const file = o.from !== undefined ? resolve(o.cwd, o.from) : o.config.database.file;
+  if (!existsSync(file)) throw new PaydError('NOT_FOUND', `no SQLite database at ${file}`);
+  const source = openDatabase(file);
+  // No statement timeout: counting and filling big tables may take longer than the API's limit.
+  const target = openPostgres({ url: o.to, pool: 2, statementTimeoutMs: 0 });
+  try {
+    await migrate(source);
+    try {
+      await reachable(target);
+    } catch (err) {
+      throw new PaydError('UPSTREAM', `cannot reach the target database ${shown}: ${hidePassword(cause(err), o.to)}`);
+    }
+    try {
+      const report = await copyDatabase({ source, target, migrateTarget: migrate, clock: o.clock, batchRows: o.batchRows, progress: o.progress });
+      return { ...report, source: file, target: shown };
+    } catch (err) {
+      if (err instanceof PaydError) throw err;
+      throw new PaydError('INTERNAL', `the copy into ${shown} failed and was rolled back (nothing was copied): ${hidePassword(cause(err), o.to)}`);
+    }
+  } finally {
+    await target.destroy().catch(() => {});
+    await source.destroy();
+  }
+}
+
+/** The driver's own words (a BUSY mapping hides them behind "busy or unreachable"). */
+const cause = (err: unknown): string => {
+  const inner = (err as { cause?: unknown }).cause ?? err;
+  return inner instanceof Error ? inner.message : String(inner);
+};
+
+/** A driver message never repeats the password, even if it quotes the URL. */
+function hidePassword(message: string, url: string): string {
+  let password = '';
+  try {
+    password = decodeURIComponent(new URL(url).password);
+  } catch {
+    /* unparseable: nothing to hide */
+  }
+  return password ? message.split(password).join('***') : message;
+}

@@ -1,0 +1,58 @@
+// PostgreSQL as the store: `payd migrate` (a real bin/payd process) creates the schema with
+// BIGINT times and amounts and the unique indexes the code relies on; a second run is a no-op;
+// the credentials in the URL never appear in the output.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import pg from 'pg';
+import { runPayd, workdir } from '../helpers/cli.ts';
+import { testStore, TEST_MASTER_KEY } from '../helpers/stores.ts';
+
+const store = testStore('postgres');
+
+test('payd migrate on PostgreSQL: schema with BIGINT money and ms, the unique indexes, idempotent, no credentials printed', async (t) => {
+  const url = new URL(await store.database());
+  url.password = 'not-checked-by-trust-auth';
+  const dir = workdir(t, { server: { masterKey: TEST_MASTER_KEY }, database: { url: url.toString() } });
+  const where = `postgres://${url.host}${url.pathname}`;
+
+  const first = await runPayd(['migrate'], dir);
+  assert.equal(first.status, 0, first.stderr);
+  assert.equal(first.stdout.trim(), `applied 001_initial to ${where}`);
+  const again = await runPayd(['migrate'], dir);
+  assert.equal(again.status, 0, again.stderr);
+  assert.equal(again.stdout.trim(), `${where} is up to date`);
+  assert.doesNotMatch(first.stdout + first.stderr + again.stdout + again.stderr, /not-checked-by-trust-auth|payd@/);
+
+  const c = new pg.Client({ connectionString: url.toString() });
+  await c.connect();
+  t.after(() => c.end());
+  const type = async (table: string, column: string) =>
+    (await c.query('SELECT data_type FROM information_schema.columns WHERE table_name = $1 AND column_name = $2', [table, column])).rows[0]?.data_type;
+  for (const [table, column] of [['intents', 'amount_minor'], ['intents', 'pay_amount_minor'], ['intents', 'created_at'], ['payments', 'amount_minor'], ['amount_reservations', 'reserved_until'], ['events', 'seq'], ['worker_lease', 'expires_at']]) {
+    assert.equal(await type(table, column), 'bigint', `${table}.${column}`);
+  }
+  assert.equal(await type('rejections', 'raw'), 'bytea');
+  assert.equal(await type('upi_parked_mail', 'raw'), 'bytea');
+  const indexes = new Map((await c.query('SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema()')).rows.map((r) => [r.indexname, r.indexdef]));
+  assert.match(indexes.get('intents_merchant_order'), /CREATE UNIQUE INDEX .* \(merchant_id, order_id\)$/);
+  assert.match(indexes.get('payments_method_tx'), /CREATE UNIQUE INDEX .* \(method, tx_ref\)$/);
+  assert.match(indexes.get('amount_reservations_pk'), /CREATE UNIQUE INDEX .* \(method, receiver, pay_amount_minor\)$/);
+  assert.match(indexes.get('intents_reference'), /CREATE UNIQUE INDEX .* \(reference\) WHERE \(reference IS NOT NULL\)$/);
+  assert.match(indexes.get('events_merchant_seq'), /CREATE UNIQUE INDEX .* \(merchant_id, seq\)$/);
+  assert.deepEqual((await c.query("SELECT value FROM sequences WHERE name = 'events'")).rows, [{ value: '0' }]);
+});
+
+test('a config naming both stores, or PostgreSQL without a master key, is refused before anything connects', async (t) => {
+  const both = workdir(t, { server: { masterKey: 'k' }, database: { file: 'x.sqlite', url: 'postgres://127.0.0.1:1/payd' } });
+  const r1 = await runPayd(['migrate'], both);
+  assert.equal(r1.status, 2, r1.stderr);
+  assert.match(r1.stderr, /database: set either database\.file \(SQLite\) or database\.url \(PostgreSQL\), not both/);
+  const keyless = workdir(t, { database: { url: 'postgres://127.0.0.1:1/payd' } });
+  const r2 = await runPayd(['migrate'], keyless);
+  assert.equal(r2.status, 2, r2.stderr);
+  assert.match(r2.stderr, /server\.masterKey: is required with database\.url/);
+  const badUrl = workdir(t, { server: { masterKey: 'k' }, database: { url: 'mysql://127.0.0.1/payd' } });
+  const r3 = await runPayd(['migrate'], badUrl);
+  assert.equal(r3.status, 2, r3.stderr);
+  assert.match(r3.stderr, /database\.url: expected a postgres:\/\/ URL/);
+});
