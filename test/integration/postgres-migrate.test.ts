@@ -4,6 +4,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import pg from 'pg';
+import { migrate } from '../../src/db/open.ts';
+import { openPostgres } from '../../src/db/postgres.ts';
 import { runPayd, workdir } from '../helpers/cli.ts';
 import { testStore, TEST_MASTER_KEY } from '../helpers/stores.ts';
 
@@ -55,4 +57,17 @@ test('a config naming both stores, or PostgreSQL without a master key, is refuse
   const r3 = await runPayd(['migrate'], badUrl);
   assert.equal(r3.status, 2, r3.stderr);
   assert.match(r3.stderr, /database\.url: expected a postgres:\/\/ URL/);
+});
+
+test('nodes migrating one PostgreSQL at the same moment (every unit runs payd migrate at start): one applies, none fails', async () => {
+  const url = await store.database();
+  const dbs = Array.from({ length: 4 }, () => openPostgres({ url, pool: 2, statementTimeoutMs: 5000 }));
+  try {
+    const results = await Promise.all(dbs.map((db) => migrate(db)));
+    assert.deepEqual(results.flat(), ['001_initial']);
+    const applied = await dbs[0]!.selectFrom('kysely_migration' as any).select('name').execute();
+    assert.deepEqual(applied, [{ name: '001_initial' }]);
+  } finally {
+    await Promise.all(dbs.map((db) => db.destroy()));
+  }
 });
