@@ -2,7 +2,7 @@
 // the api section's config: every method configured, upstreams on closed loopback ports,
 // workers on, rate limit off) and the same autocannon load as the api section: SQLite, one
 // node on PostgreSQL, two nodes on one PostgreSQL (the load split over both). PostgreSQL is
-// started the way the tests start it (test/helpers/postgres.ts: fsync off, a throw-away cluster).
+// started the way the tests start it (test/helpers/postgres.ts, a throw-away cluster), but durable.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -116,8 +116,8 @@ export async function pgSection(ctx: BenchContext): Promise<SectionResult> {
   const procs: PaydProcess[] = [];
   let pg: Postgres | null = null;
   try {
-    ctx.progress('pg: starting PostgreSQL (initdb + pg_ctl, as the tests do)');
-    pg = await startPostgres();
+    ctx.progress('pg: starting PostgreSQL (initdb + pg_ctl, as the tests do, but crash-safe: fsync on)');
+    pg = await startPostgres({ durable: true });
     const sqliteDir = preparePaydDir();
     const pgDir = preparePostgresDir(await freshDatabase(pg.url, 'bench'));
     dirs.push(sqliteDir, pgDir);
@@ -167,7 +167,7 @@ export async function pgSection(ctx: BenchContext): Promise<SectionResult> {
       notes: [
         `autocannon in the bench process, ${CONNECTIONS} connections in all (two nodes: ${CONNECTIONS / 2} each), ${WARMUP_S} s warm-up + ${MEASURE_S} s measured per figure, ${ROUNDS} rounds alternating the set-ups; loopback`,
         'payd: `bin/payd --config <file> serve --port 0` (dist/), the api section\'s config; PostgreSQL: database.url, pool 10, statement timeout 5 s; the second node stands by for the worker lease during the one-node figures',
-        'PostgreSQL 15 from Debian, started like the tests start it: fsync, synchronous_commit and full_page_writes off (durability is not measured here; SQLite runs with synchronous=FULL)',
+        'PostgreSQL 15 from Debian, started like the tests start it (initdb + pg_ctl in a temp dir) but with its crash-safe defaults (fsync, synchronous_commit, full_page_writes on), as SQLite runs with synchronous=FULL; all other settings are initdb defaults (shared_buffers 128 MB)',
         'one machine: the payd nodes, PostgreSQL and the load generator share its cores, so two nodes cannot add CPU; on separate machines they would',
       ],
     };

@@ -193,7 +193,7 @@ export async function createApp(o: AppOptions) {
 
   const sourceDeps = { ledger, db, clock, random, log: log.child({ component: 'source' }) };
   const sandboxSource = createSandboxSource(db, sourceDeps);
-  const actions = createOperatorActions({ merchants, events, dispatcher, intents, payments, sandboxSource, random });
+  const actions = createOperatorActions({ merchants, events, dispatcher, intents, payments, sandboxSource, random, waitForOtherMs: config.webhooks.timeoutSeconds * 1000 + 5000 });
   const mailboxTokens = createMailboxTokenStore({ db, keys, clock, random });
   // Async: a method's libraries load only when its source is built (see methods/registry.ts).
   const sources = async (): Promise<PaymentSource[]> => (o.sources ? o.sources({ ledger, db }) : sandbox ? [sandboxSource] : createSources(config, { ...sourceDeps, mailboxTokens }));

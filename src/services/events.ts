@@ -69,9 +69,8 @@ export function createEventService(d: { db: Db; clock: Clock; outbox: Outbox }) 
 
     /** A signed webhook.test for one merchant; returns its event id. */
     async enqueueTest(clientId: string): Promise<string> {
-      const id = await writeTx(d.db, (tx) => d.outbox.enqueue(tx, clientId, null, 'webhook.test', { client_id: clientId, message: 'payd webhook test' }));
-      d.outbox.notify();
-      return id;
+      // No wake-up: the caller sends it at once itself (operator-actions.ts); waking a leader would race it.
+      return writeTx(d.db, (tx) => d.outbox.enqueue(tx, clientId, null, 'webhook.test', { client_id: clientId, message: 'payd webhook test' }));
     },
 
     /** Queues events for another round of delivery (same webhook-id, fresh retry schedule). */

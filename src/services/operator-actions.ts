@@ -14,7 +14,7 @@ import type { createPaymentQueries } from './payments.ts';
  * Operator actions that take several services, each one call for its CLI command; they
  * return the outcome and leave printing (and the exit code) to the CLI.
  */
-export function createOperatorActions(d: { merchants: MerchantService; events: EventService; dispatcher: Dispatcher; intents: IntentService; payments: Pick<ReturnType<typeof createPaymentQueries>, 'outcomeOf'>; sandboxSource: Pick<ReturnType<typeof createSandboxSource>, 'simulate' | 'tick'>; random: Random }) {
+export function createOperatorActions(d: { merchants: MerchantService; events: EventService; dispatcher: Dispatcher; intents: IntentService; payments: Pick<ReturnType<typeof createPaymentQueries>, 'outcomeOf'>; sandboxSource: Pick<ReturnType<typeof createSandboxSource>, 'simulate' | 'tick'>; random: Random; /** How long to wait for another process's attempt, ms (default 15 s: one webhook timeout plus margin). */ waitForOtherMs?: number }) {
   return {
     /** `payd webhooks test`: a signed webhook.test sent now, in this process; the event with its attempt. */
     async sendTestWebhook(clientId: string) {
@@ -22,7 +22,14 @@ export function createOperatorActions(d: { merchants: MerchantService; events: E
       if (!merchant.webhookUrl) throw new PaydError('CONFLICT', `merchant ${clientId} has no webhook URL (payd merchant set-webhook ${clientId} --url …)`);
       const id = await d.events.enqueueTest(clientId);
       await d.dispatcher.deliverNow(id);
-      const event = await d.events.show(id);
+      let event = await d.events.show(id);
+      // A running leader's dispatcher may have claimed it first (it polls the outbox): then it
+      // makes the one attempt a webhook.test gets; its result is the answer.
+      const until = Date.now() + (d.waitForOtherMs ?? 15_000);
+      while (event.status === 'pending' && Date.now() < until) {
+        await new Promise((r) => setTimeout(r, 100));
+        event = await d.events.show(id);
+      }
       return { delivered: event.status === 'delivered', url: merchant.webhookUrl, event };
     },
 

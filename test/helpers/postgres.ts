@@ -35,7 +35,8 @@ export function postgresBinDir(): string {
   return found;
 }
 
-export async function startPostgres(): Promise<Postgres> {
+/** `durable`: keep PostgreSQL's crash-safe defaults (fsync, synchronous_commit, full_page_writes), as the bench does. */
+export async function startPostgres(o: { durable?: boolean } = {}): Promise<Postgres> {
   const bin = postgresBinDir();
   const runAs = processUser();
   const dir = mkdtempSync(join(tmpdir(), 'payd-pg-'));
@@ -71,7 +72,8 @@ export async function startPostgres(): Promise<Postgres> {
     // A free port can be taken between our probe and the server's bind: try a few.
     for (let attempt = 1; ; attempt++) {
       port = await freePort();
-      const opts = [`-p ${port}`, `-k ${dir}`, "-c listen_addresses='127.0.0.1'", '-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off', '-c max_connections=200'].join(' ');
+      const fast = o.durable ? [] : ['-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off'];
+      const opts = [`-p ${port}`, `-k ${dir}`, "-c listen_addresses='127.0.0.1'", ...fast, '-c max_connections=200'].join(' ');
       try {
         run('pg_ctl', ['start', '-D', data, '-l', join(dir, 'server.log'), '-w', '-t', String(START_TIMEOUT_S), '-o', opts], 'pg_ctl start');
         started = true;

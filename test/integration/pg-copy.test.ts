@@ -1,7 +1,9 @@
 // `payd db copy` (issue 14, "moving house"): a SQLite shop with rows in every table is copied
-// into an empty PostgreSQL database; a node on PostgreSQL then serves the same intents to the
-// same merchant credentials, signs webhooks with the same secrets, and continues the shop.
+// by bin/payd (a real process) into an empty PostgreSQL database; a `payd serve` process on
+// PostgreSQL then serves the same intents to the same merchant credentials, signs webhooks
+// with the same secrets, and continues the shop.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test, type TestContext } from 'node:test';
@@ -10,7 +12,7 @@ import { Webhook } from 'standardwebhooks';
 import { COPIED_TABLES, COPY_PLAN } from '../../src/db/copy.ts';
 import { openDatabase } from '../../src/db/open.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
-import { payd, workdir } from '../helpers/cli.ts';
+import { PAYD_BIN, payd, spawnPayd, workdir } from '../helpers/cli.ts';
 import { baseConfig, startPayd } from '../helpers/payd.ts';
 import { freshDatabase, startPostgres, type Postgres } from '../helpers/postgres.ts';
 import { startReceiver } from '../helpers/receiver.ts';
@@ -20,6 +22,17 @@ before(async () => {
   pg = await startPostgres();
 });
 after(() => pg?.stop());
+
+/** bin/payd as a child process with extra environment (the target URL), run to its end. */
+function runWithEnv(args: string[], cwd: string, env: Record<string, string>): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [PAYD_BIN, ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  return new Promise((resolve) => child.on('close', (status) => (clearTimeout(timer), resolve({ status, stdout, stderr }))));
+}
 
 const count = async (db: ReturnType<typeof openDatabase>, table: string) => Number((await sql<{ n: number | string }>`select count(*) as n from ${sql.table(table)}`.execute(db)).rows[0]!.n);
 
@@ -73,9 +86,10 @@ test('db copy: every table of a SQLite shop into empty PostgreSQL, counts verifi
   assert.equal(COPY_PLAN.worker_lease.copy, false);
 
   const url = await freshDatabase(pg.url);
-  const copied = await payd(['db', 'copy', '--to-env', 'TARGET_URL', '--json'], { cwd: s.dir, env: { TARGET_URL: url } });
-  assert.equal(copied.code, 0, copied.err);
-  const report = copied.json();
+  // bin/payd as an operator runs it, the URL from the environment.
+  const copied = await runWithEnv(['db', 'copy', '--to-env', 'TARGET_URL', '--json'], s.dir, { TARGET_URL: url });
+  assert.equal(copied.status, 0, copied.stderr);
+  const report = JSON.parse(copied.stdout);
   assert.deepEqual(Object.fromEntries(report.tables.map((r: { table: string; rows: number }) => [r.table, r.rows])), expected);
   assert.deepEqual(report.skipped.map((r: { table: string }) => r.table), ['worker_lease']);
   assert.match(report.masterKeyFingerprint, /^[0-9a-f]{32}$/);
@@ -91,29 +105,35 @@ test('db copy: every table of a SQLite shop into empty PostgreSQL, counts verifi
   const keyFile = `${s.dbFile}.key`;
   const pgConfig = { ...s.config, database: { url }, server: { ...s.config.server, masterKey: readFileSync(keyFile, 'utf8').trim() } };
   writeFileSync(join(s.dir, 'payd.config.json'), JSON.stringify(pgConfig));
-  const node = await startPayd({ dir: s.dir, rawConfig: pgConfig });
-  t.after(() => node.close());
-  const again = await node.api('GET', `/api/v1/intents/${s.created[0].intent_id}`, { headers: s.merchant.headers });
+  const node = await spawnPayd(['serve'], { cwd: s.dir });
+  t.after(() => node.child.kill('SIGKILL'));
+  const api = async (method: string, path: string, body?: object) => {
+    const res = await fetch(node.url + path, { method, headers: { ...s.merchant.headers, 'content-type': 'application/json' }, body: body && JSON.stringify(body) });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+  const again = await api('GET', `/api/v1/intents/${s.created[0].intent_id}`);
   assert.equal(again.status, 200);
   assert.deepEqual(again.body, s.fetched);
   // Idempotent create still finds the copied intent; a new create gets a pay_amount the copied reservations do not hold.
-  const dup = await node.api('POST', '/api/v1/intents/create-payment', { headers: s.merchant.headers, body: { amount: 10, currency: 'UPI', order_id: 'copy-0' } });
+  const dup = await api('POST', '/api/v1/intents/create-payment', { amount: 10, currency: 'UPI', order_id: 'copy-0' });
   assert.equal(dup.body.intent_id, s.created[0].intent_id);
-  const fresh = await node.api('POST', '/api/v1/intents/create-payment', { headers: s.merchant.headers, body: { amount: 10, currency: 'UPI', order_id: 'after-copy' } });
+  const fresh = await api('POST', '/api/v1/intents/create-payment', { amount: 10, currency: 'UPI', order_id: 'after-copy' });
   assert.equal(fresh.status, 200);
   assert.ok(![s.created[0].pay_amount, s.created[1].pay_amount].includes(fresh.body.pay_amount), `pay_amount ${fresh.body.pay_amount} reused`);
   // Rows with copied ids continue their sequences: a new audit entry (cancel) and attempt (webhook test) insert fine.
-  const canceled = await node.api('POST', `/api/v1/intents/${s.created[2].intent_id}/cancel`, { headers: s.merchant.headers, body: {} });
+  const canceled = await api('POST', `/api/v1/intents/${s.created[2].intent_id}/cancel`, {});
   assert.equal(canceled.status, 200);
   const sent = await payd(['webhooks', 'test', s.merchant.clientId], { cwd: s.dir });
   assert.equal(sent.code, 0, sent.err);
-  const hooks = await s.receiver.waitFor(3, 10_000);
-  // Signed with the webhook secret sealed in SQLite, unsealed on PostgreSQL under the same key.
+  // The node leads (it runs the dispatcher) and sends intent.canceled; the CLI sends webhook.test.
+  const hooks = await s.receiver.waitFor(4, 10_000);
+  // Both signed with the webhook secret sealed in SQLite, unsealed on PostgreSQL under the same key.
   const wh = new Webhook(s.merchant.webhookSecret);
-  const last = hooks[2]!;
-  const verified = wh.verify(last.body, { 'webhook-id': String(last.headers['webhook-id']), 'webhook-timestamp': String(last.headers['webhook-timestamp']), 'webhook-signature': String(last.headers['webhook-signature']) }) as { type: string };
-  assert.equal(verified.type, 'webhook.test');
-  assert.equal(await count(target, 'webhook_attempts'), expected.webhook_attempts! + 1);
+  const types = hooks.slice(2).map((h) => (wh.verify(h.body, { 'webhook-id': String(h.headers['webhook-id']), 'webhook-timestamp': String(h.headers['webhook-timestamp']), 'webhook-signature': String(h.headers['webhook-signature']) }) as { type: string }).type);
+  assert.deepEqual(types.sort(), ['intent.canceled', 'webhook.test']);
+  await new Promise((r) => setTimeout(r, 500));
+  assert.equal(s.receiver.received.length, 4);
+  assert.equal(await count(target, 'webhook_attempts'), expected.webhook_attempts! + 2);
   assert.equal(await count(target, 'audit_log'), expected.audit_log! + 1);
 });
 
@@ -129,6 +149,14 @@ test('db copy refuses, changing nothing: a target that holds data, an unknown ta
   const none = await payd(['db', 'copy'], { cwd: dir });
   assert.equal(none.code, 2);
   assert.match(none.err, /no target: pass --to <postgres-url>, --to-env <NAME>, or set PAYD_DB_COPY_TO/);
+
+  const sandbox = await payd(['db', 'copy', '--sandbox', '--to', 'postgres://127.0.0.1:1/x'], { cwd: dir });
+  assert.equal(sandbox.code, 2);
+  assert.match(sandbox.err, /the sandbox stays on SQLite/);
+  const notPg = await payd(['db', 'copy', '--to', 'mysql://u:pw@127.0.0.1/x'], { cwd: dir });
+  assert.equal(notPg.code, 2);
+  assert.match(notPg.err, /must be a postgres:\/\/ \(or postgresql:\/\/\) URL/);
+  assert.doesNotMatch(notPg.err, /pw/);
 
   // Not reachable: the message names the server, never the password.
   const secret = 's3cr3t-Pa55';
