@@ -2,11 +2,13 @@
 // BIGINT times and amounts and the unique indexes the code relies on; a second run is a no-op;
 // the credentials in the URL never appear in the output.
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import pg from 'pg';
 import { migrate } from '../../src/db/open.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
-import { runPayd, workdir } from '../helpers/cli.ts';
+import { payd, runPayd, workdir } from '../helpers/cli.ts';
 import { testStore, TEST_MASTER_KEY } from '../helpers/stores.ts';
 
 const store = testStore('postgres');
@@ -70,4 +72,24 @@ test('nodes migrating one PostgreSQL at the same moment (every unit runs payd mi
   } finally {
     await Promise.all(dbs.map((db) => db.destroy()));
   }
+});
+
+test('CLI on a PostgreSQL shop: commands work without any local database file; an id of the other mode is hinted at in both directions', async (t) => {
+  const url = await store.database();
+  const dir = workdir(t, { server: { masterKey: TEST_MASTER_KEY }, database: { url } });
+  const where = `postgres://${new URL(url).host}${new URL(url).pathname}`;
+  // No local file to find: a read command on the live (PostgreSQL) side just answers.
+  const empty = await payd(['merchant', 'list', '--json'], { cwd: dir });
+  assert.equal(empty.code, 0, empty.err);
+  assert.deepEqual(empty.json(), []);
+  const live = (await payd(['merchant', 'create', '--name', 'Shop', '--json'], { cwd: dir })).json();
+  const sandbox = (await payd(['--sandbox', 'merchant', 'create', '--name', 'Dev', '--json'], { cwd: dir })).json();
+  const wrongSide = await payd(['--sandbox', 'merchant', 'rotate-secret', live.client_id], { cwd: dir });
+  assert.equal(wrongSide.code, 1);
+  assert.ok(wrongSide.err.includes(`merchant ${live.client_id} exists in the live database (${where}): drop --sandbox`), wrongSide.err);
+  const otherWay = await payd(['merchant', 'revoke', sandbox.client_id, '--yes'], { cwd: dir });
+  assert.equal(otherWay.code, 1);
+  assert.match(otherWay.err, /exists in the sandbox database \(.*payd-sandbox\.sqlite\): add --sandbox/);
+  assert.ok(existsSync(join(dir, 'data', 'payd-sandbox.sqlite')), 'the sandbox stays SQLite');
+  assert.equal(existsSync(join(dir, 'data', 'payd.sqlite')), false, 'no live SQLite file is created');
 });
