@@ -29,10 +29,12 @@ export interface PaydDir {
 }
 
 /** A directory with payd.config.json (every method configured, upstreams on closed loopback ports) and one merchant made by the real CLI. */
-export function preparePaydDir(o: { methods?: 'all' | 'none' } = {}): PaydDir {
+export function preparePaydDir(o: { methods?: 'all' | 'none' | string[]; logLevel?: string } = {}): PaydDir {
   const dir = mkdtempSync(join(tmpdir(), 'payd-bench-'));
   const config = benchConfig(dir) as Record<string, any>;
   if (o.methods === 'none') config.methods = {};
+  else if (Array.isArray(o.methods)) config.methods = Object.fromEntries(o.methods.map((m) => [m, config.methods[m]]));
+  if (o.logLevel) config.log = { ...config.log, level: o.logLevel };
   const configFile = join(dir, 'payd.config.json');
   writeFileSync(configFile, JSON.stringify(config, null, 2));
   const r = spawnSync(process.execPath, [PAYD_BIN, '--config', configFile, 'merchant', 'create', '--name', 'Bench shop', '--json'], { encoding: 'utf8' });
@@ -64,13 +66,15 @@ process.on('exit', () => {
 });
 
 /** `payd serve` on `d`, stderr to `<dir>/payd.log`; resolves once it logs that it listens. */
-export async function startServe(d: PaydDir, o: { execArgv?: string[]; name?: string } = {}): Promise<PaydProcess> {
+export async function startServe(d: PaydDir, o: { execArgv?: string[]; name?: string; serveArgs?: string[]; env?: Record<string, string>; bin?: string } = {}): Promise<PaydProcess> {
   const logFile = join(d.dir, `${o.name ?? 'payd'}.log`);
   const fd = openSync(logFile, 'w');
   const t0 = performance.now();
   // bin/payd itself (its #! line carries payd's node flags), unless extra node flags are asked for.
-  const [cmd, args] = o.execArgv?.length ? [process.execPath, [...o.execArgv, '--max-semi-space-size=2', PAYD_BIN]] : [PAYD_BIN, []];
-  const proc = spawn(cmd, [...args, '--config', d.configFile, 'serve', '--port', '0'], { stdio: ['ignore', 'ignore', fd] });
+  const bin = o.bin ?? PAYD_BIN;
+  const flags = o.execArgv ?? [];
+  const [cmd, args] = flags.length ? [process.execPath, [...flags, ...(flags.some((f) => f.startsWith('--max-semi-space-size')) ? [] : ['--max-semi-space-size=2']), bin]] : [bin, []];
+  const proc = spawn(cmd, [...args, '--config', d.configFile, 'serve', '--port', '0', ...(o.serveArgs ?? [])], { stdio: ['ignore', 'ignore', fd], env: o.env ? { ...process.env, ...o.env } : process.env });
   closeSync(fd);
   live.add(proc);
   const exited = new Promise<number | null>((r) => proc.on('exit', (code) => (live.delete(proc), r(code))));

@@ -1,3 +1,4 @@
+import { isoUtc } from './iso-time.ts';
 import { DecimalNumber } from './json.ts';
 import { METHOD_RULES, type Method } from './methods.ts';
 import { formatMinor } from './money.ts';
@@ -32,7 +33,7 @@ export interface Intent {
   canceledAt: number | null;
 }
 
-const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+const iso = (ms: number | null): string | null => (ms === null ? null : isoUtc(ms));
 
 /** A pending intent past its expiry reads as expired even before housekeeping writes it. */
 export function effectiveStatus(intent: Pick<Intent, 'status' | 'expiresAt'>, now: number): IntentStatus {

@@ -53,7 +53,7 @@ function compact(v: unknown): string | undefined {
         if (!Object.prototype.hasOwnProperty.call(o, k)) continue;
         const text = compact(o[k]);
         if (text === undefined) continue;
-        out += (first ? '"' : ',"') + (SAFE_KEY.test(k) ? k : JSON.stringify(k).slice(1, -1)) + '":' + text;
+        out += (first ? '' : ',') + quotedKey(k) + text;
         first = false;
       }
       return out + '}';
@@ -65,4 +65,16 @@ function compact(v: unknown): string | undefined {
   }
 }
 
-const SAFE_KEY = /^[A-Za-z0-9_.-]*$/;
+/**
+ * `"key":` per member name. Replies repeat the same few names (they come from code), so the
+ * quoted form is remembered instead of checked and built again for every member of every reply.
+ */
+const KEYS = new Map<string, string>();
+function quotedKey(k: string): string {
+  let q = KEYS.get(k);
+  if (q === undefined) {
+    q = JSON.stringify(k) + ':';
+    if (KEYS.size < 1000) KEYS.set(k, q);
+  }
+  return q;
+}

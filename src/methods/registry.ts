@@ -6,8 +6,9 @@ import type { PaymentSource, SourceDeps } from './source.ts';
 
 /**
  * One live source per enabled method, built from its config section. Each method's module
- * is imported only when its method is enabled: tronweb, @solana/web3.js, imapflow and
- * mailauth cost seconds of start-up and tens of MB each, and most commands need none.
+ * is imported only when its method is enabled: @solana/web3.js, imapflow and mailauth cost
+ * start-up time and tens of MB each, and most commands need none. (The TRON source needs no
+ * tronweb: base58check is all it used; UPI's mail parsers load with the first mail.)
  */
 export async function createSources(config: Config, deps: SourceDeps & { db?: Db; mailboxTokens?: MailboxTokenStore }): Promise<PaymentSource[]> {
   const m = config.methods;

@@ -46,13 +46,29 @@ const toMerchant = (r: MerchantsTable): Merchant => ({
   createdAt: r.created_at,
 });
 
+const invalid = () => new PaydError('AUTH_INVALID_SECRET', 'invalid credentials');
+
+/** Equal strings, in time that depends only on the length (a secret's length is public). */
+function sameText(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}
+
 /** How long a verified credential is trusted without reading the database again, ms. */
 const AUTH_CACHE_MS = 1000;
 
 export function createMerchantService(d: MerchantServiceDeps) {
   // Saves a SELECT per request; a revoke or rotation from another process (the CLI) takes
   // effect within AUTH_CACHE_MS, in this process at once.
-  const authCache = new Map<string, { merchant: Merchant; hash: string; prevHash: string | null; prevUntil: number | null; until: number }>();
+  // `verified`: the secret last presented and verified against this entry, so the same
+  // merchant's next requests cost a string comparison instead of an HMAC (until `verifiedUntil`:
+  // a previous secret stops at the end of its grace period).
+  const authCache = new Map<
+    string,
+    { merchant: Merchant; hash: string; prevHash: string | null; prevUntil: number | null; until: number; verified: string | null; verifiedUntil: number }
+  >();
   const newClientSecret = () => `${d.livemode ? 'sk_live_' : 'sk_test_'}${Buffer.from(d.random.bytes(32)).toString('base64url')}`;
   const newWebhookSecret = () => `whsec_${Buffer.from(d.random.bytes(32)).toString('base64')}`;
 
@@ -186,7 +202,6 @@ export function createMerchantService(d: MerchantServiceDeps) {
 
     /** Resolves request credentials to an active merchant, or throws AUTH_INVALID_SECRET (one message for every cause). */
     async authenticate(clientId: string, secret: string): Promise<Merchant> {
-      const invalid = () => new PaydError('AUTH_INVALID_SECRET', 'invalid credentials');
       // A key of the other mode can never be valid here; saying so (the prefix is public)
       // saves an integrator from hunting for a typo.
       const wrongMode = d.livemode ? secret.startsWith('sk_test_') : secret.startsWith('sk_live_');
@@ -202,21 +217,32 @@ export function createMerchantService(d: MerchantServiceDeps) {
       const id = clientId.toLowerCase();
       const keys: Keys = d.keys.current ?? (await d.keys.get());
       const now = d.clock.now();
-      const matches = (c: { hash: string; prevHash: string | null; prevUntil: number | null }) =>
-        keys.verifySecret(secret, c.hash) || (c.prevHash !== null && (c.prevUntil ?? 0) > now && keys.verifySecret(secret, c.prevHash));
       const hit = authCache.get(id);
+      // The common case: the same secret as the last verified one, while the entry is fresh.
+      if (hit && hit.until > now && hit.verified !== null && hit.verifiedUntil > now && sameText(secret, hit.verified)) return hit.merchant;
+      /** Which stored hash the secret matches: the current one, the previous one (within its grace), or none. */
+      const matches = (c: { hash: string; prevHash: string | null; prevUntil: number | null }): 'current' | 'previous' | null =>
+        keys.verifySecret(secret, c.hash) ? 'current' : c.prevHash !== null && (c.prevUntil ?? 0) > now && keys.verifySecret(secret, c.prevHash) ? 'previous' : null;
+      const trust = (entry: { until: number; prevUntil: number | null; verified: string | null; verifiedUntil: number }, match: 'current' | 'previous') => {
+        entry.verified = secret;
+        entry.verifiedUntil = match === 'current' ? entry.until : Math.min(entry.until, entry.prevUntil ?? 0);
+      };
       if (hit && hit.until > now) {
-        if (!matches(hit)) throw invalid();
+        const match = matches(hit);
+        if (!match) throw invalid();
+        trust(hit, match);
         return hit.merchant;
       }
       const r = await d.db.selectFrom('merchants').selectAll().where('id', '=', id).executeTakeFirst();
       // Hash even when the merchant is unknown so timing does not reveal which ids exist.
       const creds = { hash: r?.secret_hash ?? '0'.repeat(64), prevHash: r?.secret_prev_hash ?? null, prevUntil: r?.secret_prev_until ?? null };
-      const ok = matches(creds);
-      if (!r || !ok || r.status !== 'active') throw invalid();
+      const match = matches(creds);
+      if (!r || !match || r.status !== 'active') throw invalid();
       const merchant = toMerchant(r);
       if (authCache.size >= 10_000) authCache.clear();
-      authCache.set(id, { merchant, ...creds, until: now + AUTH_CACHE_MS });
+      const entry = { merchant, ...creds, until: now + AUTH_CACHE_MS, verified: null, verifiedUntil: 0 };
+      trust(entry, match);
+      authCache.set(id, entry);
       return merchant;
     },
 

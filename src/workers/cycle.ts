@@ -1,10 +1,10 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-
 /**
  * How a running source tells its supervisor that it completed (or failed) a cycle.
- * Sources never pass this around: the supervisor runs `source.run` inside a context
- * and runLoop (or the mailbox watcher) reports to whatever context it runs in, so a
- * new source on runLoop is watched without opting in.
+ * Sources never pass this around: the supervisor hands `source.run` a signal that carries
+ * the reporter, and runLoop (or the mailbox watcher) reports to the reporter of the signal
+ * it runs on, so a new source on runLoop is watched without opting in.
+ * (Carried on the signal rather than in an AsyncLocalStorage: on Node 20 one active
+ * AsyncLocalStorage puts a hook on every promise of the process, API requests included.)
  */
 export interface CycleReporter {
   /** The pause between healthy cycles, ms: the yardstick for "stale". */
@@ -15,13 +15,18 @@ export interface CycleReporter {
   failed(error: string, retryInMs: number, needsOperator?: boolean): void;
 }
 
-// Holds no state of its own: each supervised run carries its own reporter.
-const context = new AsyncLocalStorage<CycleReporter>();
+const REPORTER = Symbol('payd.cycleReporter');
+type ReportingSignal = AbortSignal & { [REPORTER]?: CycleReporter };
 
-export const runWithCycleReporter = <T>(reporter: CycleReporter, fn: () => T): T => context.run(reporter, fn);
+/** Runs `fn` with a signal that aborts with `signal` and carries `reporter`. */
+export function runWithCycleReporter<T>(reporter: CycleReporter, signal: AbortSignal, fn: (signal: AbortSignal) => T): T {
+  const scoped: ReportingSignal = AbortSignal.any([signal]);
+  scoped[REPORTER] = reporter;
+  return fn(scoped);
+}
 
-/** The reporter of the source this code runs under, if any (none in tests and the CLI). */
-export const currentCycleReporter = (): CycleReporter | undefined => context.getStore();
+/** The reporter of the source whose signal this is, if any (none in tests and the CLI). */
+export const cycleReporterOf = (signal: AbortSignal): CycleReporter | undefined => (signal as ReportingSignal)[REPORTER];
 
-/** Runs `fn` outside any source's context: a side loop of a source (UPI's parked mail) must not report its health. */
-export const withoutCycleReporter = <T>(fn: () => T): T => context.exit(fn);
+/** A signal that aborts with `signal` but reports nowhere: a side loop of a source (UPI's parked mail) must not report its health. */
+export const withoutCycleReporter = (signal: AbortSignal): AbortSignal => AbortSignal.any([signal]);

@@ -1,5 +1,5 @@
 import type { Logger, Random } from '../domain/ports.ts';
-import { currentCycleReporter } from './cycle.ts';
+import { cycleReporterOf } from './cycle.ts';
 
 export interface LoopOptions {
   name: string;
@@ -20,7 +20,7 @@ export interface LoopOptions {
 export async function runLoop(o: LoopOptions): Promise<void> {
   const backoff = o.backoff ?? { baseMs: 1000, maxMs: 60_000 };
   // A completed tick is a completed cycle for the supervised source this loop runs in.
-  const report = currentCycleReporter();
+  const report = cycleReporterOf(o.signal);
   report?.interval(o.intervalMs);
   let failures = 0;
   while (!o.signal.aborted) {

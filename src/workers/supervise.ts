@@ -28,7 +28,7 @@ export async function superviseSource(o: SuperviseOptions): Promise<void> {
       const okBefore = o.health.lastOkAt;
       let error: string;
       try {
-        await runWithCycleReporter(o.health.reporter, () => o.source.run(o.signal));
+        await runWithCycleReporter(o.health.reporter, o.signal, (signal) => o.source.run(signal));
         if (o.signal.aborted) break;
         error = 'run() returned while it should keep running';
       } catch (err) {

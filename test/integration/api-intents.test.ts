@@ -165,6 +165,29 @@ test('during a rotation grace both client secrets work; after it only the new on
   assert.equal(await status(second.client_secret), 404);
 });
 
+test('the credential cache: a wrong secret is refused right after a good one, and a previous secret ends with its grace even while cached', async (t) => {
+  const clock = testClock();
+  const p = await startPayd({ clock });
+  t.after(() => p.close());
+  const m = await p.merchant();
+  const path = '/api/v1/intents/6f1d2c9e-2f0b-4b8a-9a57-3f6f1d2c9e10';
+  const status = async (secret: string) => (await p.api('GET', path, { headers: { 'x-client-id': m.clientId, 'x-client-secret': secret } })).status;
+  assert.equal(await status(m.secret), 404);
+  assert.equal(await status(m.secret), 404, 'the remembered verdict');
+  // Same length, one character off: compared, not trusted.
+  const off = m.secret.slice(0, -1) + (m.secret.endsWith('A') ? 'B' : 'A');
+  assert.equal(await status(off), 403);
+  assert.equal(await status(m.secret), 404);
+  // A grace shorter than the cache's lifetime (1 s): the old secret must stop at its end, not at the cache's.
+  const rotated = await p.app.merchants.rotateSecret(m.clientId, 0.4);
+  assert.equal(await status(m.secret), 404, 'old secret within the grace');
+  assert.equal(await status(rotated.client_secret), 404, 'new secret');
+  assert.equal(await status(m.secret), 404, 'old secret again, still within the grace');
+  clock.advance(500);
+  assert.equal(await status(m.secret), 403, 'old secret after the grace, cache entry still fresh');
+  assert.equal(await status(rotated.client_secret), 404);
+});
+
 test('a key of the other mode answers 403 with a detail naming the mode it is for', async (t) => {
   const live = await startPayd();
   t.after(() => live.close());

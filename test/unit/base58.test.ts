@@ -41,3 +41,17 @@ test('not a key: wrong length, characters outside the alphabet, non-canonical te
   assert.equal(base58Decode('abc0'), undefined);
   assert.equal(isTronAddress('T' + '1'.repeat(33)), false);
 });
+
+test("the TRON source's address reader agrees with tronweb on base58, hex and broken input", async () => {
+  const { toBase58 } = await import('../../src/methods/tron/address.ts');
+  for (let i = 0; i < 100; i++) {
+    const hex = '41' + randomBytes(20).toString('hex');
+    const b58 = TronWeb.address.fromHex(hex);
+    assert.equal(toBase58(hex), b58);
+    assert.equal(toBase58(`0x${hex.toUpperCase()}`), b58);
+    assert.equal(toBase58(b58), b58);
+    const broken = b58.slice(0, 10) + (b58[10] === 'A' ? 'B' : 'A') + b58.slice(11);
+    assert.equal(toBase58(broken), undefined);
+  }
+  for (const bad of [undefined, 42, '', 'T123', '42' + '0'.repeat(40), '41' + '0'.repeat(39)]) assert.equal(toBase58(bad), undefined);
+});

@@ -30,16 +30,21 @@ export function registerCheckout(app: H3, d: CheckoutDeps): void {
   const param = (event: H3Event) => event.context.params?.intent_id ?? '';
   const qr = createQrCache();
 
-  if (d.limiter) {
-    const limiter = d.limiter;
-    app.use('/pay/**', (event) => {
-      const wait = limiter.take(clientKey(event.runtime?.node?.req?.socket?.remoteAddress));
-      if (wait === 0) return undefined;
-      const headers = securityHeaders('application/json; charset=utf-8');
-      headers.set('retry-after', String(wait));
-      return new Response(JSON.stringify({ detail: 'too many requests from this address; slow down', code: 'RATE_LIMITED' }), { status: 429, headers });
-    });
-  }
+  // On the checkout's own routes only (not app-wide middleware, which every API request would pass through).
+  const limiter = d.limiter;
+  const limited = limiter
+    ? {
+        middleware: [
+          (event: H3Event) => {
+            const wait = limiter.take(clientKey(event.runtime?.node?.req?.socket?.remoteAddress));
+            if (wait === 0) return undefined;
+            const headers = securityHeaders('application/json; charset=utf-8');
+            headers.set('retry-after', String(wait));
+            return new Response(JSON.stringify({ detail: 'too many requests from this address; slow down', code: 'RATE_LIMITED' }), { status: 429, headers });
+          },
+        ],
+      }
+    : undefined;
 
   /** Every failure is logged and shown as a plain page or JSON error, never a stack trace. */
   const guard = (kind: 'html' | 'json', handler: (event: H3Event) => Promise<Response>) => async (event: H3Event) => {
@@ -51,7 +56,7 @@ export function registerCheckout(app: H3, d: CheckoutDeps): void {
     }
   };
 
-  app.get('/pay/assets/:name', async (event) => assets.serve(event.context.params?.name ?? '') ?? htmlResponse(notFoundPage(assets.urls), 404));
+  app.get('/pay/assets/:name', async (event) => assets.serve(event.context.params?.name ?? '') ?? htmlResponse(notFoundPage(assets.urls), 404), limited);
 
   const page = guard('html', async (event) => {
     const intent = await d.intents.find(param(event));
@@ -60,12 +65,12 @@ export function registerCheckout(app: H3, d: CheckoutDeps): void {
     const state = checkoutState(intent, d.clock.now());
     return htmlResponse(checkoutPage({ intent, merchantName: merchant.name, state, qr: await qr.svg(intent.id, intent.paymentUri), assets: assets.urls, livemode: d.livemode }));
   });
-  app.get('/pay/:intent_id', page);
+  app.get('/pay/:intent_id', page, limited);
   // HEAD (link checkers, uptime probes, chat-app previews) answers like GET, without the body.
   app.on('HEAD', '/pay/:intent_id', async (event) => {
     const res = await page(event);
     return new Response(null, { status: res.status, headers: res.headers });
-  });
+  }, limited);
 
   // The fallback when websockets are blocked: this intent's state only, nothing more than the page shows.
   app.get(
@@ -75,8 +80,9 @@ export function registerCheckout(app: H3, d: CheckoutDeps): void {
       if (!row) return jsonResponse({ detail: 'no such payment', code: 'INTENT_NOT_FOUND' }, 404);
       return jsonResponse(checkoutState(row, d.clock.now()));
     }),
+    limited,
   );
 
   // Reached only when the server was started without the websocket handler: tell the page to poll.
-  app.get('/pay/:intent_id/ws', async () => jsonResponse({ detail: 'websocket upgrade required', code: 'UPGRADE_REQUIRED' }, 426));
+  app.get('/pay/:intent_id/ws', async () => jsonResponse({ detail: 'websocket upgrade required', code: 'UPGRADE_REQUIRED' }, 426), limited);
 }

@@ -3,7 +3,6 @@ import type { UpiMethodConfig } from '../../config/schema.ts';
 import type { DoctorResult, PaymentSource, SourceDeps } from '../source.ts';
 import type { AlertVerdict, DnsResolver, InspectOptions } from './alert.ts';
 import { createDnsResolver } from './dns.ts';
-import { inspectAlert } from './inspect.ts';
 import type { MailboxTokenStore } from '../../services/mailbox-tokens.ts';
 import { connectImap, defaultImapFactory, oauthCredentials, passwordCredentials, type ImapCredentials, type ImapFactory } from './mailbox-client.ts';
 import { createAccessTokens } from './oauth/token-provider.ts';
@@ -55,6 +54,12 @@ function credentials(config: UpiSourceConfig, deps: UpiSourceDeps, log: SourceDe
   return passwordCredentials(user, password!);
 }
 
+/**
+ * The real inspector, loaded with the first mail to read: mailparser, mailauth and
+ * html-to-text (~25 MB of RSS together) are not needed before there is mail.
+ */
+const inspectAlert: InspectAlert = async (raw, opts) => (await import('./inspect.ts')).inspectAlert(raw, opts);
+
 const DNS_TIMEOUT_MS = 5_000;
 const MAX_PARKED_RETRY_MS = 3_600_000;
 const HOUR_MS = 3_600_000;
@@ -78,10 +83,10 @@ export function createUpiSource(config: UpiSourceConfig, deps: UpiSourceDeps): P
       const retryMs = deps.retryMs ?? 30_000;
       // Parked mail is re-checked from its stored bytes on its own loop: it needs DNS, not IMAP. Its ticks
       // say nothing about the mailbox, so they stay out of the source's health (/readyz).
-      const parked = withoutCycleReporter(() => runLoop({
+      const parked = runLoop({
         name: 'parked UPI mail',
         intervalMs: Math.min(retryMs, 60_000),
-        signal,
+        signal: withoutCycleReporter(signal),
         log,
         random: deps.random,
         tick: async () => {
@@ -98,7 +103,7 @@ export function createUpiSource(config: UpiSourceConfig, deps: UpiSourceDeps): P
             maxRetryMs: MAX_PARKED_RETRY_MS,
           });
         },
-      }));
+      });
       const watcher = watchMailbox(
         {
           imap,

@@ -1,5 +1,5 @@
 import type { Logger, Random } from '../../domain/ports.ts';
-import { currentCycleReporter } from '../../workers/cycle.ts';
+import { cycleReporterOf } from '../../workers/cycle.ts';
 import { jittered, runLoop, sleep, WakeSignal } from '../../workers/loop.ts';
 import { connectImap, mailboxView, type ImapFactory, type ImapSettings } from './mailbox-client.ts';
 import { describeImapFailure } from './mailbox-errors.ts';
@@ -33,7 +33,7 @@ export async function watchMailbox(o: WatcherOptions, signal: AbortSignal): Prom
   const where = { host: o.imap.host, port: o.imap.port, user: o.imap.user, mailbox: o.imap.mailbox };
   // A tick is a whole connection's life: each completed sync is a cycle (for /readyz), and the
   // re-sync period, not the reconnect delay, is the interval a healthy mailbox is held to.
-  const report = currentCycleReporter();
+  const report = cycleReporterOf(signal);
   await runLoop({
     name: 'mailbox watcher',
     intervalMs: o.backoff.baseMs,
