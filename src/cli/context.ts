@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { App } from '../app.ts';
 import { loadConfigFile, parseConfig, type Config, type Env } from '../config/load.ts';
-import { findRecord } from '../db/probe.ts';
 import { PaydError } from '../domain/errors.ts';
 import type { LogLevel } from '../log.ts';
 import type { Prompter } from './commands/init.ts';
@@ -75,8 +74,10 @@ export async function withApp<T>(g: GlobalOptions, e: CliEnv, fn: (app: App) => 
     return await fn(app);
   } catch (err) {
     if (err instanceof PaydError && (err.code === 'NOT_FOUND' || err.code === 'INTENT_NOT_FOUND') && o.id) {
-      const elsewhere = findRecord(otherFile, o.id);
-      if (elsewhere) throw new PaydError(err.code, `${err.message}\n  ${elsewhere} ${o.id} exists in the ${modeName(!sandbox)} database (${otherFile}): ${o.otherHint ?? modeFlag(sandbox)}`);
+      const [{ findRecordIn }, { describeTarget }] = await Promise.all([import('../db/probe.ts'), import('../db/store.ts')]);
+      const other = storeTarget(config, !sandbox);
+      const elsewhere = await findRecordIn(other, o.id);
+      if (elsewhere) throw new PaydError(err.code, `${err.message}\n  ${elsewhere} ${o.id} exists in the ${modeName(!sandbox)} database (${describeTarget(other)}): ${o.otherHint ?? modeFlag(sandbox)}`);
     }
     throw err;
   } finally {

@@ -29,6 +29,7 @@ const provider: MigrationProvider = { getMigrations: async () => migrations };
 const pgMigrations: Record<string, Migration> = { '001_initial': pg001 };
 const pgProvider: MigrationProvider = { getMigrations: async () => pgMigrations };
 
+/** Runs of a PostgreSQL transaction aborted by a deadlock or a TxConflict before its error stands. */
 const PG_TX_RUNS = 3;
 
 /**
@@ -43,9 +44,17 @@ export class TxConflict extends Error {
   }
 }
 
+/** Answers per handle, remembered: Kysely builds a new introspector on every `introspection` read. */
+const dialectSeen = new WeakMap<object, boolean>();
+
 /** Whether `db` runs on PostgreSQL (dialect differences stay inside src/db/). */
 export function isPostgres(db: Db): boolean {
-  return db.introspection instanceof PostgresIntrospector;
+  let pg = dialectSeen.get(db);
+  if (pg === undefined) {
+    pg = db.introspection instanceof PostgresIntrospector;
+    dialectSeen.set(db, pg);
+  }
+  return pg;
 }
 
 /** Opens (creating if needed) the SQLite database in WAL mode. Nothing connects until this is called. */

@@ -1,7 +1,16 @@
 import { existsSync } from 'node:fs';
 import SQLite from 'better-sqlite3';
+import { sql } from 'kysely';
+import { openPostgres } from './postgres.ts';
+import type { StoreTarget } from './store.ts';
 
 export type RecordKind = 'merchant' | 'intent' | 'webhook event';
+
+const TABLES: Array<['merchants' | 'intents' | 'events', RecordKind]> = [
+  ['merchants', 'merchant'],
+  ['intents', 'intent'],
+  ['events', 'webhook event'],
+];
 
 /**
  * Which kind of record `id` is in the database `file`, read-only and without creating or
@@ -13,12 +22,7 @@ export function findRecord(file: string, id: string): RecordKind | null {
   let db: SQLite.Database | undefined;
   try {
     db = new SQLite(file, { readonly: true, fileMustExist: true });
-    const tables: [string, RecordKind][] = [
-      ['merchants', 'merchant'],
-      ['intents', 'intent'],
-      ['events', 'webhook event'],
-    ];
-    for (const [table, kind] of tables) {
+    for (const [table, kind] of TABLES) {
       const found = db.prepare(`SELECT 1 FROM ${table} WHERE id = ? COLLATE NOCASE`).get(id);
       if (found) return kind;
     }
@@ -28,5 +32,23 @@ export function findRecord(file: string, id: string): RecordKind | null {
     return null;
   } finally {
     db?.close();
+  }
+}
+
+/** findRecord for either store; PostgreSQL is asked over one short-lived connection. */
+export async function findRecordIn(target: StoreTarget, id: string): Promise<RecordKind | null> {
+  if (target.kind === 'sqlite') return findRecord(target.file, id);
+  const db = openPostgres({ ...target, pool: 1 });
+  try {
+    for (const [table, kind] of TABLES) {
+      const found = await db.selectFrom(table).select('id').where(sql`lower(id)`, '=', id.toLowerCase()).executeTakeFirst();
+      if (found) return kind;
+    }
+    return null;
+  } catch {
+    // Unreachable or not migrated: nothing to hint at.
+    return null;
+  } finally {
+    await db.destroy();
   }
 }

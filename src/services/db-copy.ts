@@ -32,6 +32,7 @@ export interface DbCopyReport {
 }
 
 const DEFAULT_BATCH = 250;
+const MAX_PARAMETERS = 60_000;
 
 /**
  * Copies a SQLite shop into an empty PostgreSQL database: every table payd knows (an unknown
@@ -88,7 +89,9 @@ export async function copyDatabase(d: DbCopyDeps): Promise<DbCopyReport> {
         // The target's own seed rows (the event counter at 0) give way to the shop's.
         if (await seededOnly(tx, table)) await tx.deleteFrom(table).execute();
         const cols = columns.get(table)!;
-        for await (const rows of sqliteBatches(src, table, cols, batch)) await tx.insertInto(table).values(rows).execute();
+        // One INSERT carries at most 65,535 parameters (PostgreSQL's protocol limit): a wide table gets smaller batches.
+        const rowsPerInsert = Math.max(1, Math.min(batch, Math.floor(MAX_PARAMETERS / cols.length)));
+        for await (const rows of sqliteBatches(src, table, cols, rowsPerInsert)) await tx.insertInto(table).values(rows).execute();
         const plan = COPY_PLAN[table];
         if (plan.copy && plan.identity) await continueIdentity(tx, table, plan.identity);
         const copied = await countRows(tx, table);

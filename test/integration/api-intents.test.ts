@@ -131,81 +131,84 @@ test('data survives a restart, and no client secret is stored in the database fi
   assert.equal(bytes.includes(Buffer.from(m.webhookSecret)), false, 'webhook secret found in the database');
 });
 
-test('a rotated client secret replaces the old one at once with no grace', async (t) => {
-  const p = await startPayd();
-  t.after(() => p.close());
-  const m = await p.merchant();
-  const { client_secret, previous_valid_until } = await p.app.merchants.rotateSecret(m.clientId, 0);
-  assert.equal(previous_valid_until, null);
-  const path = '/api/v1/intents/6f1d2c9e-2f0b-4b8a-9a57-3f6f1d2c9e10';
-  assert.equal((await p.api('GET', path, { headers: m.headers })).status, 403);
-  assert.equal((await p.api('GET', path, { headers: { 'x-client-id': m.clientId, 'x-client-secret': client_secret } })).status, 404);
-});
+// Client-secret rotation and modes on both stores.
+forEachStore((store) => {
+  test('a rotated client secret replaces the old one at once with no grace', async (t) => {
+    const p = await startPayd({ store });
+    t.after(() => p.close());
+    const m = await p.merchant();
+    const { client_secret, previous_valid_until } = await p.app.merchants.rotateSecret(m.clientId, 0);
+    assert.equal(previous_valid_until, null);
+    const path = '/api/v1/intents/6f1d2c9e-2f0b-4b8a-9a57-3f6f1d2c9e10';
+    assert.equal((await p.api('GET', path, { headers: m.headers })).status, 403);
+    assert.equal((await p.api('GET', path, { headers: { 'x-client-id': m.clientId, 'x-client-secret': client_secret } })).status, 404);
+  });
 
-test('during a rotation grace both client secrets work; after it only the new one', async (t) => {
-  const clock = testClock();
-  const p = await startPayd({ clock });
-  t.after(() => p.close());
-  const m = await p.merchant();
-  const path = '/api/v1/intents/6f1d2c9e-2f0b-4b8a-9a57-3f6f1d2c9e10';
-  const status = async (secret: string) => (await p.api('GET', path, { headers: { 'x-client-id': m.clientId, 'x-client-secret': secret } })).status;
-  assert.equal(await status(m.secret), 404, 'cached before the rotation');
-  const first = await p.app.merchants.rotateSecret(m.clientId, 3600);
-  assert.equal(first.previous_valid_until, new Date(clock.now() + 3600_000).toISOString());
-  assert.equal(await status(m.secret), 404, 'old secret inside the grace period');
-  assert.equal(await status(first.client_secret), 404, 'new secret');
-  assert.equal(await status('sk_live_wrong'), 403);
-  clock.advance(3600_000 + 1);
-  assert.equal(await status(m.secret), 403, 'old secret after the grace period');
-  assert.equal(await status(first.client_secret), 404);
-  // A second rotation keeps only the newest previous secret: the first one never comes back.
-  const second = await p.app.merchants.rotateSecret(m.clientId, 3600);
-  assert.equal(await status(m.secret), 403);
-  assert.equal(await status(first.client_secret), 404);
-  assert.equal(await status(second.client_secret), 404);
-});
+  test('during a rotation grace both client secrets work; after it only the new one', async (t) => {
+    const clock = testClock();
+    const p = await startPayd({ store, clock });
+    t.after(() => p.close());
+    const m = await p.merchant();
+    const path = '/api/v1/intents/6f1d2c9e-2f0b-4b8a-9a57-3f6f1d2c9e10';
+    const status = async (secret: string) => (await p.api('GET', path, { headers: { 'x-client-id': m.clientId, 'x-client-secret': secret } })).status;
+    assert.equal(await status(m.secret), 404, 'cached before the rotation');
+    const first = await p.app.merchants.rotateSecret(m.clientId, 3600);
+    assert.equal(first.previous_valid_until, new Date(clock.now() + 3600_000).toISOString());
+    assert.equal(await status(m.secret), 404, 'old secret inside the grace period');
+    assert.equal(await status(first.client_secret), 404, 'new secret');
+    assert.equal(await status('sk_live_wrong'), 403);
+    clock.advance(3600_000 + 1);
+    assert.equal(await status(m.secret), 403, 'old secret after the grace period');
+    assert.equal(await status(first.client_secret), 404);
+    // A second rotation keeps only the newest previous secret: the first one never comes back.
+    const second = await p.app.merchants.rotateSecret(m.clientId, 3600);
+    assert.equal(await status(m.secret), 403);
+    assert.equal(await status(first.client_secret), 404);
+    assert.equal(await status(second.client_secret), 404);
+  });
 
-test('the credential cache: a wrong secret is refused right after a good one, and a previous secret ends with its grace even while cached', async (t) => {
-  const clock = testClock();
-  const p = await startPayd({ clock });
-  t.after(() => p.close());
-  const m = await p.merchant();
-  const path = '/api/v1/intents/6f1d2c9e-2f0b-4b8a-9a57-3f6f1d2c9e10';
-  const status = async (secret: string) => (await p.api('GET', path, { headers: { 'x-client-id': m.clientId, 'x-client-secret': secret } })).status;
-  assert.equal(await status(m.secret), 404);
-  assert.equal(await status(m.secret), 404, 'the remembered verdict');
-  // Same length, one character off: compared, not trusted.
-  const off = m.secret.slice(0, -1) + (m.secret.endsWith('A') ? 'B' : 'A');
-  assert.equal(await status(off), 403);
-  assert.equal(await status(m.secret), 404);
-  // A grace shorter than the cache's lifetime (1 s): the old secret must stop at its end, not at the cache's.
-  const rotated = await p.app.merchants.rotateSecret(m.clientId, 0.4);
-  assert.equal(await status(m.secret), 404, 'old secret within the grace');
-  assert.equal(await status(rotated.client_secret), 404, 'new secret');
-  assert.equal(await status(m.secret), 404, 'old secret again, still within the grace');
-  clock.advance(500);
-  assert.equal(await status(m.secret), 403, 'old secret after the grace, cache entry still fresh');
-  assert.equal(await status(rotated.client_secret), 404);
-});
+  test('the credential cache: a wrong secret is refused right after a good one, and a previous secret ends with its grace even while cached', async (t) => {
+    const clock = testClock();
+    const p = await startPayd({ store, clock });
+    t.after(() => p.close());
+    const m = await p.merchant();
+    const path = '/api/v1/intents/6f1d2c9e-2f0b-4b8a-9a57-3f6f1d2c9e10';
+    const status = async (secret: string) => (await p.api('GET', path, { headers: { 'x-client-id': m.clientId, 'x-client-secret': secret } })).status;
+    assert.equal(await status(m.secret), 404);
+    assert.equal(await status(m.secret), 404, 'the remembered verdict');
+    // Same length, one character off: compared, not trusted.
+    const off = m.secret.slice(0, -1) + (m.secret.endsWith('A') ? 'B' : 'A');
+    assert.equal(await status(off), 403);
+    assert.equal(await status(m.secret), 404);
+    // A grace shorter than the cache's lifetime (1 s): the old secret must stop at its end, not at the cache's.
+    const rotated = await p.app.merchants.rotateSecret(m.clientId, 0.4);
+    assert.equal(await status(m.secret), 404, 'old secret within the grace');
+    assert.equal(await status(rotated.client_secret), 404, 'new secret');
+    assert.equal(await status(m.secret), 404, 'old secret again, still within the grace');
+    clock.advance(500);
+    assert.equal(await status(m.secret), 403, 'old secret after the grace, cache entry still fresh');
+    assert.equal(await status(rotated.client_secret), 404);
+  });
 
-test('a key of the other mode answers 403 with a detail naming the mode it is for', async (t) => {
-  const live = await startPayd();
-  t.after(() => live.close());
-  const sandbox = await startPayd({ sandbox: true });
-  t.after(() => sandbox.close());
-  const lm = await live.merchant();
-  const sm = await sandbox.merchant();
-  assert.match(lm.secret, /^sk_live_/);
-  assert.match(sm.secret, /^sk_test_/);
-  const path = '/api/v1/intents/6f1d2c9e-2f0b-4b8a-9a57-3f6f1d2c9e10';
-  const toLive = await live.api('GET', path, { headers: sm.headers });
-  assert.equal(toLive.status, 403);
-  assert.equal(toLive.body.code, 'AUTH_INVALID_SECRET');
-  assert.match(toLive.body.detail, /sandbox key \(sk_test_…\) and this daemon is live/);
-  const toSandbox = await sandbox.api('GET', path, { headers: lm.headers });
-  assert.equal(toSandbox.status, 403);
-  assert.match(toSandbox.body.detail, /live key \(sk_live_…\) and this daemon is the sandbox/);
-  // A wrong secret of the right mode still says only "invalid credentials".
-  const wrong = await live.api('GET', path, { headers: { 'x-client-id': lm.clientId, 'x-client-secret': 'sk_live_nope' } });
-  assert.equal(wrong.body.detail, 'invalid credentials');
+  test('a key of the other mode answers 403 with a detail naming the mode it is for', async (t) => {
+    const live = await startPayd({ store });
+    t.after(() => live.close());
+    const sandbox = await startPayd({ store, sandbox: true });
+    t.after(() => sandbox.close());
+    const lm = await live.merchant();
+    const sm = await sandbox.merchant();
+    assert.match(lm.secret, /^sk_live_/);
+    assert.match(sm.secret, /^sk_test_/);
+    const path = '/api/v1/intents/6f1d2c9e-2f0b-4b8a-9a57-3f6f1d2c9e10';
+    const toLive = await live.api('GET', path, { headers: sm.headers });
+    assert.equal(toLive.status, 403);
+    assert.equal(toLive.body.code, 'AUTH_INVALID_SECRET');
+    assert.match(toLive.body.detail, /sandbox key \(sk_test_…\) and this daemon is live/);
+    const toSandbox = await sandbox.api('GET', path, { headers: lm.headers });
+    assert.equal(toSandbox.status, 403);
+    assert.match(toSandbox.body.detail, /live key \(sk_live_…\) and this daemon is the sandbox/);
+    // A wrong secret of the right mode still says only "invalid credentials".
+    const wrong = await live.api('GET', path, { headers: { 'x-client-id': lm.clientId, 'x-client-secret': 'sk_live_nope' } });
+    assert.equal(wrong.body.detail, 'invalid credentials');
+  });
 });

@@ -4,87 +4,91 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { payd } from '../helpers/cli.ts';
-import { baseConfig, startPayd } from '../helpers/payd.ts';
+import { startPayd } from '../helpers/payd.ts';
 import { startReceiver } from '../helpers/receiver.ts';
+import { forEachStore } from '../helpers/stores.ts';
 
-test('webhook endpoint: GET shows the URL and a hint of the secret; PUT sets and clears it', async (t) => {
-  const p = await startPayd();
-  t.after(() => p.close());
-  const m = await p.merchant();
-  const get = () => p.api('GET', '/api/v1/webhook-endpoint', { headers: m.headers });
-  const put = (body: unknown) => p.api('PUT', '/api/v1/webhook-endpoint', { body, headers: m.headers });
+// On both stores: SQLite and PostgreSQL (test/helpers/stores.ts).
+forEachStore((store) => {
+  test('webhook endpoint: GET shows the URL and a hint of the secret; PUT sets and clears it', async (t) => {
+    const p = await startPayd({ store });
+    t.after(() => p.close());
+    const m = await p.merchant();
+    const get = () => p.api('GET', '/api/v1/webhook-endpoint', { headers: m.headers });
+    const put = (body: unknown) => p.api('PUT', '/api/v1/webhook-endpoint', { body, headers: m.headers });
 
-  const first = await get();
-  assert.equal(first.status, 200);
-  assert.deepEqual(first.body, { url: null, secret_hint: `whsec_…${m.webhookSecret.slice(-4)}` });
-  assert.equal(first.text.includes(m.webhookSecret.slice(6, 20)), false, 'the secret itself is never shown');
+    const first = await get();
+    assert.equal(first.status, 200);
+    assert.deepEqual(first.body, { url: null, secret_hint: `whsec_…${m.webhookSecret.slice(-4)}` });
+    assert.equal(first.text.includes(m.webhookSecret.slice(6, 20)), false, 'the secret itself is never shown');
 
-  const set = await put({ url: 'https://shop.example.com/payd-hooks' });
-  assert.equal(set.status, 200);
-  assert.deepEqual(set.body, { url: 'https://shop.example.com/payd-hooks', secret_hint: first.body.secret_hint });
-  assert.deepEqual((await get()).body.url, 'https://shop.example.com/payd-hooks');
-  assert.equal((await p.app.merchants.get(m.clientId)).webhookUrl, 'https://shop.example.com/payd-hooks');
+    const set = await put({ url: 'https://shop.example.com/payd-hooks' });
+    assert.equal(set.status, 200);
+    assert.deepEqual(set.body, { url: 'https://shop.example.com/payd-hooks', secret_hint: first.body.secret_hint });
+    assert.deepEqual((await get()).body.url, 'https://shop.example.com/payd-hooks');
+    assert.equal((await p.app.merchants.get(m.clientId)).webhookUrl, 'https://shop.example.com/payd-hooks');
 
-  const cleared = await put({ url: null });
-  assert.equal(cleared.status, 200);
-  assert.equal(cleared.body.url, null);
-  assert.equal((await p.app.merchants.get(m.clientId)).webhookUrl, null);
+    const cleared = await put({ url: null });
+    assert.equal(cleared.status, 200);
+    assert.equal(cleared.body.url, null);
+    assert.equal((await p.app.merchants.get(m.clientId)).webhookUrl, null);
 
-  for (const body of [{}, { url: 5 }, { url: 'https://a.example', extra: 1 }, [], 'x']) {
-    const r = await put(body);
-    assert.equal(r.status, 400, JSON.stringify(body));
-    assert.equal(r.body.code, 'INVALID_REQUEST');
-  }
-  assert.equal((await p.api('PUT', '/api/v1/webhook-endpoint', { raw: '{', headers: { ...m.headers, 'content-type': 'application/json' } })).body.code, 'INVALID_REQUEST');
-  assert.equal((await p.api('GET', '/api/v1/webhook-endpoint')).status, 401);
-  assert.equal((await p.api('DELETE', '/api/v1/webhook-endpoint', { headers: m.headers })).status, 405);
-  const audit = await p.app.db.selectFrom('audit_log').select(['actor', 'action']).where('subject', '=', m.clientId).where('action', '=', 'merchant.set-webhook').execute();
-  assert.deepEqual(audit.map((a) => a.actor), ['api', 'api']);
-});
-
-test('webhook endpoint: a URL is refused by the API exactly when and as the CLI refuses it', async (t) => {
-  const p = await startPayd();
-  t.after(() => p.close());
-  const m = await p.merchant();
-  writeFileSync(join(p.dir, 'payd.config.json'), JSON.stringify(baseConfig(p.dir)));
-  for (const url of ['http://shop.example.com/hook', 'ftp://shop.example.com/hook', 'https://user:pw@shop.example.com/hook', 'not a url', 'http://127.0.0.1:9/hook']) {
-    const api = await p.api('PUT', '/api/v1/webhook-endpoint', { body: { url }, headers: m.headers });
-    const cli = await payd(['merchant', 'set-webhook', m.clientId, '--url', url], { cwd: p.dir });
-    if (cli.code === 0) {
-      assert.equal(api.status, 200, `${url}: ${api.text}`);
-    } else {
-      assert.equal(api.status, 400, url);
-      assert.equal(api.body.code, 'INVALID_REQUEST');
-      assert.ok(cli.err.includes(api.body.detail), `${url}: CLI said ${cli.err}, API said ${api.body.detail}`);
+    for (const body of [{}, { url: 5 }, { url: 'https://a.example', extra: 1 }, [], 'x']) {
+      const r = await put(body);
+      assert.equal(r.status, 400, JSON.stringify(body));
+      assert.equal(r.body.code, 'INVALID_REQUEST');
     }
-  }
-  // Plain http to loopback is the one accepted above.
-  assert.equal((await p.app.merchants.get(m.clientId)).webhookUrl, 'http://127.0.0.1:9/hook');
-});
-
-test('webhook endpoint: rotate-secret returns the new secret once; both secrets sign during the grace period', async (t) => {
-  const receiver = await startReceiver();
-  const p = await startPayd({ workers: true });
-  t.after(async () => {
-    await p.close();
-    await receiver.close();
+    assert.equal((await p.api('PUT', '/api/v1/webhook-endpoint', { raw: '{', headers: { ...m.headers, 'content-type': 'application/json' } })).body.code, 'INVALID_REQUEST');
+    assert.equal((await p.api('GET', '/api/v1/webhook-endpoint')).status, 401);
+    assert.equal((await p.api('DELETE', '/api/v1/webhook-endpoint', { headers: m.headers })).status, 405);
+    const audit = await p.app.db.selectFrom('audit_log').select(['actor', 'action']).where('subject', '=', m.clientId).where('action', '=', 'merchant.set-webhook').execute();
+    assert.deepEqual(audit.map((a) => a.actor), ['api', 'api']);
   });
-  const m = await p.merchant('Shop', receiver.url);
-  const r = await p.api('POST', '/api/v1/webhook-endpoint/rotate-secret', { headers: m.headers });
-  assert.equal(r.status, 200);
-  assert.match(r.body.webhook_secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
-  assert.notEqual(r.body.webhook_secret, m.webhookSecret);
-  assert.equal((await p.api('GET', '/api/v1/webhook-endpoint', { headers: m.headers })).body.secret_hint, `whsec_…${r.body.webhook_secret.slice(-4)}`);
-  assert.equal((await p.api('GET', '/api/v1/webhook-endpoint/rotate-secret', { headers: m.headers })).status, 405);
 
-  // A webhook now verifies with the new secret and with the previous one.
-  const intent = (await p.api('POST', '/api/v1/intents/create-payment', { body: { amount: 10, currency: 'UPI', order_id: 'rot' }, headers: m.headers })).body;
-  await p.api('POST', `/api/v1/intents/${intent.intent_id}/cancel`, { headers: m.headers });
-  const [hook] = await receiver.waitFor(1, 5000);
-  const headers = { 'webhook-id': String(hook.headers['webhook-id']), 'webhook-timestamp': String(hook.headers['webhook-timestamp']), 'webhook-signature': String(hook.headers['webhook-signature']) };
-  assert.equal(headers['webhook-signature'].split(' ').length, 2);
-  for (const secret of [r.body.webhook_secret, m.webhookSecret]) {
-    const payload = new Webhook(secret).verify(hook.body, headers) as { type: string };
-    assert.equal(payload.type, 'intent.canceled');
-  }
+  test('webhook endpoint: a URL is refused by the API exactly when and as the CLI refuses it', async (t) => {
+    const p = await startPayd({ store });
+    t.after(() => p.close());
+    const m = await p.merchant();
+    writeFileSync(join(p.dir, 'payd.config.json'), JSON.stringify(p.rawConfig));
+    for (const url of ['http://shop.example.com/hook', 'ftp://shop.example.com/hook', 'https://user:pw@shop.example.com/hook', 'not a url', 'http://127.0.0.1:9/hook']) {
+      const api = await p.api('PUT', '/api/v1/webhook-endpoint', { body: { url }, headers: m.headers });
+      const cli = await payd(['merchant', 'set-webhook', m.clientId, '--url', url], { cwd: p.dir });
+      if (cli.code === 0) {
+        assert.equal(api.status, 200, `${url}: ${api.text}`);
+      } else {
+        assert.equal(api.status, 400, url);
+        assert.equal(api.body.code, 'INVALID_REQUEST');
+        assert.ok(cli.err.includes(api.body.detail), `${url}: CLI said ${cli.err}, API said ${api.body.detail}`);
+      }
+    }
+    // Plain http to loopback is the one accepted above.
+    assert.equal((await p.app.merchants.get(m.clientId)).webhookUrl, 'http://127.0.0.1:9/hook');
+  });
+
+  test('webhook endpoint: rotate-secret returns the new secret once; both secrets sign during the grace period', async (t) => {
+    const receiver = await startReceiver();
+    const p = await startPayd({ store, workers: true });
+    t.after(async () => {
+      await p.close();
+      await receiver.close();
+    });
+    const m = await p.merchant('Shop', receiver.url);
+    const r = await p.api('POST', '/api/v1/webhook-endpoint/rotate-secret', { headers: m.headers });
+    assert.equal(r.status, 200);
+    assert.match(r.body.webhook_secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
+    assert.notEqual(r.body.webhook_secret, m.webhookSecret);
+    assert.equal((await p.api('GET', '/api/v1/webhook-endpoint', { headers: m.headers })).body.secret_hint, `whsec_…${r.body.webhook_secret.slice(-4)}`);
+    assert.equal((await p.api('GET', '/api/v1/webhook-endpoint/rotate-secret', { headers: m.headers })).status, 405);
+
+    // A webhook now verifies with the new secret and with the previous one.
+    const intent = (await p.api('POST', '/api/v1/intents/create-payment', { body: { amount: 10, currency: 'UPI', order_id: 'rot' }, headers: m.headers })).body;
+    await p.api('POST', `/api/v1/intents/${intent.intent_id}/cancel`, { headers: m.headers });
+    const [hook] = await receiver.waitFor(1, 5000);
+    const headers = { 'webhook-id': String(hook.headers['webhook-id']), 'webhook-timestamp': String(hook.headers['webhook-timestamp']), 'webhook-signature': String(hook.headers['webhook-signature']) };
+    assert.equal(headers['webhook-signature'].split(' ').length, 2);
+    for (const secret of [r.body.webhook_secret, m.webhookSecret]) {
+      const payload = new Webhook(secret).verify(hook.body, headers) as { type: string };
+      assert.equal(payload.type, 'intent.canceled');
+    }
+  });
 });

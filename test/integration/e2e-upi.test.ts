@@ -7,72 +7,76 @@ import { hdfcCredit, signingKit } from '../helpers/bank-alerts.ts';
 import { dnsStub } from '../helpers/dns-stub.ts';
 import { startDovecot, type Dovecot } from '../helpers/dovecot.ts';
 import { startPayd, type PaydHarness } from '../helpers/payd.ts';
+import { forEachStore } from '../helpers/stores.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 
-describe('UPI end to end', () => {
-  const kit = signingKit();
-  const dns = dnsStub(kit.zone);
-  let dovecot: Dovecot;
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
-  let p: PaydHarness;
-  let m: Awaited<ReturnType<PaydHarness['merchant']>>;
-  const config = (dnsServer: string) => ({
-    methods: {
-      USDT_TRC20: undefined,
-      SOL: undefined,
-      USDT_SOL: undefined,
-      UPI: {
-        vpa: 'shop@hdfcbank',
-        payeeName: 'Example Shop',
-        imap: { host: dovecot.host, port: dovecot.port, secure: false, user: dovecot.user, password: dovecot.password },
-        alertRecipients: ['merchant.payd@example.com'],
-        accounts: [{ bank: 'hdfc', accountEnding: '4321' }],
-        dkim: { required: true, dnsServers: [dnsServer] },
+// On both stores (test/helpers/stores.ts): raw mail, rejections and checkpoints included.
+forEachStore((store) => {
+  describe('UPI end to end', () => {
+    const kit = signingKit();
+    const dns = dnsStub(kit.zone);
+    let dovecot: Dovecot;
+    let receiver: Awaited<ReturnType<typeof startReceiver>>;
+    let p: PaydHarness;
+    let m: Awaited<ReturnType<PaydHarness['merchant']>>;
+    const config = (dnsServer: string) => ({
+      methods: {
+        USDT_TRC20: undefined,
+        SOL: undefined,
+        USDT_SOL: undefined,
+        UPI: {
+          vpa: 'shop@hdfcbank',
+          payeeName: 'Example Shop',
+          imap: { host: dovecot.host, port: dovecot.port, secure: false, user: dovecot.user, password: dovecot.password },
+          alertRecipients: ['merchant.payd@example.com'],
+          accounts: [{ bank: 'hdfc', accountEnding: '4321' }],
+          dkim: { required: true, dnsServers: [dnsServer] },
+        },
       },
-    },
-  });
+    });
 
-  before(async () => {
-    dovecot = await startDovecot();
-    receiver = await startReceiver();
-    p = await startPayd({ workers: true, sources: 'configured', config: config(await dns.start()) });
-    m = await p.merchant('Chai shop', receiver.url);
-  });
-  after(async () => {
-    await p?.close();
-    await receiver?.close();
-    await dovecot?.dispose();
-    await dns.stop();
-  });
+    before(async () => {
+      dovecot = await startDovecot();
+      receiver = await startReceiver();
+      p = await startPayd({ store, workers: true, sources: 'configured', config: config(await dns.start()) });
+      m = await p.merchant('Chai shop', receiver.url);
+    });
+    after(async () => {
+      await p?.close();
+      await receiver?.close();
+      await dovecot?.dispose();
+      await dns.stop();
+    });
 
-  const create = async (amount: number, order: string) => (await p.api('POST', '/api/v1/intents/create-payment', { body: { amount, currency: 'UPI', order_id: order }, headers: m.headers })).body;
-  const status = async (id: string) => (await p.app.intents.get(id)).status;
+    const create = async (amount: number, order: string) => (await p.api('POST', '/api/v1/intents/create-payment', { body: { amount, currency: 'UPI', order_id: order }, headers: m.headers })).body;
+    const status = async (id: string) => (await p.app.intents.get(id)).status;
 
-  test('a signed credit alert settles the intent with its UTR and the merchant gets the webhook', async () => {
-    const intent = await create(499.37, 'chai-1');
-    const t0 = Date.now();
-    await dovecot.append(await kit.sign(hdfcCredit({ rupees: '499.37', utr: '632612345678', account: '4321' })));
-    await waitFor(async () => (await status(intent.intent_id)) === 'settled', 5000, 'settlement');
-    const [hook] = await receiver.waitFor(1, 3000);
-    assert.ok(hook.at - t0 < 3000, `append → webhook took ${hook.at - t0} ms`);
-    const fetched = await p.app.intents.get(intent.intent_id);
-    assert.equal(fetched.transaction_hash, '632612345678');
-    assert.equal(JSON.parse(hook.body).data.transaction_hash, '632612345678');
-  });
+    test('a signed credit alert settles the intent with its UTR and the merchant gets the webhook', async () => {
+      const intent = await create(499.37, 'chai-1');
+      const t0 = Date.now();
+      await dovecot.append(await kit.sign(hdfcCredit({ rupees: '499.37', utr: '632612345678', account: '4321' })));
+      await waitFor(async () => (await status(intent.intent_id)) === 'settled', 5000, 'settlement');
+      const [hook] = await receiver.waitFor(1, 3000);
+      assert.ok(hook.at - t0 < 3000, `append → webhook took ${hook.at - t0} ms`);
+      const fetched = await p.app.intents.get(intent.intent_id);
+      assert.equal(fetched.transaction_hash, '632612345678');
+      assert.equal(JSON.parse(hook.body).data.transaction_hash, '632612345678');
+    });
 
-  test('an alert edited after signing, a debit, and another account settle nothing', async () => {
-    const intent = await create(120, 'chai-2');
-    const forged = Buffer.from((await kit.sign(hdfcCredit({ rupees: '1.00', utr: '632612345680', account: '4321' }))).toString().replace('Rs.1.00', 'Rs.120.00'));
-    await dovecot.append(forged);
-    await dovecot.append(await kit.sign(hdfcCredit({ rupees: '120.00', utr: '632612345681', account: '9999' })));
-    // Both are kept for the operator: the forged one for its signature, the genuine one for its account.
-    await waitFor(async () => (await p.app.payments.rejections()).length === 2, 5000, 'the forged and the other-account alert to be rejected');
-    const reasons = (await p.app.payments.rejections()).map((r) => r.reason).sort();
-    assert.match(reasons[0], /^dkim_/);
-    assert.equal(reasons[1], 'other_account');
-    assert.equal(await status(intent.intent_id), 'pending');
-    assert.equal((await p.app.payments.list({})).length, 1, 'only the genuine alert became a payment');
+    test('an alert edited after signing, a debit, and another account settle nothing', async () => {
+      const intent = await create(120, 'chai-2');
+      const forged = Buffer.from((await kit.sign(hdfcCredit({ rupees: '1.00', utr: '632612345680', account: '4321' }))).toString().replace('Rs.1.00', 'Rs.120.00'));
+      await dovecot.append(forged);
+      await dovecot.append(await kit.sign(hdfcCredit({ rupees: '120.00', utr: '632612345681', account: '9999' })));
+      // Both are kept for the operator: the forged one for its signature, the genuine one for its account.
+      await waitFor(async () => (await p.app.payments.rejections()).length === 2, 5000, 'the forged and the other-account alert to be rejected');
+      const reasons = (await p.app.payments.rejections()).map((r) => r.reason).sort();
+      assert.match(reasons[0], /^dkim_/);
+      assert.equal(reasons[1], 'other_account');
+      assert.equal(await status(intent.intent_id), 'pending');
+      assert.equal((await p.app.payments.list({})).length, 1, 'only the genuine alert became a payment');
+    });
   });
 });

@@ -167,7 +167,14 @@ test('db copy refuses, changing nothing: a target that holds data, an unknown ta
 
   // From $PAYD_DB_COPY_TO; then a second copy into the same database is refused.
   const url = await freshDatabase(pg.url);
-  const first = await payd(['db', 'copy'], { cwd: dir, env: { PAYD_DB_COPY_TO: url } });
+  // 4,000 intents × 18 columns in one batch would be 72,000 parameters, past PostgreSQL's 65,535
+  // per statement: the copy splits batches by table width, so a huge --batch still copies.
+  const wide = openDatabase(dbFile);
+  await sql`with recursive n(i) as (select 1 union all select i + 1 from n where i < 4000)
+    insert into intents (id, merchant_id, order_id, method, amount_minor, pay_amount_minor, receiver, reference, payment_uri, status, return_url, created_at, expires_at, transaction_hash, verified_at, payment_id, updated_at)
+    select 'seed-' || i, (select id from merchants), 'seed-' || i, 'UPI', 100, 100 + i, 'shop@hdfcbank', null, 'upi://pay', 'expired', null, i, i + 1, null, null, null, i from n`.execute(wide);
+  await wide.destroy();
+  const first = await payd(['db', 'copy', '--batch', '100000'], { cwd: dir, env: { PAYD_DB_COPY_TO: url } });
   assert.equal(first.code, 0, first.err);
   assert.match(first.out, /counts verified/);
   const second = await payd(['db', 'copy'], { cwd: dir, env: { PAYD_DB_COPY_TO: url } });

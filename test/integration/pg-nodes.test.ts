@@ -144,10 +144,14 @@ test('two nodes on one PostgreSQL: both serve; concurrent creates across them st
   assert.deepEqual(states, ['pending', 'settled']);
 
   // A cancel on the standby node: the leader sends intent.canceled.
+  const c0 = Date.now();
   const cancel = await fetch(`${standby!.url}/api/v1/intents/${spread[3]!.body.intent_id}/cancel`, { method: 'POST', headers: s.headers, body: '{}' });
   assert.equal(cancel.status, 200);
   const third = await receiver.waitFor(3, 10_000);
   assert.equal(JSON.parse(third[2]!.body).type, 'intent.canceled');
+  const cancelMs = third[2]!.at - c0;
+  t.diagnostic(`cancel on the standby → webhook from the leader: ${cancelMs} ms`);
+  assert.ok(cancelMs < 3000, `cancel delivered after ${cancelMs} ms`);
 
   // kill -9 of the leader, once it has recorded its deliveries (killed between a receiver's 200 and
   // that record, a delivery is sent again by the next leader with the same webhook-id: at least once).

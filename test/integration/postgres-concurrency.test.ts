@@ -175,3 +175,20 @@ test('events.seq stays gap-free and in commit order under concurrent writers on 
   assert.deepEqual([...rows.map((r) => r.id)].sort(), [...written].sort());
   assert.deepEqual(seen, rows.map((r) => r.id), 'the reader saw every event once, in seq order');
 });
+
+test('every node must hold the same master key: a node started with another one refuses before serving, and changes nothing', async (t) => {
+  const shared = { url: await store.database() };
+  const a = await startPayd({ config: await store.config(shared) });
+  t.after(() => a.close());
+  const m = await a.merchant();
+  await assert.rejects(
+    startPayd({ config: { ...(await store.config(shared)), server: { masterKey: 'another key entirely' } } }),
+    (e: Error) => {
+      assert.match(e.message, /the master key from server\.masterKey \(fingerprint [0-9a-f]+\) is not the one this database was set up with/);
+      return true;
+    },
+  );
+  // The first node's merchant still authenticates: nothing was rewritten.
+  const r = await a.api('POST', '/api/v1/intents/create-payment', { body: { amount: 5, currency: 'UPI', order_id: 'k' }, headers: m.headers });
+  assert.equal(r.status, 200);
+});

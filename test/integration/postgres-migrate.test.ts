@@ -2,9 +2,13 @@
 // BIGINT times and amounts and the unique indexes the code relies on; a second run is a no-op;
 // the credentials in the URL never appear in the output.
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import pg from 'pg';
-import { runPayd, workdir } from '../helpers/cli.ts';
+import { migrate } from '../../src/db/open.ts';
+import { openPostgres } from '../../src/db/postgres.ts';
+import { payd, runPayd, workdir } from '../helpers/cli.ts';
 import { testStore, TEST_MASTER_KEY } from '../helpers/stores.ts';
 
 const store = testStore('postgres');
@@ -55,4 +59,37 @@ test('a config naming both stores, or PostgreSQL without a master key, is refuse
   const r3 = await runPayd(['migrate'], badUrl);
   assert.equal(r3.status, 2, r3.stderr);
   assert.match(r3.stderr, /database\.url: expected a postgres:\/\/ URL/);
+});
+
+test('nodes migrating one PostgreSQL at the same moment (every unit runs payd migrate at start): one applies, none fails', async () => {
+  const url = await store.database();
+  const dbs = Array.from({ length: 4 }, () => openPostgres({ url, pool: 2, statementTimeoutMs: 5000 }));
+  try {
+    const results = await Promise.all(dbs.map((db) => migrate(db)));
+    assert.deepEqual(results.flat(), ['001_initial']);
+    const applied = await dbs[0]!.selectFrom('kysely_migration' as any).select('name').execute();
+    assert.deepEqual(applied, [{ name: '001_initial' }]);
+  } finally {
+    await Promise.all(dbs.map((db) => db.destroy()));
+  }
+});
+
+test('CLI on a PostgreSQL shop: commands work without any local database file; an id of the other mode is hinted at in both directions', async (t) => {
+  const url = await store.database();
+  const dir = workdir(t, { server: { masterKey: TEST_MASTER_KEY }, database: { url } });
+  const where = `postgres://${new URL(url).host}${new URL(url).pathname}`;
+  // No local file to find: a read command on the live (PostgreSQL) side just answers.
+  const empty = await payd(['merchant', 'list', '--json'], { cwd: dir });
+  assert.equal(empty.code, 0, empty.err);
+  assert.deepEqual(empty.json(), []);
+  const live = (await payd(['merchant', 'create', '--name', 'Shop', '--json'], { cwd: dir })).json();
+  const sandbox = (await payd(['--sandbox', 'merchant', 'create', '--name', 'Dev', '--json'], { cwd: dir })).json();
+  const wrongSide = await payd(['--sandbox', 'merchant', 'rotate-secret', live.client_id], { cwd: dir });
+  assert.equal(wrongSide.code, 1);
+  assert.ok(wrongSide.err.includes(`merchant ${live.client_id} exists in the live database (${where}): drop --sandbox`), wrongSide.err);
+  const otherWay = await payd(['merchant', 'revoke', sandbox.client_id, '--yes'], { cwd: dir });
+  assert.equal(otherWay.code, 1);
+  assert.match(otherWay.err, /exists in the sandbox database \(.*payd-sandbox\.sqlite\): add --sandbox/);
+  assert.ok(existsSync(join(dir, 'data', 'payd-sandbox.sqlite')), 'the sandbox stays SQLite');
+  assert.equal(existsSync(join(dir, 'data', 'payd.sqlite')), false, 'no live SQLite file is created');
 });
