@@ -110,8 +110,13 @@ export function postgresWakeups(d: PgWakeupsDeps): Wakeups {
       }
       if (stop.signal.aborted) break;
       await new Promise<void>((r) => {
-        const t = setTimeout(r, wait);
-        stop.signal.addEventListener('abort', () => (clearTimeout(t), r()), { once: true });
+        const done = () => {
+          clearTimeout(t);
+          stop.signal.removeEventListener('abort', done);
+          r();
+        };
+        const t = setTimeout(done, wait);
+        stop.signal.addEventListener('abort', done, { once: true });
       });
       wait = Math.min(wait * 2, 10_000);
     }

@@ -150,6 +150,9 @@ test('db copy refuses, changing nothing: a target that holds data, an unknown ta
   assert.equal(none.code, 2);
   assert.match(none.err, /no target: pass --to <postgres-url>, --to-env <NAME>, or set PAYD_DB_COPY_TO/);
 
+  const unset = await payd(['db', 'copy', '--to-env', 'NOT_SET_ANYWHERE'], { cwd: dir });
+  assert.equal(unset.code, 2);
+  assert.match(unset.err, /--to-env NOT_SET_ANYWHERE: that environment variable is not set/);
   const sandbox = await payd(['db', 'copy', '--sandbox', '--to', 'postgres://127.0.0.1:1/x'], { cwd: dir });
   assert.equal(sandbox.code, 2);
   assert.match(sandbox.err, /the sandbox stays on SQLite/);
