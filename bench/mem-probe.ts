@@ -1,13 +1,15 @@
-// Ad-hoc: memory of `payd serve` (process.memoryUsage and V8 heap spaces, via an --import'ed
-// SIGUSR2 handler) after start and after N creates. Not part of npm run bench.
-// Usage: node --import tsx bench/mem-probe.ts <creates> <memdump.mjs> [methods all|none|UPI,SOL,…] [node flags…]
+// Ad-hoc: memory of `payd serve` (process.memoryUsage and V8 heap spaces, via bench/mem-dump.mjs
+// loaded with --import) after start and after N creates. Not part of npm run bench.
+// Usage: node --import tsx bench/mem-probe.ts <creates> [methods all|none|UPI,SOL,…] [node flags…]
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
+import { fileURLToPath } from 'node:url';
 import { preparePaydDir, startServe } from './payd-process.ts';
 
-const [count, dump, methods = 'all', ...flags] = process.argv.slice(2);
+const [count, methods = 'all', ...flags] = process.argv.slice(2);
+const dump = fileURLToPath(new URL('./mem-dump.mjs', import.meta.url));
 const d = preparePaydDir({ methods: methods === 'all' || methods === 'none' ? methods : methods!.split(',') });
-const p = await startServe(d, { execArgv: ['--import', dump!, ...flags] });
+const p = await startServe(d, { execArgv: ['--import', dump, ...flags] });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 await sleep(2000);
 process.kill(p.pid, 'SIGUSR2');
@@ -21,6 +23,6 @@ await sleep(1000);
 process.kill(p.pid, 'SIGUSR2');
 await sleep(300);
 console.log(`after ${count} creates (${Math.round(res.requests.average)} req/s, ${res.non2xx} non-2xx), VmRSS`, Math.round(p.rssMb()));
-console.log(readFileSync(`/tmp/perfwork/mem-${p.pid}.txt`, 'utf8'));
+console.log(readFileSync(`/tmp/payd-mem-${p.pid}.txt`, 'utf8'));
 await p.stop();
 d.close();

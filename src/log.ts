@@ -95,7 +95,8 @@ export function createLogger(opts: LoggerOptions = {}): RootLogger {
     info: (m, f) => (f ? p.info(f, m) : p.info(m)),
     warn: (m, f) => (f ? p.warn(f, m) : p.warn(m)),
     error: (m, f) => (f ? p.error(f, m) : p.error(m)),
-    child: (fields) => wrap(p.child(fields)),
+    // Redacted here: pino applies `formatters.bindings` to its base bindings, not to a child's.
+    child: (fields) => wrap(p.child(redactFields(fields))),
   });
   const log = wrap(opts.base ? root.child(opts.base) : root);
   return {
