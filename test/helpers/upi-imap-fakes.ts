@@ -4,6 +4,8 @@ import type { Method } from '../../src/domain/methods.ts';
 import type { IngestOutcome, ReceivedPayment, RejectedObservation } from '../../src/domain/payment.ts';
 import type { CheckpointUpdate, Clock, Ledger, Logger, Random } from '../../src/domain/ports.ts';
 import { migrate, openDatabase, type Db } from '../../src/db/open.ts';
+import { openPostgres } from '../../src/db/postgres.ts';
+import type { TestStore } from './stores.ts';
 import type { AlertVerdict, InspectOptions } from '../../src/methods/upi/alert.ts';
 import { createUpiMailStore, type UpiMailStore } from '../../src/methods/upi/mail-store.ts';
 
@@ -178,6 +180,14 @@ export function memoryLogger(): Logger & { lines: { level: string; msg: string; 
  */
 export async function sqliteMailStore(file = ':memory:'): Promise<{ db: Db; store: UpiMailStore; close: () => Promise<void> }> {
   const db = openDatabase(file);
+  await migrate(db);
+  return { db, store: createUpiMailStore(db), close: () => db.destroy() };
+}
+
+/** The real UPI mail store on a store of the test's choice: SQLite in memory, or a fresh PostgreSQL database. */
+export async function mailStoreOn(on: TestStore): Promise<{ db: Db; store: UpiMailStore; close: () => Promise<void> }> {
+  if (on.kind === 'sqlite') return sqliteMailStore();
+  const db = openPostgres({ url: await on.database(), pool: 2, statementTimeoutMs: 5000 });
   await migrate(db);
   return { db, store: createUpiMailStore(db), close: () => db.destroy() };
 }

@@ -192,3 +192,29 @@ test('every node must hold the same master key: a node started with another one 
   const r = await a.api('POST', '/api/v1/intents/create-payment', { body: { amount: 5, currency: 'UPI', order_id: 'k' }, headers: m.headers });
   assert.equal(r.status, 200);
 });
+
+test('settle once across nodes: the same payment ingested on two nodes at once (a leader and a CLI settle elsewhere) settles one intent, one payment row, one event', async (t) => {
+  const [a, b] = await twoNodes(t);
+  const m = await a.merchant();
+  const intents = await Promise.all(Array.from({ length: 10 }, (_, i) => create(i % 2 ? b : a, m.headers, { amount: 300 + i, currency: 'UPI', order_id: `pay-${i}` })));
+  const now = Date.now();
+  const outcomes = await Promise.all(
+    intents.flatMap((intent, i) =>
+      [a, b, a, b].map((node) =>
+        node.app.ledger.ingest({ method: 'UPI', receiver: 'shop@hdfcbank', amountMinor: BigInt(Math.round(intent.body.pay_amount * 100)), txRef: `UTR-${i}`, occurredAt: now, observedAt: now, source: 'imap' }),
+      ),
+    ),
+  );
+  // Per payment: exactly one of the four ingests settled; the others saw a duplicate.
+  for (let i = 0; i < 10; i++) {
+    const kinds = outcomes.slice(i * 4, i * 4 + 4).map((o) => o.kind).sort();
+    assert.deepEqual(kinds, ['duplicate', 'duplicate', 'duplicate', 'settled'], `payment ${i}`);
+  }
+  const payments = await a.app.db.selectFrom('payments').select(['tx_ref', 'status']).execute();
+  assert.equal(payments.length, 10);
+  assert.ok(payments.every((p) => p.status === 'matched'));
+  const events = await a.app.db.selectFrom('events').select(['intent_id', 'type']).execute();
+  assert.equal(events.length, 10);
+  assert.equal(new Set(events.map((e) => e.intent_id)).size, 10);
+  for (const intent of intents) assert.equal((await b.app.intents.get(intent.body.intent_id)).status, 'settled');
+});
