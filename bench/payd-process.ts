@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { benchConfig } from './harness.ts';
 
 export const PAYD_BIN = fileURLToPath(new URL('../bin/payd', import.meta.url));
-const DIST_MAIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+const DIST_MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 
 /** The bench measures what users run: the compiled build. Builds it if it is missing or stale. */
 export function ensureBuild(progress: (m: string) => void): void {

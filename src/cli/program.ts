@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import type { CliEnv } from './context.ts';
 import { adminCommands } from './commands/admin.ts';
@@ -12,8 +12,11 @@ import { demoCommand, sandboxCommands } from './commands/sandbox.ts';
 import { serveCommand } from './commands/serve.ts';
 import { webhookCommands } from './commands/webhooks.ts';
 
-/** The version in package.json, read when asked (nothing is read at import time). */
-const version = () => (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+/** The version in package.json, read when asked (nothing is read at import time): one level up from the build in dist/, two from src/cli/. */
+const version = (): string => {
+  const here = existsSync(new URL('../package.json', import.meta.url)) ? '../package.json' : '../../package.json';
+  return (JSON.parse(readFileSync(new URL(here, import.meta.url), 'utf8')) as { version: string }).version;
+};
 
 export function buildProgram(e: CliEnv): Command {
   const program = new Command('payd')
