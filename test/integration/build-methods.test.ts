@@ -3,8 +3,9 @@
 // lazily loaded method chunk (a library reading a file beside itself, a `__dirname`, a dynamic
 // require) would only show in production. So: `bin/payd serve` as a real process, with UPI against
 // a real Dovecot (DKIM required, keys from the test's DNS server), USDT on TRON against the fake
-// TronGrid and SOL / USDT on Solana against the fake RPC (both speak recorded wire shapes; sources
-// cited in test/fakes/trongrid.ts and test/fakes/solana-rpc.ts); a merchant pays over HTTP.
+// TronGrid and SOL / USDT on Solana against the fake RPC and PubSub websocket (recorded or documented
+// wire shapes; sources cited in test/fakes/trongrid.ts, solana-rpc.ts and solana-pubsub.ts); a
+// merchant pays over HTTP.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,6 +13,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Keypair } from '@solana/web3.js';
 import { Webhook } from 'standardwebhooks';
+import { startFakeSolanaPubSub } from '../fakes/solana-pubsub.ts';
 import { startFakeSolanaRpc } from '../fakes/solana-rpc.ts';
 import { solTransfer, tokenTransfer, USDT_MINT } from '../fakes/solana-tx.ts';
 import { CUSTOMER, MERCHANT, startFakeTronGrid, txid } from '../fakes/trongrid.ts';
@@ -57,6 +59,8 @@ test('the built daemon settles UPI, USDT_TRC20, SOL and USDT_SOL payments and si
   t.after(() => grid.close());
   const rpc = await startFakeSolanaRpc();
   t.after(() => rpc.close());
+  const pubsub = await startFakeSolanaPubSub();
+  t.after(() => pubsub.close());
   const receiver = await startReceiver();
   t.after(() => receiver.close());
   const wallet = Keypair.generate().publicKey.toBase58();
@@ -79,7 +83,9 @@ test('the built daemon settles UPI, USDT_TRC20, SOL and USDT_SOL payments and si
         dkim: { required: true, dnsServers: [dnsServer] },
       },
       USDT_TRC20: { address: MERCHANT, apiUrl: grid.url, pollSeconds: 0.2 },
-      SOL: { wallet, rpcUrl: rpc.url, pollSeconds: 0.2 },
+      // SOL polls once an hour: within the test only its logs subscription (web3.js's websocket
+      // client, bundled) can wake it.
+      SOL: { wallet, rpcUrl: rpc.url, wsUrl: pubsub.url, pollSeconds: 3600 },
       USDT_SOL: { wallet, rpcUrl: rpc.url, pollSeconds: 0.2, mint: USDT_MINT },
     },
   });
@@ -129,6 +135,9 @@ test('the built daemon settles UPI, USDT_TRC20, SOL and USDT_SOL payments and si
   await dovecot.append(await kit.sign(alertMail({ ...HTML_ALERT, html: swap(HTML_ALERT.html!) })));
   const tronTx = grid.add({ transaction_id: txid(), from: CUSTOMER, to: MERCHANT, value: minor(tron.pay_amount, 6).toString(), confirmed: true, block_timestamp: Date.now() });
   const solTx = rpc.add(solTransfer({ from: payer, to: wallet, lamports: minor(sol.pay_amount, 9), reference: sol.reference }));
+  const subscription = await waitFor(async () => [...pubsub.subscriptions].find(([, x]) => x.account === wallet), WAIT_MS, 'the SOL source to subscribe to its wallet\'s logs');
+  assert.equal(subscription[1].commitment, 'finalized');
+  assert.equal(pubsub.notify(wallet, solTx), 1);
   const usdtSolTx = rpc.add(tokenTransfer({ payer, wallet, amount: minor(usdtSol.pay_amount, 6), createAta: true }));
 
   const expected = new Map<string, string>([
@@ -139,7 +148,9 @@ test('the built daemon settles UPI, USDT_TRC20, SOL and USDT_SOL payments and si
     [usdtSol.intent_id, usdtSolTx],
   ]);
   for (const [id, tx] of expected) {
-    await waitFor(async () => (await statusOf(id)) === 'settled', WAIT_MS, `intent ${id} (expecting ${tx}) to settle; log:\n${d.stderr().slice(-4000)}`);
+    await waitFor(async () => (await statusOf(id)) === 'settled', WAIT_MS, `intent ${id} (paid by ${tx}) to settle`).catch((err) => {
+      throw new Error(`${err.message}; the daemon's log ends:\n${d.stderr().slice(-4000)}`);
+    });
     assert.equal((await api('GET', `/api/v1/intents/${id}`)).body.transaction_hash, tx);
   }
 
@@ -168,6 +179,7 @@ test('the built daemon settles UPI, USDT_TRC20, SOL and USDT_SOL payments and si
 
   d.child.kill('SIGTERM');
   assert.equal(await d.exited, 0);
+  assert.deepEqual(pubsub.unsubscribed, [subscription[0]], 'unsubscribed on the way out');
   // It ran the build: no fallback to the sources, and every method's lazy chunk came from dist/.
   assert.doesNotMatch(d.stderr(), /no build in dist/);
   const loaded = readFileSync(trace, 'utf8').split('\n').filter(Boolean).map((u) => fileURLToPath(u));
