@@ -62,7 +62,7 @@ export function createMerchantService(d: MerchantServiceDeps) {
   // Saves a SELECT per request; a revoke or rotation from another process (the CLI) takes
   // effect within AUTH_CACHE_MS, in this process at once.
   // `verified`: the secret last presented and verified against this entry, so the same
-  // merchant's next requests cost a string comparison instead of an HMAC (until `verifiedUntil`:
+  // merchant's next requests cost a constant-time comparison instead of an HMAC (until `verifiedUntil`:
   // a previous secret stops at the end of its grace period).
   const authCache = new Map<
     string,
