@@ -142,7 +142,9 @@ const FILE_BATCH_MS = 25;
  * FILE_BATCH_MS after the first one, in one synchronous write from the main thread. A request
  * never waits on the log, a busy daemon makes one write per ~60 request lines, and no line
  * costs a thread-pool round trip (a file write does not block the way a pipe can). Written
- * out at exit and by flush().
+ * out at exit and by flush(). pino.destination's `minLength` + `periodicFlush` (sonic-boom)
+ * batches too, but measured ~1 µs more per request (it re-measures the pending buffer's byte
+ * length on every line) and writes an empty string every period when idle.
  */
 function fileDestination(fd: number): DestinationStream & { flushSync: () => void } {
   let pending = '';

@@ -2,7 +2,7 @@ import SQLite from 'better-sqlite3';
 import { createGroupCommit, type GroupCommit } from './group-commit.ts';
 import type { Db } from './open.ts';
 import type { Intent } from '../domain/intent.ts';
-import { intentFromRow, intentToRow } from './intent-rows.ts';
+import { INTENT_COLUMNS, intentFromColumns, intentFromRow, intentToRow } from './intent-rows.ts';
 import type { IntentsTable } from './schema.ts';
 
 const fromRow = (row: IntentsTable | undefined): Intent | undefined => (row ? intentFromRow(row) : undefined);
@@ -46,7 +46,7 @@ export function createIntentStore(db: Db, sqlite: SQLite.Database): IntentStore 
     reader.pragma('busy_timeout = 5000');
     reader.pragma('query_only = ON');
   }
-  const byId = reader.prepare('SELECT * FROM intents WHERE id = ?');
+  const byId = reader.prepare(`SELECT ${INTENT_COLUMNS.join(', ')} FROM intents WHERE id = ?`).raw(true);
   const byOrder = sqlite.prepare('SELECT * FROM intents WHERE merchant_id = ? AND order_id = ?');
   const reserve = sqlite.prepare(
     `INSERT INTO amount_reservations (method, receiver, pay_amount_minor, intent_id, reserved_until) VALUES (@method, @receiver, @payAmountMinor, @intentId, @reservedUntil)
@@ -69,7 +69,10 @@ export function createIntentStore(db: Db, sqlite: SQLite.Database): IntentStore 
   };
   const group: GroupCommit = createGroupCommit(db, sqlite);
   return {
-    byId: (id) => fromRow(byId.get(id) as IntentsTable | undefined),
+    byId: (id) => {
+      const columns = byId.get(id) as Parameters<typeof intentFromColumns>[0] | undefined;
+      return columns && intentFromColumns(columns);
+    },
     write: (fn) => group.run(() => fn(writer)),
     close: () => {
       if (reader !== sqlite) reader.close();

@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto';
 import type { Db } from '../db/open.ts';
 import type { MerchantsTable } from '../db/schema.ts';
 import { PaydError } from '../domain/errors.ts';
@@ -48,12 +49,10 @@ const toMerchant = (r: MerchantsTable): Merchant => ({
 
 const invalid = () => new PaydError('AUTH_INVALID_SECRET', 'invalid credentials');
 
-/** Equal strings, in time that depends only on the length (a secret's length is public). */
-function sameText(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return diff === 0;
+/** Equal secrets, in time that depends only on the length (a secret's length is public). */
+function sameSecret(presented: string, verified: Buffer): boolean {
+  const p = Buffer.from(presented);
+  return p.length === verified.length && timingSafeEqual(p, verified);
 }
 
 /** How long a verified credential is trusted without reading the database again, ms. */
@@ -63,11 +62,11 @@ export function createMerchantService(d: MerchantServiceDeps) {
   // Saves a SELECT per request; a revoke or rotation from another process (the CLI) takes
   // effect within AUTH_CACHE_MS, in this process at once.
   // `verified`: the secret last presented and verified against this entry, so the same
-  // merchant's next requests cost a string comparison instead of an HMAC (until `verifiedUntil`:
+  // merchant's next requests cost a constant-time comparison instead of an HMAC (until `verifiedUntil`:
   // a previous secret stops at the end of its grace period).
   const authCache = new Map<
     string,
-    { merchant: Merchant; hash: string; prevHash: string | null; prevUntil: number | null; until: number; verified: string | null; verifiedUntil: number }
+    { merchant: Merchant; hash: string; prevHash: string | null; prevUntil: number | null; until: number; verified: Buffer | null; verifiedUntil: number }
   >();
   const newClientSecret = () => `${d.livemode ? 'sk_live_' : 'sk_test_'}${Buffer.from(d.random.bytes(32)).toString('base64url')}`;
   const newWebhookSecret = () => `whsec_${Buffer.from(d.random.bytes(32)).toString('base64')}`;
@@ -219,12 +218,12 @@ export function createMerchantService(d: MerchantServiceDeps) {
       const now = d.clock.now();
       const hit = authCache.get(id);
       // The common case: the same secret as the last verified one, while the entry is fresh.
-      if (hit && hit.until > now && hit.verified !== null && hit.verifiedUntil > now && sameText(secret, hit.verified)) return hit.merchant;
+      if (hit && hit.until > now && hit.verified !== null && hit.verifiedUntil > now && sameSecret(secret, hit.verified)) return hit.merchant;
       /** Which stored hash the secret matches: the current one, the previous one (within its grace), or none. */
       const matches = (c: { hash: string; prevHash: string | null; prevUntil: number | null }): 'current' | 'previous' | null =>
         keys.verifySecret(secret, c.hash) ? 'current' : c.prevHash !== null && (c.prevUntil ?? 0) > now && keys.verifySecret(secret, c.prevHash) ? 'previous' : null;
-      const trust = (entry: { until: number; prevUntil: number | null; verified: string | null; verifiedUntil: number }, match: 'current' | 'previous') => {
-        entry.verified = secret;
+      const trust = (entry: { until: number; prevUntil: number | null; verified: Buffer | null; verifiedUntil: number }, match: 'current' | 'previous') => {
+        entry.verified = Buffer.from(secret);
         entry.verifiedUntil = match === 'current' ? entry.until : Math.min(entry.until, entry.prevUntil ?? 0);
       };
       if (hit && hit.until > now) {
