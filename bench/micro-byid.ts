@@ -29,4 +29,12 @@ for (let k = 0; k < 2; k++) {
   bench('pluck id only', (id) => one.get(id));
   bench('writer conn get (object)', (id) => w.prepare('SELECT * FROM intents WHERE id = ?').get(id));
 }
+if (process.env.WRITES) {
+  // A write on the other connection every millisecond-ish: the reader's page cache is invalidated after each commit.
+  const upd = w.prepare('UPDATE intents SET updated_at = ? WHERE id = ?');
+  let k = 0;
+  const withWrites = (f: (id: string) => unknown) => (id: string) => { if ((k++ & 63) === 0) upd.run(Date.now(), ids[k % 300]); return f(id); };
+  bench('raw get, a write every 64', withWrites((id) => raw.get(id)));
+  bench('object get, a write every 64', withWrites((id) => obj.get(id)));
+}
 d.close();
