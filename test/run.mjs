@@ -17,7 +17,7 @@ const files = [];
   }
 })(join(root, 'test'));
 
-// Tests that start bin/payd as a real process run dist/: build it first (incremental, ~2 s when fresh).
+// Tests that start bin/payd as a real process run dist/: build it first (esbuild, ~1 s).
 const build = spawnSync(process.execPath, [join(root, 'scripts/build.mjs')], { cwd: root, stdio: 'inherit' });
 if (build.status !== 0) {
   console.error('build failed');
