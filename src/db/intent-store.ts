@@ -45,6 +45,9 @@ export function createIntentStore(db: Db, sqlite: SQLite.Database): IntentStore 
   if (reader !== sqlite) {
     reader.pragma('busy_timeout = 5000');
     reader.pragma('query_only = ON');
+    // 8 MB of pages instead of SQLite's 2 MB: fetches spread over a large table (300 intents among
+    // 1,000,000: ~2.6 MB of index and table pages) otherwise re-read pages, 6.7 → 4.8 µs per fetch.
+    reader.pragma('cache_size = -8192');
   }
   const byId = reader.prepare(`SELECT ${INTENT_COLUMNS.join(', ')} FROM intents WHERE id = ?`).raw(true);
   const byOrder = sqlite.prepare('SELECT * FROM intents WHERE merchant_id = ? AND order_id = ?');
