@@ -5,7 +5,8 @@
 // Usage: node --import tsx bench/ab.ts [create|fetch] [rounds] [seconds]
 //   AB_VARIANTS='A=1;B=1' one payd per ;-separated env assignment list (default: one plain payd);
 //   BIN=<path> in a variant runs another checkout's bin/payd (a baseline build); NODE=--a,--b its node flags
-//   AB_NODE='--flag …' extra node flags; AB_NOBUILD=1 runs dist/ as it is.
+//   AB_NODE='--flag …' extra node flags; AB_NOBUILD=1 runs dist/ as it is; AB_PIN=1 pins servers and load to separate cores.
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import autocannon, { type Request, type Result } from 'autocannon';
 import { startChild } from './child.ts';
@@ -33,6 +34,12 @@ for (const env of variants) {
   }
   targets.push({ name: Object.entries(env).map(([k, v]) => `${k}=${v}`).join(' ') || 'payd', d, p, ids });
 }
+// AB_PIN=1: every server on CPU 1, this process (the load) on CPU 0, so a server's GC threads
+// never take the load generator's core.
+if (process.env.AB_PIN) {
+  execFileSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)]);
+  for (const pid of [ceiling.proc.pid!, ...targets.map((t) => t.p.pid)]) execFileSync('taskset', ['-a', '-p', '-c', '1', String(pid)]);
+}
 const create = (path: string, h: Record<string, string>): Request => ({ method: 'POST', path, headers: { ...h, 'content-type': 'application/json' }, setupRequest: (r) => ({ ...r, body: body() }) });
 const get = (pathOf: (id: string) => string, list: string[], h: Record<string, string>): Request => {
   let i = 0;
@@ -43,18 +50,21 @@ const cpuUs = (pid: number) => {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(f[11]) + Number(f[12])) * 10_000;
 };
-const run = async (url: string, req: Request, pid: number): Promise<{ rps: number; cpu: number; p99: number; bad: number }> => {
+const run = async (url: string, req: Request, pid: number): Promise<{ rps: number; cpu: number; load: number; p99: number; bad: number }> => {
   await autocannon({ url, connections: 10, duration: 1, requests: [req] });
   const c0 = cpuUs(pid);
+  const l0 = process.cpuUsage();
   const r: Result = await autocannon({ url, connections: 10, duration: seconds, requests: [req] });
-  return { rps: r.requests.average, cpu: (cpuUs(pid) - c0) / r.requests.total, p99: r.latency.p99, bad: r.non2xx + r.errors };
+  const l = process.cpuUsage(l0);
+  return { rps: r.requests.average, load: (l.user + l.system) / r.requests.total, cpu: (cpuUs(pid) - c0) / r.requests.total, p99: r.latency.p99, bad: r.non2xx + r.errors };
 };
-const fmt = (x: { rps: number; cpu: number; p99: number; bad: number }) => `${Math.round(x.rps)} req/s p99 ${x.p99} ms ${x.cpu.toFixed(1)} µs/req${x.bad ? ` FAILED ${x.bad}` : ''}`;
+const fmt = (x: { rps: number; cpu: number; load: number; p99: number; bad: number }) => `${Math.round(x.rps)} req/s p99 ${x.p99} ms ${x.cpu.toFixed(1)} µs/req (load generator ${x.load.toFixed(1)})${x.bad ? ` FAILED ${x.bad}` : ''}`;
 const sums = new Map<string, { ratio: number[]; cpu: number[] }>();
 for (let i = 0; i < rounds; i++) {
   const c = what === 'create' ? await run(ceiling.data.url, create('/items', {}), ceiling.proc.pid!) : await run(ceiling.data.url, get((id) => `/items/${id}`, ceiling.data.itemIds, {}), ceiling.proc.pid!);
   const line = [`${what} ${i + 1}: ceiling ${fmt(c)}`];
-  for (const t of targets) {
+  // Rotated each round: whichever variant runs right after the ceiling tends to look better.
+  for (const t of targets.map((_, k) => targets[(k + i) % targets.length]!)) {
     const q = what === 'create' ? await run(t.p.url, create('/api/v1/intents/create-payment', t.d.headers), t.p.pid) : await run(t.p.url, get((id) => `/api/v1/intents/${id}`, t.ids, t.d.headers), t.p.pid);
     line.push(`[${t.name}] ${fmt(q)} ratio ${(q.rps / c.rps).toFixed(2)} cpu-ratio ${(c.cpu / q.cpu).toFixed(2)}`);
     const s = sums.get(t.name) ?? { ratio: [], cpu: [] };
@@ -65,7 +75,7 @@ for (let i = 0; i < rounds; i++) {
   console.log(line.join('\n   '));
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-for (const [name, s] of sums) console.log(`${name}: median ratio ${median(s.ratio).toFixed(2)}, median ${median(s.cpu).toFixed(1)} µs/req`);
+for (const [name, s] of sums) console.log(`${name}: median ratio ${median(s.ratio).toFixed(2)}, median ${median(s.cpu).toFixed(1)} µs/req, least ${Math.min(...s.cpu).toFixed(1)} µs/req`);
 for (const t of targets) await t.p.stop();
 await ceiling.close();
 for (const t of targets) t.d.close();

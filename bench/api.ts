@@ -8,7 +8,7 @@ import autocannon, { type Request, type Result } from 'autocannon';
 import { startChild, type Child } from './child.ts';
 import { ensureBuild, preparePaydDir, startServe, type PaydDir, type PaydProcess } from './payd-process.ts';
 import { round, type BenchContext, type Row, type SectionResult } from './report.ts';
-import { countIntents, seedIntents } from './seed.ts';
+import { seedIntents } from './seed.ts';
 import type { CeilingServerData } from './servers/ceiling.ts';
 import { UPI_VPA } from './harness.ts';
 
@@ -16,8 +16,8 @@ const CONNECTIONS = 10;
 const WARMUP_S = 1;
 const MEASURE_S = 5;
 const FETCH_IDS = 300;
-/** Every figure alternates ceiling / payd / payd on the big database this many times. */
-const ROUNDS = 3;
+/** Every figure alternates ceiling / payd / payd on the big database this many times, fresh processes each time. */
+const ROUNDS = 4;
 /** Overridable for quick iterations (BENCH_BIG=50000 BENCH_CREATES=5000 npm run bench -- api); the README's figures use the defaults. */
 const BIG = Number(process.env.BENCH_BIG ?? 1_000_000);
 const CREATES_FOR_RSS = Number(process.env.BENCH_CREATES ?? 100_000);
@@ -128,52 +128,60 @@ export async function apiSection(ctx: BenchContext): Promise<SectionResult> {
     const seeded = seedIntents(big.dbFile, { merchantId: big.clientId, receiver: UPI_VPA, count: BIG, now: Date.now() });
     ctx.progress(`api: seeded in ${round(seeded.ms / 1000, 1)} s`);
 
-    ctx.progress('api: starting payd serve (empty, big, no methods) and the ceiling');
-    ceiling = await startChild<CeilingServerData>('ceiling', [String(FETCH_IDS)]);
+    ctx.progress('api: starting payd serve (empty, big, no methods)');
     const pNone = await startServe(none, { name: 'payd-none' });
     procs.push(pNone);
-    const pEmpty = await startServe(empty, { execArgv });
-    procs.push(pEmpty);
+    const first = await startServe(empty, { execArgv });
+    procs.push(first);
     const listeningAt = performance.now();
     await settle(2000); // sources have tried their (closed) upstreams once
-    const rssStart = pEmpty.rssMb();
+    const rssStart = first.rssMb();
     const rssNone = pNone.rssMb();
-    await pNone.stop();
-    const pBig = await startServe(big, { name: 'payd-big' });
-    procs.push(pBig);
+    const codes = [await pNone.stop()];
+    const firstBig = await startServe(big, { name: 'payd-big' });
+    procs.push(firstBig);
     await settle(1000);
-    const rssBigStart = pBig.rssMb();
+    const rssBigStart = firstBig.rssMb();
 
     // V8's memory reducer returns the start-up garbage once the process has been quiet for ~8 s.
     await settle(SETTLED_MS - (performance.now() - listeningAt));
-    const rssSettled = pEmpty.rssMb();
+    const rssSettled = first.rssMb();
 
-    const emptyIds = await createSome(pEmpty.url, empty.headers, FETCH_IDS);
+    const emptyIds = await createSome(first.url, empty.headers, FETCH_IDS);
     const bigIds = seeded.sampleIds;
 
+    // Fresh processes every round, ceiling and payd alike: identical `payd serve` processes were
+    // seen to differ by up to 25 % in CPU per fetch, consistently over 8 rounds (bench/ab.ts).
+    // Each round then draws its own processes, and one unlucky process weighs one round, not all.
     const r = { cC: [] as Measured[], cE: [] as Measured[], cB: [] as Measured[], fC: [] as Measured[], fE: [] as Measured[], fB: [] as Measured[] };
     for (let i = 1; i <= ROUNDS; i++) {
-      ctx.progress(`api: round ${i}/${ROUNDS}: create then fetch, each ceiling → payd → payd with ${BIG.toLocaleString('en')} intents (${WARMUP_S}+${MEASURE_S} s each, ${CONNECTIONS} connections)`);
+      ctx.progress(`api: round ${i}/${ROUNDS}: fresh processes; create then fetch, each ceiling → payd → payd with ${BIG.toLocaleString('en')} intents (${WARMUP_S}+${MEASURE_S} s each, ${CONNECTIONS} connections)`);
+      ceiling = await startChild<CeilingServerData>('ceiling', [String(FETCH_IDS)]);
+      const pEmpty = i === 1 ? first : await startServe(empty, { execArgv });
+      const pBig = i === 1 ? firstBig : await startServe(big, { name: 'payd-big' });
+      procs.push(pEmpty, pBig);
       r.cC.push(await load(ceiling.data.url, createRequest('/items', {})));
       r.cE.push(await load(pEmpty.url, createRequest('/api/v1/intents/create-payment', empty.headers)));
       r.cB.push(await load(pBig.url, createRequest('/api/v1/intents/create-payment', big.headers)));
       r.fC.push(await load(ceiling.data.url, fetchRequest((id) => `/items/${id}`, ceiling.data.itemIds, {})));
       r.fE.push(await load(pEmpty.url, fetchRequest((id) => `/api/v1/intents/${id}`, emptyIds, empty.headers)));
       r.fB.push(await load(pBig.url, fetchRequest((id) => `/api/v1/intents/${id}`, bigIds, big.headers)));
+      await ceiling.close();
+      ceiling = null;
+      codes.push(await pEmpty.stop(), await pBig.stop());
     }
 
-    // Up to CREATES_FOR_RSS intents in the "empty" payd, then its RSS again.
-    const created = countIntents(empty.dbFile);
-    const remaining = Math.max(0, CREATES_FOR_RSS - created);
-    ctx.progress(`api: ${remaining.toLocaleString('en')} more creates, to reach ${CREATES_FOR_RSS.toLocaleString('en')}`);
+    // CREATES_FOR_RSS creates by one fresh payd on the "empty" database, then its RSS.
+    ctx.progress(`api: ${CREATES_FOR_RSS.toLocaleString('en')} creates by a fresh payd serve`);
+    const filler = await startServe(empty, { name: 'payd-fill' });
+    procs.push(filler);
     const t0 = performance.now();
-    const fill = remaining > 0 ? await autocannon({ url: pEmpty.url, connections: 50, amount: remaining, requests: [createRequest('/api/v1/intents/create-payment', empty.headers)] }) : null;
+    const fill = await autocannon({ url: filler.url, connections: 50, amount: CREATES_FOR_RSS, requests: [createRequest('/api/v1/intents/create-payment', empty.headers)] });
     const fillS = (performance.now() - t0) / 1000;
     await settle(1000);
-    const rssAfter = pEmpty.rssMb();
+    const rssAfter = filler.rssMb();
+    codes.push(await filler.stop());
 
-    const codes = [];
-    for (const p of procs) codes.push(await p.stop());
     const rows: Row[] = [
       ...pair('create', r.cE, r.cC),
       ...pair('fetch', r.fE, r.fC),
@@ -181,17 +189,17 @@ export async function apiSection(ctx: BenchContext): Promise<SectionResult> {
       { metric: `create: big-db / empty-db`, value: round(rps(r.cB) / rps(r.cE)), note: 'cost must not grow with the data (1 = same)' },
       { metric: `fetch, ${BIG.toLocaleString('en')} intents in the db`, value: round(rps(r.fB), 0), unit: 'req/s', note: detail(r.fB) },
       { metric: `fetch: big-db / empty-db`, value: round(rps(r.fB) / rps(r.fE)), note: 'cost must not grow with the data (1 = same)' },
-      { metric: 'start-up: spawn → listening', value: round(pEmpty.startMs, 0), unit: 'ms', note: `big-db payd: ${round(pBig.startMs, 0)} ms; no methods: ${round(pNone.startMs, 0)} ms` },
+      { metric: 'start-up: spawn → listening', value: round(first.startMs, 0), unit: 'ms', note: `big-db payd: ${round(firstBig.startMs, 0)} ms; no methods: ${round(pNone.startMs, 0)} ms` },
       { metric: 'RSS after start, all 4 methods', value: round(rssStart, 0), unit: 'MB', note: `goal <= ${GOALS.rssStartMb} MB; 2 s after listening` },
       { metric: 'RSS after start, settled', value: round(rssSettled, 0), unit: 'MB', note: `goal <= ${GOALS.rssStartMb} MB; same process ${SETTLED_MS / 1000} s after listening, idle (V8's memory reducer has run)` },
       { metric: 'RSS after start, no method', value: round(rssNone, 0), unit: 'MB', note: 'same daemon, no payment method configured (no chain/IMAP library loaded)' },
       { metric: `RSS after start, ${BIG.toLocaleString('en')}-intent db`, value: round(rssBigStart, 0), unit: 'MB' },
-      { metric: `RSS after ${CREATES_FOR_RSS.toLocaleString('en')} creates`, value: round(rssAfter, 0), unit: 'MB', note: `goal <= ${GOALS.rssAfterMb} MB; ${remaining > 0 ? `the last ${remaining.toLocaleString('en')} (50 connections) in ${round(fillS, 1)} s (${round(remaining / fillS, 0)}/s), ${fill ? failures(fill) : 0} failed` : `the rounds alone created ${created.toLocaleString('en')}`}` },
+      { metric: `RSS after ${CREATES_FOR_RSS.toLocaleString('en')} creates`, value: round(rssAfter, 0), unit: 'MB', note: `goal <= ${GOALS.rssAfterMb} MB; one fresh process, ${CREATES_FOR_RSS.toLocaleString('en')} creates (50 connections) in ${round(fillS, 1)} s (${round(CREATES_FOR_RSS / fillS, 0)}/s), ${failures(fill)} failed` },
       { metric: 'memory goals met', value: rssStart <= GOALS.rssStartMb && rssAfter <= GOALS.rssAfterMb, note: `settled: ${rssSettled <= GOALS.rssStartMb && rssAfter <= GOALS.rssAfterMb ? 'yes' : 'no'}` },
       { metric: 'payd exit codes after SIGTERM', value: codes.join(', ') },
     ];
     const notes = [
-      `autocannon in the bench process, ${CONNECTIONS} connections, ${WARMUP_S} s warm-up + ${MEASURE_S} s measured per figure, ${ROUNDS} rounds alternating ceiling / payd / payd on the big db; loopback`,
+      `autocannon in the bench process, ${CONNECTIONS} connections, ${WARMUP_S} s warm-up + ${MEASURE_S} s measured per figure, ${ROUNDS} rounds alternating ceiling / payd / payd on the big db, each round with freshly started processes; loopback`,
       'payd: `bin/payd --config <file> serve --port 0` (dist/), log level info to a file (one JSON line per request), all four methods configured with upstreams on closed loopback ports, workers on, rate limit off',
       `big-db: ${BIG.toLocaleString('en')} past intents (expired/settled) and 90,000 expired amount reservations seeded with direct SQL in ${round(seeded.ms / 1000, 1)} s`,
       "ceiling: its own process; h3 through payd's serveHttp, payd's openDatabase (WAL, synchronous=FULL); create = payd's valibot body parse + 1 INSERT (one fsync each); fetch = 1 SELECT by primary key; no auth, no log",

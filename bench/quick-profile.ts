@@ -6,7 +6,7 @@ import { ensureBuild, preparePaydDir, startServe } from './payd-process.ts';
 const [what, out] = process.argv.slice(2);
 ensureBuild(console.error);
 const d = preparePaydDir();
-const p = await startServe(d, { execArgv: ['--cpu-prof', `--cpu-prof-dir=${out}`] });
+const p = await startServe(d, { execArgv: ['--cpu-prof', '--cpu-prof-interval=100', `--cpu-prof-dir=${out}`] });
 let n = 0;
 const tag = Date.now().toString(36);
 const headers = { ...d.headers, 'content-type': 'application/json' };

@@ -48,12 +48,3 @@ export function seedIntents(dbFile: string, o: { merchantId: string; receiver: s
     db.close();
   }
 }
-
-export function countIntents(dbFile: string): number {
-  const db = new SQLite(dbFile, { readonly: true });
-  try {
-    return db.prepare('SELECT count(*) FROM intents').pluck().get() as number;
-  } finally {
-    db.close();
-  }
-}

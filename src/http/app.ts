@@ -1,6 +1,6 @@
 import { H3, type H3Event } from 'h3';
 import { PaydError } from '../domain/errors.ts';
-import type { Clock, Logger } from '../domain/ports.ts';
+import type { Clock, Logger, RequestLogEntry } from '../domain/ports.ts';
 import type { IntentService } from '../services/intents.ts';
 import type { Merchant, MerchantService } from '../services/merchants.ts';
 import { authenticate } from './auth.ts';
@@ -38,6 +38,10 @@ export function createHttpApp(d: HttpDeps): H3 {
   // Malformed percent-encoding reaches our routes (and their JSON errors) instead of h3's plain 400.
   const app = new H3({ silent: true, allowMalformedURL: true });
 
+  const logRequest =
+    d.log.request?.bind(d.log) ??
+    ((e: RequestLogEntry) => d.log.info('request', { method: e.method, path: e.path, status: e.status, ms: e.ms, client_id: e.clientId }));
+
   const throttleAnonymous = (event: H3Event): void => {
     const wait = d.publicLimiter.take(clientKey(event.runtime?.node?.req?.socket?.remoteAddress));
     if (wait > 0) throw new PaydError('RATE_LIMITED', 'too many requests from this address; slow down', { retryAfter: wait });
@@ -68,7 +72,7 @@ export function createHttpApp(d: HttpDeps): H3 {
       if (!(err instanceof PaydError)) d.log.error('request failed', { path: event.url.pathname, error: err instanceof Error ? err.stack : String(err) });
       res = errorReply(err);
     }
-    d.log.info('request', { method: event.req.method, path: event.url.pathname, status: res.code, ms: d.clock.now() - started, client_id: ctx.merchant?.clientId });
+    logRequest({ method: event.req.method, path: event.url.pathname, status: res.code, ms: d.clock.now() - started, clientId: ctx.merchant?.clientId });
     return res;
   };
 
