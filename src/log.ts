@@ -86,7 +86,7 @@ export function createLogger(opts: LoggerOptions = {}): RootLogger {
     {
       level: opts.level ?? 'info',
       base: null,
-      timestamp: () => time(),
+      timestamp: time,
       formatters: { level: (label) => ({ level: label }), bindings: redactFields, log: redactFields },
     },
     dest,
