@@ -129,10 +129,21 @@ function requestLine(time: string, bindings: string, e: RequestLogEntry): string
   return `{"level":"info"${time}${bindings},"method":${JSON.stringify(e.method)},"path":${JSON.stringify(e.path)},"status":${e.status},"ms":${e.ms}${client},"msg":"request"}\n`;
 }
 
-/** `,"key":value` per field, as pino writes a child's bindings (values already redacted). */
+/**
+ * `,"key":value` per field, as pino writes a child's bindings (values already redacted). A value
+ * JSON cannot write (a cycle) must not make `child()` throw: it reads as a placeholder.
+ */
 function jsonMembers(fields: Record<string, unknown>): string {
   let out = '';
-  for (const k in fields) if (fields[k] !== undefined) out += `,${JSON.stringify(k)}:${JSON.stringify(fields[k])}`;
+  for (const k in fields) {
+    let text: string | undefined;
+    try {
+      text = JSON.stringify(fields[k]);
+    } catch {
+      text = '"[unserializable]"';
+    }
+    if (text !== undefined) out += `,${JSON.stringify(k)}:${text}`;
+  }
   return out;
 }
 

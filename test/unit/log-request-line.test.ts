@@ -38,6 +38,12 @@ test('the request line carries its logger’s bindings, redacted like every othe
   assert.deepEqual(fast, pino);
   assert.ok(!fast[0]!.includes('k-123'));
   assert.equal(JSON.parse(fast[0]!).api_key, '[redacted]');
+  // A binding JSON cannot write does not break the logger.
+  const cyclic: Record<string, unknown> = {};
+  cyclic.self = cyclic;
+  const lines: string[] = [];
+  createLogger({ write: (l) => void lines.push(l) }).child({ component: 'http', cyclic }).request!(entry);
+  assert.equal(JSON.parse(lines[0]!).path, '/healthz');
   // At warn, info lines are off: neither way writes one.
   const quiet = both('warn', entry, { component: 'http' });
   assert.deepEqual([quiet.fast, quiet.pino], [[], []]);
