@@ -1,14 +1,12 @@
 import SQLite from 'better-sqlite3';
 import { createGroupCommit, type GroupCommit } from './group-commit.ts';
 import type { Db } from './open.ts';
+import type { Awaitable } from '../domain/awaitable.ts';
 import type { Intent } from '../domain/intent.ts';
 import { INTENT_COLUMNS, intentFromColumns, intentFromRow, intentToRow } from './intent-rows.ts';
 import type { IntentsTable } from './schema.ts';
 
 const fromRow = (row: IntentsTable | undefined): Intent | undefined => (row ? intentFromRow(row) : undefined);
-
-/** A value, or a promise of it: SQLite answers synchronously, PostgreSQL over the network. */
-export type Awaitable<T> = T | Promise<T>;
 
 /**
  * The API's hot path: intent creates and fetches. Two implementations with this interface:

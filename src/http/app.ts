@@ -3,11 +3,13 @@ import { PaydError } from '../domain/errors.ts';
 import type { Clock, Logger, RequestLogEntry } from '../domain/ports.ts';
 import type { IntentService } from '../services/intents.ts';
 import type { Merchant, MerchantService } from '../services/merchants.ts';
+import { andThen, type Awaitable } from '../domain/awaitable.ts';
 import { authenticate } from './auth.ts';
 import { readJsonBody } from './body.ts';
 import { errorReply, jsonReply, type JsonReply } from './errors.ts';
 import { clientKey, type RateLimiter } from './rate-limit.ts';
 import { parseCreateBody } from './validate.ts';
+import type { RouteContext, RouteHandler } from './routes/kit.ts';
 import { eventRoutes } from './routes/events.ts';
 import { intentRoutes } from './routes/intents.ts';
 import { openApiRoutes } from './routes/openapi.ts';
@@ -47,33 +49,55 @@ export function createHttpApp(d: HttpDeps): H3 {
     if (wait > 0) throw new PaydError('RATE_LIMITED', 'too many requests from this address; slow down', { retryAfter: wait });
   };
 
-  /** Wraps a route: one log line, every failure as a JSON error body, never a stack trace. */
-  const route = (handler: (event: H3Event, ctx: { merchant?: Merchant }) => Promise<JsonReply>, opts: { auth: boolean }) => async (event: H3Event) => {
-    const started = d.clock.now();
-    const ctx: { merchant?: Merchant } = {};
-    let res: JsonReply;
-    try {
-      if (opts.auth) {
-        try {
-          ctx.merchant = await authenticate(event, d.merchants);
-        } catch (err) {
-          // A failed authentication is anonymous traffic: it spends the caller's IP bucket,
-          // never a merchant's, so a valid merchant is not slowed by someone else's guesses.
-          if (err instanceof PaydError && (err.code === 'AUTH_INVALID_SECRET' || err.code === 'AUTH_INVALID_HEADERS')) throttleAnonymous(event);
-          throw err;
-        }
-        const wait = d.rateLimiter.take(ctx.merchant.clientId);
-        if (wait > 0) throw new PaydError('RATE_LIMITED', 'too many requests; slow down', { retryAfter: wait });
-      } else {
-        throttleAnonymous(event);
-      }
-      res = await handler(event, ctx);
-    } catch (err) {
-      if (!(err instanceof PaydError)) d.log.error('request failed', { path: event.url.pathname, error: err instanceof Error ? err.stack : String(err) });
-      res = errorReply(err);
-    }
+  /** Every failure as a JSON error body, never a stack trace. */
+  const failure = (event: H3Event, err: unknown): JsonReply => {
+    if (!(err instanceof PaydError)) d.log.error('request failed', { path: event.url.pathname, error: err instanceof Error ? err.stack : String(err) });
+    return errorReply(err);
+  };
+  const finish = (event: H3Event, ctx: RouteContext, started: number, res: JsonReply): JsonReply => {
     logRequest({ method: event.req.method, path: event.url.pathname, status: res.code, ms: d.clock.now() - started, clientId: ctx.merchant?.clientId });
     return res;
+  };
+  // A failed authentication is anonymous traffic: it spends the caller's IP bucket, never a
+  // merchant's, so a valid merchant is not slowed by someone else's guesses.
+  const refuse = (event: H3Event, err: unknown): never => {
+    if (err instanceof PaydError && (err.code === 'AUTH_INVALID_SECRET' || err.code === 'AUTH_INVALID_HEADERS')) throttleAnonymous(event);
+    throw err;
+  };
+  const asMerchant = (event: H3Event, ctx: RouteContext, merchant: Merchant, handler: RouteHandler): Awaitable<JsonReply> => {
+    ctx.merchant = merchant;
+    const wait = d.rateLimiter.take(merchant.clientId);
+    if (wait > 0) throw new PaydError('RATE_LIMITED', 'too many requests; slow down', { retryAfter: wait });
+    return handler(event, ctx);
+  };
+  /** Credentials and rate limits, then the handler: synchronous as long as each step is (a cached merchant, a SQLite read). */
+  const admit = (event: H3Event, ctx: RouteContext, handler: RouteHandler, auth: boolean): Awaitable<JsonReply> => {
+    if (!auth) {
+      throttleAnonymous(event);
+      return handler(event, ctx);
+    }
+    let merchant: Awaitable<Merchant>;
+    try {
+      merchant = authenticate(event, d.merchants);
+    } catch (err) {
+      return refuse(event, err);
+    }
+    if (merchant instanceof Promise) return merchant.then((m) => asMerchant(event, ctx, m, handler), (err) => refuse(event, err));
+    return asMerchant(event, ctx, merchant, handler);
+  };
+
+  /** Wraps a route: one log line, every failure as a JSON error body. */
+  const route = (handler: RouteHandler, opts: { auth: boolean }) => (event: H3Event): Awaitable<JsonReply> => {
+    const started = d.clock.now();
+    const ctx: RouteContext = {};
+    let res: Awaitable<JsonReply>;
+    try {
+      res = admit(event, ctx, handler, opts.auth);
+    } catch (err) {
+      res = failure(event, err);
+    }
+    if (res instanceof Promise) return res.then((r) => finish(event, ctx, started, r), (err) => finish(event, ctx, started, failure(event, err)));
+    return finish(event, ctx, started, res);
   };
 
   const notAllowed = (allow: string) =>
@@ -92,7 +116,7 @@ export function createHttpApp(d: HttpDeps): H3 {
 
   app.get(
     '/api/v1/intents/:intent_id',
-    route(async (event, { merchant }) => jsonReply(await d.intents.getForMerchant(merchant!, event.context.params?.intent_id ?? '')), { auth: true }),
+    route((event, { merchant }) => andThen(d.intents.getForMerchant(merchant!, event.context.params?.intent_id ?? ''), (view) => jsonReply(view)), { auth: true }),
   );
   app.all('/api/v1/intents/:intent_id', notAllowed('GET'));
 

@@ -1,11 +1,12 @@
 import type { MethodAmounts } from '../config/load.ts';
 import type { IntentStore, IntentWriter } from '../db/intent-store.ts';
+import { andThen, type Awaitable } from '../domain/awaitable.ts';
 import { writeTx, type Db } from '../db/open.ts';
 import { intentFromRow } from '../db/intent-rows.ts';
 import { base58Encode } from '../domain/base58.ts';
 import { paymentUri } from '../domain/deposit.ts';
 import { PaydError } from '../domain/errors.ts';
-import { createdView, intentView, type Intent, type IntentStatus, type ViewContext } from '../domain/intent.ts';
+import { createdView, intentView, type Intent, type IntentStatus, type IntentView, type ViewContext } from '../domain/intent.ts';
 import { isMethod, METHOD_RULES, type Method } from '../domain/methods.ts';
 import { formatMinor, minorToDb, numberToDecimalText, parseDecimal } from '../domain/money.ts';
 import { noopMetrics, type Clock, type Logger, type Metrics, type Random } from '../domain/ports.ts';
@@ -172,14 +173,15 @@ export function createIntentService(d: IntentServiceDeps) {
     },
 
     /** An intent of this merchant; anything else (malformed id, other merchant) is INTENT_NOT_FOUND. */
-    async getForMerchant(merchant: Merchant, intentId: string) {
-      const intent = await this.find(intentId);
-      if (!intent || intent.merchantId !== merchant.clientId) throw notFound(intentId);
-      return intentView(intent, ctx());
+    getForMerchant(merchant: Merchant, intentId: string): Awaitable<IntentView> {
+      return andThen(this.find(intentId), (intent) => {
+        if (!intent || intent.merchantId !== merchant.clientId) throw notFound(intentId);
+        return intentView(intent, ctx());
+      });
     },
 
-    /** The intent with this id (any spelling of the UUID), or undefined. */
-    async find(intentId: string): Promise<Intent | undefined> {
+    /** The intent with this id (any spelling of the UUID), or undefined; synchronous on SQLite. */
+    find(intentId: string): Awaitable<Intent | undefined> {
       if (!UUID_V4.test(intentId)) return undefined;
       return d.store.byId(intentId.toLowerCase());
     },

@@ -1,4 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
+import type { Awaitable } from '../domain/awaitable.ts';
 import type { Db } from '../db/open.ts';
 import type { MerchantsTable } from '../db/schema.ts';
 import { PaydError } from '../domain/errors.ts';
@@ -55,6 +56,16 @@ function sameSecret(presented: string, verified: Buffer): boolean {
   return p.length === verified.length && timingSafeEqual(p, verified);
 }
 
+interface AuthCacheEntry {
+  merchant: Merchant;
+  hash: string;
+  prevHash: string | null;
+  prevUntil: number | null;
+  until: number;
+  verified: Buffer | null;
+  verifiedUntil: number;
+}
+
 /** How long a verified credential is trusted without reading the database again, ms. */
 const AUTH_CACHE_MS = 1000;
 
@@ -64,10 +75,7 @@ export function createMerchantService(d: MerchantServiceDeps) {
   // `verified`: the secret last presented and verified against this entry, so the same
   // merchant's next requests cost a constant-time comparison instead of an HMAC (until `verifiedUntil`:
   // a previous secret stops at the end of its grace period).
-  const authCache = new Map<
-    string,
-    { merchant: Merchant; hash: string; prevHash: string | null; prevUntil: number | null; until: number; verified: Buffer | null; verifiedUntil: number }
-  >();
+  const authCache = new Map<string, AuthCacheEntry>();
   const newClientSecret = () => `${d.livemode ? 'sk_live_' : 'sk_test_'}${Buffer.from(d.random.bytes(32)).toString('base64url')}`;
   const newWebhookSecret = () => `whsec_${Buffer.from(d.random.bytes(32)).toString('base64')}`;
 
@@ -93,6 +101,35 @@ export function createMerchantService(d: MerchantServiceDeps) {
       .insertInto('audit_log')
       .values({ at: d.clock.now(), actor, action, subject, details_json: details ? JSON.stringify(details) : null })
       .execute();
+  }
+
+  /** The credential check past the cache's fast path: an HMAC against the cached hashes, or a read of the merchant. */
+  async function verify(id: string, secret: string, now: number, hit: AuthCacheEntry | undefined): Promise<Merchant> {
+    const keys: Keys = d.keys.current ?? (await d.keys.get());
+    /** Which stored hash the secret matches: the current one, the previous one (within its grace), or none. */
+    const matches = (c: { hash: string; prevHash: string | null; prevUntil: number | null }): 'current' | 'previous' | null =>
+      keys.verifySecret(secret, c.hash) ? 'current' : c.prevHash !== null && (c.prevUntil ?? 0) > now && keys.verifySecret(secret, c.prevHash) ? 'previous' : null;
+    const trust = (entry: AuthCacheEntry, match: 'current' | 'previous') => {
+      entry.verified = Buffer.from(secret);
+      entry.verifiedUntil = match === 'current' ? entry.until : Math.min(entry.until, entry.prevUntil ?? 0);
+    };
+    if (hit && hit.until > now) {
+      const match = matches(hit);
+      if (!match) throw invalid();
+      trust(hit, match);
+      return hit.merchant;
+    }
+    const r = await d.db.selectFrom('merchants').selectAll().where('id', '=', id).executeTakeFirst();
+    // Hash even when the merchant is unknown so timing does not reveal which ids exist.
+    const creds = { hash: r?.secret_hash ?? '0'.repeat(64), prevHash: r?.secret_prev_hash ?? null, prevUntil: r?.secret_prev_until ?? null };
+    const match = matches(creds);
+    if (!r || !match || r.status !== 'active') throw invalid();
+    const merchant = toMerchant(r);
+    if (authCache.size >= 10_000) authCache.clear();
+    const entry: AuthCacheEntry = { merchant, ...creds, until: now + AUTH_CACHE_MS, verified: null, verifiedUntil: 0 };
+    trust(entry, match);
+    authCache.set(id, entry);
+    return merchant;
   }
 
   return {
@@ -199,8 +236,12 @@ export function createMerchantService(d: MerchantServiceDeps) {
       return { url: r.webhook_url, secret_hint: `whsec_…${keys.unseal(r.webhook_secret_sealed).slice(-4)}` };
     },
 
-    /** Resolves request credentials to an active merchant, or throws AUTH_INVALID_SECRET (one message for every cause). */
-    async authenticate(clientId: string, secret: string): Promise<Merchant> {
+    /**
+     * Resolves request credentials to an active merchant, or throws AUTH_INVALID_SECRET (one
+     * message for every cause). Synchronous when the cache has already verified this very
+     * secret (nearly every API request): the request then never waits on a promise.
+     */
+    authenticate(clientId: string, secret: string): Awaitable<Merchant> {
       // A key of the other mode can never be valid here; saying so (the prefix is public)
       // saves an integrator from hunting for a typo.
       const wrongMode = d.livemode ? secret.startsWith('sk_test_') : secret.startsWith('sk_live_');
@@ -214,35 +255,11 @@ export function createMerchantService(d: MerchantServiceDeps) {
       }
       if (!UUID_V4.test(clientId)) throw invalid();
       const id = clientId.toLowerCase();
-      const keys: Keys = d.keys.current ?? (await d.keys.get());
       const now = d.clock.now();
       const hit = authCache.get(id);
       // The common case: the same secret as the last verified one, while the entry is fresh.
       if (hit && hit.until > now && hit.verified !== null && hit.verifiedUntil > now && sameSecret(secret, hit.verified)) return hit.merchant;
-      /** Which stored hash the secret matches: the current one, the previous one (within its grace), or none. */
-      const matches = (c: { hash: string; prevHash: string | null; prevUntil: number | null }): 'current' | 'previous' | null =>
-        keys.verifySecret(secret, c.hash) ? 'current' : c.prevHash !== null && (c.prevUntil ?? 0) > now && keys.verifySecret(secret, c.prevHash) ? 'previous' : null;
-      const trust = (entry: { until: number; prevUntil: number | null; verified: Buffer | null; verifiedUntil: number }, match: 'current' | 'previous') => {
-        entry.verified = Buffer.from(secret);
-        entry.verifiedUntil = match === 'current' ? entry.until : Math.min(entry.until, entry.prevUntil ?? 0);
-      };
-      if (hit && hit.until > now) {
-        const match = matches(hit);
-        if (!match) throw invalid();
-        trust(hit, match);
-        return hit.merchant;
-      }
-      const r = await d.db.selectFrom('merchants').selectAll().where('id', '=', id).executeTakeFirst();
-      // Hash even when the merchant is unknown so timing does not reveal which ids exist.
-      const creds = { hash: r?.secret_hash ?? '0'.repeat(64), prevHash: r?.secret_prev_hash ?? null, prevUntil: r?.secret_prev_until ?? null };
-      const match = matches(creds);
-      if (!r || !match || r.status !== 'active') throw invalid();
-      const merchant = toMerchant(r);
-      if (authCache.size >= 10_000) authCache.clear();
-      const entry = { merchant, ...creds, until: now + AUTH_CACHE_MS, verified: null, verifiedUntil: 0 };
-      trust(entry, match);
-      authCache.set(id, entry);
-      return merchant;
+      return verify(id, secret, now, hit);
     },
 
     /** Signing secrets for a delivery: the current one, plus the previous one during a rotation. */
