@@ -6,11 +6,10 @@ import { describeTarget, openStore, type StoreTarget } from './db/store.ts';
 import { openWakeups } from './db/wakeups.ts';
 import { METHOD_RULES, METHODS, type Method } from './domain/methods.ts';
 import type { Clock, Logger, Random } from './domain/ports.ts';
-import { createHttpApp } from './http/app.ts';
-import { createCheckoutSockets, registerCheckout, type CheckoutSockets } from './http/checkout/index.ts';
-import { registerOps, type Readiness } from './http/ops.ts';
+import type { CheckoutSockets } from './http/checkout/index.ts';
+import type { Readiness } from './http/ops.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
-import { serveHttp, type RunningServer } from './http/server.ts';
+import type { RunningServer } from './http/server.ts';
 import { createPrometheusMetrics } from './metrics/prometheus.ts';
 import { createSources } from './methods/registry.ts';
 import { createSandboxSource } from './methods/sandbox/source.ts';
@@ -278,6 +277,14 @@ export async function createApp(o: AppOptions) {
       const toRun = opts.workers ? await sources() : [];
       let listening: string | null = null;
       if (opts.http) {
+        // Loaded only to serve: every CLI command builds this app too, and h3 (with the web
+        // Headers it touches, which Node compiles on first use) cost each ~40 ms of start-up.
+        const [{ createHttpApp }, { createCheckoutSockets, registerCheckout }, { registerOps }, { serveHttp }] = await Promise.all([
+          import('./http/app.ts'),
+          import('./http/checkout/index.ts'),
+          import('./http/ops.ts'),
+          import('./http/server.ts'),
+        ]);
         const checkoutLog = log.child({ component: 'checkout' });
         // One per-IP bucket for all anonymous traffic: API, checkout page and its websocket.
         const publicLimiter = createRateLimiter({ ...config.server.publicRateLimit, clock });

@@ -1,4 +1,3 @@
-import { request } from 'undici';
 import { describeError } from '../workers/loop.ts';
 
 export interface AttemptResult {
@@ -15,6 +14,7 @@ export type HttpPost = (url: string, headers: Record<string, string>, body: stri
 
 /** One POST with a wall-clock timeout; redirects are not followed and the response body is always drained. */
 export const undiciPost: HttpPost = async (url, headers, body, timeoutMs, cut) => {
+  const { request } = await import('./undici.ts');
   const signal = cut ? AbortSignal.any([AbortSignal.timeout(timeoutMs), cut]) : AbortSignal.timeout(timeoutMs);
   const res = await request(url, { method: 'POST', headers, body, signal, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
   await res.body.dump({ limit: 64 * 1024, signal }).catch(() => {});

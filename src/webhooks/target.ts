@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
-import { Agent, request } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { HttpPost } from './deliver.ts';
 
 /**
@@ -61,12 +61,20 @@ export function guardedLookup(resolve: Lookup = dnsLookup): Lookup {
 /**
  * The webhook POST: one connection pool whose connector checks every address it connects
  * to. A literal IP in the URL never goes through a lookup, so it is checked here first.
+ * undici is loaded at the first delivery: CLI commands build the app too and never deliver,
+ * and its 0.7 MB cost each of them ~100 ms of start-up.
  */
 export function createWebhookPost(o: { allowPrivateNetworks: boolean; lookup?: Lookup }): { post: HttpPost; close(): Promise<void> } {
-  const agent = o.allowPrivateNetworks ? new Agent() : new Agent({ connect: { lookup: guardedLookup(o.lookup) } });
+  let client: Promise<{ agent: Dispatcher; request: typeof import('./undici.ts').request }> | undefined;
+  const connect = () =>
+    (client ??= import('./undici.ts').then(({ Agent, request }) => ({
+      agent: o.allowPrivateNetworks ? new Agent() : new Agent({ connect: { lookup: guardedLookup(o.lookup) } }),
+      request,
+    })));
   const post: HttpPost = async (url, headers, body, timeoutMs, cut) => {
     const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
     if (!o.allowPrivateNetworks && isIP(host) !== 0 && isRefusedAddress(host)) throw refusal(host, host);
+    const { agent, request } = await connect();
     // `cut`: shutdown cuts the attempt off early (it is then recorded and retried).
     const signal = cut ? AbortSignal.any([AbortSignal.timeout(timeoutMs), cut]) : AbortSignal.timeout(timeoutMs);
     const res = await request(url, { method: 'POST', headers, body, signal, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, dispatcher: agent });
@@ -75,5 +83,5 @@ export function createWebhookPost(o: { allowPrivateNetworks: boolean; lookup?: L
   };
   // Destroyed, not drained: by close time the dispatcher has recorded or cut off every attempt,
   // and a hanging receiver must not hold shutdown past its deadline.
-  return { post, close: () => agent.destroy() };
+  return { post, close: async () => void (client && (await (await client).agent.destroy())) };
 }

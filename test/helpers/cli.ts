@@ -69,8 +69,8 @@ export function workdir(t: TestContext, config?: object) {
 }
 
 /** bin/payd as a real child process, run to its end (async, so a test can run several at once). */
-export function runPayd(args: string[], cwd: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [PAYD_BIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+export function runPayd(args: string[], cwd: string, env?: Record<string, string>): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [PAYD_BIN, ...args], { cwd, env: env && { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));

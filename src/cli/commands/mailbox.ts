@@ -2,9 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { PaydError } from '../../domain/errors.ts';
-import { codeAuthorization, deviceAuthorization, type Authorized } from '../../methods/upi/oauth/authorize.ts';
+import type { Authorized } from '../../methods/upi/oauth/authorize.ts';
 import { microsoftEndpoints, PROVIDER_PRESETS, PROVIDERS, type ProviderName } from '../../methods/upi/oauth/providers.ts';
-import { undiciFormPost } from '../../methods/upi/oauth/token-endpoint.ts';
 import { systemRandom } from '../../system.ts';
 import { resolveConfig, type CliEnv } from '../context.ts';
 import { leaf, type Opts } from './leaf.ts';
@@ -51,6 +50,11 @@ export function mailboxCommands(program: Command, e: CliEnv): void {
       const tenantUrls = microsoftEndpoints(o.tenant as string);
       const tokenUrl = (o.tokenUrl as string | undefined) ?? (name === 'microsoft' ? tenantUrls.tokenUrl : preset.tokenUrl);
       const prompt = (text: string) => e.io.err(text);
+      // Loaded here: the token endpoint's HTTP client (undici) would cost every other command ~60 ms of start-up.
+      const [{ codeAuthorization, deviceAuthorization }, { undiciFormPost }] = await Promise.all([
+        import('../../methods/upi/oauth/authorize.ts'),
+        import('../../methods/upi/oauth/token-endpoint.ts'),
+      ]);
       const client = { tokenUrl, clientId, clientSecret: name === 'microsoft' ? (o.clientSecret as string | undefined) : clientSecret, scope: preset.scope, post: undiciFormPost };
 
       let result: Authorized;
