@@ -277,8 +277,8 @@ export async function createApp(o: AppOptions) {
       const toRun = opts.workers ? await sources() : [];
       let listening: string | null = null;
       if (opts.http) {
-        // Loaded only to serve: every CLI command builds this app too, and h3 (with the web
-        // Headers it touches, which Node compiles on first use) cost each ~40 ms of start-up.
+        // Loaded only to serve: every CLI command builds this app too, and h3 cost each one's
+        // start-up (its web Headers alone make Node compile its own fetch: 32 ms in a profile).
         const [{ createHttpApp }, { createCheckoutSockets, registerCheckout }, { registerOps }, { serveHttp }] = await Promise.all([
           import('./http/app.ts'),
           import('./http/checkout/index.ts'),

@@ -50,7 +50,7 @@ export function mailboxCommands(program: Command, e: CliEnv): void {
       const tenantUrls = microsoftEndpoints(o.tenant as string);
       const tokenUrl = (o.tokenUrl as string | undefined) ?? (name === 'microsoft' ? tenantUrls.tokenUrl : preset.tokenUrl);
       const prompt = (text: string) => e.io.err(text);
-      // Loaded here: the token endpoint's HTTP client (undici) would cost every other command ~60 ms of start-up.
+      // Loaded here: the token endpoint's HTTP client (undici) would slow every other command's start-up.
       const [{ codeAuthorization, deviceAuthorization }, { undiciFormPost }] = await Promise.all([
         import('../../methods/upi/oauth/authorize.ts'),
         import('../../methods/upi/oauth/token-endpoint.ts'),
