@@ -61,14 +61,15 @@ export function dkimSigner() {
   const zone: Record<string, string[][]> = {};
   const pems = new Map<string, string>();
   const keyFor = (domain: string, selector: string): string => {
-    const id = `${selector}._domainkey.${domain}`;
+    // DNS names are case-insensitive and the resolvers look them up in lower case (HDFC's provider's selector has capitals).
+    const id = `${selector}._domainkey.${domain}`.toLowerCase();
     let pem = pems.get(id);
     if (!pem) {
       const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
       pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
       pems.set(id, pem);
       zone[id] = [[`v=DKIM1; k=rsa; p=${publicKey.export({ type: 'spki', format: 'der' }).toString('base64')}`]];
-      zone[`_dmarc.${domain}`] ??= [['v=DMARC1; p=reject']];
+      zone[`_dmarc.${domain}`.toLowerCase()] ??= [['v=DMARC1; p=reject']];
     }
     return pem;
   };
