@@ -156,6 +156,7 @@ echo "npm shim: unexpected npm $*" >&2; exit 1
     if (got.status !== 200) throw new Error(`fetch ${got.status} ${await got.text()}`);
     return body as { intent_id: string; checkout_url: string };
   };
+  t.after(() => void (stop = true));
   let current: Promise<void> = Promise.resolve();
   const traffic = (async () => {
     while (!stop) {
