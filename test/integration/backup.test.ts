@@ -1,11 +1,12 @@
 // `payd backup`: a consistent snapshot of a running shop, private (0700 directory, 0600 files),
 // verified, with a note naming the master key it needs and never containing it (issue 25, item 6).
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import SQLite from 'better-sqlite3';
-import { runPayd, spawnPayd, workdir } from '../helpers/cli.ts';
+import { PAYD_BIN, runPayd, spawnPayd, workdir } from '../helpers/cli.ts';
 
 const mode = (p: string) => statSync(p).mode & 0o777;
 
@@ -88,4 +89,33 @@ test('payd backup refuses PostgreSQL (pg_dump) and a missing database, writing n
   assert.match(missing.stderr, /no database at .*payd\.sqlite/);
   assert.equal(existsSync(join(none, 'b')), false);
   assert.equal(existsSync(join(none, 'data')), false);
+});
+
+test('systemd/payd-backup.service: its command lines, run as written (paths moved into a temp dir), make and keep a backup', async (t) => {
+  const dir = workdir(t, { database: { file: 'data/payd.sqlite' } });
+  const created = await runPayd(['merchant', 'create', '--name', 'Shop', '--json'], dir);
+  assert.equal(created.status, 0, created.stderr);
+  const unit = readFileSync(new URL('../../systemd/payd-backup.service', import.meta.url), 'utf8');
+  const timer = readFileSync(new URL('../../systemd/payd-backup.timer', import.meta.url), 'utf8');
+  assert.match(unit, /^User=payd$/m);
+  assert.match(timer, /^OnCalendar=/m);
+  const backups = join(dir, 'var-backups-payd');
+  const line = (key: string) => {
+    const v = new RegExp(`^${key}=(.+)$`, 'm').exec(unit)?.[1];
+    assert.ok(v, key);
+    return v
+      .replace(/^\+/, '')
+      .replaceAll('/opt/payd/bin/payd', `${process.execPath} ${PAYD_BIN}`)
+      .replaceAll('/etc/payd/payd.config.json', join(dir, 'payd.config.json'))
+      .replaceAll('/var/backups/payd', backups)
+      // Nobody called payd here: the directory is the test user's.
+      .replace(' -o payd -g payd', '');
+  };
+  for (const key of ['ExecStartPre', 'ExecStart', 'ExecStartPost']) execFileSync('bash', ['-c', line(key)], { cwd: dir, stdio: 'pipe' });
+  assert.equal(mode(backups), 0o700);
+  const files = readdirSync(backups).sort();
+  assert.equal(files.length, 2, String(files));
+  assert.match(files[0]!, /^payd-\d{8}-\d{6}Z\.sqlite$/);
+  assert.match(files[1]!, /^payd-\d{8}-\d{6}Z\.txt$/);
+  for (const f of files) assert.equal(mode(join(backups, f)), 0o600);
 });

@@ -235,3 +235,18 @@ echo "npm shim: unexpected npm $*" >&2; exit 1
   assert.ok(existsSync(join(opt, 'payd', 'dist', 'main.js')));
   await stopDaemon();
 });
+
+test('the README upgrade\'s first-time line turns an /opt/payd directory (installed before releases) into the link to its first release, once', async (t) => {
+  const tmp = mkdtempSync(join(tmpdir(), 'payd-upgrade-'));
+  t.after(() => rmSync(tmp, { recursive: true, force: true }));
+  const opt = join(tmp, 'opt');
+  mkdirSync(join(opt, 'payd', 'bin'), { recursive: true });
+  writeFileSync(join(opt, 'payd', 'bin', 'payd'), 'the old install\n');
+  const once = shBlockAfter('**Upgrading.**').filter((l) => l.startsWith('[ -L /opt/payd ]'));
+  assert.equal(once.length, 1, 'one first-time line');
+  const script = once[0]!.replaceAll('sudo ', '').replaceAll('/opt/payd', join(opt, 'payd'));
+  for (let i = 0; i < 2; i++) execFileSync('bash', ['-euo', 'pipefail', '-c', script]);
+  assert.equal(realpathSync(join(opt, 'payd')), join(opt, 'payd-releases', '0-initial'));
+  assert.equal(readFileSync(join(opt, 'payd', 'bin', 'payd'), 'utf8'), 'the old install\n');
+  assert.deepEqual(readdirSync(join(opt, 'payd-releases')), ['0-initial']);
+});
