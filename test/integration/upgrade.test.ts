@@ -90,7 +90,9 @@ echo "npm shim: unexpected npm $*" >&2; exit 1
   );
   chmodSync(join(bin, 'npm'), 0o755);
   // README lines → this sandbox: no sudo, /opt → the temp dir, the repository → the local upstream.
-  const adapt = (line: string) => line.replaceAll('sudo ', '').replaceAll('/opt/payd', join(opt, 'payd')).replaceAll('<this repository>', origin);
+  // A restart inside the lines (the first-time conversion's, skipped here) must never reach the host's systemd.
+  const adapt = (line: string) =>
+    line.replaceAll('sudo ', '').replaceAll('/opt/payd', join(opt, 'payd')).replaceAll('<this repository>', origin).replaceAll('systemctl restart payd', '{ echo unexpected restart >&2; false; }');
   const sh = (lines: string[]) =>
     new Promise<void>((resolve, reject) => {
       const child = spawn('bash', ['-euo', 'pipefail', '-c', lines.map(adapt).join('\n')], { cwd: tmp, env: { ...process.env, PATH: `${bin}:${process.env.PATH}` }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -197,7 +199,7 @@ echo "npm shim: unexpected npm $*" >&2; exit 1
   git(origin, 'commit', '-qam', 'release 2');
 
   const upgrade = shBlockAfter('**Upgrading.**');
-  const restartAt = upgrade.findIndex((l) => /systemctl restart payd/.test(l));
+  const restartAt = upgrade.findIndex((l) => l.trim() === 'sudo systemctl restart payd');
   assert.ok(restartAt > 0, 'the upgrade restarts payd');
   // Release directories are named by the second: the upgrade's must differ from the install's.
   await new Promise((r) => setTimeout(r, 1100));
@@ -244,7 +246,9 @@ test('the README upgrade\'s first-time line turns an /opt/payd directory (instal
   writeFileSync(join(opt, 'payd', 'bin', 'payd'), 'the old install\n');
   const once = shBlockAfter('**Upgrading.**').filter((l) => l.startsWith('[ -L /opt/payd ]'));
   assert.equal(once.length, 1, 'one first-time line');
-  const script = once[0]!.replaceAll('sudo ', '').replaceAll('/opt/payd', join(opt, 'payd'));
+  // The restart in it makes the daemon resolve its files through the release's own path (the upgrade test's part).
+  assert.match(once[0]!, /&& sudo systemctl restart payd; }$/);
+  const script = once[0]!.replaceAll('sudo ', '').replaceAll('/opt/payd', join(opt, 'payd')).replace('systemctl restart payd', 'true');
   for (let i = 0; i < 2; i++) execFileSync('bash', ['-euo', 'pipefail', '-c', script]);
   assert.equal(realpathSync(join(opt, 'payd')), join(opt, 'payd-releases', '0-initial'));
   assert.equal(readFileSync(join(opt, 'payd', 'bin', 'payd'), 'utf8'), 'the old install\n');
