@@ -64,13 +64,26 @@ export function guardedLookup(resolve: Lookup = dnsLookup): Lookup {
  * undici is loaded at the first delivery: CLI commands build the app too and never deliver,
  * and its 0.7 MB cost each of them ~120 ms of start-up (payd --help 320 → 200 ms).
  */
-export function createWebhookPost(o: { allowPrivateNetworks: boolean; lookup?: Lookup }): { post: HttpPost; close(): Promise<void> } {
+export function createWebhookPost(o: {
+  allowPrivateNetworks: boolean;
+  lookup?: Lookup;
+  /** Loads the HTTP client (tests make it fail once). */
+  load?: () => Promise<typeof import('./undici.ts')>;
+}): { post: HttpPost; close(): Promise<void> } {
+  const load = o.load ?? (() => import('./undici.ts'));
   let client: Promise<{ agent: Dispatcher; request: typeof import('./undici.ts').request }> | undefined;
   const connect = () =>
-    (client ??= import('./undici.ts').then(({ Agent, request }) => ({
-      agent: o.allowPrivateNetworks ? new Agent() : new Agent({ connect: { lookup: guardedLookup(o.lookup) } }),
-      request,
-    })));
+    (client ??= load().then(
+      ({ Agent, request }) => ({
+        agent: o.allowPrivateNetworks ? new Agent() : new Agent({ connect: { lookup: guardedLookup(o.lookup) } }),
+        request,
+      }),
+      (err: unknown) => {
+        // Not remembered: a load that failed (files replaced under a running daemon) is tried again next time.
+        client = undefined;
+        throw err;
+      },
+    ));
   const post: HttpPost = async (url, headers, body, timeoutMs, cut) => {
     const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
     if (!o.allowPrivateNetworks && isIP(host) !== 0 && isRefusedAddress(host)) throw refusal(host, host);
@@ -83,5 +96,5 @@ export function createWebhookPost(o: { allowPrivateNetworks: boolean; lookup?: L
   };
   // Destroyed, not drained: by close time the dispatcher has recorded or cut off every attempt,
   // and a hanging receiver must not hold shutdown past its deadline.
-  return { post, close: async () => void (client && (await (await client).agent.destroy())) };
+  return { post, close: async () => void (client && (await (await client.catch(() => null))?.agent.destroy())) };
 }

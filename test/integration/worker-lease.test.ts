@@ -30,7 +30,8 @@ test('two serve processes: one leader, one standby; each settlement delivered on
   const roles = await Promise.all(both.map(async (d) => (await readyz(d.url)).body.workers));
   assert.deepEqual([...roles].sort(), ['leader', 'standby']);
   const [a, b] = roles[0] === 'leader' ? both : [both[1]!, both[0]!];
-  assert.equal((await readyz(a!.url)).status, 200);
+  // Ready once the leader's source completed its first cycle.
+  await waitFor(async () => (await readyz(a!.url)).status === 200, 5000, 'the leader to be ready');
   const standby = await readyz(b!.url);
   assert.equal(standby.status, 200);
   assert.deepEqual(standby.body.sources, { sandbox: { state: 'standby' } });

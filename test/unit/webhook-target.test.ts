@@ -36,3 +36,18 @@ test('a name that resolves to the metadata address or a private network is refus
   assert.equal(receiver.received.length, 1);
   assert.deepEqual(await send(receiver.url), { statusCode: 200 }, 'a literal loopback address stays allowed');
 });
+
+test('a failed load of the HTTP client is not remembered: the next delivery loads it again', async (t) => {
+  const receiver = await startReceiver();
+  t.after(() => receiver.close());
+  let loads = 0;
+  // The first load fails as it did while an in-place upgrade had deleted the files (ERR_MODULE_NOT_FOUND).
+  const load = () => (++loads === 1 ? Promise.reject(Object.assign(new Error("Cannot find module 'undici-XYZ.js'"), { code: 'ERR_MODULE_NOT_FOUND' })) : import('../../src/webhooks/undici.ts'));
+  const target = createWebhookPost({ allowPrivateNetworks: true, load });
+  t.after(() => target.close());
+  const send = () => target.post(receiver.url, { 'content-type': 'application/json' }, '{}', 2000);
+  await assert.rejects(send(), /Cannot find module/);
+  assert.deepEqual(await send(), { statusCode: 200 });
+  assert.equal(loads, 2);
+  assert.equal(receiver.received.length, 1);
+});
