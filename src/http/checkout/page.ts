@@ -100,19 +100,23 @@ export function checkoutPage(p: PageInput): string {
 
   <div class="status-bar">
     <p class="status" id="status-text" role="status" aria-live="polite">${STATUS_TEXT[state.status]}</p>
-    <p class="countdown when-pending">Expires in <time id="countdown" datetime="${state.expires_at}">${formatRemaining(Date.parse(state.expires_at) - state.now)}</time></p>
+    <p class="countdown pending-only">Expires in <time id="countdown" datetime="${state.expires_at}">${formatRemaining(Date.parse(state.expires_at) - state.now)}</time></p>
   </div>
-  <p class="next-step when-pending" id="next-step">After paying in your app, come back to this page: it updates by itself as soon as your payment is received${state.redirect_url ? html` and takes you back to ${p.merchantName}` : html``}. No need to reload it.</p>
+  <p class="next-step pending-only" id="next-step">After paying in your app, come back to this page: it updates by itself as soon as your payment is received${intent.returnUrl ? html` and takes you back to ${p.merchantName}` : html``}. No need to reload it.</p>
 
   <section class="when-pending" aria-label="Payment details">
     <div class="amount-box">
       <p class="label">Amount to pay</p>
       <p class="amount"><span id="pay-amount" data-copy-value="${pay.plain}">${pay.text}</span>${unit ? html` <span class="unit">${unit}</span>` : html``}
         <button type="button" class="copy" data-copy="pay-amount">Copy</button></p>
-      <p class="note" id="exact-note"><strong>Pay exactly this amount</strong> in one payment. The exact amount is how your payment is recognised; a different amount may not be matched.</p>
+      <p class="note" id="exact-note"><strong>Pay exactly this amount</strong>, in one payment: the exact amount is how your payment is recognised.</p>
     </div>
 
     <a class="app-button" id="app-button" href="${intent.paymentUri}">${APP_BUTTON[method]}</a>
+    <div class="qr-box">
+      <a class="qr-link" href="${intent.paymentUri}" aria-label="Open in a payment app">${p.qr}</a>
+      <p class="hint">Scan with your ${method === 'UPI' ? 'UPI' : 'wallet'} app.</p>
+    </div>
 
     <dl class="details">
       <dt>Method</dt>
@@ -123,10 +127,6 @@ export function checkoutPage(p: PageInput): string {
     </dl>
     ${warning ? html`<p class="network-warning" id="network-warning" role="note">${warning}</p>` : html``}
 
-    <div class="qr-box">
-      <a class="qr-link" href="${intent.paymentUri}" aria-label="Open in a payment app">${p.qr}</a>
-      <p class="hint">Scan with your ${method === 'UPI' ? 'UPI' : 'wallet'} app.</p>
-    </div>
   </section>
 
   <section class="when-settled" aria-label="Payment received">
