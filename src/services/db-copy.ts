@@ -58,11 +58,13 @@ export async function copyDatabase(d: DbCopyDeps): Promise<DbCopyReport> {
   }
   const lease = await d.source.selectFrom('worker_lease').selectAll().executeTakeFirst();
   // A lease row in a snapshot names the daemon of the file it was taken from: not a holder of this one.
-  if (lease && lease.expires_at > d.clock.now() && d.leaseHolderHasSource?.(lease) !== false) {
+  const held = lease && lease.expires_at > d.clock.now() ? (d.leaseHolderHasSource?.(lease) ?? null) : false;
+  if (lease && held !== false) {
     throw new PaydError(
       'CONFLICT',
       `a payd process still holds this SQLite database's worker lease (host ${lease.host}, pid ${lease.pid}): stop every payd serve first, then copy; nothing was copied. ` +
-        `For a trial copy while the shop runs, copy a snapshot instead: sqlite3 <database> "VACUUM INTO '<snapshot>'", then payd db copy --from <snapshot>`,
+        `For a trial copy while the shop runs, copy a snapshot instead: sqlite3 <database> "VACUUM INTO '<snapshot>'", then payd db copy --from <snapshot>` +
+        (held === null ? ` (run it as the daemon's user on the daemon's host: payd tells a snapshot from the live file by whether that process has the file open)` : ''),
     );
   }
 
