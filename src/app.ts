@@ -304,7 +304,7 @@ export async function createApp(o: AppOptions) {
               readiness,
               metrics: { text: () => metrics.registry.metrics(), contentType: metrics.registry.contentType, allow: config.server.metrics.allow },
             });
-            registerCheckout(h3, { intents, merchants, clock, log: checkoutLog, livemode, limiter: publicLimiter });
+            registerCheckout(h3, { intents, merchants, clock, log: checkoutLog, livemode, limiter: publicLimiter, payeeName: config.methods.UPI?.payeeName ?? '' });
           },
         });
         metrics.collectProcessMetrics();

@@ -63,5 +63,16 @@ function writer(tx: Tx): IntentWriter {
     insert: async (intent) => {
       await tx.insertInto('intents').values(intentToRow(intent)).execute();
     },
+    soonestRelease: async (r) => {
+      const row = await tx
+        .selectFrom('amount_reservations')
+        .select((eb) => eb.fn.min('reserved_until').as('at'))
+        .where('method', '=', r.method)
+        .where('receiver', '=', r.receiver)
+        .where('pay_amount_minor', '>=', r.fromMinor)
+        .where('pay_amount_minor', '<=', r.toMinor)
+        .executeTakeFirst();
+      return row?.at == null ? null : Number(row.at);
+    },
   };
 }

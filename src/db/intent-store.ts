@@ -34,6 +34,8 @@ export interface IntentWriter {
   /** Takes (method, receiver, amount) for `intentId` unless another intent holds it beyond `now`. */
   reserve(r: { method: string; receiver: string; payAmountMinor: number; intentId: string; reservedUntil: number; now: number }): Awaitable<boolean>;
   insert(intent: Intent): Awaitable<void>;
+  /** When the first of the held amounts from..to (minor units) of this receiver frees up, ms; null: none is held. */
+  soonestRelease(r: { method: string; receiver: string; fromMinor: number; toMinor: number }): Awaitable<number | null>;
 }
 
 export function createIntentStore(db: Db, sqlite: SQLite.Database): IntentStore {
@@ -54,6 +56,9 @@ export function createIntentStore(db: Db, sqlite: SQLite.Database): IntentStore 
      ON CONFLICT (method, receiver, pay_amount_minor) DO UPDATE SET intent_id = excluded.intent_id, reserved_until = excluded.reserved_until
      WHERE amount_reservations.reserved_until <= @now`,
   );
+  const soonest = sqlite.prepare(
+    'SELECT min(reserved_until) AS at FROM amount_reservations WHERE method = @method AND receiver = @receiver AND pay_amount_minor BETWEEN @fromMinor AND @toMinor',
+  );
   const insert = sqlite.prepare(
     `INSERT INTO intents (id, merchant_id, order_id, method, amount_minor, pay_amount_minor, receiver, reference, payment_uri, status, return_url,
                           created_at, expires_at, transaction_hash, verified_at, payment_id, updated_at)
@@ -63,6 +68,7 @@ export function createIntentStore(db: Db, sqlite: SQLite.Database): IntentStore 
   const writer: IntentWriter = {
     byOrder: (merchantId, orderId) => fromRow(byOrder.get(merchantId, orderId) as IntentsTable | undefined),
     reserve: (r) => reserve.run(r).changes > 0,
+    soonestRelease: (r) => (soonest.get(r) as { at: number | null }).at,
     insert: (intent) => {
       const { canceled_at: _new, ...row } = intentToRow(intent);
       insert.run(row);

@@ -97,7 +97,7 @@ export function parseQuery<S extends v.GenericSchema>(schema: S, params: URLSear
 }
 
 export function parseBody<S extends v.GenericSchema>(schema: S, body: unknown): v.InferOutput<S> {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new PaydError('INVALID_REQUEST', 'request body must be a JSON object');
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new PaydError('INVALID_REQUEST', 'request body must be a JSON object', { errors: [{ field: '(body)', message: 'request body must be a JSON object' }] });
   const r = v.safeParse(schema, body);
   if (!r.success) throw invalid(r.issues, '(body)');
   return r.output;

@@ -4,7 +4,7 @@ import { andThen, type Awaitable } from '../domain/awaitable.ts';
 import { writeTx, type Db } from '../db/open.ts';
 import { intentFromRow } from '../db/intent-rows.ts';
 import { base58Encode } from '../domain/base58.ts';
-import { paymentUri } from '../domain/deposit.ts';
+import { paymentUri, payeeShown } from '../domain/deposit.ts';
 import { PaydError } from '../domain/errors.ts';
 import { createdView, intentView, type Intent, type IntentStatus, type IntentView, type ViewContext } from '../domain/intent.ts';
 import { isMethod, METHOD_RULES, type Method } from '../domain/methods.ts';
@@ -105,7 +105,11 @@ export function createIntentService(d: IntentServiceDeps) {
       const candidate = amountMinor + k * a.stepMinor;
       if (await w.reserve({ method, receiver: a.receiver, payAmountMinor: minorToDb(candidate), intentId, reservedUntil, now })) return candidate;
     }
-    throw new PaydError('AMOUNT_UNAVAILABLE', `no unique pay amount is free near ${formatMinor(amountMinor, METHOD_RULES[method].decimals)} ${method}; try again later`);
+    // Retry-After: when the first of these amounts frees up (an amount being reserved by a concurrent create: soon).
+    const last = amountMinor + BigInt(a.maxOffsetSteps) * a.stepMinor;
+    const soonest = await w.soonestRelease({ method, receiver: a.receiver, fromMinor: minorToDb(amountMinor), toMinor: minorToDb(last) });
+    const retryAfter = Math.max(1, Math.ceil(((soonest ?? now) - now) / 1000));
+    throw new PaydError('AMOUNT_UNAVAILABLE', `no unique pay amount is free near ${formatMinor(amountMinor, METHOD_RULES[method].decimals)} ${method}; the first is free again in ${retryAfter} s (Retry-After), or ask for another amount`, { retryAfter });
   }
 
   function newReference(): string {
@@ -148,7 +152,7 @@ export function createIntentService(d: IntentServiceDeps) {
             receiver: deposit.amounts.receiver,
             payAmountMinor: payAmount,
             orderId: input.order_id,
-            payeeName: deposit.payeeName || merchant.name,
+            payeeName: payeeShown(deposit.payeeName, merchant.name),
             reference: reference ?? undefined,
             token: deposit.token,
           }),

@@ -66,6 +66,10 @@ test('nginx from config/nginx-payd.conf terminates TLS and passes the API, the c
     .replace('listen [::]:80;', '')
     .replace('proxy_pass http://127.0.0.1:8080;', `proxy_pass http://127.0.0.1:${upstream.port};`);
   assert.doesNotMatch(site, /:443|:8080|letsencrypt/, 'every edit point was found');
+  // What the README says to edit (host name, certificate, payd's port) is marked EDIT in the file.
+  const editable = readFileSync(new URL('../../config/nginx-payd.conf', import.meta.url), 'utf8').split('\n').filter((l) => /^\s*(server_name|ssl_certificate|ssl_certificate_key|proxy_pass)\s/.test(l));
+  assert.ok(editable.some((l) => l.includes('proxy_pass')));
+  for (const line of editable) assert.match(line, /# EDIT/, line);
   // What Debian's /etc/nginx/nginx.conf wraps around sites-enabled/*, minus what needs root.
   writeFileSync(
     join(dir, 'nginx.conf'),
