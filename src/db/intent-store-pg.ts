@@ -41,6 +41,18 @@ export function createPostgresIntentStore(db: Db): IntentStore {
 function writer(tx: Tx): IntentWriter {
   return {
     byOrder: async (merchantId, orderId) => fromRow(await tx.selectFrom('intents').selectAll().where('merchant_id', '=', merchantId).where('order_id', '=', orderId).executeTakeFirst()),
+    held: async (r) => {
+      const rows = await tx
+        .selectFrom('amount_reservations')
+        .select('pay_amount_minor')
+        .where('method', '=', r.method)
+        .where('receiver', '=', r.receiver)
+        .where('pay_amount_minor', '>=', r.from)
+        .where('pay_amount_minor', '<=', r.to)
+        .where('reserved_until', '>', r.now)
+        .execute();
+      return rows.map((row) => Number(row.pay_amount_minor));
+    },
     reserve: async (r) => {
       // An amount another create is reserving right now is passed over instead of waited for:
       // a burst of creates of one amount would otherwise queue on one row after another.

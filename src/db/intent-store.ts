@@ -31,6 +31,8 @@ export interface IntentStore {
 /** Write statements, usable only inside IntentStore.write. */
 export interface IntentWriter {
   byOrder(merchantId: string, orderId: string): Awaitable<Intent | undefined>;
+  /** Pay amounts from `from` to `to` (inclusive) that some intent holds beyond `now`: one range read instead of a try per amount. */
+  held(r: { method: string; receiver: string; from: number; to: number; now: number }): Awaitable<number[]>;
   /** Takes (method, receiver, amount) for `intentId` unless another intent holds it beyond `now`. */
   reserve(r: { method: string; receiver: string; payAmountMinor: number; intentId: string; reservedUntil: number; now: number }): Awaitable<boolean>;
   insert(intent: Intent): Awaitable<void>;
@@ -54,6 +56,12 @@ export function createIntentStore(db: Db, sqlite: SQLite.Database): IntentStore 
      ON CONFLICT (method, receiver, pay_amount_minor) DO UPDATE SET intent_id = excluded.intent_id, reserved_until = excluded.reserved_until
      WHERE amount_reservations.reserved_until <= @now`,
   );
+  const held = sqlite
+    .prepare(
+      `SELECT pay_amount_minor FROM amount_reservations
+       WHERE method = @method AND receiver = @receiver AND pay_amount_minor BETWEEN @from AND @to AND reserved_until > @now`,
+    )
+    .pluck();
   const insert = sqlite.prepare(
     `INSERT INTO intents (id, merchant_id, order_id, method, amount_minor, pay_amount_minor, receiver, reference, payment_uri, status, return_url,
                           created_at, expires_at, transaction_hash, verified_at, payment_id, updated_at)
@@ -62,6 +70,7 @@ export function createIntentStore(db: Db, sqlite: SQLite.Database): IntentStore 
   );
   const writer: IntentWriter = {
     byOrder: (merchantId, orderId) => fromRow(byOrder.get(merchantId, orderId) as IntentsTable | undefined),
+    held: (r) => held.all(r) as number[],
     reserve: (r) => reserve.run(r).changes > 0,
     insert: (intent) => {
       const { canceled_at: _new, ...row } = intentToRow(intent);

@@ -5,6 +5,7 @@ import { writeTx, type Db } from '../db/open.ts';
 import { intentFromRow } from '../db/intent-rows.ts';
 import { base58Encode } from '../domain/base58.ts';
 import { paymentUri } from '../domain/deposit.ts';
+import { topOffsetSteps } from '../domain/amount-window.ts';
 import { PaydError } from '../domain/errors.ts';
 import { createdView, intentView, type Intent, type IntentStatus, type IntentView, type ViewContext } from '../domain/intent.ts';
 import { isMethod, METHOD_RULES, type Method } from '../domain/methods.ts';
@@ -58,14 +59,14 @@ export function createIntentService(d: IntentServiceDeps) {
 
   /** How full the window of pay amounts above this amount was: the share searched to find a free one. */
   function notePoolUse(method: Method, a: MethodAmounts, amountMinor: bigint, payAmount: bigint): void {
-    const ratio = Number((payAmount - amountMinor) / a.stepMinor + 1n) / (a.maxOffsetSteps + 1);
+    const ratio = Number((payAmount - amountMinor) / a.stepMinor + 1n) / Number(topOffsetSteps(amountMinor, a) + 1n);
     metrics.amountPoolUse(method, a.receiver, ratio);
     if (ratio <= POOL_WARN_RATIO || !d.log) return;
     const key = `${method}:${a.receiver}`;
     const now = d.clock.now();
     if (now - (poolWarnedAt.get(key) ?? -Infinity) < POOL_WARN_EVERY_MS) return;
     poolWarnedAt.set(key, now);
-    d.log.warn('amount pool over 80 % full: raise maxOffsetSteps or shorten amountReuseCooldownSeconds', {
+    d.log.warn('amount pool over 80 % full: raise maxSurchargePercent or maxOffsetSteps, or shorten amountReuseCooldownSeconds', {
       method,
       receiver: a.receiver,
       amount_minor: amountMinor.toString(),
@@ -99,11 +100,21 @@ export function createIntentService(d: IntentServiceDeps) {
     return { method, amountMinor: parsed.minor, deposit };
   }
 
-  /** Smallest free pay_amount: each try is one primary-key upsert, so cost does not grow with open intents. */
+  /**
+   * Smallest free pay_amount in the window (domain/amount-window.ts). The amounts held in the
+   * window are read once; each free one is then taken by a primary-key upsert that re-checks
+   * the hold, so a concurrent create (PostgreSQL) that took it first only moves us to the next.
+   * Nothing is released early: an amount stays held until expires_at + cooldown, canceled or not.
+   */
   async function reserveAmount(w: IntentWriter, method: Method, a: MethodAmounts, amountMinor: bigint, intentId: string, reservedUntil: number, now: number): Promise<bigint> {
-    for (let k = 0n; k <= BigInt(a.maxOffsetSteps); k++) {
+    const top = topOffsetSteps(amountMinor, a);
+    const scope = { method, receiver: a.receiver, now };
+    const held = new Set(await w.held({ ...scope, from: minorToDb(amountMinor), to: minorToDb(amountMinor + top * a.stepMinor) }));
+    for (let k = 0n; k <= top; k++) {
       const candidate = amountMinor + k * a.stepMinor;
-      if (await w.reserve({ method, receiver: a.receiver, payAmountMinor: minorToDb(candidate), intentId, reservedUntil, now })) return candidate;
+      const dbAmount = minorToDb(candidate);
+      if (held.has(dbAmount)) continue;
+      if (await w.reserve({ ...scope, payAmountMinor: dbAmount, intentId, reservedUntil })) return candidate;
     }
     throw new PaydError('AMOUNT_UNAVAILABLE', `no unique pay amount is free near ${formatMinor(amountMinor, METHOD_RULES[method].decimals)} ${method}; try again later`);
   }
