@@ -107,10 +107,12 @@ export function createIntentService(d: IntentServiceDeps) {
    * Nothing is released early: an amount stays held until expires_at + cooldown, canceled or not.
    */
   async function reserveAmount(w: IntentWriter, method: Method, a: MethodAmounts, amountMinor: bigint, intentId: string, reservedUntil: number, now: number): Promise<bigint> {
-    const top = topOffsetSteps(amountMinor, a);
     const scope = { method, receiver: a.receiver, now };
-    const held = new Set(await w.held({ ...scope, from: minorToDb(amountMinor), to: minorToDb(amountMinor + top * a.stepMinor) }));
-    for (let k = 0n; k <= top; k++) {
+    // The price itself is usually free: one statement, as before the window could widen.
+    if (await w.reserve({ ...scope, payAmountMinor: minorToDb(amountMinor), intentId, reservedUntil })) return amountMinor;
+    const top = topOffsetSteps(amountMinor, a);
+    const held = new Set(await w.held({ ...scope, from: minorToDb(amountMinor + a.stepMinor), to: minorToDb(amountMinor + top * a.stepMinor) }));
+    for (let k = 1n; k <= top; k++) {
       const candidate = amountMinor + k * a.stepMinor;
       const dbAmount = minorToDb(candidate);
       if (held.has(dbAmount)) continue;
