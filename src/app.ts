@@ -4,7 +4,7 @@ import { revealSecrets, type Config, type MethodAmounts } from './config/load.ts
 import { migrate, type Db } from './db/open.ts';
 import { describeTarget, openStore, type StoreTarget } from './db/store.ts';
 import { openWakeups } from './db/wakeups.ts';
-import { DEFAULT_MAX_OFFSET_STEPS, DEFAULT_SURCHARGE_BASIS_POINTS, METHOD_RULES, METHODS, type Method } from './domain/methods.ts';
+import { DEFAULT_MAX_OFFSET_STEPS, DEFAULT_MERCHANT_SHARE_PERCENT, DEFAULT_SURCHARGE_BASIS_POINTS, METHOD_RULES, METHODS, type Method } from './domain/methods.ts';
 import type { Clock, Logger, Random } from './domain/ports.ts';
 import type { CheckoutSockets } from './http/checkout/index.ts';
 import type { Readiness } from './http/ops.ts';
@@ -83,7 +83,7 @@ function methodDeposits(config: Config, sandbox: boolean): Partial<Record<Method
   for (const method of METHODS) {
     let amounts: MethodAmounts | undefined = config.amounts[method];
     if (receivers) {
-      amounts = amounts ? { ...amounts, receiver: receivers[method] } : { receiver: receivers[method], minMinor: null, maxMinor: null, stepMinor: METHOD_RULES[method].amountStep, maxOffsetSteps: DEFAULT_MAX_OFFSET_STEPS, surchargeBasisPoints: DEFAULT_SURCHARGE_BASIS_POINTS };
+      amounts = amounts ? { ...amounts, receiver: receivers[method] } : { receiver: receivers[method], minMinor: null, maxMinor: null, stepMinor: METHOD_RULES[method].amountStep, maxOffsetSteps: DEFAULT_MAX_OFFSET_STEPS, surchargeBasisPoints: DEFAULT_SURCHARGE_BASIS_POINTS, merchantSharePercent: DEFAULT_MERCHANT_SHARE_PERCENT };
     }
     if (!amounts) continue;
     out[method] = {

@@ -43,15 +43,16 @@ function writer(tx: Tx): IntentWriter {
     byOrder: async (merchantId, orderId) => fromRow(await tx.selectFrom('intents').selectAll().where('merchant_id', '=', merchantId).where('order_id', '=', orderId).executeTakeFirst()),
     held: async (r) => {
       const rows = await tx
-        .selectFrom('amount_reservations')
-        .select('pay_amount_minor')
-        .where('method', '=', r.method)
-        .where('receiver', '=', r.receiver)
-        .where('pay_amount_minor', '>=', r.from)
-        .where('pay_amount_minor', '<=', r.to)
-        .where('reserved_until', '>', r.now)
+        .selectFrom('amount_reservations as r')
+        .leftJoin('intents as i', 'i.id', 'r.intent_id')
+        .select(['r.pay_amount_minor', 'i.merchant_id'])
+        .where('r.method', '=', r.method)
+        .where('r.receiver', '=', r.receiver)
+        .where('r.pay_amount_minor', '>=', r.from)
+        .where('r.pay_amount_minor', '<=', r.to)
+        .where('r.reserved_until', '>', r.now)
         .execute();
-      return rows.map((row) => Number(row.pay_amount_minor));
+      return { amounts: rows.map((row) => Number(row.pay_amount_minor)), byMerchant: rows.filter((row) => row.merchant_id === r.merchantId).length };
     },
     reserve: async (r) => {
       // An amount another create is reserving right now is passed over instead of waited for:

@@ -31,11 +31,19 @@ export interface IntentStore {
 /** Write statements, usable only inside IntentStore.write. */
 export interface IntentWriter {
   byOrder(merchantId: string, orderId: string): Awaitable<Intent | undefined>;
-  /** Pay amounts from `from` to `to` (inclusive) that some intent holds beyond `now`: one range read instead of a try per amount. */
-  held(r: { method: string; receiver: string; from: number; to: number; now: number }): Awaitable<number[]>;
+  /**
+   * Pay amounts from `from` to `to` (inclusive) that some intent holds beyond `now` (one range
+   * read instead of a try per amount), and how many of them intents of `merchantId` hold.
+   */
+  held(r: { method: string; receiver: string; from: number; to: number; now: number; merchantId: string }): Awaitable<HeldAmounts>;
   /** Takes (method, receiver, amount) for `intentId` unless another intent holds it beyond `now`. */
   reserve(r: { method: string; receiver: string; payAmountMinor: number; intentId: string; reservedUntil: number; now: number }): Awaitable<boolean>;
   insert(intent: Intent): Awaitable<void>;
+}
+
+export interface HeldAmounts {
+  amounts: number[];
+  byMerchant: number;
 }
 
 export function createIntentStore(db: Db, sqlite: SQLite.Database): IntentStore {
@@ -58,10 +66,10 @@ export function createIntentStore(db: Db, sqlite: SQLite.Database): IntentStore 
   );
   const held = sqlite
     .prepare(
-      `SELECT pay_amount_minor FROM amount_reservations
-       WHERE method = @method AND receiver = @receiver AND pay_amount_minor BETWEEN @from AND @to AND reserved_until > @now`,
+      `SELECT r.pay_amount_minor, i.merchant_id = @merchantId FROM amount_reservations r LEFT JOIN intents i ON i.id = r.intent_id
+       WHERE r.method = @method AND r.receiver = @receiver AND r.pay_amount_minor BETWEEN @from AND @to AND r.reserved_until > @now`,
     )
-    .pluck();
+    .raw(true);
   const insert = sqlite.prepare(
     `INSERT INTO intents (id, merchant_id, order_id, method, amount_minor, pay_amount_minor, receiver, reference, payment_uri, status, return_url,
                           created_at, expires_at, transaction_hash, verified_at, payment_id, updated_at)
@@ -70,7 +78,10 @@ export function createIntentStore(db: Db, sqlite: SQLite.Database): IntentStore 
   );
   const writer: IntentWriter = {
     byOrder: (merchantId, orderId) => fromRow(byOrder.get(merchantId, orderId) as IntentsTable | undefined),
-    held: (r) => held.all(r) as number[],
+    held: (r) => {
+      const rows = held.all(r) as [number, number | null][];
+      return { amounts: rows.map((row) => row[0]), byMerchant: rows.filter((row) => row[1] === 1).length };
+    },
     reserve: (r) => reserve.run(r).changes > 0,
     insert: (intent) => {
       const { canceled_at: _new, ...row } = intentToRow(intent);

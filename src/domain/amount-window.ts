@@ -25,6 +25,12 @@ export function topOffsetSteps(amountMinor: bigint, r: AmountWindowRules): bigin
   return fixed > bySurcharge ? fixed : bySurcharge;
 }
 
+/** How many of a window's `top + 1` amounts one merchant's intents may hold (at least one). */
+export function merchantShare(top: bigint, percent: number): bigint {
+  const n = ((top + 1n) * BigInt(Math.round(percent * 100))) / 10_000n;
+  return n < 1n ? 1n : n;
+}
+
 /** The most a customer can be asked to pay for this price: the merchant-visible bound. */
 export function maxPayAmount(amountMinor: bigint, r: AmountWindowRules): bigint {
   return amountMinor + topOffsetSteps(amountMinor, r) * r.stepMinor;

@@ -5,7 +5,7 @@ import { writeTx, type Db } from '../db/open.ts';
 import { intentFromRow } from '../db/intent-rows.ts';
 import { base58Encode } from '../domain/base58.ts';
 import { paymentUri } from '../domain/deposit.ts';
-import { topOffsetSteps } from '../domain/amount-window.ts';
+import { merchantShare, topOffsetSteps } from '../domain/amount-window.ts';
 import { PaydError } from '../domain/errors.ts';
 import { createdView, intentView, type Intent, type IntentStatus, type IntentView, type ViewContext } from '../domain/intent.ts';
 import { isMethod, METHOD_RULES, type Method } from '../domain/methods.ts';
@@ -105,13 +105,22 @@ export function createIntentService(d: IntentServiceDeps) {
    * window are read once; each free one is then taken by a primary-key upsert that re-checks
    * the hold, so a concurrent create (PostgreSQL) that took it first only moves us to the next.
    * Nothing is released early: an amount stays held until expires_at + cooldown, canceled or not.
+   * Under pressure (the price itself taken), one merchant's intents may hold at most its share of
+   * the window, so one shop's flood of creates cannot lock a price for every shop on the receiver.
    */
-  async function reserveAmount(w: IntentWriter, method: Method, a: MethodAmounts, amountMinor: bigint, intentId: string, reservedUntil: number, now: number): Promise<bigint> {
+  async function reserveAmount(w: IntentWriter, merchantId: string, method: Method, a: MethodAmounts, amountMinor: bigint, intentId: string, reservedUntil: number, now: number): Promise<bigint> {
     const scope = { method, receiver: a.receiver, now };
     // The price itself is usually free: one statement, as before the window could widen.
     if (await w.reserve({ ...scope, payAmountMinor: minorToDb(amountMinor), intentId, reservedUntil })) return amountMinor;
     const top = topOffsetSteps(amountMinor, a);
-    const held = new Set(await w.held({ ...scope, from: minorToDb(amountMinor + a.stepMinor), to: minorToDb(amountMinor + top * a.stepMinor) }));
+    const found = await w.held({ ...scope, merchantId, from: minorToDb(amountMinor), to: minorToDb(amountMinor + top * a.stepMinor) });
+    if (a.merchantSharePercent < 100 && found.byMerchant >= merchantShare(top, a.merchantSharePercent)) {
+      throw new PaydError(
+        'AMOUNT_UNAVAILABLE',
+        `this shop already holds ${found.byMerchant} of the ${top + 1n} pay amounts near ${formatMinor(amountMinor, METHOD_RULES[method].decimals)} ${method} (its share: ${a.merchantSharePercent} %); try again later`,
+      );
+    }
+    const held = new Set(found.amounts);
     for (let k = 1n; k <= top; k++) {
       const candidate = amountMinor + k * a.stepMinor;
       const dbAmount = minorToDb(candidate);
@@ -145,7 +154,7 @@ export function createIntentService(d: IntentServiceDeps) {
         const now = d.clock.now();
         const id = d.random.uuid();
         const expiresAt = now + d.ttlSeconds * 1000;
-        const payAmount = await reserveAmount(w, method, deposit.amounts, amountMinor, id, expiresAt + d.amountReuseCooldownSeconds * 1000, now);
+        const payAmount = await reserveAmount(w, merchant.clientId, method, deposit.amounts, amountMinor, id, expiresAt + d.amountReuseCooldownSeconds * 1000, now);
         const reference = method === 'SOL' || method === 'USDT_SOL' ? newReference() : null;
         const intent: Intent = {
           id,

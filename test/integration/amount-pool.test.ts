@@ -4,7 +4,7 @@
 // handed out again while an older intent could still receive it (until expires_at + cooldown).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { startPayd, testClock, type PaydHarness } from '../helpers/payd.ts';
+import { baseConfig, startPayd, testClock, type PaydHarness } from '../helpers/payd.ts';
 import { forEachStore } from '../helpers/stores.ts';
 
 const TTL_MS = 30 * 60_000;
@@ -23,9 +23,10 @@ async function createMany(p: PaydHarness, headers: Record<string, string>, prefi
 const paise = (n: number) => Math.round(n * 100);
 
 forEachStore((store) => {
-  test('300 creates of ₹499 by one client: the 301st still gets a unique pay_amount ≤ ₹503.99 (1 %); the window ends there; amounts come back only after expires_at + cooldown', async (t) => {
+  test('300 creates of ₹499 by one client: the 301st still gets a unique pay_amount ≤ ₹503.99 (1 %); with merchantSharePercent 80 one shop holds at most 400 of the 500, the window ends there; amounts come back only after expires_at + cooldown', async (t) => {
     const clock = testClock();
-    const p = await startPayd({ store, clock });
+    // One daemon, two shops on one VPA: each may hold at most 80 % of a price's amounts.
+    const p = await startPayd({ store, clock, config: { methods: { UPI: { ...baseConfig('/x').methods.UPI, merchantSharePercent: 80 } } } });
     t.after(() => p.close());
     const m = await p.merchant();
 
@@ -38,17 +39,24 @@ forEachStore((store) => {
     // Canceling keeps every reservation; so does expiry (a customer may still pay those amounts).
     for (const x of first.slice(0, 150)) assert.equal((await p.api('POST', `/api/v1/intents/${x.id}/cancel`, { headers: m.headers })).status, 200);
     clock.advance(TTL_MS + 60_000);
-    const later = await createMany(p, m.headers, 'later', 199);
+    const later = await createMany(p, m.headers, 'later', 99);
     const held = new Set(pays);
     assert.ok(later.every((x) => !held.has(paise(x.pay))), 'no amount of a canceled or expired intent is handed out within its cooldown');
-    assert.deepEqual(later.map((x) => paise(x.pay)).sort((a, b) => a - b), Array.from({ length: 199 }, (_, i) => 50_201 + i), '₹502.01 … ₹503.99');
-    // 500 amounts held: the bound is a bound.
-    const full = await p.api('POST', '/api/v1/intents/create-payment', { headers: m.headers, body: { amount: 499, currency: 'UPI', order_id: 'full' } });
+    assert.deepEqual(later.map((x) => paise(x.pay)), Array.from({ length: 99 }, (_, i) => 50_201 + i), '₹502.01 … ₹502.99');
+    // This shop now holds 400 of the 500 amounts (80 %, merchantSharePercent): its next create is refused…
+    const mine = await p.api('POST', '/api/v1/intents/create-payment', { headers: m.headers, body: { amount: 499, currency: 'UPI', order_id: 'share' } });
+    assert.equal(mine.status, 503, mine.text);
+    assert.equal(mine.body.code, 'AMOUNT_UNAVAILABLE');
+    // …and another shop on the same receiver still gets the last 100, up to the bound and no further.
+    const other = await p.merchant('Other shop');
+    const theirs = await createMany(p, other.headers, 'theirs', 100);
+    assert.deepEqual(theirs.map((x) => paise(x.pay)), Array.from({ length: 100 }, (_, i) => 50_300 + i), '₹503.00 … ₹503.99');
+    const full = await p.api('POST', '/api/v1/intents/create-payment', { headers: other.headers, body: { amount: 499, currency: 'UPI', order_id: 'full' } });
     assert.equal(full.status, 503, full.text);
     assert.equal(full.body.code, 'AMOUNT_UNAVAILABLE');
     // Another price still has its own window.
-    const other = await p.api('POST', '/api/v1/intents/create-payment', { headers: m.headers, body: { amount: 799, currency: 'UPI', order_id: 'other' } });
-    assert.equal(other.body.pay_amount, 799);
+    const price = await p.api('POST', '/api/v1/intents/create-payment', { headers: m.headers, body: { amount: 799, currency: 'UPI', order_id: 'other' } });
+    assert.equal(price.body.pay_amount, 799);
 
     // Past the first batch's expires_at + cooldown (not yet the later batch's): ₹499.00 is free again.
     clock.advance(COOLDOWN_MS);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseConfig } from '../../src/config/load.ts';
-import { MAX_SURCHARGE_STEPS, maxPayAmount, topOffsetSteps } from '../../src/domain/amount-window.ts';
+import { MAX_SURCHARGE_STEPS, maxPayAmount, merchantShare, topOffsetSteps } from '../../src/domain/amount-window.ts';
 
 const upi = { stepMinor: 1n, maxOffsetSteps: 100, surchargeBasisPoints: 100n };
 
@@ -26,4 +26,14 @@ test('methods.<M>.maxSurchargePercent: default 1 %, 0 … 100 with at most 2 dec
   assert.throws(() => parseConfig(sol({ maxSurchargePercent: 0.125 }), '/srv', {}), /methods\.SOL\.maxSurchargePercent: at most 2 decimals/);
   assert.throws(() => parseConfig(sol({ maxSurchargePercent: 101 }), '/srv', {}), /methods\.SOL\.maxSurchargePercent/);
   assert.throws(() => parseConfig(sol({ maxSurchargePercent: -1 }), '/srv', {}), /methods\.SOL\.maxSurchargePercent/);
+});
+
+test('methods.<M>.merchantSharePercent: how many of a window\'s amounts one shop may hold (default 100: no cap)', () => {
+  assert.equal(merchantShare(499n, 80), 400n, '80 % of ₹499\'s 500 amounts');
+  assert.equal(merchantShare(100n, 50), 50n, '50 % of 101 amounts, rounded down');
+  assert.equal(merchantShare(2n, 10), 1n, 'never below one');
+  const sol = (extra: Record<string, unknown> = {}) => ({ methods: { SOL: { wallet: '11111111111111111111111111111111', ...extra } } });
+  assert.equal(parseConfig(sol(), '/srv', {}).amounts.SOL!.merchantSharePercent, 100);
+  assert.equal(parseConfig(sol({ merchantSharePercent: 60 }), '/srv', {}).amounts.SOL!.merchantSharePercent, 60);
+  assert.throws(() => parseConfig(sol({ merchantSharePercent: 0 }), '/srv', {}), /methods\.SOL\.merchantSharePercent/);
 });
