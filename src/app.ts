@@ -288,7 +288,9 @@ export async function createApp(o: AppOptions) {
           import('./http/client-address.ts'),
         ]);
         // Behind a trusted reverse proxy, the client is read from X-Forwarded-For: every per-IP limit counts it.
-        const clientAddress = createClientAddress(config.server.trustedProxies);
+        const clientAddress = createClientAddress(config.server.trustedProxies, (peer) =>
+          log.warn('requests arrive through a proxy on this host, but server.trustedProxies is empty: every client behind it shares one per-IP bucket', { peer }),
+        );
         const metricsEndpoint = { text: () => metrics.registry.metrics(), contentType: metrics.registry.contentType, allow: config.server.metrics.allow, listen: config.server.metrics.listen };
         const checkoutLog = log.child({ component: 'checkout' });
         // One per-IP bucket for all anonymous traffic: API, checkout page and its websocket.

@@ -26,6 +26,8 @@ export function addressMatcher(entries: readonly string[]): (address: string | u
   };
 }
 
+const LOOPBACK = addressMatcher(['127.0.0.0/8', '::1']);
+
 /** What a request tells about where it came from (Node's IncomingMessage has these). */
 export interface PeerRequest {
   socket?: { remoteAddress?: string } | null;
@@ -40,8 +42,22 @@ export interface PeerRequest {
  * Only X-Forwarded-For is read (what nginx, HAProxy and cloud balancers append); `Forwarded`
  * passes through nginx untouched, so a client could write anything in it.
  */
-export function createClientAddress(trustedProxies: readonly string[]): (req: PeerRequest) => string | undefined {
-  if (trustedProxies.length === 0) return (req) => plainAddress(req.socket?.remoteAddress ?? undefined);
+export function createClientAddress(
+  trustedProxies: readonly string[],
+  /** Called once, the first time a loopback peer forwards a request while no proxy is trusted (a misconfiguration to report). */
+  onUntrustedProxy?: (peer: string) => void,
+): (req: PeerRequest) => string | undefined {
+  if (trustedProxies.length === 0) {
+    let told = !onUntrustedProxy;
+    return (req) => {
+      const peer = plainAddress(req.socket?.remoteAddress ?? undefined);
+      if (!told && peer && req.headers['x-forwarded-for'] !== undefined && LOOPBACK(peer)) {
+        told = true;
+        onUntrustedProxy!(peer);
+      }
+      return peer;
+    };
+  }
   const trusted = addressMatcher(trustedProxies);
   return (req) => {
     let client = plainAddress(req.socket?.remoteAddress ?? undefined);

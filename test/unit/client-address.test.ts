@@ -45,3 +45,14 @@ test('server.trustedProxies: addresses and CIDRs, none by default; server.metric
   assert.deepEqual(c.server.metrics.listen, { host: '127.0.0.1', port: 9464 });
   assert.throws(() => parseConfig({ server: { trustedProxies: ['nginx'] } }, '/srv', {}), /server\.trustedProxies\.0: expected an IP address or CIDR/);
 });
+
+test('a proxy on this host that is not trusted is reported once (every client behind it would share one bucket)', () => {
+  const told: string[] = [];
+  const client = createClientAddress([], (peer) => told.push(peer));
+  client(req('192.0.2.1', '203.0.113.5')); // a stranger writing the header: nothing to report
+  client(req('127.0.0.1'));
+  assert.deepEqual(told, []);
+  client(req('::ffff:127.0.0.1', '203.0.113.5'));
+  client(req('127.0.0.1', '203.0.113.6'));
+  assert.deepEqual(told, ['127.0.0.1']);
+});
