@@ -4,7 +4,7 @@ import { revealSecrets, type Config, type MethodAmounts } from './config/load.ts
 import { migrate, type Db } from './db/open.ts';
 import { describeTarget, openStore, type StoreTarget } from './db/store.ts';
 import { openWakeups } from './db/wakeups.ts';
-import { METHOD_RULES, METHODS, type Method } from './domain/methods.ts';
+import { DEFAULT_MAX_OFFSET_STEPS, DEFAULT_MERCHANT_SHARE_PERCENT, DEFAULT_SURCHARGE_BASIS_POINTS, METHOD_RULES, METHODS, type Method } from './domain/methods.ts';
 import type { Clock, Logger, Random } from './domain/ports.ts';
 import type { CheckoutSockets } from './http/checkout/index.ts';
 import type { Readiness } from './http/ops.ts';
@@ -83,7 +83,7 @@ function methodDeposits(config: Config, sandbox: boolean): Partial<Record<Method
   for (const method of METHODS) {
     let amounts: MethodAmounts | undefined = config.amounts[method];
     if (receivers) {
-      amounts = amounts ? { ...amounts, receiver: receivers[method] } : { receiver: receivers[method], minMinor: null, maxMinor: null, stepMinor: METHOD_RULES[method].amountStep, maxOffsetSteps: 100 };
+      amounts = amounts ? { ...amounts, receiver: receivers[method] } : { receiver: receivers[method], minMinor: null, maxMinor: null, stepMinor: METHOD_RULES[method].amountStep, maxOffsetSteps: DEFAULT_MAX_OFFSET_STEPS, surchargeBasisPoints: DEFAULT_SURCHARGE_BASIS_POINTS, merchantSharePercent: DEFAULT_MERCHANT_SHARE_PERCENT };
     }
     if (!amounts) continue;
     out[method] = {
@@ -199,6 +199,7 @@ export async function createApp(o: AppOptions) {
   const doctor = createDoctor({ dbFile, livemode, methods: Object.keys(config.amounts), sources });
 
   let server: RunningServer | null = null;
+  let metricsServer: { url: string } | null = null;
   let sockets: CheckoutSockets | null = null;
   const abort = new AbortController();
   /** Stops of what start() started, registered as each starts; close() runs them newest first. */
@@ -279,12 +280,18 @@ export async function createApp(o: AppOptions) {
       if (opts.http) {
         // Loaded only to serve: every CLI command builds this app too, and h3 cost each one's
         // start-up (its web Headers alone make Node compile its own fetch: 32 ms in a profile).
-        const [{ createHttpApp }, { createCheckoutSockets, registerCheckout }, { registerOps }, { serveHttp }] = await Promise.all([
+        const [{ createHttpApp }, { createCheckoutSockets, registerCheckout }, { registerOps, serveMetrics }, { serveHttp }, { createClientAddress }] = await Promise.all([
           import('./http/app.ts'),
           import('./http/checkout/index.ts'),
           import('./http/ops.ts'),
           import('./http/server.ts'),
+          import('./http/client-address.ts'),
         ]);
+        // Behind a trusted reverse proxy, the client is read from X-Forwarded-For: every per-IP limit counts it.
+        const clientAddress = createClientAddress(config.server.trustedProxies, (peer) =>
+          log.warn('requests arrive through a proxy on this host, but server.trustedProxies is empty: every client behind it shares one per-IP bucket', { peer }),
+        );
+        const metricsEndpoint = { text: () => metrics.registry.metrics(), contentType: metrics.registry.contentType, allow: config.server.metrics.allow, listen: config.server.metrics.listen };
         const checkoutLog = log.child({ component: 'checkout' });
         // One per-IP bucket for all anonymous traffic: API, checkout page and its websocket.
         const publicLimiter = createRateLimiter({ ...config.server.publicRateLimit, clock });
@@ -297,14 +304,15 @@ export async function createApp(o: AppOptions) {
           publicUrl,
           rateLimiter: createRateLimiter({ ...config.server.rateLimit, clock }),
           publicLimiter,
+          clientAddress,
           clock,
           log: log.child({ component: 'http' }),
           extend: (h3) => {
             registerOps(h3, {
               readiness,
-              metrics: { text: () => metrics.registry.metrics(), contentType: metrics.registry.contentType, allow: config.server.metrics.allow },
+              metrics: metricsEndpoint,
             });
-            registerCheckout(h3, { intents, merchants, clock, log: checkoutLog, livemode, limiter: publicLimiter, payeeName: config.methods.UPI?.payeeName ?? '' });
+            registerCheckout(h3, { intents, merchants, clock, log: checkoutLog, livemode, limiter: publicLimiter, clientAddress, payeeName: config.methods.UPI?.payeeName ?? '' });
           },
         });
         metrics.collectProcessMetrics();
@@ -313,6 +321,7 @@ export async function createApp(o: AppOptions) {
           clock,
           log: checkoutLog,
           limiter: publicLimiter,
+          clientAddress,
           maxPerIntent: config.server.liveSockets.perIntent,
           maxTotal: config.server.liveSockets.total,
           wakeups,
@@ -322,6 +331,12 @@ export async function createApp(o: AppOptions) {
         // In-flight requests get until shortly before the deadline; then their connections are closed.
         stops.push({ name: 'http', stop: () => running.close(Math.max(0, (closingDeadline ?? Date.now() + 8000) - Date.now() - 1000)) });
         listening = running.url;
+        const listen = metricsEndpoint.listen;
+        if (listen) {
+          const m = await serveMetrics({ ...metricsEndpoint, listen });
+          metricsServer = m;
+          stops.push({ name: 'metrics', stop: () => m.close() });
+        }
       }
       if (opts.workers) {
         // Events written by any process on this database wake the dispatcher (it runs only while leader).
@@ -361,6 +376,11 @@ export async function createApp(o: AppOptions) {
       return server?.url ?? null;
     },
 
+    /** The metrics listener (server.metrics.listen), when configured and serving. */
+    get metricsUrl(): string | null {
+      return metricsServer?.url ?? null;
+    },
+
     /**
      * Stops the API and the workers together (in-flight requests and deliveries finish, the
      * lease is released), then closes the database, all within one deadline (default 10 s).
@@ -373,6 +393,7 @@ export async function createApp(o: AppOptions) {
         const results = await Promise.allSettled(pending.map(({ stop }) => stop()));
         results.forEach((r, i) => r.status === 'rejected' && log.error(`stopping ${pending[i]!.name} failed`, { error: describeError(r.reason) }));
         server = null;
+        metricsServer = null;
         for (const fn of cleanups.splice(0).reverse()) await fn();
       })();
       let timer: NodeJS.Timeout | undefined;

@@ -5,6 +5,7 @@ import type { IntentService } from '../../services/intents.ts';
 import type { MerchantService } from '../../services/merchants.ts';
 import { loadAssets, type Assets } from './assets.ts';
 import { clientKey, type RateLimiter } from '../rate-limit.ts';
+import type { PeerRequest } from '../client-address.ts';
 import { htmlResponse, jsonResponse, securityHeaders } from './headers.ts';
 import { checkoutPage, errorPage, notFoundPage } from './page.ts';
 import { createQrCache } from './qr.ts';
@@ -21,6 +22,8 @@ export interface CheckoutDeps {
   payeeName: string;
   /** Per client IP (server.publicRateLimit): the page renders a QR and reads the database. */
   limiter?: RateLimiter;
+  /** The client's address the limiter counts (behind a trusted proxy: from X-Forwarded-For). */
+  clientAddress: (req: PeerRequest) => string | undefined;
 }
 
 /**
@@ -39,7 +42,8 @@ export function registerCheckout(app: H3, d: CheckoutDeps): void {
     ? {
         middleware: [
           (event: H3Event) => {
-            const wait = limiter.take(clientKey(event.runtime?.node?.req?.socket?.remoteAddress));
+            const req = event.runtime?.node?.req;
+            const wait = limiter.take(clientKey(req ? d.clientAddress(req) : undefined));
             if (wait === 0) return undefined;
             const headers = securityHeaders('application/json; charset=utf-8');
             headers.set('retry-after', String(wait));
