@@ -112,12 +112,20 @@ function best(bank: BankParser, bodies: string[], subject: string): ParseResult 
   return pick;
 }
 
-/** The alert shows the last 3–6 digits; the operator configured the last 3–6 digits. */
+/**
+ * Every digit both sides show must agree. The alert shows the last 3–6 digits (ICICI only 3) and
+ * IndusInd the first two as well; the operator configured the last 3–6 digits or the whole number.
+ */
 export function accountMatches(bank: BankParser, mask: string, accounts: ConfiguredAccount[]): boolean {
   const shown = /(\d+)$/.exec(mask)?.[1] ?? '';
+  const lead = /^(\d+)[Xx*]/.exec(mask)?.[1];
   return accounts.some((a) => {
     if (a.bank !== bank.id || shown.length < 3) return false;
-    return shown.length >= a.accountEnding.length ? shown.endsWith(a.accountEnding) : a.accountEnding.endsWith(shown);
+    const tail = shown.length >= a.accountEnding.length ? shown.endsWith(a.accountEnding) : a.accountEnding.endsWith(shown);
+    if (!tail) return false;
+    // A whole number configured: the leading digits the mask shows, and its length, must be the account's too.
+    if (lead && a.accountEnding.length >= mask.length) return a.accountEnding.length === mask.length && a.accountEnding.startsWith(lead);
+    return true;
   });
 }
 
