@@ -90,3 +90,35 @@ describe('inspectAlert keeps a suspicious credit as the rejection suspicious_cou
     assert.deepEqual(v, { kind: 'ignore', reason: 'debit', bank: 'hdfc' });
   });
 });
+
+describe('both bodies of one alert', () => {
+  const kit = dkimKit();
+  it('a suspicious reading of the HTML part outranks a clean reading of the text part', async () => {
+    const c = CREDITS.find((x) => x.name === 'HDFC 2026 (lines)')!;
+    const html = c.body('ASHA VERMA UPI Reference No.: 111111111111').replace(/\n/g, '<br>');
+    const raw = Buffer.from(
+      [
+        'From: HDFC Bank InstaAlerts <alerts@hdfcbank.bank.in>',
+        'To: merchant.payd@example.com',
+        'Subject: View: Account update for your HDFC Bank A/c',
+        `Date: ${new Date().toUTCString().replace('GMT', '+0000')}`,
+        'Message-ID: <two-bodies@bank.test>',
+        'MIME-Version: 1.0',
+        'Content-Type: multipart/alternative; boundary="b"',
+        '',
+        '--b',
+        'Content-Type: text/plain; charset=UTF-8',
+        '',
+        c.body(NAME),
+        '--b',
+        'Content-Type: text/html; charset=UTF-8',
+        '',
+        `<html><body>${html}</body></html>`,
+        '--b--',
+        '',
+      ].join('\r\n'),
+    );
+    const v = await inspectAlert(await kit.sign(raw, { domain: 'hdfcbank.bank.in' }), options(kit.resolver));
+    assert.deepEqual([v.kind, (v as { reason: string }).reason], ['reject', 'suspicious_counterparty'], show(v));
+  });
+});
