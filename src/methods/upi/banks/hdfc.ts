@@ -45,10 +45,11 @@ function parse(text: string): ParseResult {
   const l = atVerb(t, verb, LEGACY);
   if (!l) return classifyOther(t);
   if (isRefundPayer(l[3])) return { kind: 'not_credit', reason: 'refund' };
-  // Name and date run from the VPA to the bank's reference sentence (or a bounded stretch when it is missing).
+  // Name and date run from the VPA to the bank's reference sentence.
   const after = t.slice(l.index + l[0].length);
-  const ref = /\.?\s*(?:Your )?UPI transaction reference (?:number|no)/i.exec(after);
-  const tail = after.slice(0, ref ? ref.index : 300).trim();
+  const ref = /\.?\s*(?:Your )?(?:UPI transaction )?reference (?:number|no)/i.exec(after);
+  if (!ref) return { kind: 'unparseable', reason: 'no_utr' };
+  const tail = after.slice(0, ref.index).trim();
   const why = suspicion(tail);
   if (why === 'too_long') return { kind: 'suspicious', field: 'payerName', why };
   const m = LEGACY_TAIL.exec(tail);

@@ -32,10 +32,11 @@ function parse(text: string): ParseResult {
   // The name runs to the bank's ". UPI:<utr>"; one more "UPI:" in it is caught as a repeated label.
   const after = t.slice(s.index + s[0].length);
   const u = SHORT_UTR.exec(after);
-  const payerName = after.slice(0, u ? u.index : 300).trim() || undefined;
+  if (!u) return { kind: 'unparseable', reason: 'no_utr' };
+  const payerName = after.slice(0, u.index).trim() || undefined;
   const bad = counterpartyCheck(t, { payerName });
   if (bad) return bad;
-  return credit({ amount: s[2], mask: s[1], date: s[3], ...(payerName ? { payerName } : {}), ...(u ? { utr: u[1] } : {}) });
+  return credit({ amount: s[2], mask: s[1], date: s[3], utr: u[1], ...(payerName ? { payerName } : {}) });
 }
 
 export const icici: BankParser = {
