@@ -125,7 +125,8 @@ const UpiFields = v.strictObject({
     v.array(
       v.strictObject({
         bank: v.picklist(['hdfc', 'icici', 'sbi', 'axis', 'kotak', 'yes', 'indusind', 'federal'], 'expected a known bank id'),
-        accountEnding: v.pipe(v.string(), v.regex(/^\d{3,6}$/, 'expected the last 3 to 6 digits of the account')),
+        // The whole number lets payd also compare the leading digits a bank prints (IndusInd 15XXXXXX4321).
+        accountEnding: v.pipe(v.string(), v.regex(/^(?:\d{3,6}|\d{9,18})$/, 'expected the last 3 to 6 digits of the account, or the whole account number')),
       }),
     ),
     v.minLength(1, 'list at least one account'),
