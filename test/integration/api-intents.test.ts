@@ -111,7 +111,7 @@ forEachStore((store) => {
 
   test('AMOUNT_UNAVAILABLE says when the first amount frees up, in Retry-After and in its detail', async (t) => {
     const clock = testClock(Date.parse('2026-11-22T10:00:00.000Z'));
-    const p = await startPayd({ clock, config: { ...(await store.config()), intents: { ttlSeconds: 60, amountReuseCooldownSeconds: 3600 }, methods: { SOL: { wallet: RECEIVERS.SOL, maxOffsetSteps: 1 } } } });
+    const p = await startPayd({ clock, config: { ...(await store.config()), intents: { ttlSeconds: 60, amountReuseCooldownSeconds: 3600 }, methods: { SOL: { wallet: RECEIVERS.SOL, maxOffsetSteps: 1, maxSurchargePercent: 0 } } } });
     t.after(() => p.close());
     const m = await p.merchant();
     const mk = (order: string) => p.api('POST', '/api/v1/intents/create-payment', { body: { amount: 1, currency: 'SOL', order_id: order }, headers: m.headers });
