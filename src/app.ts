@@ -196,7 +196,7 @@ export async function createApp(o: AppOptions) {
   const mailboxTokens = createMailboxTokenStore({ db, keys, clock, random });
   // Async: a method's libraries load only when its source is built (see methods/registry.ts).
   const sources = async (): Promise<PaymentSource[]> => (o.sources ? o.sources({ ledger, db }) : sandbox ? [sandboxSource] : createSources(config, { ...sourceDeps, mailboxTokens }));
-  const doctor = createDoctor({ dbFile, livemode, methods: Object.keys(config.amounts), sources });
+  const doctor = createDoctor({ dbFile, db, clock, livemode, methods: Object.keys(config.amounts), sources });
 
   let server: RunningServer | null = null;
   let sockets: CheckoutSockets | null = null;
