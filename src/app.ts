@@ -4,6 +4,7 @@ import { revealSecrets, type Config, type MethodAmounts } from './config/load.ts
 import { migrate, type Db } from './db/open.ts';
 import { describeTarget, openStore, type StoreTarget } from './db/store.ts';
 import { openWakeups } from './db/wakeups.ts';
+import { nodeClock } from './db/clock.ts';
 import { METHOD_RULES, METHODS, type Method } from './domain/methods.ts';
 import type { Clock, Logger, Random } from './domain/ports.ts';
 import type { CheckoutSockets } from './http/checkout/index.ts';
@@ -43,6 +44,11 @@ export interface AppOptions {
   /** Sandbox: simulated sources, its own database, livemode false. */
   sandbox?: boolean;
   clock: Clock;
+  /**
+   * On PostgreSQL, correct `clock` by its offset to the database's clock (default true): every
+   * node then stamps and compares times alike. Tests that drive time themselves turn it off.
+   */
+  databaseClock?: boolean;
   random: Random;
   log: Logger;
   /** Outbound webhook POST (tests may wrap it). */
@@ -57,6 +63,8 @@ export interface AppOptions {
 const LEASE_DEFAULTS = { ttlMs: 12_000, renewMs: 3_000, standbyPollMs: 1_000 };
 /** How often expiry runs, ms. */
 const EXPIRY_INTERVAL_MS = 5_000;
+/** How often a PostgreSQL node measures its clock against the database's again, ms. */
+const CLOCK_SYNC_MS = 60_000;
 
 /** The sandbox database lives beside the live one: payd.sqlite → payd-sandbox.sqlite. */
 export function databaseFile(config: Config, sandbox: boolean): string {
@@ -101,7 +109,7 @@ function methodDeposits(config: Config, sandbox: boolean): Partial<Record<Method
  * everything, in reverse order.
  */
 export async function createApp(o: AppOptions) {
-  const { config, clock, random, log } = o;
+  const { config, random, log } = o;
   const sandbox = o.sandbox ?? false;
   const livemode = !sandbox;
   const target = storeTarget(config, sandbox);
@@ -119,6 +127,18 @@ export async function createApp(o: AppOptions) {
     await db.destroy();
     throw err;
   }
+  // On PostgreSQL the database's clock, so every node stamps and compares times alike.
+  let synced: Awaited<ReturnType<typeof nodeClock>>;
+  try {
+    synced = o.databaseClock === false ? { clock: o.clock, sync: async () => {} } : await nodeClock(db, o.clock, log.child({ component: 'clock' }));
+  } catch (err) {
+    await db.destroy();
+    throw err;
+  }
+  const clock = synced.clock;
+  const resync = setInterval(() => void synced.sync().catch((err) => log.warn('could not read the database clock', { error: describeError(err) })), CLOCK_SYNC_MS);
+  resync.unref();
+  cleanups.push(() => clearInterval(resync));
   const store = opened.intentStore();
   cleanups.push(() => store.close());
   // Changes seen by every process on this database (LISTEN/NOTIFY on PostgreSQL). Closed
