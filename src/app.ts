@@ -159,6 +159,9 @@ export async function createApp(o: AppOptions) {
   const keys = createKeyring({ db, configured: config.server.masterKey, keyFile: `${target.kind === 'sqlite' ? target.file : databaseFile(config, false)}.key`, random, clock });
   const publicUrl = (config.server.publicUrl ?? `http://${config.server.host}:${config.server.port}`).replace(/\/+$/, '');
   const outbox = createOutbox({ clock, random, wakeups });
+  // The sandbox delivers to loopback (the demo's --webhook-url to a local receiver); a live
+  // daemon only when its operator says so: a merchant must not reach the daemon's own host.
+  const allowLoopback = config.webhooks.allowLoopback || sandbox;
   const merchants = createMerchantService({
     db,
     keys,
@@ -166,6 +169,7 @@ export async function createApp(o: AppOptions) {
     random,
     livemode,
     allowInsecureUrls: config.webhooks.allowInsecureUrls,
+    allowLoopback,
     rotationGraceSeconds: config.webhooks.secretRotationGraceSeconds,
   });
   const intents = createIntentService({
@@ -191,7 +195,7 @@ export async function createApp(o: AppOptions) {
   const payments = createPaymentQueries({ db });
   const settlement = createSettlementService({ db, ledger, intents, clock });
   // Webhook connections check the address they connect to (private networks refused unless allowed).
-  const webhookTarget = createWebhookPost({ allowPrivateNetworks: config.webhooks.allowPrivateNetworks });
+  const webhookTarget = createWebhookPost({ allowPrivateNetworks: config.webhooks.allowPrivateNetworks, allowLoopback });
   cleanups.push(() => webhookTarget.close());
   // Random per start: a restarted process is a new holder even if its pid repeats.
   const me = { holder: random.uuid(), host: hostname(), pid: process.pid };
@@ -208,6 +212,7 @@ export async function createApp(o: AppOptions) {
     retrySchedule: config.webhooks.retrySchedule,
     concurrency: config.webhooks.concurrency,
     allowInsecureUrls: config.webhooks.allowInsecureUrls,
+    allowLoopback,
   });
 
   const sourceDeps = { ledger, db, clock, random, log: log.child({ component: 'source' }) };

@@ -36,7 +36,8 @@ export function baseConfig(dir: string, extra: Record<string, any> = {}) {
     server: { host: '127.0.0.1', port: 0, publicUrl: 'https://pay.example.com', rateLimit: { perSecond: 0, burst: 1 }, publicRateLimit: { perSecond: 0, burst: 1 }, ...(rest.server ?? {}) },
     // A store from test/helpers/stores.ts may replace it (PostgreSQL: { url }).
     database: rest.database ?? { file: join(dir, 'payd.sqlite') },
-    webhooks: { retrySchedule: [1, 1, 1], timeoutSeconds: 2, ...(rest.webhooks ?? {}) },
+    // Test receivers listen on loopback: an operator's opt-in (webhooks.allowLoopback).
+    webhooks: { retrySchedule: [1, 1, 1], timeoutSeconds: 2, allowLoopback: true, ...(rest.webhooks ?? {}) },
     intents: rest.intents ?? {},
     methods: {
       UPI: {
