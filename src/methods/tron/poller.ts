@@ -97,11 +97,14 @@ export function createTronPoller(d: PollerDeps) {
     }
   }
 
-  /** Hands one decided row to the ledger (with `checkpoint`, which already covers it). */
+  /**
+   * Hands one decided row to the ledger (with `checkpoint`, which already covers it). The
+   * re-scan (no checkpoint) hands over rows mostly seen before: the ledger tells what is new.
+   */
   async function handle(r: RowDecision, checkpoint: { key: string; value: TronCursor } | undefined): Promise<IngestOutcome | undefined> {
     const { item, row } = r;
     if (r.kind === 'reject') {
-      d.log.warn('TronGrid transfer rejected', { txid: item.txid, row, reason: r.reason });
+      if (checkpoint) d.log.warn('TronGrid transfer rejected', { txid: item.txid, row, reason: r.reason });
       await d.ledger.reject(
         { source: 'trongrid', method: METHOD, ref: `trongrid:${row}`, reason: r.reason, detail: { ...r.detail, txid: item.txid, block_timestamp: item.blockTimestamp }, observedAt: d.clock.now() },
         checkpoint,
@@ -109,7 +112,7 @@ export function createTronPoller(d: PollerDeps) {
       return undefined;
     }
     const outcome = await d.ledger.ingest(toPayment(r.item, row, d.address, d.contract, d.clock.now(), r), checkpoint);
-    d.log.info('TronGrid transfer ingested', { txid: item.txid, row, amount_minor: r.amountMinor, outcome: outcome.kind });
+    if (checkpoint) d.log.info('TronGrid transfer ingested', { txid: item.txid, row, amount_minor: r.amountMinor, outcome: outcome.kind });
     return outcome;
   }
 
