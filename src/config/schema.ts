@@ -246,8 +246,10 @@ export const ConfigSchema = v.strictObject({
       timeoutSeconds: seconds(10),
       retrySchedule: v.optional(v.array(v.pipe(num(), v.finite(), v.minValue(0))), [5, 300, 1800, 7200, 18000, 36000, 36000, 86400, 86400]),
       allowInsecureUrls: v.optional(v.boolean('expected a boolean'), false),
-      /** Let webhooks reach private, link-local and reserved addresses (loopback is always allowed). */
+      /** Let webhooks reach private, link-local and reserved addresses (loopback too). */
       allowPrivateNetworks: v.optional(v.boolean('expected a boolean'), false),
+      /** Let webhooks reach loopback (a receiver on the daemon's host). The sandbox always may. */
+      allowLoopback: v.optional(v.boolean('expected a boolean'), false),
       concurrency: v.optional(v.pipe(num(), v.integer(), v.minValue(1), v.maxValue(256)), 16),
       secretRotationGraceSeconds: v.optional(v.pipe(num(), v.finite(), v.minValue(0)), 86400),
     }),

@@ -19,7 +19,7 @@ test('two serve processes: one leader, one standby; each settlement delivered on
   t.after(() => receiver.close());
   const dir = mkdtempSync(join(tmpdir(), 'payd-lease-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  writeFileSync(join(dir, 'payd.config.json'), JSON.stringify({ database: { file: 'data/payd.sqlite' }, server: { port: 0 }, webhooks: { retrySchedule: [1, 1, 1], timeoutSeconds: 2 } }));
+  writeFileSync(join(dir, 'payd.config.json'), JSON.stringify({ database: { file: 'data/payd.sqlite' }, server: { port: 0 }, webhooks: { retrySchedule: [1, 1, 1], timeoutSeconds: 2, allowLoopback: true } }));
   // The sandbox: its simulated source reads payments other processes write, like a real upstream.
   const m = (await payd(['merchant', 'create', '--sandbox', '--name', 'Shop', '--webhook-url', receiver.url, '--json'], { cwd: dir })).json();
   const headers = { 'x-client-id': m.client_id, 'x-client-secret': m.client_secret, 'content-type': 'application/json' };

@@ -94,7 +94,7 @@ async function processUids(uids: number[], cutoff: number | undefined, view: Mai
     const observedAt = ctx.clock.now();
     switch (verdict.kind) {
       case 'credit': {
-        const outcome = await ctx.ledger.ingest(creditToPayment(verdict, { vpa: ctx.vpa, uid, observedAt }), checkpoint);
+        const outcome = await ctx.ledger.ingest(creditToPayment(verdict, { vpa: ctx.vpa, uid, observedAt, origin: { ref: messageRef(view.uidValidity, uid), raw: msg.source } }), checkpoint);
         ctx.log.info('UPI credit alert ingested', { uid, bank: verdict.bank, utr: verdict.utr, outcome: outcome.kind });
         result.ingested += 1;
         break;
