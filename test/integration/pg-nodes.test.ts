@@ -87,7 +87,7 @@ test('two nodes on one PostgreSQL: both serve; concurrent creates across them st
   const roles = await Promise.all(both.map(async (n) => (await readyz(n.url)).body.workers));
   assert.deepEqual([...roles].sort(), ['leader', 'standby']);
   const [leader, standby] = roles[0] === 'leader' ? both : [both[1]!, both[0]!];
-  assert.match(leader!.stderr(), /payment source starting/);
+  await waitFor(async () => /payment source starting/.test(leader!.stderr()), 5_000, 'the leader\'s source to start'); // log lines reach a pipe up to 25 ms late
   assert.doesNotMatch(standby!.stderr(), /payment source starting/);
 
   // Creates spread over both nodes; each node sees the other's intents.
