@@ -192,10 +192,10 @@ export async function mailStoreOn(on: TestStore): Promise<{ db: Db; store: UpiMa
   return { db, store: createUpiMailStore(db), close: () => db.destroy() };
 }
 
-/** For tests whose mail never parks or goes unread: any use of the store fails the test. */
+/** For tests whose mail never parks or goes unread: any use of the store fails the test (the crash marks are kept nowhere). */
 export function unusedMailStore(): UpiMailStore {
   const fail = async (): Promise<never> => {
     throw new Error('the mail store was not expected to be used');
   };
-  return { park: fail, due: fail, reschedule: fail, release: fail, parkedCount: fail, noteUnread: fail, unreadSince: fail };
+  return { park: fail, due: fail, reschedule: fail, release: fail, parkedCount: fail, noteUnread: fail, unreadSince: fail, markInspecting: async () => {}, wasInspecting: async () => false, unmarkInspecting: async () => {}, pruneRejected: async () => 0 };
 }
