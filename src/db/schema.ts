@@ -187,6 +187,8 @@ export interface UpiInspectingTable {
   ref: string;
   uid: number;
   started_at: number;
+  /** The source run that marked it. */
+  holder: string;
 }
 
 /** The newest refresh token a mail provider handed out for one mailbox (sealed). */

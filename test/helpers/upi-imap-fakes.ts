@@ -99,7 +99,8 @@ export class FakeLedger implements Ledger {
  */
 export function fakeMail(verdict: string, opts: { subject?: string; messageId?: string } = {}): string {
   return [
-    'From: Test Bank <alerts@bank.test>',
+    // A configured bank's sender domain: the source fetches and inspects only such mail.
+    'From: HDFC Bank InstaAlerts <alerts@hdfcbank.net>',
     'To: merchant@example.com',
     `Subject: ${opts.subject ?? 'test alert'}`,
     `Message-ID: <${opts.messageId ?? Math.random().toString(36).slice(2)}@bank.test>`,
@@ -197,5 +198,5 @@ export function unusedMailStore(): UpiMailStore {
   const fail = async (): Promise<never> => {
     throw new Error('the mail store was not expected to be used');
   };
-  return { park: fail, due: fail, reschedule: fail, release: fail, parkedCount: fail, noteUnread: fail, unreadSince: fail, markInspecting: async () => {}, wasInspecting: async () => false, unmarkInspecting: async () => {}, pruneRejected: async () => 0 };
+  return { park: fail, due: fail, reschedule: fail, release: fail, parkedCount: fail, noteUnread: fail, unreadSince: fail, markInspecting: async () => {}, inspectingHolder: async () => undefined, unmarkInspecting: async () => {}, pruneRejected: async () => 0 };
 }

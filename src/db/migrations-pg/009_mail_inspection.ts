@@ -5,7 +5,7 @@ import { sql, type Kysely } from 'kysely';
 // and an index to prune rejected mail by age.
 const statements = [
   `CREATE TABLE upi_inspecting (
-     mailbox text NOT NULL, ref text NOT NULL, uid bigint NOT NULL, started_at bigint NOT NULL,
+     mailbox text NOT NULL, ref text NOT NULL, uid bigint NOT NULL, started_at bigint NOT NULL, holder text NOT NULL,
      CONSTRAINT upi_inspecting_pk PRIMARY KEY (mailbox, ref))`,
   `CREATE INDEX rejections_source_observed ON rejections (source, observed_at)`,
 ];

@@ -11,6 +11,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('ref', 'text', (c) => c.notNull()) // imap:<uidvalidity>:<uid>
     .addColumn('uid', 'integer', (c) => c.notNull())
     .addColumn('started_at', 'integer', (c) => c.notNull())
+    // The run that marked it: its own mark (a database write failed after the inspection) is no crash.
+    .addColumn('holder', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('upi_inspecting_pk', ['mailbox', 'ref'])
     .execute();
   // Rejected mail is pruned by age (methods.UPI.keepRejectedDays).

@@ -7,7 +7,7 @@
  * DNS look-ups (DKIM keys, DMARC) are answered by the main thread's resolver; time spent waiting
  * for them does not count against the limit (the DNS deadline bounds it).
  */
-import { Worker } from 'node:worker_threads';
+import { Worker, type WorkerOptions } from 'node:worker_threads';
 import type { Logger } from '../../domain/ports.ts';
 import type { AlertVerdict, InspectOptions } from './alert.ts';
 import type { ToMain, ToWorker } from './inspector-protocol.ts';
@@ -39,6 +39,15 @@ export interface PoolOptions {
  */
 const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './inspect-worker.ts' : './inspect-worker.js', import.meta.url);
 
+function newWorker(options: WorkerOptions): Worker {
+  if (!WORKER_URL.pathname.endsWith('.ts')) return new Worker(WORKER_URL, options);
+  // From the sources (tests; bin/payd without a build): Node 20 does not carry tsx's module hooks
+  // into a worker thread, so the worker registers them itself before it loads its entry.
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const boot = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(WORKER_URL.href)}); })`;
+  return new Worker(boot, { ...options, eval: true });
+}
+
 type Job = { id: number; raw: Buffer; opts: InspectOptions; resolve: (v: AlertVerdict) => void; reject: (e: Error) => void };
 
 export function createInspectorPool(o: PoolOptions): InspectorPool {
@@ -48,7 +57,7 @@ export function createInspectorPool(o: PoolOptions): InspectorPool {
   let nextId = 0;
 
   function spawn(): Promise<Worker> {
-    const w = new Worker(WORKER_URL, { resourceLimits: { maxOldGenerationSizeMb: o.maxHeapMb ?? 256 }, stdout: false, stderr: false });
+    const w = newWorker({ resourceLimits: { maxOldGenerationSizeMb: o.maxHeapMb ?? 256 }, stdout: false, stderr: false });
     // The daemon's lifetime is the sources' business, not this thread's.
     w.unref();
     live = w;
@@ -66,18 +75,27 @@ export function createInspectorPool(o: PoolOptions): InspectorPool {
         if (m.type !== 'ready') return fail(new Error(`unexpected first message ${m.type}`));
         clearTimeout(timer);
         w.removeAllListeners('error').removeAllListeners('exit');
+        // Died while idle: forget it, so the next message does not wait on a dead thread.
+        w.on('error', () => {}).on('exit', () => {
+          if (live !== w) return;
+          live = undefined;
+          worker = undefined;
+        });
         resolve(w);
       });
     });
   }
 
-  /** A worker that is gone is forgotten: the next message starts a new one (lazily: no cost while idle). */
-  function discard(w: Worker): void {
-    if (live === w) {
-      live = undefined;
-      worker = undefined;
-    }
+  /**
+   * A worker that timed out or died is terminated and a new one starts at once, so that its start
+   * (~0.3 s from dist/, seconds through tsx on a busy machine) overlaps with writing the verdict.
+   */
+  function replace(w: Worker): void {
     void w.terminate();
+    if (live !== w) return;
+    live = undefined;
+    worker = spawn();
+    worker.catch(() => {}); // reported to the next message, which tries again
   }
 
   async function runOne(job: Job): Promise<void> {
@@ -110,12 +128,12 @@ export function createInspectorPool(o: PoolOptions): InspectorPool {
         done();
       };
       const onTimeout = () => {
-        discard(w);
+        replace(w);
         o.log.warn('alert inspection took too long: worker terminated', { limitMs: o.timeoutMs });
         finish(() => job.resolve({ kind: 'reject', reason: 'inspector_timeout', detail: { limitMs: o.timeoutMs } }));
       };
       const onError = (err: Error) => {
-        discard(w);
+        replace(w);
         o.log.error('alert inspector thread died', { error: `${err.name}: ${err.message}` });
         finish(() => job.resolve({ kind: 'reject', reason: 'inspector_crash', detail: { error: `${err.name}: ${err.message}` } }));
       };

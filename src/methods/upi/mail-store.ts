@@ -39,10 +39,10 @@ export interface UpiMailStore {
   noteUnread(u: UnreadAlert): Promise<void>;
   /** Unreadable verified alerts per bank since `since` (ms). */
   unreadSince(since: number): Promise<{ bank: string; count: number }[]>;
-  /** Marks a message as being inspected (idempotent); see wasInspecting. */
-  markInspecting(m: { mailbox: string; ref: string; uid: number; startedAt: number }): Promise<void>;
-  /** A mark left behind: the last inspection of this message never finished (the process died). */
-  wasInspecting(mailbox: string, ref: string): Promise<boolean>;
+  /** Marks a message as being inspected by run `holder` (idempotent); see inspectingHolder. */
+  markInspecting(m: { mailbox: string; ref: string; uid: number; startedAt: number; holder: string }): Promise<void>;
+  /** Who marked this message as being inspected; a mark of another run means the process died inspecting it. */
+  inspectingHolder(mailbox: string, ref: string): Promise<string | undefined>;
   /** The message has its outcome (or the mark is stale: at or below the checkpoint). */
   unmarkInspecting(mailbox: string, ref: string): Promise<void>;
   /** Housekeeping: rejected mail observed before `before` (ms) is deleted; returns how many. */
@@ -130,14 +130,14 @@ export function createUpiMailStore(db: Db): UpiMailStore {
     async markInspecting(m) {
       await db
         .insertInto('upi_inspecting')
-        .values({ mailbox: m.mailbox, ref: m.ref, uid: m.uid, started_at: m.startedAt })
+        .values({ mailbox: m.mailbox, ref: m.ref, uid: m.uid, started_at: m.startedAt, holder: m.holder })
         .onConflict((oc) => oc.columns(['mailbox', 'ref']).doNothing())
         .execute();
     },
 
-    async wasInspecting(mailbox, ref) {
-      const row = await db.selectFrom('upi_inspecting').select('ref').where('mailbox', '=', mailbox).where('ref', '=', ref).executeTakeFirst();
-      return row !== undefined;
+    async inspectingHolder(mailbox, ref) {
+      const row = await db.selectFrom('upi_inspecting').select('holder').where('mailbox', '=', mailbox).where('ref', '=', ref).executeTakeFirst();
+      return row?.holder;
     },
 
     async unmarkInspecting(mailbox, ref) {

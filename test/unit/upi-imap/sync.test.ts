@@ -38,6 +38,7 @@ forEachStore((on) => {
         inspect: (raw, receivedAt) => inspector.inspect(raw, { accounts: [], alertRecipients: ['merchant@example.com'], dkimRequired: true, resolver: async () => [], receivedAt }),
         store,
         parkRetryMs: 30_000,
+        maxMessageBytes: 262_144,
       };
     });
     afterEach(() => closeStore());
