@@ -102,9 +102,9 @@ test('hostile mail: quadratic patterns, a 1 MB table, a 30 MB mail and a process
   const quad = await behind(quadratic('ICICI Bank <alerts@icicibank.com>'), 120, '632612349001');
   const table = await behind(bigTable(), 130, '632612349002');
   for (const [name, r] of Object.entries({ quad, table })) {
-    assert.ok(r.settledAt > 0 && r.settledAt <= SETTLE_MS, `${name}: the genuine alert behind it settled after ${r.settledAt || 'never'} ms`);
-    const slow = r.fetches.filter((ms) => ms > FETCH_MS);
     t.diagnostic(`${name}: ${r.fetches.length} fetches, slowest ${Math.max(...r.fetches).toFixed(1)} ms, settled after ${r.settledAt} ms`);
+    assert.ok(r.settledAt > 0 && r.settledAt <= SETTLE_MS, `${name}: the genuine alert behind it settled after ${r.settledAt || 'never'} ms; log:\n${d.stderr().slice(-3000)}`);
+    const slow = r.fetches.filter((ms) => ms > FETCH_MS);
     assert.deepEqual(slow, [], `${name}: API fetches over ${FETCH_MS} ms while it was inspected`);
   }
   await waitFor(async () => reasons().filter((r) => r === 'inspector_timeout').length === 2, 5_000, 'two inspector_timeout rejections');

@@ -56,13 +56,15 @@ function credentials(config: UpiSourceConfig, deps: UpiSourceDeps, log: SourceDe
 }
 
 /**
- * The real inspector runs in a worker thread under a wall-clock limit (inspector-pool.ts), started
- * with the first mail to read: mailparser, mailauth and html-to-text (~25 MB of RSS together) are
- * not needed before there is mail.
+ * The real inspector runs in a worker thread under a wall-clock limit (inspector-pool.ts). It is
+ * started with the source, while the mailbox connects: loading mailparser, mailauth and
+ * html-to-text would otherwise delay the first alert (IDLE push is meant to settle within ~1 s).
  */
 async function realInspector(timeoutMs: number, log: SourceDeps['log']): Promise<{ inspect: InspectAlert; close(): Promise<void> }> {
   const { createInspectorPool } = await import('./inspector-pool.ts');
-  return createInspectorPool({ timeoutMs, log });
+  const pool = createInspectorPool({ timeoutMs, log });
+  pool.start();
+  return pool;
 }
 
 /** Only mail whose From names a bank the operator receives payments at is fetched whole and parsed. */

@@ -14,6 +14,8 @@ import type { ToMain, ToWorker } from './inspector-protocol.ts';
 
 export interface InspectorPool {
   inspect(raw: Buffer, opts: InspectOptions): Promise<AlertVerdict>;
+  /** Starts the worker now rather than with the first message (the first alert is then not slowed by it). */
+  start(): void;
   /** Terminates the worker; later calls start a new one. */
   close(): Promise<void>;
 }
@@ -167,6 +169,11 @@ export function createInspectorPool(o: PoolOptions): InspectorPool {
         const job: Job = { id: ++nextId, raw, opts, resolve, reject };
         queue = queue.then(() => runOne(job));
       });
+    },
+    start() {
+      if (worker) return;
+      worker = spawn();
+      worker.catch(() => {}); // reported to the first message, which tries again
     },
     async close() {
       const w = live;
