@@ -59,6 +59,7 @@ export function createInspectorPool(o: PoolOptions): InspectorPool {
   let nextId = 0;
 
   function spawn(): Promise<Worker> {
+    const started = performance.now();
     const w = newWorker({ resourceLimits: { maxOldGenerationSizeMb: o.maxHeapMb ?? 256 }, stdout: false, stderr: false });
     // The daemon's lifetime is the sources' business, not this thread's.
     w.unref();
@@ -76,6 +77,7 @@ export function createInspectorPool(o: PoolOptions): InspectorPool {
       w.once('message', (m: ToMain) => {
         if (m.type !== 'ready') return fail(new Error(`unexpected first message ${m.type}`));
         clearTimeout(timer);
+        o.log.info('alert inspector ready', { startMs: Math.round(performance.now() - started) });
         w.removeAllListeners('error').removeAllListeners('exit');
         // Died while idle: forget it, so the next message does not wait on a dead thread.
         w.on('error', () => {}).on('exit', () => {
