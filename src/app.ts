@@ -4,7 +4,8 @@ import { revealSecrets, type Config, type MethodAmounts } from './config/load.ts
 import { migrate, type Db } from './db/open.ts';
 import { describeTarget, openStore, type StoreTarget } from './db/store.ts';
 import { openWakeups } from './db/wakeups.ts';
-import { METHOD_RULES, METHODS, type Method } from './domain/methods.ts';
+import { nodeClock } from './db/clock.ts';
+import { DEFAULT_MAX_OFFSET_STEPS, DEFAULT_MERCHANT_SHARE_PERCENT, DEFAULT_SURCHARGE_BASIS_POINTS, METHOD_RULES, METHODS, type Method } from './domain/methods.ts';
 import type { Clock, Logger, Random } from './domain/ports.ts';
 import type { CheckoutSockets } from './http/checkout/index.ts';
 import type { Readiness } from './http/ops.ts';
@@ -43,6 +44,11 @@ export interface AppOptions {
   /** Sandbox: simulated sources, its own database, livemode false. */
   sandbox?: boolean;
   clock: Clock;
+  /**
+   * On PostgreSQL, correct `clock` by its offset to the database's clock (default true): every
+   * node then stamps and compares times alike. Tests that drive time themselves turn it off.
+   */
+  databaseClock?: boolean;
   random: Random;
   log: Logger;
   /** Outbound webhook POST (tests may wrap it). */
@@ -57,6 +63,8 @@ export interface AppOptions {
 const LEASE_DEFAULTS = { ttlMs: 12_000, renewMs: 3_000, standbyPollMs: 1_000 };
 /** How often expiry runs, ms. */
 const EXPIRY_INTERVAL_MS = 5_000;
+/** How often a PostgreSQL node measures its clock against the database's again, ms. */
+const CLOCK_SYNC_MS = 60_000;
 
 /** The sandbox database lives beside the live one: payd.sqlite → payd-sandbox.sqlite. */
 export function databaseFile(config: Config, sandbox: boolean): string {
@@ -83,7 +91,7 @@ function methodDeposits(config: Config, sandbox: boolean): Partial<Record<Method
   for (const method of METHODS) {
     let amounts: MethodAmounts | undefined = config.amounts[method];
     if (receivers) {
-      amounts = amounts ? { ...amounts, receiver: receivers[method] } : { receiver: receivers[method], minMinor: null, maxMinor: null, stepMinor: METHOD_RULES[method].amountStep, maxOffsetSteps: 100 };
+      amounts = amounts ? { ...amounts, receiver: receivers[method] } : { receiver: receivers[method], minMinor: null, maxMinor: null, stepMinor: METHOD_RULES[method].amountStep, maxOffsetSteps: DEFAULT_MAX_OFFSET_STEPS, surchargeBasisPoints: DEFAULT_SURCHARGE_BASIS_POINTS, merchantSharePercent: DEFAULT_MERCHANT_SHARE_PERCENT };
     }
     if (!amounts) continue;
     out[method] = {
@@ -101,7 +109,7 @@ function methodDeposits(config: Config, sandbox: boolean): Partial<Record<Method
  * everything, in reverse order.
  */
 export async function createApp(o: AppOptions) {
-  const { config, clock, random, log } = o;
+  const { config, random, log } = o;
   const sandbox = o.sandbox ?? false;
   const livemode = !sandbox;
   const target = storeTarget(config, sandbox);
@@ -119,6 +127,18 @@ export async function createApp(o: AppOptions) {
     await db.destroy();
     throw err;
   }
+  // On PostgreSQL the database's clock, so every node stamps and compares times alike.
+  let synced: Awaited<ReturnType<typeof nodeClock>>;
+  try {
+    synced = o.databaseClock === false ? { clock: o.clock, sync: async () => {} } : await nodeClock(db, o.clock, log.child({ component: 'clock' }));
+  } catch (err) {
+    await db.destroy();
+    throw err;
+  }
+  const clock = synced.clock;
+  const resync = setInterval(() => void synced.sync().catch((err) => log.warn('could not read the database clock', { error: describeError(err) })), CLOCK_SYNC_MS);
+  resync.unref();
+  cleanups.push(() => clearInterval(resync));
   const store = opened.intentStore();
   cleanups.push(() => store.close());
   // Changes seen by every process on this database (LISTEN/NOTIFY on PostgreSQL). Closed
@@ -139,6 +159,9 @@ export async function createApp(o: AppOptions) {
   const keys = createKeyring({ db, configured: config.server.masterKey, keyFile: `${target.kind === 'sqlite' ? target.file : databaseFile(config, false)}.key`, random, clock });
   const publicUrl = (config.server.publicUrl ?? `http://${config.server.host}:${config.server.port}`).replace(/\/+$/, '');
   const outbox = createOutbox({ clock, random, wakeups });
+  // The sandbox delivers to loopback (the demo's --webhook-url to a local receiver); a live
+  // daemon only when its operator says so: a merchant must not reach the daemon's own host.
+  const allowLoopback = config.webhooks.allowLoopback || sandbox;
   const merchants = createMerchantService({
     db,
     keys,
@@ -146,6 +169,7 @@ export async function createApp(o: AppOptions) {
     random,
     livemode,
     allowInsecureUrls: config.webhooks.allowInsecureUrls,
+    allowLoopback,
     rotationGraceSeconds: config.webhooks.secretRotationGraceSeconds,
   });
   const intents = createIntentService({
@@ -171,7 +195,7 @@ export async function createApp(o: AppOptions) {
   const payments = createPaymentQueries({ db });
   const settlement = createSettlementService({ db, ledger, intents, clock });
   // Webhook connections check the address they connect to (private networks refused unless allowed).
-  const webhookTarget = createWebhookPost({ allowPrivateNetworks: config.webhooks.allowPrivateNetworks });
+  const webhookTarget = createWebhookPost({ allowPrivateNetworks: config.webhooks.allowPrivateNetworks, allowLoopback });
   cleanups.push(() => webhookTarget.close());
   // Random per start: a restarted process is a new holder even if its pid repeats.
   const me = { holder: random.uuid(), host: hostname(), pid: process.pid };
@@ -188,6 +212,7 @@ export async function createApp(o: AppOptions) {
     retrySchedule: config.webhooks.retrySchedule,
     concurrency: config.webhooks.concurrency,
     allowInsecureUrls: config.webhooks.allowInsecureUrls,
+    allowLoopback,
   });
 
   const sourceDeps = { ledger, db, clock, random, log: log.child({ component: 'source' }) };
@@ -196,9 +221,10 @@ export async function createApp(o: AppOptions) {
   const mailboxTokens = createMailboxTokenStore({ db, keys, clock, random });
   // Async: a method's libraries load only when its source is built (see methods/registry.ts).
   const sources = async (): Promise<PaymentSource[]> => (o.sources ? o.sources({ ledger, db }) : sandbox ? [sandboxSource] : createSources(config, { ...sourceDeps, mailboxTokens }));
-  const doctor = createDoctor({ dbFile, livemode, methods: Object.keys(config.amounts), sources });
+  const doctor = createDoctor({ dbFile, db, clock, livemode, methods: Object.keys(config.amounts), sources });
 
   let server: RunningServer | null = null;
+  let metricsServer: { url: string } | null = null;
   let sockets: CheckoutSockets | null = null;
   const abort = new AbortController();
   /** Stops of what start() started, registered as each starts; close() runs them newest first. */
@@ -279,12 +305,18 @@ export async function createApp(o: AppOptions) {
       if (opts.http) {
         // Loaded only to serve: every CLI command builds this app too, and h3 cost each one's
         // start-up (its web Headers alone make Node compile its own fetch: 32 ms in a profile).
-        const [{ createHttpApp }, { createCheckoutSockets, registerCheckout }, { registerOps }, { serveHttp }] = await Promise.all([
+        const [{ createHttpApp }, { createCheckoutSockets, registerCheckout }, { registerOps, serveMetrics }, { serveHttp }, { createClientAddress }] = await Promise.all([
           import('./http/app.ts'),
           import('./http/checkout/index.ts'),
           import('./http/ops.ts'),
           import('./http/server.ts'),
+          import('./http/client-address.ts'),
         ]);
+        // Behind a trusted reverse proxy, the client is read from X-Forwarded-For: every per-IP limit counts it.
+        const clientAddress = createClientAddress(config.server.trustedProxies, (peer) =>
+          log.warn('requests arrive through a proxy on this host, but server.trustedProxies is empty: every client behind it shares one per-IP bucket', { peer }),
+        );
+        const metricsEndpoint = { text: () => metrics.registry.metrics(), contentType: metrics.registry.contentType, allow: config.server.metrics.allow, listen: config.server.metrics.listen };
         const checkoutLog = log.child({ component: 'checkout' });
         // One per-IP bucket for all anonymous traffic: API, checkout page and its websocket.
         const publicLimiter = createRateLimiter({ ...config.server.publicRateLimit, clock });
@@ -297,14 +329,15 @@ export async function createApp(o: AppOptions) {
           publicUrl,
           rateLimiter: createRateLimiter({ ...config.server.rateLimit, clock }),
           publicLimiter,
+          clientAddress,
           clock,
           log: log.child({ component: 'http' }),
           extend: (h3) => {
             registerOps(h3, {
               readiness,
-              metrics: { text: () => metrics.registry.metrics(), contentType: metrics.registry.contentType, allow: config.server.metrics.allow },
+              metrics: metricsEndpoint,
             });
-            registerCheckout(h3, { intents, merchants, clock, log: checkoutLog, livemode, limiter: publicLimiter });
+            registerCheckout(h3, { intents, merchants, clock, log: checkoutLog, livemode, limiter: publicLimiter, clientAddress, payeeName: config.methods.UPI?.payeeName ?? '' });
           },
         });
         metrics.collectProcessMetrics();
@@ -313,6 +346,7 @@ export async function createApp(o: AppOptions) {
           clock,
           log: checkoutLog,
           limiter: publicLimiter,
+          clientAddress,
           maxPerIntent: config.server.liveSockets.perIntent,
           maxTotal: config.server.liveSockets.total,
           wakeups,
@@ -322,6 +356,12 @@ export async function createApp(o: AppOptions) {
         // In-flight requests get until shortly before the deadline; then their connections are closed.
         stops.push({ name: 'http', stop: () => running.close(Math.max(0, (closingDeadline ?? Date.now() + 8000) - Date.now() - 1000)) });
         listening = running.url;
+        const listen = metricsEndpoint.listen;
+        if (listen) {
+          const m = await serveMetrics({ ...metricsEndpoint, listen });
+          metricsServer = m;
+          stops.push({ name: 'metrics', stop: () => m.close() });
+        }
       }
       if (opts.workers) {
         // Events written by any process on this database wake the dispatcher (it runs only while leader).
@@ -361,6 +401,11 @@ export async function createApp(o: AppOptions) {
       return server?.url ?? null;
     },
 
+    /** The metrics listener (server.metrics.listen), when configured and serving. */
+    get metricsUrl(): string | null {
+      return metricsServer?.url ?? null;
+    },
+
     /**
      * Stops the API and the workers together (in-flight requests and deliveries finish, the
      * lease is released), then closes the database, all within one deadline (default 10 s).
@@ -373,6 +418,7 @@ export async function createApp(o: AppOptions) {
         const results = await Promise.allSettled(pending.map(({ stop }) => stop()));
         results.forEach((r, i) => r.status === 'rejected' && log.error(`stopping ${pending[i]!.name} failed`, { error: describeError(r.reason) }));
         server = null;
+        metricsServer = null;
         for (const fn of cleanups.splice(0).reverse()) await fn();
       })();
       let timer: NodeJS.Timeout | undefined;

@@ -1,6 +1,8 @@
 import { fstatSync, writeSync } from 'node:fs';
 import pino, { type DestinationStream } from 'pino';
 import type { Logger, RequestLogEntry } from './domain/ports.ts';
+import { pipeDestination } from './log-pipe.ts';
+import { stderr } from './stdio.ts';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -67,21 +69,21 @@ export interface LoggerOptions {
 export function createLogger(opts: LoggerOptions = {}): RootLogger {
   const now = opts.now ?? Date.now;
   const format = opts.format ?? (!opts.write && process.stderr.isTTY ? 'pretty' : 'json');
+  const time = isoTimestamp(now);
   let dest: DestinationStream & { flushSync?: () => void };
   if (opts.write) {
     const write = opts.write;
     dest = { write: (s: string) => write(s.endsWith('\n') ? s.slice(0, -1) : s) };
   } else if (format === 'pretty') {
     const color = !process.env.NO_COLOR;
-    dest = { write: (s: string) => void process.stderr.write(prettyLine(s, color)) };
+    dest = { write: (s: string) => stderr().write(prettyLine(s, color)) };
   } else if (isRegularFile(2)) {
     dest = fileDestination(2);
   } else {
-    // Asynchronous (journald's socket or a pipe can block): lines queue while a write is in flight and go out together.
-    dest = pino.destination({ dest: 2, sync: false });
+    // journald's socket or a pipe: never waited for, given up when its reader is gone.
+    dest = pipeDestination(stderr(), time);
   }
   const redactFields = memoRedact();
-  const time = isoTimestamp(now);
   const root = pino(
     {
       level: opts.level ?? 'info',
@@ -111,7 +113,7 @@ export function createLogger(opts: LoggerOptions = {}): RootLogger {
       try {
         dest.flushSync?.();
       } catch {
-        /* stderr gone (EPIPE): nothing left to write to */
+        /* a file that cannot be written (disk full): the lines are lost */
       }
     },
   };

@@ -65,7 +65,15 @@ export async function withApp<T>(g: GlobalOptions, e: CliEnv, fn: (app: App) => 
   const onPostgres = storeTarget(config, sandbox).kind === 'postgres';
   if (!o.creates && !onPostgres && !existsSync(dbFile)) {
     const lines = [`no ${modeName(sandbox)} database at ${dbFile} (config: ${configFile ?? 'embedded defaults, no config file found'})`];
-    if (existsSync(otherFile)) lines.push(`  the ${modeName(!sandbox)} database ${otherFile} exists: ${modeFlag(sandbox)}`);
+    // Its key file (or WAL) outlives it: the database existed here and was moved or deleted.
+    const traces = [`${dbFile}.key`, `${dbFile}-wal`].filter((f) => existsSync(f));
+    if (traces.length) {
+      lines.push(
+        `  the database is missing: ${traces.join(' and ')} ${traces.length > 1 ? 'are' : 'is'} still there, so it was created at this path and has since been moved or deleted.`,
+        `  Restore it from your backup (with its master key) before starting payd serve, which would begin an empty one; or pass --config <file> if this is the wrong config.`,
+      );
+      if (existsSync(otherFile)) lines.push(`  (the ${modeName(!sandbox)} database ${otherFile} is a separate database: ${modeFlag(sandbox)} only to look at that one)`);
+    } else if (existsSync(otherFile)) lines.push(`  the ${modeName(!sandbox)} database ${otherFile} exists: ${modeFlag(sandbox)}`);
     else lines.push(`  nothing to show yet: create a merchant first (payd${sandbox ? ' --sandbox' : ''} merchant create --name …), or pass --config <file>`);
     throw new PaydError('NOT_FOUND', lines.join('\n'));
   }

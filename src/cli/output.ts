@@ -1,13 +1,21 @@
 import { stringifyJson } from '../domain/json.ts';
+import { stderr, stdout } from '../stdio.ts';
 
 export interface Output {
   out(text: string): void;
   err(text: string): void;
+  /** Resolves once everything printed reached its reader: true, or false when stdout lost some. */
+  flushed?(): Promise<boolean>;
 }
 
-export const stdio: Output = {
-  out: (t) => process.stdout.write(t.endsWith('\n') ? t : t + '\n'),
-  err: (t) => process.stderr.write(t.endsWith('\n') ? t : t + '\n'),
+const withNewline = (t: string) => (t.endsWith('\n') ? t : t + '\n');
+
+/** The process's stdout and stderr: a broken pipe drops output instead of throwing (src/stdio.ts). */
+export const stdio: Output & { flushed(): Promise<boolean> } = {
+  out: (t) => stdout().write(withNewline(t)),
+  err: (t) => stderr().write(withNewline(t)),
+  // stderr's losses (a log reader gone) do not make a command fail; stdout's do.
+  flushed: async () => (await Promise.all([stdout().flushed(), stderr().flushed()]))[0],
 };
 
 export const printJson = (o: Output, value: unknown) => o.out(stringifyJson(value, 2));

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import type { CliEnv } from './context.ts';
 import { adminCommands } from './commands/admin.ts';
+import { backupCommand } from './commands/backup.ts';
 import { dbCommands } from './commands/db.ts';
 import { initCommand } from './commands/init.ts';
 import { intentCommands } from './commands/intents.ts';
@@ -29,6 +30,7 @@ export function buildProgram(e: CliEnv): Command {
   initCommand(program, e);
   adminCommands(program, e);
   dbCommands(program, e);
+  backupCommand(program, e);
   serveCommand(program, e);
   mailboxCommands(program, e);
   merchantCommands(program, e);

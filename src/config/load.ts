@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import * as v from 'valibot';
 import { PaydError } from '../domain/errors.ts';
-import { METHOD_RULES, METHODS, type Method } from '../domain/methods.ts';
+import { DEFAULT_MERCHANT_SHARE_PERCENT, DEFAULT_SURCHARGE_BASIS_POINTS, METHOD_RULES, METHODS, type Method } from '../domain/methods.ts';
 import { numberToDecimalText, parseDecimal } from '../domain/money.ts';
 import { ConfigSchema, type ParsedConfig } from './schema.ts';
 import { Secret, SecretRefBox, type Resolved } from './secret.ts';
@@ -28,6 +28,10 @@ export interface MethodAmounts {
   maxMinor: bigint | null;
   stepMinor: bigint;
   maxOffsetSteps: number;
+  /** methods.<M>.maxSurchargePercent in hundredths of a percent. */
+  surchargeBasisPoints: bigint;
+  /** methods.<M>.merchantSharePercent: the share of a price's window one merchant may hold. */
+  merchantSharePercent: number;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -103,7 +107,7 @@ function receiverOf(method: Method, c: Resolved<ParsedConfig>): string {
 
 function methodAmounts(
   method: Method,
-  s: { minAmount?: number; maxAmount?: number; amountStep?: number; maxOffsetSteps: number },
+  s: { minAmount?: number; maxAmount?: number; amountStep?: number; maxOffsetSteps: number; maxSurchargePercent?: number; merchantSharePercent?: number },
   receiver: string,
 ): MethodAmounts {
   const { decimals, amountStep } = METHOD_RULES[method];
@@ -118,7 +122,13 @@ function methodAmounts(
   if (minMinor !== null && maxMinor !== null && minMinor > maxMinor) fail(`methods.${method}.minAmount`, 'must not exceed maxAmount');
   const stepMinor = toMinor('amountStep', s.amountStep) ?? amountStep;
   if (stepMinor <= 0n) fail(`methods.${method}.amountStep`, 'must be at least one minor unit');
-  return { receiver, minMinor, maxMinor, stepMinor, maxOffsetSteps: s.maxOffsetSteps };
+  let surchargeBasisPoints = DEFAULT_SURCHARGE_BASIS_POINTS;
+  if (s.maxSurchargePercent !== undefined) {
+    const percent = parseDecimal(numberToDecimalText(s.maxSurchargePercent), 2);
+    if (!percent.ok) return fail(`methods.${method}.maxSurchargePercent`, 'at most 2 decimals');
+    surchargeBasisPoints = percent.minor;
+  }
+  return { receiver, minMinor, maxMinor, stepMinor, maxOffsetSteps: s.maxOffsetSteps, surchargeBasisPoints, merchantSharePercent: s.merchantSharePercent ?? DEFAULT_MERCHANT_SHARE_PERCENT };
 }
 
 function resolveSecrets(value: unknown, path: string, baseDir: string, env: Env): unknown {

@@ -26,6 +26,7 @@ export function isCidr(s: string): boolean {
   if (bits === undefined) return true;
   return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
 }
+const cidr = v.pipe(v.string(), v.check(isCidr, 'expected an IP address or CIDR like 10.0.0.0/8'));
 const positive = v.pipe(num(), v.finite(), v.minValue(0, 'must not be negative'));
 const port = v.pipe(num(), v.integer('expected an integer'), v.minValue(0), v.maxValue(65535));
 const seconds = (def: number) => v.optional(v.pipe(num(), v.finite(), v.gtValue(0, 'must be greater than 0')), def);
@@ -53,6 +54,10 @@ const methodCommon = {
   maxAmount: decimalAmount,
   amountStep: decimalAmount,
   maxOffsetSteps: v.optional(v.pipe(num(), v.integer('expected an integer'), v.minValue(0), v.maxValue(100_000)), 100),
+  /** Under pressure the unique-amount window widens up to this share of the price (README: unique pay_amount); default 1 (config/load.ts). */
+  maxSurchargePercent: v.optional(v.pipe(num(), v.finite(), v.minValue(0, 'must not be negative'), v.maxValue(100))),
+  /** Under pressure one merchant's intents may hold at most this share of a price's window; default 100 (config/load.ts). */
+  merchantSharePercent: v.optional(v.pipe(num(), v.finite(), v.gtValue(0, 'must be greater than 0'), v.maxValue(100))),
 };
 
 /**
@@ -120,7 +125,8 @@ const UpiFields = v.strictObject({
     v.array(
       v.strictObject({
         bank: v.picklist(['hdfc', 'icici', 'sbi', 'axis', 'kotak', 'yes', 'indusind', 'federal'], 'expected a known bank id'),
-        accountEnding: v.pipe(v.string(), v.regex(/^\d{3,6}$/, 'expected the last 3 to 6 digits of the account')),
+        // The whole number lets payd also compare the leading digits a bank prints (IndusInd 15XXXXXX4321).
+        accountEnding: v.pipe(v.string(), v.regex(/^(?:\d{3,6}|\d{9,18})$/, 'expected the last 3 to 6 digits of the account, or the whole account number')),
       }),
     ),
     v.minLength(1, 'list at least one account'),
@@ -204,7 +210,20 @@ export const ConfigSchema = v.strictObject({
       /** Key for hashing client secrets and sealing webhook secrets; default: a key file beside the database. */
       masterKey: v.optional(SecretRef),
       /** GET /metrics answers loopback clients and these networks ("10.0.0.0/8", "2001:db8::/32", or a single address). */
-      metrics: v.optional(v.strictObject({ allow: v.optional(v.array(v.pipe(v.string(), v.check(isCidr, 'expected an IP address or CIDR like 10.0.0.0/8'))), []) }), { allow: [] }),
+      metrics: v.optional(
+        v.strictObject({
+          allow: v.optional(v.array(cidr), []),
+          /** Serve /metrics on this address only (its own listener), never on the API's. */
+          listen: v.optional(v.strictObject({ host: v.optional(v.pipe(v.string(), v.minLength(1)), '127.0.0.1'), port })),
+        }),
+        { allow: [] },
+      ),
+      /**
+       * Reverse proxies in front of payd (addresses or CIDRs; default none). A request from one
+       * of them is from the rightmost X-Forwarded-For entry that is not one of them: that address
+       * is what every per-IP limit counts.
+       */
+      trustedProxies: v.optional(v.array(cidr), []),
     }),
     {},
   ),
@@ -233,8 +252,10 @@ export const ConfigSchema = v.strictObject({
       timeoutSeconds: seconds(10),
       retrySchedule: v.optional(v.array(v.pipe(num(), v.finite(), v.minValue(0))), [5, 300, 1800, 7200, 18000, 36000, 36000, 86400, 86400]),
       allowInsecureUrls: v.optional(v.boolean('expected a boolean'), false),
-      /** Let webhooks reach private, link-local and reserved addresses (loopback is always allowed). */
+      /** Let webhooks reach private, link-local and reserved addresses (loopback too). */
       allowPrivateNetworks: v.optional(v.boolean('expected a boolean'), false),
+      /** Let webhooks reach loopback (a receiver on the daemon's host). The sandbox always may. */
+      allowLoopback: v.optional(v.boolean('expected a boolean'), false),
       concurrency: v.optional(v.pipe(num(), v.integer(), v.minValue(1), v.maxValue(256)), 16),
       secretRotationGraceSeconds: v.optional(v.pipe(num(), v.finite(), v.minValue(0)), 86400),
     }),

@@ -41,6 +41,19 @@ export function createPostgresIntentStore(db: Db): IntentStore {
 function writer(tx: Tx): IntentWriter {
   return {
     byOrder: async (merchantId, orderId) => fromRow(await tx.selectFrom('intents').selectAll().where('merchant_id', '=', merchantId).where('order_id', '=', orderId).executeTakeFirst()),
+    held: async (r) => {
+      const rows = await tx
+        .selectFrom('amount_reservations as r')
+        .leftJoin('intents as i', 'i.id', 'r.intent_id')
+        .select(['r.pay_amount_minor', 'i.merchant_id'])
+        .where('r.method', '=', r.method)
+        .where('r.receiver', '=', r.receiver)
+        .where('r.pay_amount_minor', '>=', r.from)
+        .where('r.pay_amount_minor', '<=', r.to)
+        .where('r.reserved_until', '>', r.now)
+        .execute();
+      return { amounts: rows.map((row) => Number(row.pay_amount_minor)), byMerchant: rows.filter((row) => row.merchant_id === r.merchantId).length };
+    },
     reserve: async (r) => {
       // An amount another create is reserving right now is passed over instead of waited for:
       // a burst of creates of one amount would otherwise queue on one row after another.
@@ -62,6 +75,17 @@ function writer(tx: Tx): IntentWriter {
     },
     insert: async (intent) => {
       await tx.insertInto('intents').values(intentToRow(intent)).execute();
+    },
+    soonestRelease: async (r) => {
+      const row = await tx
+        .selectFrom('amount_reservations')
+        .select((eb) => eb.fn.min('reserved_until').as('at'))
+        .where('method', '=', r.method)
+        .where('receiver', '=', r.receiver)
+        .where('pay_amount_minor', '>=', r.fromMinor)
+        .where('pay_amount_minor', '<=', r.toMinor)
+        .executeTakeFirst();
+      return row?.at == null ? null : Number(row.at);
     },
   };
 }

@@ -31,9 +31,21 @@ export interface IntentStore {
 /** Write statements, usable only inside IntentStore.write. */
 export interface IntentWriter {
   byOrder(merchantId: string, orderId: string): Awaitable<Intent | undefined>;
+  /**
+   * Pay amounts from `from` to `to` (inclusive) that some intent holds beyond `now` (one range
+   * read instead of a try per amount), and how many of them intents of `merchantId` hold.
+   */
+  held(r: { method: string; receiver: string; from: number; to: number; now: number; merchantId: string }): Awaitable<HeldAmounts>;
   /** Takes (method, receiver, amount) for `intentId` unless another intent holds it beyond `now`. */
   reserve(r: { method: string; receiver: string; payAmountMinor: number; intentId: string; reservedUntil: number; now: number }): Awaitable<boolean>;
   insert(intent: Intent): Awaitable<void>;
+  /** When the first of the held amounts from..to (minor units) of this receiver frees up, ms; null: none is held. */
+  soonestRelease(r: { method: string; receiver: string; fromMinor: number; toMinor: number }): Awaitable<number | null>;
+}
+
+export interface HeldAmounts {
+  amounts: number[];
+  byMerchant: number;
 }
 
 export function createIntentStore(db: Db, sqlite: SQLite.Database): IntentStore {
@@ -54,6 +66,15 @@ export function createIntentStore(db: Db, sqlite: SQLite.Database): IntentStore 
      ON CONFLICT (method, receiver, pay_amount_minor) DO UPDATE SET intent_id = excluded.intent_id, reserved_until = excluded.reserved_until
      WHERE amount_reservations.reserved_until <= @now`,
   );
+  const soonest = sqlite.prepare(
+    'SELECT min(reserved_until) AS at FROM amount_reservations WHERE method = @method AND receiver = @receiver AND pay_amount_minor BETWEEN @fromMinor AND @toMinor',
+  );
+  const held = sqlite
+    .prepare(
+      `SELECT r.pay_amount_minor, i.merchant_id = @merchantId FROM amount_reservations r LEFT JOIN intents i ON i.id = r.intent_id
+       WHERE r.method = @method AND r.receiver = @receiver AND r.pay_amount_minor BETWEEN @from AND @to AND r.reserved_until > @now`,
+    )
+    .raw(true);
   const insert = sqlite.prepare(
     `INSERT INTO intents (id, merchant_id, order_id, method, amount_minor, pay_amount_minor, receiver, reference, payment_uri, status, return_url,
                           created_at, expires_at, transaction_hash, verified_at, payment_id, updated_at)
@@ -62,7 +83,12 @@ export function createIntentStore(db: Db, sqlite: SQLite.Database): IntentStore 
   );
   const writer: IntentWriter = {
     byOrder: (merchantId, orderId) => fromRow(byOrder.get(merchantId, orderId) as IntentsTable | undefined),
+    held: (r) => {
+      const rows = held.all(r) as [number, number | null][];
+      return { amounts: rows.map((row) => row[0]), byMerchant: rows.filter((row) => row[1] === 1).length };
+    },
     reserve: (r) => reserve.run(r).changes > 0,
+    soonestRelease: (r) => (soonest.get(r) as { at: number | null }).at,
     insert: (intent) => {
       const { canceled_at: _new, ...row } = intentToRow(intent);
       insert.run(row);

@@ -15,6 +15,12 @@ export interface DepositInput {
 
 const q = encodeURIComponent;
 
+/**
+ * The payee's name as the customer sees it: in the wallet (UPI `pn`, Solana Pay `label`) and on
+ * the checkout page alike. The configured payee name (the account holder the money goes to), else the merchant's.
+ */
+export const payeeShown = (payeeName: string, merchantName: string): string => payeeName || merchantName;
+
 /** The QR-able URI a customer's wallet opens for this intent. */
 export function paymentUri(d: DepositInput): string {
   const decimals = METHOD_RULES[d.method].decimals;

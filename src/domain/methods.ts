@@ -21,6 +21,10 @@ export const METHOD_RULES: Record<Method, MethodRules> = {
 };
 
 export const DEFAULT_MAX_OFFSET_STEPS = 100;
+/** methods.<M>.maxSurchargePercent's default, 1 %, in hundredths of a percent. */
+export const DEFAULT_SURCHARGE_BASIS_POINTS = 100n;
+/** methods.<M>.merchantSharePercent's default: no cap (one shop per receiver is the usual case). */
+export const DEFAULT_MERCHANT_SHARE_PERCENT = 100;
 
 /**
  * A transaction reference as the method's source records it, so one transfer typed by

@@ -8,6 +8,7 @@ import { authenticate } from './auth.ts';
 import { readJsonBody } from './body.ts';
 import { errorReply, jsonReply, type JsonReply } from './errors.ts';
 import { clientKey, type RateLimiter } from './rate-limit.ts';
+import type { PeerRequest } from './client-address.ts';
 import { parseCreateBody } from './validate.ts';
 import type { RouteContext, RouteHandler } from './routes/kit.ts';
 import { eventRoutes } from './routes/events.ts';
@@ -29,6 +30,8 @@ export interface HttpDeps {
   rateLimiter: RateLimiter;
   /** Per client IP, for every request without valid credentials (server.publicRateLimit). */
   publicLimiter: RateLimiter;
+  /** The client's address (server.trustedProxies decides whether X-Forwarded-For counts). */
+  clientAddress: (req: PeerRequest) => string | undefined;
   clock: Clock;
   log: Logger;
   /** Extra routes (the checkout page) mounted by the composition root. */
@@ -45,7 +48,8 @@ export function createHttpApp(d: HttpDeps): H3 {
     ((e: RequestLogEntry) => d.log.info('request', { method: e.method, path: e.path, status: e.status, ms: e.ms, client_id: e.clientId }));
 
   const throttleAnonymous = (event: H3Event): void => {
-    const wait = d.publicLimiter.take(clientKey(event.runtime?.node?.req?.socket?.remoteAddress));
+    const req = event.runtime?.node?.req;
+    const wait = d.publicLimiter.take(clientKey(req ? d.clientAddress(req) : undefined));
     if (wait > 0) throw new PaydError('RATE_LIMITED', 'too many requests from this address; slow down', { retryAfter: wait });
   };
 

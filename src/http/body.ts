@@ -32,10 +32,10 @@ export async function readJsonBody(event: H3Event): Promise<unknown> {
 }
 
 function parseJson(text: string): unknown {
-  if (!text.trim()) throw new PaydError('INVALID_REQUEST', 'request body is empty; expected a JSON object');
+  if (!text.trim()) throw new PaydError('INVALID_REQUEST', 'request body is empty; expected a JSON object', { errors: [{ field: '(body)', message: 'request body is empty; expected a JSON object' }] });
   try {
     return JSON.parse(text);
   } catch {
-    throw new PaydError('INVALID_REQUEST', 'request body is not valid JSON');
+    throw new PaydError('INVALID_REQUEST', 'request body is not valid JSON', { errors: [{ field: '(body)', message: 'request body is not valid JSON' }] });
   }
 }

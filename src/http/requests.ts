@@ -65,7 +65,7 @@ export const WebhookEndpointBody = v.strictObject(
   {
     url: v.pipe(
       v.nullable(v.pipe(v.string('url must be a string or null'), v.maxLength(2048, 'url must be at most 2048 characters'))),
-      v.description('https URL (plain http only to loopback unless the operator allows it); null removes it.'),
+      v.description('https URL; loopback (127.0.0.0/8, ::1, localhost), and plain http to it, only where the operator allows loopback targets (webhooks.allowLoopback; the sandbox does); null removes it.'),
     ),
   },
   'unknown field',
@@ -97,7 +97,7 @@ export function parseQuery<S extends v.GenericSchema>(schema: S, params: URLSear
 }
 
 export function parseBody<S extends v.GenericSchema>(schema: S, body: unknown): v.InferOutput<S> {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new PaydError('INVALID_REQUEST', 'request body must be a JSON object');
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new PaydError('INVALID_REQUEST', 'request body must be a JSON object', { errors: [{ field: '(body)', message: 'request body must be a JSON object' }] });
   const r = v.safeParse(schema, body);
   if (!r.success) throw invalid(r.issues, '(body)');
   return r.output;

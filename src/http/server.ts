@@ -1,6 +1,8 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { toNodeHandler, type H3 } from 'h3';
+import { stringifyJson } from '../domain/json.ts';
+import { JSON_TYPE } from './errors.ts';
 
 /** Websocket upgrades (the checkout's live status); the HTTP app itself never sees them. */
 export interface UpgradeHandler {
@@ -46,6 +48,7 @@ export async function serveHttp(app: H3, host: string, port: number, ws?: Upgrad
       if (left === 0 && !server.listening) socket.destroySoon();
     });
   });
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => answerUnparsable(err, socket));
   const address = server.address();
   const bound = typeof address === 'object' && address ? address.port : 0;
   const close = (graceMs = 8000) =>
@@ -63,4 +66,24 @@ export async function serveHttp(app: H3, host: string, port: number, ws?: Upgrad
   if (ws) server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => ws.handleUpgrade(req, socket, head));
   const h = host.includes(':') ? `[${host}]` : host;
   return { url: `http://${h}:${bound}`, port: bound, close };
+}
+
+/**
+ * A request Node's parser refuses never reaches the app; Node's own answer is an empty 400.
+ * Answer as the API does instead: the usual cause is a URL pasted with a literal `…` or a
+ * space, so say that. Timeouts and oversized headers keep Node's plain answers.
+ */
+function answerUnparsable(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable || err.code === 'ECONNRESET') return void socket.destroy();
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return void socket.end('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n');
+  if (err.code === 'HPE_HEADER_OVERFLOW') return void socket.end('HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n\r\n');
+  const url = err.code === 'HPE_INVALID_URL';
+  const body = stringifyJson({
+    detail: url
+      ? 'the request URL holds a character that must be percent-encoded (a literal "…", a space or another non-ASCII character, often left over from a copied example); nothing was done'
+      : 'not a valid HTTP request; nothing was done',
+    code: 'INVALID_REQUEST',
+    errors: [url ? { field: 'url', message: 'characters outside printable ASCII must be percent-encoded' } : { field: 'request', message: String((err as { reason?: string }).reason ?? err.code ?? 'unparsable') }],
+  });
+  socket.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: ${JSON_TYPE}\r\ncache-control: no-store\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
 }

@@ -36,7 +36,7 @@ export const CreateBody = v.object({
 
 /** Shape checks only (INVALID_REQUEST); business rules follow in the intent service. */
 export function parseCreateBody(body: unknown): CreateIntentInput {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new PaydError('INVALID_REQUEST', 'request body must be a JSON object');
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new PaydError('INVALID_REQUEST', 'request body must be a JSON object', { errors: [{ field: '(body)', message: 'request body must be a JSON object' }] });
   const r = v.safeParse(CreateBody, body);
   if (r.success) return r.output;
   const errors = r.issues.map((i) => {

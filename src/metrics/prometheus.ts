@@ -47,7 +47,7 @@ export function createPrometheusMetrics(scrape: ScrapeSources): Metrics & { regi
   });
   new Gauge({
     name: 'payd_source_up',
-    help: '1 when the payment source completed a cycle recently enough (not stale or crashed), by method. Absent on a standby.',
+    help: '1 when the payment source is ready (/readyz: ok or failing, a cycle completed since it started and recently enough), by method. Absent on a standby.',
     labelNames: ['method'] as const,
     registers,
     collect() {

@@ -1,8 +1,10 @@
 import { existsSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config/load.ts';
 import { COPIED_TABLES, COPY_PLAN, continueIdentity, countRows, inSqliteSnapshot, postgresColumns, reachable, redactUrl, seededOnly, sqliteBatches, sqliteColumns, sqliteTables, type TableName } from '../db/copy.ts';
+import { processHasFileOpen } from '../db/file-holder.ts';
 import { migrate, openDatabase, type Db } from '../db/open.ts';
 import { openPostgres } from '../db/postgres.ts';
 import { PaydError } from '../domain/errors.ts';
@@ -19,6 +21,12 @@ export interface DbCopyDeps {
   batchRows?: number;
   /** Called after each table is in (table, rows), e.g. to print progress. */
   progress?: (table: TableName, rows: number) => void;
+  /**
+   * Whether the process named by an unexpired worker lease has the source database open:
+   * false for a snapshot (its lease row was copied from the live file, whose daemon still runs),
+   * null when that cannot be told (then the copy refuses, as it must for a live source).
+   */
+  leaseHolderHasSource?: (lease: { host: string; pid: number }) => boolean | null;
 }
 
 export interface DbCopyReport {
@@ -49,8 +57,15 @@ export async function copyDatabase(d: DbCopyDeps): Promise<DbCopyReport> {
     throw new PaydError('CONFLICT', `the SQLite database has tables payd does not know (${unknown.join(', ')}): written by a newer payd or by hand; nothing was copied`);
   }
   const lease = await d.source.selectFrom('worker_lease').selectAll().executeTakeFirst();
-  if (lease && lease.expires_at > d.clock.now()) {
-    throw new PaydError('CONFLICT', `a payd process still holds this SQLite database's worker lease (host ${lease.host}, pid ${lease.pid}): stop every payd serve first, then copy; nothing was copied`);
+  // A lease row in a snapshot names the daemon of the file it was taken from: not a holder of this one.
+  const held = lease && lease.expires_at > d.clock.now() ? (d.leaseHolderHasSource?.(lease) ?? null) : false;
+  if (lease && held !== false) {
+    throw new PaydError(
+      'CONFLICT',
+      `a payd process still holds this SQLite database's worker lease (host ${lease.host}, pid ${lease.pid}): stop every payd serve first, then copy; nothing was copied. ` +
+        `For a trial copy while the shop runs, copy a snapshot instead: sqlite3 <database> "VACUUM INTO '<snapshot>'", then payd db copy --from <snapshot>` +
+        (held === null ? ` (run it as the daemon's user on the daemon's host: payd tells a snapshot from the live file by whether that process has the file open)` : ''),
+    );
   }
 
   let migrated: string[];
@@ -140,7 +155,8 @@ export async function copyShop(o: CopyShopOptions): Promise<DbCopyReport & { sou
       throw new PaydError('UPSTREAM', `cannot reach the target database ${shown}: ${hidePassword(cause(err), o.to)}`);
     }
     try {
-      const report = await copyDatabase({ source, target, migrateTarget: migrate, clock: o.clock, batchRows: o.batchRows, progress: o.progress });
+      const leaseHolderHasSource = (lease: { host: string; pid: number }) => (lease.host === hostname() ? processHasFileOpen(lease.pid, file) : null);
+      const report = await copyDatabase({ source, target, migrateTarget: migrate, clock: o.clock, batchRows: o.batchRows, progress: o.progress, leaseHolderHasSource });
       return { ...report, source: file, target: shown };
     } catch (err) {
       if (err instanceof PaydError) throw err;

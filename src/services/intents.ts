@@ -4,7 +4,8 @@ import { andThen, type Awaitable } from '../domain/awaitable.ts';
 import { writeTx, type Db } from '../db/open.ts';
 import { intentFromRow } from '../db/intent-rows.ts';
 import { base58Encode } from '../domain/base58.ts';
-import { paymentUri } from '../domain/deposit.ts';
+import { paymentUri, payeeShown } from '../domain/deposit.ts';
+import { merchantShare, topOffsetSteps } from '../domain/amount-window.ts';
 import { PaydError } from '../domain/errors.ts';
 import { createdView, intentView, type Intent, type IntentStatus, type IntentView, type ViewContext } from '../domain/intent.ts';
 import { isMethod, METHOD_RULES, type Method } from '../domain/methods.ts';
@@ -58,14 +59,14 @@ export function createIntentService(d: IntentServiceDeps) {
 
   /** How full the window of pay amounts above this amount was: the share searched to find a free one. */
   function notePoolUse(method: Method, a: MethodAmounts, amountMinor: bigint, payAmount: bigint): void {
-    const ratio = Number((payAmount - amountMinor) / a.stepMinor + 1n) / (a.maxOffsetSteps + 1);
+    const ratio = Number((payAmount - amountMinor) / a.stepMinor + 1n) / Number(topOffsetSteps(amountMinor, a) + 1n);
     metrics.amountPoolUse(method, a.receiver, ratio);
     if (ratio <= POOL_WARN_RATIO || !d.log) return;
     const key = `${method}:${a.receiver}`;
     const now = d.clock.now();
     if (now - (poolWarnedAt.get(key) ?? -Infinity) < POOL_WARN_EVERY_MS) return;
     poolWarnedAt.set(key, now);
-    d.log.warn('amount pool over 80 % full: raise maxOffsetSteps or shorten amountReuseCooldownSeconds', {
+    d.log.warn('amount pool over 80 % full: raise maxSurchargePercent or maxOffsetSteps, or shorten amountReuseCooldownSeconds', {
       method,
       receiver: a.receiver,
       amount_minor: amountMinor.toString(),
@@ -99,13 +100,38 @@ export function createIntentService(d: IntentServiceDeps) {
     return { method, amountMinor: parsed.minor, deposit };
   }
 
-  /** Smallest free pay_amount: each try is one primary-key upsert, so cost does not grow with open intents. */
-  async function reserveAmount(w: IntentWriter, method: Method, a: MethodAmounts, amountMinor: bigint, intentId: string, reservedUntil: number, now: number): Promise<bigint> {
-    for (let k = 0n; k <= BigInt(a.maxOffsetSteps); k++) {
-      const candidate = amountMinor + k * a.stepMinor;
-      if (await w.reserve({ method, receiver: a.receiver, payAmountMinor: minorToDb(candidate), intentId, reservedUntil, now })) return candidate;
+  /**
+   * Smallest free pay_amount in the window (domain/amount-window.ts). The amounts held in the
+   * window are read once; each free one is then taken by a primary-key upsert that re-checks
+   * the hold, so a concurrent create (PostgreSQL) that took it first only moves us to the next.
+   * Nothing is released early: an amount stays held until expires_at + cooldown, canceled or not.
+   * Under pressure (the price itself taken), one merchant's intents may hold at most its share of
+   * the window, so one shop's flood of creates cannot lock a price for every shop on the receiver.
+   */
+  async function reserveAmount(w: IntentWriter, merchantId: string, method: Method, a: MethodAmounts, amountMinor: bigint, intentId: string, reservedUntil: number, now: number): Promise<bigint> {
+    const scope = { method, receiver: a.receiver, now };
+    // The price itself is usually free: one statement, as before the window could widen.
+    if (await w.reserve({ ...scope, payAmountMinor: minorToDb(amountMinor), intentId, reservedUntil })) return amountMinor;
+    const top = topOffsetSteps(amountMinor, a);
+    const found = await w.held({ ...scope, merchantId, from: minorToDb(amountMinor), to: minorToDb(amountMinor + top * a.stepMinor) });
+    if (a.merchantSharePercent < 100 && found.byMerchant >= merchantShare(top, a.merchantSharePercent)) {
+      return unavailable(`this shop already holds ${found.byMerchant} of the ${top + 1n} pay amounts near ${formatMinor(amountMinor, METHOD_RULES[method].decimals)} ${method} (its share: ${a.merchantSharePercent} %)`);
     }
-    throw new PaydError('AMOUNT_UNAVAILABLE', `no unique pay amount is free near ${formatMinor(amountMinor, METHOD_RULES[method].decimals)} ${method}; try again later`);
+    const held = new Set(found.amounts);
+    for (let k = 1n; k <= top; k++) {
+      const candidate = amountMinor + k * a.stepMinor;
+      const dbAmount = minorToDb(candidate);
+      if (held.has(dbAmount)) continue;
+      if (await w.reserve({ ...scope, payAmountMinor: dbAmount, intentId, reservedUntil })) return candidate;
+    }
+    return unavailable(`no unique pay amount is free near ${formatMinor(amountMinor, METHOD_RULES[method].decimals)} ${method}`);
+
+    /** Retry-After: when the first amount of the window frees up (one being reserved by a concurrent create: soon). */
+    async function unavailable(why: string): Promise<never> {
+      const soonest = await w.soonestRelease({ method, receiver: a.receiver, fromMinor: minorToDb(amountMinor), toMinor: minorToDb(amountMinor + top * a.stepMinor) });
+      const retryAfter = Math.max(1, Math.ceil(((soonest ?? now) - now) / 1000));
+      throw new PaydError('AMOUNT_UNAVAILABLE', `${why}; the first is free again in ${retryAfter} s (Retry-After), or ask for another amount`, { retryAfter });
+    }
   }
 
   function newReference(): string {
@@ -132,7 +158,7 @@ export function createIntentService(d: IntentServiceDeps) {
         const now = d.clock.now();
         const id = d.random.uuid();
         const expiresAt = now + d.ttlSeconds * 1000;
-        const payAmount = await reserveAmount(w, method, deposit.amounts, amountMinor, id, expiresAt + d.amountReuseCooldownSeconds * 1000, now);
+        const payAmount = await reserveAmount(w, merchant.clientId, method, deposit.amounts, amountMinor, id, expiresAt + d.amountReuseCooldownSeconds * 1000, now);
         const reference = method === 'SOL' || method === 'USDT_SOL' ? newReference() : null;
         const intent: Intent = {
           id,
@@ -148,7 +174,7 @@ export function createIntentService(d: IntentServiceDeps) {
             receiver: deposit.amounts.receiver,
             payAmountMinor: payAmount,
             orderId: input.order_id,
-            payeeName: deposit.payeeName || merchant.name,
+            payeeName: payeeShown(deposit.payeeName, merchant.name),
             reference: reference ?? undefined,
             token: deposit.token,
           }),

@@ -20,6 +20,8 @@ export function createOperatorActions(d: { merchants: MerchantService; events: E
     async sendTestWebhook(clientId: string) {
       const merchant = await d.merchants.get(clientId);
       if (!merchant.webhookUrl) throw new PaydError('CONFLICT', `merchant ${clientId} has no webhook URL (payd merchant set-webhook ${clientId} --url …)`);
+      // The signing secrets first: a command that cannot sign (no master key) refuses before it writes an event.
+      await d.merchants.signingSecrets(clientId);
       const id = await d.events.enqueueTest(clientId);
       await d.dispatcher.deliverNow(id);
       let event = await d.events.show(id);

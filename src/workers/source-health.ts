@@ -3,13 +3,15 @@ import type { CycleReporter } from './cycle.ts';
 
 /**
  * - standby: not running here (another process holds the worker lease)
- * - starting: running, no cycle completed yet, not overdue
+ * - starting: running, no cycle completed since it started, none failed yet: not ready
+ * - down: running, no cycle completed since it started, and the last one failed: not ready
+ *   (a source that never reached its upstream is not "failing", it never worked)
  * - ok / failing: the last cycle completed / failed, and one completed recently enough
  * - stale: no completed cycle for longer than 3 intervals plus the backoff it is waiting out
  * - crashed: run() threw or returned; restarting with backoff
  * - blocked: the last cycle failed in a way only the operator can fix (a revoked OAuth refresh token); still retried
  */
-export type SourceState = 'standby' | 'starting' | 'ok' | 'failing' | 'stale' | 'crashed' | 'blocked';
+export type SourceState = 'standby' | 'starting' | 'down' | 'ok' | 'failing' | 'stale' | 'crashed' | 'blocked';
 
 export interface SourceStatus {
   state: SourceState;
@@ -93,10 +95,11 @@ export class SourceHealth {
       const since = this.clock.now() - Math.max(this.#lastOkAt ?? 0, this.#startedAt);
       if (since > 3 * this.#intervalMs + this.#backoffMs) return 'stale';
     }
-    if (this.#lastOkAt === undefined) return this.#lastError === undefined ? 'starting' : 'failing';
+    // Completed before this start (an earlier leadership) does not count: the upstream may be gone since.
+    if (this.#lastOkAt === undefined || this.#lastOkAt < this.#startedAt) return this.#lastError === undefined ? 'starting' : 'down';
     return this.#lastError === undefined ? 'ok' : 'failing';
   }
 }
 
-/** A failing state /readyz answers 503 for. */
-export const isDown = (s: SourceStatus): boolean => s.state === 'stale' || s.state === 'crashed' || s.state === 'blocked';
+/** The states /readyz answers 503 for: only ok, failing (one completed recently) and standby are ready. */
+export const isDown = (s: SourceStatus): boolean => s.state !== 'ok' && s.state !== 'failing' && s.state !== 'standby';

@@ -536,7 +536,7 @@ export interface operations {
             /** @description RATE_LIMITED */
             429: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -570,7 +570,7 @@ export interface operations {
             /** @description AMOUNT_UNAVAILABLE or BUSY */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -696,7 +696,7 @@ export interface operations {
             /** @description RATE_LIMITED */
             429: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -730,7 +730,7 @@ export interface operations {
             /** @description BUSY */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -838,7 +838,7 @@ export interface operations {
             /** @description RATE_LIMITED */
             429: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -872,7 +872,7 @@ export interface operations {
             /** @description BUSY */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -996,7 +996,7 @@ export interface operations {
             /** @description RATE_LIMITED */
             429: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1030,7 +1030,7 @@ export interface operations {
             /** @description BUSY */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1106,7 +1106,7 @@ export interface operations {
             /** @description RATE_LIMITED */
             429: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1140,7 +1140,7 @@ export interface operations {
             /** @description BUSY */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1172,7 +1172,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description https URL (plain http only to loopback unless the operator allows it); null removes it. */
+                    /** @description https URL; loopback (127.0.0.0/8, ::1, localhost), and plain http to it, only where the operator allows loopback targets (webhooks.allowLoopback; the sandbox does); null removes it. */
                     url: string | null;
                 };
             };
@@ -1260,7 +1260,7 @@ export interface operations {
             /** @description RATE_LIMITED */
             429: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1294,7 +1294,7 @@ export interface operations {
             /** @description BUSY */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1370,7 +1370,7 @@ export interface operations {
             /** @description RATE_LIMITED */
             429: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1404,7 +1404,7 @@ export interface operations {
             /** @description BUSY */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1549,7 +1549,7 @@ export interface operations {
             /** @description RATE_LIMITED */
             429: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1583,7 +1583,7 @@ export interface operations {
             /** @description BUSY */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1621,7 +1621,7 @@ export interface operations {
             /** @description RATE_LIMITED */
             429: {
                 headers: {
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };

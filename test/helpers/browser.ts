@@ -59,13 +59,13 @@ export interface CheckoutApp {
   close(): Promise<void>;
 }
 
-/** A sandbox payd (HTTP only, no workers) on 127.0.0.1 with its own database. */
-export async function startCheckoutApp(): Promise<CheckoutApp> {
+/** A sandbox payd (HTTP only, no workers) on 127.0.0.1 with its own database; `extra` adds config keys (e.g. methods). */
+export async function startCheckoutApp(extra: Record<string, unknown> = {}): Promise<CheckoutApp> {
   const dir = mkdtempSync(join(tmpdir(), 'payd-checkout-'));
   const clock = shiftableClock();
   // The per-IP limit on /pay/* is off: every page, asset and poll of a browser run comes from
   // 127.0.0.1 (the limit has its own tests in public-limits.test.ts).
-  const config = parseConfig({ database: { file: join(dir, 'payd.sqlite') }, server: { host: '127.0.0.1', port: 0, publicRateLimit: { perSecond: 0, burst: 1 } } }, dir);
+  const config = parseConfig({ database: { file: join(dir, 'payd.sqlite') }, server: { host: '127.0.0.1', port: 0, publicRateLimit: { perSecond: 0, burst: 1 } }, ...extra }, dir);
   const app = await createApp({ config, sandbox: true, clock, random: systemRandom, log: silentLogger() });
   await app.start({ http: true, workers: false });
   const url = app.url!;

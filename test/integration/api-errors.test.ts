@@ -145,7 +145,7 @@ describe('API errors', () => {
   });
 
   test('AMOUNT_UNAVAILABLE 503 when no unique pay_amount is left', async () => {
-    const tight = await startPayd({ config: { methods: { SOL: { wallet: (await import('../helpers/payd.ts')).RECEIVERS.SOL, maxOffsetSteps: 2 } } } });
+    const tight = await startPayd({ config: { methods: { SOL: { wallet: (await import('../helpers/payd.ts')).RECEIVERS.SOL, maxOffsetSteps: 2, maxSurchargePercent: 0 } } } });
     try {
       const mm = await tight.merchant();
       const mk = (i: number) => tight.api('POST', '/api/v1/intents/create-payment', { body: { amount: 1, currency: 'SOL', order_id: `o${i}` }, headers: mm.headers });

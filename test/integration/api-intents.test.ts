@@ -108,6 +108,26 @@ forEachStore((store) => {
     assert.equal(again.body.intent_id, first.intent_id);
     assert.equal(again.body.status, 'expired');
   });
+
+  test('AMOUNT_UNAVAILABLE says when the first amount frees up, in Retry-After and in its detail', async (t) => {
+    const clock = testClock(Date.parse('2026-11-22T10:00:00.000Z'));
+    const p = await startPayd({ clock, config: { ...(await store.config()), intents: { ttlSeconds: 60, amountReuseCooldownSeconds: 3600 }, methods: { SOL: { wallet: RECEIVERS.SOL, maxOffsetSteps: 1, maxSurchargePercent: 0 } } } });
+    t.after(() => p.close());
+    const m = await p.merchant();
+    const mk = (order: string) => p.api('POST', '/api/v1/intents/create-payment', { body: { amount: 1, currency: 'SOL', order_id: order }, headers: m.headers });
+    assert.equal((await mk('a')).body.pay_amount, 1);
+    clock.advance(5_000);
+    assert.equal((await mk('b')).body.pay_amount, 1.000001);
+    clock.advance(5_000);
+    const full = await mk('c');
+    assert.equal(full.status, 503);
+    assert.equal(full.body.code, 'AMOUNT_UNAVAILABLE');
+    // The first amount was reserved until its expiry (60 s) plus the cooldown (3600 s); 10 s have passed.
+    assert.equal(full.headers.get('retry-after'), '3650');
+    assert.match(full.body.detail, /free again in 3650 s \(Retry-After\)/);
+    clock.advance(3650_000);
+    assert.equal((await mk('c')).body.pay_amount, 1);
+  });
 });
 
 test('data survives a restart, and no client secret is stored in the database file', async (t) => {

@@ -37,8 +37,11 @@ forEachStore((store) => {
       const r = await put(body);
       assert.equal(r.status, 400, JSON.stringify(body));
       assert.equal(r.body.code, 'INVALID_REQUEST');
+      assert.ok(r.body.errors?.length > 0, `errors[] names the field: ${JSON.stringify(r.body)}`);
     }
-    assert.equal((await p.api('PUT', '/api/v1/webhook-endpoint', { raw: '{', headers: { ...m.headers, 'content-type': 'application/json' } })).body.code, 'INVALID_REQUEST');
+    const notJson = await p.api('PUT', '/api/v1/webhook-endpoint', { raw: '{', headers: { ...m.headers, 'content-type': 'application/json' } });
+    assert.equal(notJson.body.code, 'INVALID_REQUEST');
+    assert.deepEqual(notJson.body.errors, [{ field: '(body)', message: 'request body is not valid JSON' }]);
     assert.equal((await p.api('GET', '/api/v1/webhook-endpoint')).status, 401);
     assert.equal((await p.api('DELETE', '/api/v1/webhook-endpoint', { headers: m.headers })).status, 405);
     const audit = await p.app.db.selectFrom('audit_log').select(['actor', 'action']).where('subject', '=', m.clientId).where('action', '=', 'merchant.set-webhook').execute();
@@ -58,6 +61,7 @@ forEachStore((store) => {
       } else {
         assert.equal(api.status, 400, url);
         assert.equal(api.body.code, 'INVALID_REQUEST');
+        assert.deepEqual(api.body.errors, [{ field: 'url', message: api.body.detail }], url);
         assert.ok(cli.err.includes(api.body.detail), `${url}: CLI said ${cli.err}, API said ${api.body.detail}`);
       }
     }

@@ -69,7 +69,7 @@ test('the built daemon settles UPI, USDT_TRC20, SOL and USDT_SOL payments and si
   const dir = workdir(t, {
     server: { host: '127.0.0.1', port: 0, publicUrl: 'https://pay.example.com', rateLimit: { perSecond: 0, burst: 1 }, publicRateLimit: { perSecond: 0, burst: 1 } },
     database: { file: 'data/payd.sqlite' },
-    webhooks: { retrySchedule: [1, 1, 1], timeoutSeconds: 2 },
+    webhooks: { retrySchedule: [1, 1, 1], timeoutSeconds: 2, allowLoopback: true },
     methods: {
       UPI: {
         vpa: 'shop@hdfcbank',

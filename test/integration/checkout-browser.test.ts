@@ -60,7 +60,7 @@ test('the customer sees the QR and exact amount, sees "paid" live without a relo
   assert.equal(res?.status(), 200);
   assert.equal(res?.headers()['content-security-policy']?.includes("script-src 'self'"), true);
   await page.locator('svg.qr').waitFor({ state: 'visible' });
-  assert.equal(await text(page, '#merchant-name'), 'Chai Corner');
+  assert.equal(await text(page, '#payee-name'), 'Chai Corner');
   assert.equal(await text(page, '#pay-amount'), '₹120.50');
   assert.match(await text(page, '#exact-note'), /pay exactly this amount/i);
   assert.equal(await text(page, '#method'), 'UPI');
@@ -143,7 +143,7 @@ test('markup in the merchant name and order_id is shown as text and never runs',
   const { pageUrl } = await co.createIntent({ merchantName: XSS, orderId: XSS });
   await page.goto(pageUrl);
   await page.locator('svg.qr').waitFor();
-  assert.equal(await text(page, '#merchant-name'), XSS);
+  assert.equal(await text(page, '#payee-name'), XSS);
   assert.equal(await text(page, '#order-id'), XSS);
   assert.equal(await page.title(), `Pay ${XSS}`);
   assert.equal(await page.locator('img').count(), 0, 'no <img> element was created');

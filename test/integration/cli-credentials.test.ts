@@ -67,6 +67,21 @@ test('read commands and migrate need no credentials; merchant create without the
   assert.match(env.err, /server\.masterKey: environment variable PAYD_TEST_NOPE is not set/);
 });
 
+test('webhooks test without the master key exits 2 and changes nothing: no webhook.test event is left for a daemon to deliver', async (t) => {
+  const { dir, unit, db } = setup(t);
+  const created = await payd(['merchant', 'create', '--name', 'Shop', '--webhook-url', 'http://127.0.0.1:9/hook', '--json'], { cwd: dir, env: unit });
+  assert.equal(created.code, 0, created.err);
+  const before = readFileSync(db);
+  const refused = await payd(['webhooks', 'test', created.json().client_id], { cwd: dir });
+  assert.equal(refused.code, 2, refused.err);
+  assert.match(refused.err, /"master-key" from \$CREDENTIALS_DIRECTORY/);
+  assert.match(refused.err, /nothing was changed/);
+  assert.deepEqual(readFileSync(db), before, 'the database file is byte for byte the same');
+  const events = await payd(['webhooks', 'list', '--json'], { cwd: dir });
+  assert.equal(events.code, 0, events.err);
+  assert.deepEqual(events.json(), []);
+});
+
 test('the database remembers its master key: a CLI or daemon with another key refuses before doing anything', async (t) => {
   const { dir, creds, unit, db } = setup(t);
   assert.equal((await payd(['merchant', 'create', '--name', 'Shop'], { cwd: dir, env: unit })).code, 0);

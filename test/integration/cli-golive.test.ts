@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -63,6 +63,21 @@ test('read and change commands never create a database; a not-found id hints at 
   const unknown = await payd(['merchant', 'revoke', '5b0e6c1e-2f0b-4b8a-9a57-3f6f1d2c9e10', '--yes'], { cwd: dir });
   assert.equal(unknown.code, 1);
   assert.doesNotMatch(unknown.err, /exists in/);
+});
+
+test('a lost live database: the hint says it is missing and to restore it, not to add --sandbox', async (t) => {
+  const dir = workdir(t);
+  assert.equal((await payd(['--sandbox', 'merchant', 'create', '--name', 'Dev'], { cwd: dir })).code, 0);
+  assert.equal((await payd(['merchant', 'create', '--name', 'Shop'], { cwd: dir })).code, 0);
+  const live = join(dir, 'data', 'payd.sqlite');
+  for (const f of [live, `${live}-wal`, `${live}-shm`]) rmSync(f, { force: true });
+  const r = await payd(['intents', 'list'], { cwd: dir });
+  assert.equal(r.code, 1);
+  assert.match(r.err, /no live database at .*data\/payd\.sqlite/);
+  assert.match(r.err, /the database is missing: .*payd\.sqlite\.key is still there, so it was created at this path and has since been moved or deleted/);
+  assert.match(r.err, /Restore it from your backup/);
+  assert.doesNotMatch(r.err, /exists: add --sandbox/);
+  assert.equal(existsSync(live), false, 'nothing created in its place');
 });
 
 test('doctor on a live config with no method enabled says so and exits 1; the sandbox passes', async (t) => {

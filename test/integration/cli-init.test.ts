@@ -153,7 +153,7 @@ test('payd init --systemd writes credential references that match systemd/payd.s
     assert.ok(out.includes(`/etc/payd/credentials/${name}`), `next steps create ${name}`);
   }
   assert.match(unit, new RegExp(`--config ${config && '/etc/payd/payd.config.json'}`));
-  assert.match(out, /sudo install -D -m 0640 -o root -g payd .*etc\/payd\.config\.json \/etc\/payd\/payd\.config\.json/);
+  assert.match(out, /^  sudo install -m 0640 -o root -g payd etc\/payd\.config\.json \/etc\/payd\/payd\.config\.json$/m);
   // The database is the service's to create, as its own user.
   assert.equal(existsSync(join(dir, 'var')), false);
   assert.doesNotMatch(out, /created /);
@@ -166,6 +166,55 @@ test('payd init --systemd writes credential references that match systemd/payd.s
   writeFileSync(file, JSON.stringify(dbless));
   const migrate = spawnSync(process.execPath, [PAYD_BIN, 'migrate', '--config', file], { cwd: dir, env: { ...process.env, CREDENTIALS_DIRECTORY: creds }, encoding: 'utf8' });
   assert.equal(migrate.status, 0, migrate.stderr);
+});
+
+test('init --systemd prints the README\'s systemd recipe word for word; it parses in bash, creates the payd user before anything needs its group, and never replaces a master key', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'payd-init-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const { prompter } = scripted({
+    'Listen address': [''],
+    'Listen port': [''],
+    'Public base URL': ['https://pay.example.com'],
+    ...UPI_ANSWERS,
+    'Accept USDT on TRON': [true],
+    'Your TRON address': ['TWiw9REQDT97WudRTTnw118xEFGc3HWwuM'],
+    'Use a TronGrid API key': [true],
+  });
+  let out = '';
+  const code = await runCli(['init', '--systemd', '--config', 'payd.config.json'], { env: {}, cwd: dir, io: { out: (s) => void (out += s + '\n'), err: (s) => void (out += s + '\n') }, prompter });
+  assert.equal(code, 0, out);
+  const printed = out.slice(out.indexOf('next steps')).split('\n').slice(1).filter((l) => l.startsWith('  ')).map((l) => l.slice(2)).join('\n');
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const section = readme.slice(readme.indexOf('## Running under systemd'), readme.indexOf('## Going live'));
+  const recipe = /```sh\n(id -u payd[\s\S]*?)\n```/.exec(section)?.[1];
+  assert.ok(recipe, 'the README shows the recipe');
+  assert.equal(printed, recipe);
+
+  // Every command parses.
+  const parse = spawnSync('bash', ['-n'], { input: recipe, encoding: 'utf8' });
+  assert.equal(parse.status, 0, parse.stderr);
+  // Run with sudo, id and journalctl recorded instead of run (a stand-in machine with no payd user).
+  const run = (keyExists: boolean) => {
+    const stubs = `set -e
+sudo() { printf '%s\\n' "sudo $*" >> log; if [ "$1" = test ]; then return ${keyExists ? 0 : 1}; fi; if [ "$1" = tee ]; then cat > /dev/null; fi; }
+id() { return 1; }
+journalctl() { printf '%s\\n' "journalctl $*" >> log; }
+`;
+    rmSync(join(dir, 'log'), { force: true });
+    const r = spawnSync('bash', ['-c', stubs + recipe], { cwd: dir, encoding: 'utf8', timeout: 20_000 });
+    assert.equal(r.status, 0, r.stderr);
+    return readFileSync(join(dir, 'log'), 'utf8').trim().split('\n');
+  };
+  const log = run(false);
+  const useradd = log.findIndex((l) => l.includes('useradd --system'));
+  const firstGroup = log.findIndex((l) => l.includes('-g payd') || l.includes('root:payd') || l.includes('User=payd'));
+  assert.ok(useradd >= 0 && useradd < firstGroup, log.join('\n'));
+  assert.ok(log.includes('sudo install -d -m 0700 -o root -g root /etc/payd/credentials'), 'credentials: root only');
+  assert.ok(log.includes('sudo install -m 0640 -o root -g payd payd.config.json /etc/payd/payd.config.json'));
+  for (const c of ['imap-password', 'trongrid-key', 'master-key']) assert.ok(log.includes(`sudo tee /etc/payd/credentials/${c}`), c);
+  assert.match(log.find((l) => l.includes('systemd-run'))!, /^sudo systemd-run --quiet --pipe --wait --collect -p User=payd -p LoadCredential=master-key:\/etc\/payd\/credentials\/master-key \/opt\/payd\/bin\/payd --config \/etc\/payd\/payd\.config\.json merchant create --name My shop$/);
+  // Pasted again on a machine that has its key: the key is kept.
+  assert.ok(!run(true).includes('sudo tee /etc/payd/credentials/master-key'));
 });
 
 test('payd init with UPI asks where the bank sends the alerts (required when the IMAP user is not an address) and writes a config payd accepts', async (t) => {

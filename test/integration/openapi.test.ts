@@ -77,6 +77,8 @@ test('every operation documents its security, its success and every error code i
   assert.ok(codes('/api/v1/intents/{intent_id}/cancel', 'post').includes('INTENT_NOT_CANCELABLE'));
   assert.ok(codes('/api/v1/intents/create-payment', 'post').includes('ORDER_ID_CONFLICT'));
   assert.ok(codes('/api/v1/intents/create-payment', 'post').includes('AMOUNT_UNAVAILABLE'));
+  // AMOUNT_UNAVAILABLE answers with Retry-After (when the first held amount is free again).
+  assert.match(doc.paths['/api/v1/intents/create-payment'].post.responses['503'].headers['Retry-After'].description, /AMOUNT_UNAVAILABLE/);
   assert.ok(!codes('/api/v1/intents', 'get').includes('INTENT_NOT_FOUND'));
 });
 

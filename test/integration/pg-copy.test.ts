@@ -206,3 +206,51 @@ test('db copy refuses, changing nothing: a target that holds data, an unknown ta
   assert.match(running.err, /still holds this SQLite database's worker lease \(host elsewhere, pid 1\): stop every payd serve first/);
   assert.equal(await tables(), 0);
 });
+
+test('trial copy while the shop runs: the live file is refused (its daemon holds it), a VACUUM INTO snapshot of it copies, and the daemon keeps serving', async (t) => {
+  const dir = workdir(t);
+  const config = baseConfig(dir);
+  writeFileSync(join(dir, 'payd.config.json'), JSON.stringify(config));
+  const created = await payd(['merchant', 'create', '--name', 'Running shop', '--json'], { cwd: dir });
+  assert.equal(created.code, 0, created.err);
+  const daemon = await spawnPayd(['serve'], { cwd: dir });
+  t.after(() => daemon.child.kill('SIGKILL'));
+  const live = join(dir, 'payd.sqlite');
+  // The daemon leads: its lease row names its pid.
+  const deadline = Date.now() + 30_000;
+  let lease: { pid: number; expires_at: number } | undefined;
+  const reader = openDatabase(live);
+  while (!lease && Date.now() < deadline) {
+    lease = await reader.selectFrom('worker_lease').select(['pid', 'expires_at']).executeTakeFirst();
+    if (!lease) await new Promise((r) => setTimeout(r, 200));
+  }
+  assert.equal(lease?.pid, daemon.child.pid);
+
+  // A consistent snapshot, as the README's trial copy takes it; its lease row is the live one
+  // (made to look fresh for a minute, so the test does not depend on how fast the copy starts).
+  const snapshot = join(dir, 'trial.sqlite');
+  await sql`vacuum into ${snapshot}`.execute(reader);
+  await reader.destroy();
+  const snap = openDatabase(snapshot);
+  await snap.updateTable('worker_lease').set({ expires_at: Date.now() + 60_000 }).execute();
+  assert.equal((await snap.selectFrom('worker_lease').select('pid').executeTakeFirstOrThrow()).pid, daemon.child.pid);
+  await snap.destroy();
+
+  const refusedInto = await freshDatabase(pg.url);
+  const refused = await runWithEnv(['db', 'copy', '--to-env', 'T'], dir, { T: refusedInto });
+  assert.equal(refused.status, 1);
+  assert.match(refused.stderr, new RegExp(`still holds this SQLite database's worker lease \\(host .*, pid ${daemon.child.pid}\\)`));
+  assert.match(refused.stderr, /For a trial copy while the shop runs, copy a snapshot instead: sqlite3 <database> "VACUUM INTO '<snapshot>'", then payd db copy --from <snapshot>/);
+
+  const trial = await freshDatabase(pg.url);
+  const copied = await runWithEnv(['db', 'copy', '--from', 'trial.sqlite', '--to-env', 'T'], dir, { T: trial });
+  assert.equal(copied.status, 0, copied.stderr);
+  assert.match(copied.stdout, /counts verified/);
+  const target = openPostgres({ url: trial, pool: 1, statementTimeoutMs: 0 });
+  t.after(() => target.destroy());
+  assert.equal(await count(target, 'merchants'), 1);
+  assert.equal(await count(target, 'worker_lease'), 0, 'the lease is not copied');
+  // The shop never stopped.
+  assert.equal(daemon.child.exitCode, null);
+  assert.equal((await fetch(`${daemon.url}/healthz`)).status, 200);
+});

@@ -24,7 +24,7 @@ function nodeConfig(grid: FakeTronGrid) {
     server: { port: 0, masterKey: MASTER_KEY, publicUrl: 'https://pay.example.com', rateLimit: { perSecond: 0, burst: 1 }, publicRateLimit: { perSecond: 0, burst: 1 } },
     // The URL as a secret reference, the way an operator passes it (never on the command line).
     database: { url: { env: 'PAYD_TEST_DATABASE_URL' } },
-    webhooks: { retrySchedule: [1, 1, 1], timeoutSeconds: 2 },
+    webhooks: { retrySchedule: [1, 1, 1], timeoutSeconds: 2, allowLoopback: true },
     methods: { USDT_TRC20: { address: MERCHANT, apiUrl: grid.url, pollSeconds: 0.2 } },
   };
 }

@@ -77,4 +77,16 @@ test('every runnable error example in the README answers its code against `payd 
     }
     assert.equal(body.code, row.code, `${row.command}\n→ ${out}`);
   }
+
+  // The events example as printed, literal "…" in its URL included (Node's parser refuses it
+  // before the app sees it): a JSON INVALID_REQUEST that says what is wrong, not an empty 400.
+  const events = /```sh\n(curl -s "http:\/\/127\.0\.0\.1:8080\/api\/v1\/events[^`]+)```/.exec(README.slice(README.indexOf('### Events')))?.[1];
+  assert.ok(events?.includes('…'), 'the README shows the events call with a placeholder id');
+  const answer = await sh(`${env}\n${events!.replace('http://127.0.0.1:8080', `http://127.0.0.1:${port}`).replace(/\\\n/g, ' ').trim()} -w '\\n%{http_code}'`);
+  const [json, status] = answer.trim().split('\n');
+  assert.equal(status, '400', answer);
+  const body = JSON.parse(json!);
+  assert.equal(body.code, 'INVALID_REQUEST');
+  assert.match(body.detail, /percent-encoded/);
+  assert.deepEqual(body.errors.map((e: { field: string }) => e.field), ['url']);
 });

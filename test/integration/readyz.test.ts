@@ -97,3 +97,77 @@ test('a source that throws is reported crashed (503, with its error) and restart
   assert.equal(runs, 3);
   assert.equal(ok.body.sources.SOL.last_error, undefined);
 });
+
+const sourceUp = async (url: string, method: string) => {
+  const text = await (await fetch(url + '/metrics')).text();
+  return new RegExp(`^payd_source_up\\{method="${method}"\\} (\\d)$`, 'm').exec(text)?.[1];
+};
+
+test('/readyz: a source that has not completed a cycle yet is not ready (503 "starting", payd_source_up 0) until its first cycle completes', async (t) => {
+  let release!: () => void;
+  const firstCycle = new Promise<void>((resolve) => (release = resolve));
+  const slow: PaymentSource = {
+    name: 'slow',
+    method: 'SOL',
+    async run(signal) {
+      // The first cycle waits for the test: until then the source has never seen its upstream.
+      await runLoop({ name: 'slow', intervalMs: 100, tick: () => firstCycle, signal, log: silentLogger(), random: systemRandom });
+    },
+    check: async () => ({ ok: true, message: '' }),
+  };
+  const p = await startPayd({ workers: true, sources: () => [slow] });
+  t.after(() => p.close());
+  t.after(() => release());
+  const first = await readyz(p.url);
+  assert.equal(first.status, 503);
+  assert.equal(first.body.status, 'unavailable');
+  assert.deepEqual(first.body.failing, ['SOL']);
+  assert.equal(first.body.sources.SOL.state, 'starting');
+  assert.equal(await sourceUp(p.url, 'SOL'), '0');
+  release();
+  const ok = await waitFor(async () => {
+    const r = await readyz(p.url);
+    return r.status === 200 && r;
+  }, 5000, 'ready after the first cycle');
+  assert.equal(ok.body.sources.SOL.state, 'ok');
+  assert.equal(await sourceUp(p.url, 'SOL'), '1');
+});
+
+test('/readyz: a mailbox that refuses connections from the start is down at once (503 naming UPI, payd_source_up 0), long before it could be stale', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'payd-readyz-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const p = await startPayd({
+    dir,
+    workers: true,
+    sources: 'configured',
+    rawConfig: {
+      server: { host: '127.0.0.1', port: 0 },
+      database: { file: join(dir, 'payd.sqlite') },
+      methods: {
+        UPI: {
+          vpa: 'shop@hdfcbank',
+          payeeName: 'Example Shop',
+          // Port 1 on loopback: connection refused. Re-syncs every 10 min: "stale" is half an hour away.
+          imap: { host: '127.0.0.1', port: 1, secure: false, user: 'alerts@example.com', password: 'x', resyncSeconds: 600 },
+          accounts: [{ bank: 'hdfc', accountEnding: '4321' }],
+        },
+      },
+    },
+  });
+  t.after(() => p.close());
+  const down = await waitFor(async () => {
+    const r = await readyz(p.url);
+    return r.body.sources?.UPI?.last_error && r;
+  }, 10_000, 'the first failed connection');
+  assert.equal(down.status, 503);
+  assert.deepEqual(down.body.failing, ['UPI']);
+  assert.equal(down.body.sources.UPI.state, 'down');
+  assert.equal(down.body.sources.UPI.last_ok_at, undefined);
+  assert.match(down.body.sources.UPI.last_error, /127\.0\.0\.1|refused|ECONNREFUSED|connect/i);
+  assert.equal(await sourceUp(p.url, 'UPI'), '0');
+  // And it stays so while it retries: never "ready" without one completed cycle.
+  for (let i = 0; i < 5; i++) {
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal((await readyz(p.url)).status, 503);
+  }
+});

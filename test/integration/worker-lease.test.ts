@@ -19,7 +19,7 @@ test('two serve processes: one leader, one standby; each settlement delivered on
   t.after(() => receiver.close());
   const dir = mkdtempSync(join(tmpdir(), 'payd-lease-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  writeFileSync(join(dir, 'payd.config.json'), JSON.stringify({ database: { file: 'data/payd.sqlite' }, server: { port: 0 }, webhooks: { retrySchedule: [1, 1, 1], timeoutSeconds: 2 } }));
+  writeFileSync(join(dir, 'payd.config.json'), JSON.stringify({ database: { file: 'data/payd.sqlite' }, server: { port: 0 }, webhooks: { retrySchedule: [1, 1, 1], timeoutSeconds: 2, allowLoopback: true } }));
   // The sandbox: its simulated source reads payments other processes write, like a real upstream.
   const m = (await payd(['merchant', 'create', '--sandbox', '--name', 'Shop', '--webhook-url', receiver.url, '--json'], { cwd: dir })).json();
   const headers = { 'x-client-id': m.client_id, 'x-client-secret': m.client_secret, 'content-type': 'application/json' };
@@ -30,7 +30,8 @@ test('two serve processes: one leader, one standby; each settlement delivered on
   const roles = await Promise.all(both.map(async (d) => (await readyz(d.url)).body.workers));
   assert.deepEqual([...roles].sort(), ['leader', 'standby']);
   const [a, b] = roles[0] === 'leader' ? both : [both[1]!, both[0]!];
-  assert.equal((await readyz(a!.url)).status, 200);
+  // Ready once the leader's source completed its first cycle.
+  await waitFor(async () => (await readyz(a!.url)).status === 200, 5000, 'the leader to be ready');
   const standby = await readyz(b!.url);
   assert.equal(standby.status, 200);
   assert.deepEqual(standby.body.sources, { sandbox: { state: 'standby' } });

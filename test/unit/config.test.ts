@@ -82,3 +82,11 @@ test('database: url selects PostgreSQL (a secret reference), file keeps SQLite, 
   assert.throws(() => parseConfig({ database: { url: 'postgres://db/payd' } }, '/srv', {}), /server\.masterKey: is required with database\.url \(PostgreSQL\): every node must use the same key/);
   assert.throws(() => parseConfig({ database: { pool: 0 } }, '/srv', {}), /database\.pool: /);
 });
+
+test('UPI accountEnding: the last 3 to 6 digits or the whole account number; anything else names the path', () => {
+  const upi = (accountEnding: string) => ({
+    methods: { UPI: { vpa: 'shop@indus', payeeName: 'Shop', imap: { host: 'h', user: 'a@example.com', password: 'p' }, accounts: [{ bank: 'indusind', accountEnding }] } },
+  });
+  for (const ok of ['321', '654321', '150123454321']) assert.equal(parseConfig(upi(ok), '/srv', {}).methods.UPI!.accounts[0].accountEnding, ok);
+  for (const bad of ['21', '1234567', 'XX4321']) assert.throws(() => parseConfig(upi(bad), '/srv', {}), /methods\.UPI\.accounts\.0\.accountEnding: expected the last 3 to 6 digits of the account, or the whole account number/);
+});

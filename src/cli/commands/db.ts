@@ -16,7 +16,7 @@ export function dbCommands(program: Command, e: CliEnv): void {
     .option('--from <file>', 'the SQLite file to copy (default: the config\'s database.file)')
     .option('--batch <rows>', 'rows per read and per insert', positiveInt, 250)
     .option('--json', 'print JSON')
-    .addHelpText('after', `\nThe target URL: --to, else the variable named by --to-env, else $${COPY_TO_ENV}.\nStop every payd serve first. The target must be empty; it is migrated, then filled in one transaction.`)
+    .addHelpText('after', `\nThe target URL: --to, else the variable named by --to-env, else $${COPY_TO_ENV}.\nStop every payd serve first (a trial while the shop runs: copy a snapshot, --from <file> made with sqlite3's VACUUM INTO). The target must be empty; it is migrated, then filled in one transaction.`)
     .action(async (o: Opts, cmd: Command) => {
       const g = cmd.optsWithGlobals();
       if (g.sandbox) throw new PaydError('INVALID_REQUEST', 'the sandbox stays on SQLite: db copy moves the live database only (drop --sandbox)');

@@ -5,6 +5,7 @@ import { parseConfig } from '../../config/load.ts';
 import { isSolanaAddress, isTronAddress, isVpa } from '../../config/addresses.ts';
 import { PaydError } from '../../domain/errors.ts';
 import type { CliEnv } from '../context.ts';
+import { SYSTEMD, systemdRecipe } from '../systemd-recipe.ts';
 import { leaf, type Opts } from './leaf.ts';
 
 type Json = Record<string, unknown>;
@@ -18,14 +19,7 @@ export const DEFAULT_CONFIG: Json = {
   methods: {},
 };
 
-/** What systemd/payd.service expects: the config path, the state directory and the credential names. */
-export const SYSTEMD = {
-  config: '/etc/payd/payd.config.json',
-  database: '/var/lib/payd/payd.sqlite',
-  credentialsDir: '/etc/payd/credentials',
-  bin: '/opt/payd/bin/payd',
-  credentials: { imapPassword: 'imap-password', trongridKey: 'trongrid-key', masterKey: 'master-key' },
-} as const;
+export { SYSTEMD };
 
 /** How payd asks its questions; @inquirer/prompts by default, a script in tests. */
 export interface Prompter {
@@ -138,27 +132,14 @@ function nextSteps(e: CliEnv, file: string, a: Asked, systemd: boolean, dbFile: 
   const lines: string[] = [];
   const methods = Object.keys(a.json.methods as Json);
   if (systemd) {
-    const cfg = file === SYSTEMD.config ? [] : [`  sudo install -D -m 0640 -o root -g payd ${shellQuote(file)} ${SYSTEMD.config}`];
-    const creds = a.secrets.map((s) =>
-      s.credential === SYSTEMD.credentials.masterKey
-        ? `  head -c 32 /dev/urandom | base64 | sudo tee ${SYSTEMD.credentialsDir}/${s.credential} >/dev/null`
-        : `  printf '%s' '<the ${s.what}>' | sudo tee ${SYSTEMD.credentialsDir}/${s.credential} >/dev/null`,
-    );
-    const unused = Object.values(SYSTEMD.credentials).filter((c) => !a.secrets.some((s) => s.credential === c));
-    const loadCredentials = a.secrets.map((s) => `-p LoadCredential=${s.credential}:${SYSTEMD.credentialsDir}/${s.credential}`).join(' ');
-    lines.push(
-      'next steps (as in README, "Running under systemd"; the unit reads the config and credentials below):',
-      ...cfg,
-      `  sudo install -d -m 0750 -o root -g payd /etc/payd ${SYSTEMD.credentialsDir}`,
-      ...creds,
-      `  sudo chmod 0600 ${SYSTEMD.credentialsDir}/*`,
-      '  sudo cp systemd/payd.service /etc/systemd/system/',
-      ...(unused.length ? [`  # then delete the LoadCredential= lines for ${unused.join(', ')} from /etc/systemd/system/payd.service (not used by this config)`] : []),
-      '  sudo systemctl daemon-reload && sudo systemctl enable --now payd',
-      '  # admin commands read the same credentials: run them as the payd user through systemd-run',
-      `  sudo systemd-run --quiet --pipe --wait -p User=payd -p StateDirectory=payd ${loadCredentials} ${SYSTEMD.bin} --config ${SYSTEMD.config} merchant create --name "My shop"`,
-    );
+    const rel = relative(e.cwd, file);
+    const at = file === SYSTEMD.config ? SYSTEMD.config : shellQuote(rel && !rel.startsWith('..') ? rel : file);
+    const secrets = a.secrets.flatMap((s) => (s.credential ? [{ credential: s.credential, what: s.what }] : []));
+    const unused = Object.values(SYSTEMD.credentials).filter((c) => !secrets.some((s) => s.credential === c));
+    lines.push(`next steps (the recipe of README "Running under systemd", for this config; from the payd checkout, /opt/payd):`);
     if (methods.length === 0) lines.push('  # no payment method is enabled yet: edit the config before starting payd');
+    if (unused.length) lines.push(`  # this config does not use ${unused.join(', ')}: delete those LoadCredential= lines from /etc/systemd/system/payd.service after copying it`);
+    lines.push(...systemdRecipe({ config: at, secrets }).map((l) => `  ${l}`));
     return lines;
   }
   const bin = e.self ? shellQuote(relative(e.cwd, e.self).startsWith('..') ? e.self : relative(e.cwd, e.self) || e.self) : 'npx payd';

@@ -64,8 +64,10 @@ export async function runDaemon(
     await app.close().catch(() => {});
     throw err;
   }
+  let stopAt = 0;
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
+      stopAt = Date.now();
       log.info('shutting down', { signal });
       // One deadline for HTTP, workers and deliveries together (app.close); missing it exits 1.
       app.close({ deadlineMs: SHUTDOWN_MS }).then(
@@ -88,7 +90,20 @@ export async function runDaemon(
   log.info('stopped');
   log.flush();
   process.off('uncaughtException', fatal);
+  // A slow reader of stdout/stderr gets what is left of the deadline to take the last lines; a gone one none.
+  const rest = Math.max(0, stopAt + SHUTDOWN_MS - Date.now());
+  if (!(await drainedWithin(e, rest))) process.exit(0);
 }
+
+const drainedWithin = (e: CliEnv, ms: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    if (!e.io.flushed) return resolve(true);
+    const timer = setTimeout(() => resolve(false), ms);
+    void e.io.flushed().then(() => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
 
 export function serveCommand(program: Command, e: CliEnv): void {
   leaf(program.command('serve').description('run the API, payment sources, webhook dispatcher and housekeeping'))

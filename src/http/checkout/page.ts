@@ -11,6 +11,9 @@ export interface AssetUrls {
 
 export interface PageInput {
   intent: Intent;
+  /** Who is paid, as the payment link names them (domain/deposit.ts payeeShown): the page's title and heading. */
+  payee: string;
+  /** The merchant (API client) whose order this is; named beside the order when it differs from the payee. */
   merchantName: string;
   state: CheckoutState;
   qr: Safe;
@@ -91,21 +94,29 @@ export function checkoutPage(p: PageInput): string {
   data-expires-at="${state.expires_at}" data-server-now="${state.now}" data-redirect-url="${state.redirect_url ?? ''}">
   ${testBanner}
   <header class="head">
-    <p class="merchant">Pay <strong id="merchant-name">${p.merchantName}</strong></p>
-    <p class="order">Order <span id="order-id">${intent.orderId}</span></p>
+    <p class="merchant">Pay <strong id="payee-name">${p.payee}</strong></p>
+    <p class="order">Order <span id="order-id">${intent.orderId}</span>${p.merchantName !== p.payee ? html` · <span id="merchant-name">${p.merchantName}</span>` : html``}</p>
   </header>
 
-  <p class="status" id="status-text" role="status" aria-live="polite">${STATUS_TEXT[state.status]}</p>
+  <div class="status-bar">
+    <p class="status" id="status-text" role="status" aria-live="polite">${STATUS_TEXT[state.status]}</p>
+    <p class="countdown pending-only">Expires in <time id="countdown" datetime="${state.expires_at}">${formatRemaining(Date.parse(state.expires_at) - state.now)}</time></p>
+  </div>
+  <p class="next-step pending-only" id="next-step">After paying in your app, come back to this page: it updates by itself as soon as your payment is received${intent.returnUrl ? html` and takes you back to ${p.merchantName}` : html``}. No need to reload it.</p>
 
   <section class="when-pending" aria-label="Payment details">
     <div class="amount-box">
       <p class="label">Amount to pay</p>
       <p class="amount"><span id="pay-amount" data-copy-value="${pay.plain}">${pay.text}</span>${unit ? html` <span class="unit">${unit}</span>` : html``}
         <button type="button" class="copy" data-copy="pay-amount">Copy</button></p>
-      <p class="note" id="exact-note"><strong>Pay exactly this amount</strong> in one payment. The exact amount is how your payment is recognised; a different amount may not be matched.</p>
+      <p class="note" id="exact-note"><strong>Pay exactly this amount</strong>, in one payment: the exact amount is how your payment is recognised.</p>
     </div>
 
     <a class="app-button" id="app-button" href="${intent.paymentUri}">${APP_BUTTON[method]}</a>
+    <div class="qr-box">
+      <a class="qr-link" href="${intent.paymentUri}" aria-label="Open in a payment app">${p.qr}</a>
+      <p class="hint">Scan with your ${method === 'UPI' ? 'UPI' : 'wallet'} app.</p>
+    </div>
 
     <dl class="details">
       <dt>Method</dt>
@@ -116,12 +127,6 @@ export function checkoutPage(p: PageInput): string {
     </dl>
     ${warning ? html`<p class="network-warning" id="network-warning" role="note">${warning}</p>` : html``}
 
-    <div class="qr-box">
-      <a class="qr-link" href="${intent.paymentUri}" aria-label="Open in a payment app">${p.qr}</a>
-      <p class="hint">Scan with your ${method === 'UPI' ? 'UPI' : 'wallet'} app.</p>
-    </div>
-
-    <p class="countdown">Expires in <time id="countdown" datetime="${state.expires_at}">${formatRemaining(Date.parse(state.expires_at) - state.now)}</time></p>
   </section>
 
   <section class="when-settled" aria-label="Payment received">
@@ -146,7 +151,7 @@ export function checkoutPage(p: PageInput): string {
 
   <noscript><p class="hint">Reload this page to see the latest status.</p></noscript>
 </main>`;
-  return layout(`Pay ${p.merchantName}`, p.assets, body);
+  return layout(`Pay ${p.payee}`, p.assets, body);
 }
 
 /** Unknown and malformed ids get the same page: nothing tells which intents exist. */

@@ -1,9 +1,11 @@
 import type { H3, H3Event } from 'h3';
+import { payeeShown } from '../../domain/deposit.ts';
 import type { Clock, Logger } from '../../domain/ports.ts';
 import type { IntentService } from '../../services/intents.ts';
 import type { MerchantService } from '../../services/merchants.ts';
 import { loadAssets, type Assets } from './assets.ts';
 import { clientKey, type RateLimiter } from '../rate-limit.ts';
+import type { PeerRequest } from '../client-address.ts';
 import { htmlResponse, jsonResponse, securityHeaders } from './headers.ts';
 import { checkoutPage, errorPage, notFoundPage } from './page.ts';
 import { createQrCache } from './qr.ts';
@@ -16,8 +18,12 @@ export interface CheckoutDeps {
   log: Logger;
   /** False in the sandbox: the page says TEST MODE. */
   livemode: boolean;
+  /** The configured payee name (methods.UPI.payeeName, '' when none): the page names the payee as the wallet does. */
+  payeeName: string;
   /** Per client IP (server.publicRateLimit): the page renders a QR and reads the database. */
   limiter?: RateLimiter;
+  /** The client's address the limiter counts (behind a trusted proxy: from X-Forwarded-For). */
+  clientAddress: (req: PeerRequest) => string | undefined;
 }
 
 /**
@@ -36,7 +42,8 @@ export function registerCheckout(app: H3, d: CheckoutDeps): void {
     ? {
         middleware: [
           (event: H3Event) => {
-            const wait = limiter.take(clientKey(event.runtime?.node?.req?.socket?.remoteAddress));
+            const req = event.runtime?.node?.req;
+            const wait = limiter.take(clientKey(req ? d.clientAddress(req) : undefined));
             if (wait === 0) return undefined;
             const headers = securityHeaders('application/json; charset=utf-8');
             headers.set('retry-after', String(wait));
@@ -63,7 +70,7 @@ export function registerCheckout(app: H3, d: CheckoutDeps): void {
     if (!intent) return htmlResponse(notFoundPage(assets.urls), 404);
     const merchant = await d.merchants.get(intent.merchantId);
     const state = checkoutState(intent, d.clock.now());
-    return htmlResponse(checkoutPage({ intent, merchantName: merchant.name, state, qr: await qr.svg(intent.id, intent.paymentUri), assets: assets.urls, livemode: d.livemode }));
+    return htmlResponse(checkoutPage({ intent, payee: payeeShown(d.payeeName, merchant.name), merchantName: merchant.name, state, qr: await qr.svg(intent.id, intent.paymentUri), assets: assets.urls, livemode: d.livemode }));
   });
   app.get('/pay/:intent_id', page, limited);
   // HEAD (link checkers, uptime probes, chat-app previews) answers like GET, without the body.

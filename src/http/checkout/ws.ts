@@ -22,6 +22,8 @@ export interface CheckoutSocketDeps {
   finalGraceMs?: number;
   /** Per client IP (server.publicRateLimit); an upgrade is a /pay/* request like any other. */
   limiter?: RateLimiter;
+  /** The client's address the limiter counts; default: the socket peer. */
+  clientAddress?: (req: IncomingMessage) => string | undefined;
 }
 
 /** What serveHttp needs to hand websocket upgrades to the checkout. */
@@ -192,7 +194,7 @@ export function createCheckoutSockets(d: CheckoutSocketDeps): CheckoutSockets {
     handleUpgrade(req, socket, head) {
       const path = (req.url ?? '').split('?')[0];
       if (!WS_PATH.test(path)) return void plainReply(socket, '404 Not Found');
-      const wait = d.limiter?.take(clientKey(req.socket.remoteAddress)) ?? 0;
+      const wait = d.limiter?.take(clientKey(d.clientAddress ? d.clientAddress(req) : req.socket.remoteAddress)) ?? 0;
       if (wait > 0) return void plainReply(socket, '429 Too Many Requests', `retry-after: ${wait}\r\n`);
       adapter.handleUpgrade(req, socket, head).catch((err) => {
         d.log.warn('checkout websocket upgrade failed', { error: String(err) });

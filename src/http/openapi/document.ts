@@ -135,7 +135,9 @@ function errorResponses(codes: ErrorCode[]): Record<string, Json> {
   for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
     out[String(status)] = {
       description: list.join(' or '),
-      ...(status === 429 || list.includes('BUSY') ? { headers: { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } } } } : {}),
+      ...(status === 429 || list.includes('BUSY') || list.includes('AMOUNT_UNAVAILABLE')
+        ? { headers: { 'Retry-After': { description: 'Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount).', schema: { type: 'integer' } } } }
+        : {}),
       content: {
         'application/json': {
           schema: errorSchema(list),

@@ -6,6 +6,7 @@ export type BankId = 'hdfc' | 'icici' | 'sbi' | 'axis' | 'kotak' | 'yes' | 'indu
 
 export interface ConfiguredAccount {
   bank: BankId;
+  /** The last 3–6 digits, or the whole account number (then the leading digits a bank prints are compared too). */
   accountEnding: string;
 }
 
@@ -31,7 +32,10 @@ export type AlertVerdict =
   | CreditAlert
   /** Not money in (marketing, balance, debit, OTP…), or mail payd cannot trust to be the bank's: nothing to keep. */
   | { kind: 'ignore'; reason: string; bank?: BankId }
-  /** Reads like a bank credit but settles nothing (forged, replayed, refund, other account, unreadable): keep for the operator. */
+  /**
+   * Reads like a bank credit but settles nothing (forged, replayed, refund, other account, unreadable,
+   * `suspicious_counterparty`: the payer's own text reads like the bank's): keep for the operator.
+   */
   | { kind: 'reject'; reason: string; bank?: BankId; detail?: Record<string, unknown>; /** The bank's DKIM signature verified: keep the raw bytes whole. */ authenticated?: true }
   /** A verified bank mail no template reads: not money we can see, but loud (template churn). */
   | { kind: 'unread'; bank: BankId; detail?: Record<string, unknown> }

@@ -30,7 +30,7 @@ export async function inspectAlert(raw: Buffer, opts: InspectOptions): Promise<A
   const bank = fromLineAddresses(headerBlock(raw) ?? raw.toString('latin1')).map(bankForAddress).find((b) => b !== undefined);
   if (!bank) {
     // A bank credit from a domain that is not the bank's: a look-alike, or a forwarded copy. Keep it for the operator.
-    const claimed = BANKS.find((b) => best(b, bodies, subject).kind === 'credit');
+    const claimed = BANKS.find((b) => CLAIMS_CREDIT.has(best(b, bodies, subject).kind));
     return claimed
       ? { kind: 'reject', reason: 'lookalike_sender', bank: claimed.id, detail: { from: facts.fromAddresses } }
       : { kind: 'ignore', reason: 'unknown_sender' };
@@ -58,6 +58,8 @@ export async function inspectAlert(raw: Buffer, opts: InspectOptions): Promise<A
   // Money in that is not a customer's UPI payment (refund, reversal, NEFT…): kept, never settled.
   if (parsed.kind === 'not_credit') return keep(parsed.reason, { subject });
   if (parsed.kind === 'unparseable') return keep('unparseable', { why: parsed.reason, subject });
+  // The counterparty's own text reads like the bank's (issue 24): kept with its raw message, never settled.
+  if (parsed.kind === 'suspicious') return keep('suspicious_counterparty', { field: parsed.field, why: parsed.why, subject });
   if (!accountMatches(bank, parsed.accountMask, opts.accounts)) {
     return keep('other_account', { accountMask: parsed.accountMask, amountMinor: parsed.amountMinor.toString(), ...(parsed.utr ? { utr: parsed.utr } : {}) });
   }
@@ -98,7 +100,9 @@ function bodyTexts(mail: ParsedMail): string[] {
 /** Readings that are money into an account, though not a customer's UPI payment. */
 const MONEY_IN = new Set(['refund', 'reversal', 'not_upi']);
 
-const RANK: Record<ParseResult['kind'], number> = { credit: 3, not_credit: 2, unparseable: 1 };
+/** A suspicious reading of either body outranks a clean one: both bodies are the same alert. */
+const RANK: Record<ParseResult['kind'], number> = { suspicious: 4, credit: 3, not_credit: 2, unparseable: 1 };
+const CLAIMS_CREDIT = new Set<ParseResult['kind']>(['credit', 'suspicious']);
 
 /** The most definite reading over all bodies; an 'unrecognized' body (a placeholder) counts least. */
 function best(bank: BankParser, bodies: string[], subject: string): ParseResult {
@@ -111,12 +115,20 @@ function best(bank: BankParser, bodies: string[], subject: string): ParseResult 
   return pick;
 }
 
-/** The alert shows the last 3–6 digits; the operator configured the last 3–6 digits. */
+/**
+ * Every digit both sides show must agree. The alert shows the last 3–6 digits (ICICI only 3) and
+ * IndusInd the first two as well; the operator configured the last 3–6 digits or the whole number.
+ */
 export function accountMatches(bank: BankParser, mask: string, accounts: ConfiguredAccount[]): boolean {
   const shown = trailingDigits(mask);
+  const lead = /^(\d+)[Xx*]/.exec(mask)?.[1];
   return accounts.some((a) => {
     if (a.bank !== bank.id || shown.length < 3) return false;
-    return shown.length >= a.accountEnding.length ? shown.endsWith(a.accountEnding) : a.accountEnding.endsWith(shown);
+    const tail = shown.length >= a.accountEnding.length ? shown.endsWith(a.accountEnding) : a.accountEnding.endsWith(shown);
+    if (!tail) return false;
+    // A whole number configured: the leading digits the mask shows, and its length, must be the account's too.
+    if (lead && a.accountEnding.length >= mask.length) return a.accountEnding.length === mask.length && a.accountEnding.startsWith(lead);
+    return true;
   });
 }
 

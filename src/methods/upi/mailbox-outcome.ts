@@ -19,8 +19,10 @@ export interface MailboxEnvelope {
 }
 
 /** A verified credit alert → the normalized payment the ledger matches on (txRef = UTR). */
-export function creditToPayment(alert: CreditAlert, ctx: { vpa: string; uid: number; observedAt: number }): ReceivedPayment {
+export function creditToPayment(alert: CreditAlert, ctx: { vpa: string; uid: number; observedAt: number; origin?: ReceivedPayment['origin'] }): ReceivedPayment {
   return {
+    // Kept with its raw bytes should the UTR already be recorded with other facts.
+    ...(ctx.origin ? { origin: ctx.origin } : {}),
     method: 'UPI',
     receiver: ctx.vpa,
     amountMinor: alert.amountMinor,

@@ -88,7 +88,7 @@ async function decideParked(c: ParkedContext, m: ParkedMail, verdict: AlertVerdi
 async function settle(c: ParkedContext, m: ParkedMail, v: Exclude<AlertVerdict, { kind: 'retry' }>, now: number): Promise<void> {
   switch (v.kind) {
     case 'credit': {
-      const outcome = await c.ledger.ingest(creditToPayment(v, { vpa: c.vpa, uid: m.uid, observedAt: now }));
+      const outcome = await c.ledger.ingest(creditToPayment(v, { vpa: c.vpa, uid: m.uid, observedAt: now, origin: { ref: m.ref, raw: m.raw } }));
       c.log.info('parked UPI credit alert ingested', { ref: m.ref, bank: v.bank, utr: v.utr, outcome: outcome.kind });
       return;
     }

@@ -175,7 +175,7 @@ async function record(verdict: AlertVerdict, msg: Decided['msg'], view: MailboxV
   const observedAt = ctx.clock.now();
   switch (verdict.kind) {
     case 'credit': {
-      const outcome = await ctx.ledger.ingest(creditToPayment(verdict, { vpa: ctx.vpa, uid, observedAt }), checkpoint);
+      const outcome = await ctx.ledger.ingest(creditToPayment(verdict, { vpa: ctx.vpa, uid, observedAt, origin: { ref: messageRef(view.uidValidity, uid), raw: msg.source! } }), checkpoint);
       ctx.log.info('UPI credit alert ingested', { uid, bank: verdict.bank, utr: verdict.utr, outcome: outcome.kind });
       result.ingested += 1;
       return;

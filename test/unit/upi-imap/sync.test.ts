@@ -61,6 +61,15 @@ forEachStore((on) => {
       assert.equal(KEY, 'upi:imap:payd@imap.test/INBOX');
     });
 
+    test('a credit carries its mail (ref and raw bytes), kept as the rejection should its UTR arrive again with other facts', async () => {
+      const mail = fakeMail('credit utr=632612345679 paise=100');
+      const uid = box.add(mail, clock.now() - HOUR);
+      await syncMailbox(box.view(), ctx);
+      const { payment } = ledger.ingests[0];
+      assert.equal(payment.origin?.ref, `imap:1000:${uid}`);
+      assert.equal(Buffer.from(payment.origin!.raw!).toString(), Buffer.from(mail).toString());
+    });
+
     test('a credit alert becomes a UPI payment, ingested together with the checkpoint past it', async () => {
       const uid = box.add(fakeMail('credit utr=632612345678 paise=49937'), clock.now() - HOUR);
       await syncMailbox(box.view(), ctx);

@@ -9,6 +9,8 @@ const kit = dkimKit();
 const credit = () => fixture('hdfc-credit.eml');
 const signedCredit = () => kit.sign(credit(), { domain: 'hdfcbank.bank.in' });
 
+const APPENDED_CREDIT = "\r\nWe're writing to inform you that Rs.9,999.00 has been successfully credited to your HDFC Bank account ending in 4321.\na. Date: 22-11-26\nc. UPI Reference No.: 699999999999\n";
+
 describe('DKIM: what is accepted', () => {
   it('a genuine bank-signed alert is a verified credit', async () => {
     const v = await inspectAlert(await signedCredit(), options(kit.resolver));
@@ -75,16 +77,21 @@ describe('DKIM: what is rejected', () => {
     assert.deepEqual([v.kind, (v as { reason: string }).reason], ['reject', 'multiple_from']);
   });
 
-  it('an l= signature over a genuine debit, with a fake credit appended', async () => {
-    const debit = fixture('hdfc-debit.eml');
-    const bodyLength = debit.length - debit.indexOf('\r\n\r\n') - 4; // the whole genuine body, nothing after it
-    const signed = await kit.sign(debit, { domain: 'hdfcbank.bank.in', maxBodyLength: bodyLength });
-    const appended = Buffer.concat([
-      signed,
-      Buffer.from("\r\nWe're writing to inform you that Rs.9,999.00 has been successfully credited to your HDFC Bank account ending in 4321.\na. Date: 22-11-26\nc. UPI Reference No.: 699999999999\n"),
-    ]);
-    const v = await inspectAlert(appended, options(kit.resolver));
+  // A credit appended after the signed part of a genuine notice: the notice has no money sentence of its own.
+  it('an l= signature over a genuine balance notice, with a fake credit appended', async () => {
+    const notice = fixture('hdfc-balance.eml');
+    const bodyLength = notice.length - notice.indexOf('\r\n\r\n') - 4; // the whole genuine body, nothing after it
+    const signed = await kit.sign(notice, { domain: 'hdfcbank.bank.in', maxBodyLength: bodyLength });
+    const v = await inspectAlert(Buffer.concat([signed, Buffer.from(APPENDED_CREDIT)]), options(kit.resolver));
     assert.deepEqual([v.kind, (v as { reason: string }).reason], ['reject', 'dkim_body_length_limited']);
+  });
+
+  it('an l= signature over a genuine debit, with a fake credit appended: the bank\'s own first sentence is a debit', async () => {
+    const debit = fixture('hdfc-debit.eml');
+    const bodyLength = debit.length - debit.indexOf('\r\n\r\n') - 4;
+    const signed = await kit.sign(debit, { domain: 'hdfcbank.bank.in', maxBodyLength: bodyLength });
+    const v = await inspectAlert(Buffer.concat([signed, Buffer.from(APPENDED_CREDIT)]), options(kit.resolver));
+    assert.deepEqual(v, { kind: 'ignore', reason: 'debit', bank: 'hdfc' });
   });
 
   it('a signature that does not cover Subject', async () => {

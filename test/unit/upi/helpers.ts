@@ -57,8 +57,9 @@ export function dkimKit() {
   const record = `v=DKIM1; k=rsa; p=${publicKey.export({ type: 'spki', format: 'der' }).toString('base64')}`;
   const zone: Record<string, string[][]> = {};
   const publish = (domain: string, selector = 's1') => {
-    zone[`${selector}._domainkey.${domain}`] = [[record]];
-    zone[`_dmarc.${domain}`] ??= [['v=DMARC1; p=reject']];
+    // Looked up in lower case, as DNS names compare.
+    zone[`${selector}._domainkey.${domain}`.toLowerCase()] = [[record]];
+    zone[`_dmarc.${domain}`.toLowerCase()] ??= [['v=DMARC1; p=reject']];
   };
   const sign = async (raw: Buffer, o: SignOptions): Promise<Buffer> => {
     const selector = o.selector ?? 's1';

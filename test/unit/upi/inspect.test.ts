@@ -57,6 +57,17 @@ describe('account', () => {
     assert.equal(accountMatches(icici, 'XX321', [{ bank: 'icici', accountEnding: '654321' }]), true);
     assert.equal(accountMatches(icici, 'XX321', [{ bank: 'icici', accountEnding: '654320' }]), false);
   });
+
+  it('a whole account number configured: the leading digits IndusInd prints must agree too', () => {
+    const indusind = bankById('indusind');
+    assert.equal(accountMatches(indusind, '15XXXXXX4321', [{ bank: 'indusind', accountEnding: '4321' }]), true);
+    assert.equal(accountMatches(indusind, '15XXXXXX4321', [{ bank: 'indusind', accountEnding: '150123454321' }]), true);
+    assert.equal(accountMatches(indusind, '15XXXXXX4321', [{ bank: 'indusind', accountEnding: '160123454321' }]), false);
+    assert.equal(accountMatches(indusind, '15XXXXXX4321', [{ bank: 'indusind', accountEnding: '15012345654321' }]), false);
+    // Banks that print only the last digits compare those, whatever the configured length.
+    assert.equal(accountMatches(bankById('hdfc'), '**4321', [{ bank: 'hdfc', accountEnding: '50100012344321' }]), true);
+    assert.equal(accountMatches(bankById('hdfc'), '**4321', [{ bank: 'hdfc', accountEnding: '50100012344322' }]), false);
+  });
 });
 
 describe('unparseable credits', () => {

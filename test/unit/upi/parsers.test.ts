@@ -53,6 +53,11 @@ describe('credit fields', () => {
     assert.deepEqual(r, { kind: 'unparseable', reason: 'no_utr' });
   });
 
+  it('a credit template without its reference sentence is unparseable, whatever follows the payer', () => {
+    assert.deepEqual(parse('hdfc', `Rs. 5.00 is successfully credited to your account **4321 by VPA a@okaxis A on 22-11-26. ${'Thank you for banking with us. '.repeat(20)}`), { kind: 'unparseable', reason: 'no_utr' });
+    assert.deepEqual(parse('icici', `Acct XX321 is credited with Rs 5.00 on 22-Nov-26 from A. ${'Thank you. '.repeat(40)}`), { kind: 'unparseable', reason: 'no_utr' });
+  });
+
   it('a credit with three decimals is unparseable, not rounded', () => {
     const r = parse('hdfc', "We're writing to inform you that Rs.5.005 has been successfully credited to your HDFC Bank account ending in 4321. a. Date: 22-11-26 c. UPI Reference No.: 632612345678");
     assert.deepEqual(r, { kind: 'unparseable', reason: 'bad_amount' });

@@ -54,9 +54,25 @@ export interface UnparseableCredit {
   reason: string;
 }
 
-export type ParseResult = ParsedCredit | NotACredit | UnparseableCredit;
+/**
+ * Reads like a credit, but the counterparty's own text (payer name, a UPI path's name segment, a
+ * remitter row) carries an amount, a money verb or one of the bank's labels, or the bank's labels
+ * appear twice: never settled, kept as the rejection `suspicious_counterparty` (issue 24).
+ */
+export interface SuspiciousCredit {
+  kind: 'suspicious';
+  /** The field that carried it (`payerName`, `counterparty`…), or `text` for a repeated label or debit wording. */
+  field: string;
+  why: string;
+}
 
-/** One bank's alert format. Facts and wording: fixtures README §1. */
+export type ParseResult = ParsedCredit | NotACredit | UnparseableCredit | SuspiciousCredit;
+
+/**
+ * One bank's alert format. Facts and wording: fixtures README §1. A parser reads the direction from
+ * the bank's first money sentence, each value from the row its label owns, and checks what the
+ * counterparty wrote (counterparty.ts); its patterns are linear in the text's length.
+ */
 export interface BankParser {
   id: BankId;
   /** Org-level domains, current `.bank.in` and legacy; the From domain must equal one or be a subdomain. */

@@ -1,18 +1,27 @@
 import type { BankParser, ParseResult } from './bank.ts';
-import { AMOUNT, MASK, classifyOther, credit, isRefundPayer, oneLine, upiInfo } from './text.ts';
+import { counterpartyCheck, upiPath } from './counterparty.ts';
+import { atVerb, classifyOther, firstMoneyVerb } from './direction.ts';
+import { AMOUNT, MASK, credit, isRefundPayer, oneLine, until } from './text.ts';
 
 // Reconstructed from the real debit (README §1.7): "Your IndusInd Bank Account No. 15XXXXXX4321 has been Credited
 // for INR 499.37 towards UPI/<utr>/CR/<NAME>/<IFSC>/<vpa>." The alert prints no date: headers give it.
-const CREDIT = new RegExp(`Account No\\.? ${MASK} has been Credited for ${AMOUNT} towards (\\S+)`, 'i');
+const CREDIT = new RegExp(`Account No\\.? ${MASK} has been Credited for ${AMOUNT} towards `, 'i');
+const AFTER_PATH = ['\\bThe (?:available )?balance', '\\bCall \\d', '\\bWarm Regards\\b', '\\bRegards\\b'];
 
 function parse(text: string): ParseResult {
   const t = oneLine(text);
-  const c = CREDIT.exec(t);
+  const verb = firstMoneyVerb(t);
+  if (!verb?.credit) return classifyOther(t);
+  const c = atVerb(t, verb, CREDIT);
   if (!c) return classifyOther(t);
-  if (!/^UPI\//i.test(c[3])) return { kind: 'not_credit', reason: 'not_upi' };
-  const info = upiInfo(t.slice(c.index + c[0].length - c[3].length));
-  if (isRefundPayer(info?.payerVpa)) return { kind: 'not_credit', reason: 'refund' };
-  return credit({ mask: c[1], amount: c[2], ...info });
+  const towards = t.slice(c.index + c[0].length);
+  if (!/^UPI\//i.test(towards)) return { kind: 'not_credit', reason: 'not_upi' };
+  const path = upiPath(towards, (rest) => until(rest, AFTER_PATH));
+  if (!path) return { kind: 'unparseable', reason: 'no_utr' };
+  if (isRefundPayer(path.payerVpa)) return { kind: 'not_credit', reason: 'refund' };
+  const bad = counterpartyCheck(t, { counterparty: path.counterparty });
+  if (bad) return bad;
+  return credit({ mask: c[1], amount: c[2], utr: path.utr, ...(path.payerVpa ? { payerVpa: path.payerVpa } : {}), ...(path.payerName ? { payerName: path.payerName } : {}) });
 }
 
 export const indusind: BankParser = {

@@ -91,7 +91,8 @@ export function createAccessTokens(s: OAuthSettings, d: TokenProviderDeps): Acce
         { needsOperator: true },
       );
     if (code === 'invalid_client' || code === 'unauthorized_client')
-      return new PaydError('UPSTREAM', `the mail provider refused the OAuth client ${s.clientId} (${why}): check methods.UPI.imap.auth.clientId and clientSecret`);
+      // A wrong client id or secret does not fix itself either: blocked at once, like a revoked token.
+      return new PaydError('UPSTREAM', `the mail provider refused the OAuth client ${s.clientId} (${why}): check methods.UPI.imap.auth.clientId and clientSecret`, { needsOperator: true });
     if (code === 'invalid_scope') return new PaydError('UPSTREAM', `the mail provider refused the OAuth scope "${s.scope}" (${why}): check methods.UPI.imap.auth.scope`);
     return new PaydError('UPSTREAM', `OAuth token endpoint ${where} answered HTTP ${status} (${json ? why : 'not JSON'})`);
   }
