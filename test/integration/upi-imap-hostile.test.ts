@@ -1,6 +1,6 @@
 // Issue 24 item 2: no single message may stop the daemon. The built daemon (bin/payd serve from
 // dist/, as in production) against a real Dovecot and a DNS server the test runs (keys made here):
-// while a pathological mail is inspected (a body on which a bank pattern is quadratic; a 1 MB
+// while a pathological mail is inspected (a body on which a bank pattern was quadratic; a 1 MB
 // HTML table), API fetches keep answering and a genuine alert appended right after it settles
 // within 10 s; a 30 MB mail is rejected `too_large` unread and the daemon stays up; a message
 // that kills the process is rejected `inspector_crash` after the restart instead of killing it again.
@@ -111,7 +111,9 @@ test('hostile mail: quadratic patterns, a 1 MB table, a 30 MB mail and a process
     assert.ok(slow.length <= r.fetches.length * 0.05, `${name}: ${slow.length} of ${r.fetches.length} API fetches over ${FETCH_MS} ms: ${slow.map((ms) => ms.toFixed(0)).join(', ')}`);
     assert.ok(Math.max(...r.fetches) < 5 * FETCH_MS, `${name}: an API fetch took ${Math.max(...r.fetches).toFixed(0)} ms while it was inspected`);
   }
-  await waitFor(async () => reasons().filter((r) => r === 'inspector_timeout').length === 2, 5_000, 'two inspector_timeout rejections');
+  // The bank patterns are linear now (the quadratic mail is read at once and rejected as unsigned);
+  // the table's flattening is still slow inside the HTML library, and is cut off at the time limit.
+  await waitFor(async () => reasons().includes('inspector_timeout') && reasons().includes('dkim_missing'), 5_000, 'the table cut off, the quadratic mail read');
   assert.ok(reasons().includes('unknown_sender'), reasons().join());
 
   // 30 MB: refused from its RFC822.SIZE, never fetched; the daemon stays the same process.
