@@ -131,6 +131,12 @@ const UpiFields = v.strictObject({
     ),
     v.minLength(1, 'list at least one account'),
   ),
+  /** Mail larger than this (IMAP RFC822.SIZE) is rejected `too_large` unread: bank alerts are a few KB. */
+  maxMessageBytes: v.optional(v.pipe(num(), v.integer('expected a whole number of bytes'), v.minValue(16_384, 'must be at least 16384')), 262_144),
+  /** Wall-clock limit on inspecting one message (parsing, DKIM; DNS waits excluded), then `inspector_timeout`. */
+  inspectTimeoutSeconds: seconds(5),
+  /** Rejected mail is deleted after this many days. */
+  keepRejectedDays: v.optional(v.pipe(num(), v.finite(), v.gtValue(0, 'must be greater than 0')), 90),
   dkim: v.optional(
     v.strictObject({
       required: v.optional(v.boolean('expected a boolean'), true),
