@@ -1,6 +1,6 @@
 // Issue 24 item 2: no single message may stop the daemon. The built daemon (bin/payd serve from
 // dist/, as in production) against a real Dovecot and a DNS server the test runs (keys made here):
-// while a pathological mail is inspected (a body on which a bank pattern was quadratic; a 1 MB
+// while a pathological mail is inspected (a body on which a bank pattern was quadratic; a 2.5 MB
 // HTML table), API fetches keep answering and a genuine alert appended right after it settles
 // within 10 s; a 30 MB mail is rejected `too_large` unread and the daemon stays up; a message
 // that kills the process is rejected `inspector_crash` after the restart instead of killing it again.
@@ -25,13 +25,13 @@ const header = (from: string, subject: string, type = 'text/plain') =>
 /** ICICI's credit sentence, then "Info: UPI/<utr>/" and 220 KB with no `@`: the VPA pattern on the slash segments is quadratic. */
 const quadratic = (from: string) => Buffer.from(`${header(from, 'Transaction alert')}\r\nYour ICICI Bank Account XX321 has been credited with INR 499.37 on 22-Nov-26. Info: UPI/123456789012/${'a'.repeat(220_000)}\r\n`);
 
-/** A 1 MB HTML table from the bank's domain (unsigned): flattening it takes many seconds. */
+/** A 2.5 MB HTML table from the bank's domain (unsigned): flattening it takes several times the 2 s limit (1 MB: ~2 s, 2 MB: ~6 s on a quiet 2-core VM). */
 const bigTable = () => {
-  const rows = '<tr><td>Amount</td><td>Rs.1.00</td></tr>'.repeat(Math.ceil(1_000_000 / 41));
+  const rows = '<tr><td>Amount</td><td>Rs.1.00</td></tr>'.repeat(Math.ceil(2_500_000 / 41));
   return Buffer.from(`${header('HDFC Bank InstaAlerts <alerts@hdfcbank.bank.in>', 'View: Account update', 'text/html')}\r\n<html><body><table>${rows}</table></body></html>\r\n`);
 };
 
-test('hostile mail: quadratic patterns, a 1 MB table, a 30 MB mail and a process-killing message neither stall nor stop payd', async (t) => {
+test('hostile mail: quadratic patterns, a 2.5 MB table, a 30 MB mail and a process-killing message neither stall nor stop payd', async (t) => {
   const kit = signingKit();
   const dns = dnsStub(kit.zone);
   const dnsServer = await dns.start();
@@ -52,9 +52,9 @@ test('hostile mail: quadratic patterns, a 1 MB table, a 30 MB mail and a process
           { bank: 'hdfc', accountEnding: '4321' },
           { bank: 'icici', accountEnding: '321' },
         ],
-        // Above the 1 MB table, so that it reaches the inspector (the default 256 KiB would refuse it unread).
-        maxMessageBytes: 2_000_000,
-        inspectTimeoutSeconds: 3,
+        // Above the 2.5 MB table, so that it reaches the inspector (the default 256 KiB would refuse it unread).
+        maxMessageBytes: 3_000_000,
+        inspectTimeoutSeconds: 2,
         dkim: { required: true, dnsServers: [dnsServer] },
       },
     },
