@@ -4,7 +4,9 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before, test } from 'node:test';
+import { sql } from 'kysely';
 import { payd, spawnPayd, workdir } from '../helpers/cli.ts';
+import { startPayd } from '../helpers/payd.ts';
 import { freshDatabase, startPostgres, type Postgres } from '../helpers/postgres.ts';
 
 let pg: Postgres;
@@ -76,6 +78,22 @@ test(`a burst of ${2 * PER_NODE} identical-amount creates over two nodes with th
     }
   }
   assert.equal(seen.size, BURSTS * 2 * PER_NODE);
+});
+
+test('a create waiting longer than the connect timeout (5 s) for a busy pool still answers 200: the pool queues, it does not refuse', async (t) => {
+  // One connection, held 7 s by another query (a slow report, a long settlement): the create queues behind it.
+  const p = await startPayd({ config: { database: { url: await freshDatabase(pg.url), pool: 1, statementTimeoutMs: 0 }, server: { masterKey: 'pg-burst test master key' } } });
+  t.after(() => p.close());
+  const m = await p.merchant();
+  const held = sql`SELECT pg_sleep(7)`.execute(p.app.db);
+  await new Promise((r) => setTimeout(r, 200));
+  const t0 = Date.now();
+  const r = await p.api('POST', '/api/v1/intents/create-payment', { body: { amount: 10, currency: 'UPI', order_id: 'queued' }, headers: m.headers });
+  const waited = Date.now() - t0;
+  await held;
+  assert.equal(r.status, 200, r.text);
+  assert.ok(waited > 5000, `answered after ${waited} ms: it did wait for the pool`);
+  t.diagnostic(`create queued behind a 7 s query: answered after ${waited} ms`);
 });
 
 async function loadAverage(): Promise<string[]> {
