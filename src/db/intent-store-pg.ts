@@ -3,25 +3,12 @@ import type { Intent } from '../domain/intent.ts';
 import { intentFromRow, intentToRow } from './intent-rows.ts';
 import type { IntentStore, IntentWriter, ReserveRange } from './intent-store.ts';
 import type { IntentsTable } from './schema.ts';
-
 import type { Db, Tx } from './open.ts';
 import { isRetryableConflict, isUniqueViolation } from './postgres.ts';
 import { rerunning } from './rerun.ts';
 
 const fromRow = (row: IntentsTable | undefined): Intent | undefined => (row ? intentFromRow(row) : undefined);
 
-
-/**
- * The intent hot path on PostgreSQL: plain Kysely queries, one READ COMMITTED transaction per
- * create. Concurrency across nodes rests on the unique indexes, not on a global lock:
- * - an amount reservation is an upsert whose conflicting row is locked and re-checked, so two
- *   creates never both hold one pay amount; an amount being reserved by another transaction
- *   at that moment (a transaction-scoped advisory lock) is skipped, not waited for, and the
- *   search of the window is one statement (reserveInChunk);
- * - two creates of one (merchant, order) both pass the lookup, one insert wins, the other
- *   meets intents_merchant_order, rolls back (its reservation too) and runs again, which now
- *   finds and returns the winner's intent.
- */
 /** Amounts of the window one reserving statement looks at (bounds its work on a wide window). */
 const CHUNK_STEPS = 1024;
 
@@ -29,7 +16,8 @@ const CHUNK_STEPS = 1024;
  * One round trip: the free amounts of from..to in order (none held beyond `now` in this
  * statement's snapshot), then the first that no other transaction is reserving at this moment
  * (a transaction-scoped advisory lock, tried, never waited for: held to COMMIT/ROLLBACK; a hash
- * collision only passes over a free amount), then the upsert that takes it unless a create
+ * collision only passes over a free amount; the LIMIT over the ordered CTE tries candidates one
+ * at a time, so one lock is taken, not one per free amount), then the upsert that takes it unless a create
  * committed it after the snapshot (the conflict's re-check). Before this, a create tried the
  * window one amount per round trip: under a burst of one price each create made 20-80 trips
  * and held its pooled connection for seconds, so queued creates timed out (issue 28).
@@ -58,6 +46,17 @@ async function reserveInChunk(tx: Tx, r: ReserveRange, from: number, to: number)
   return { taken: num(row.taken), picked: num(row.picked), last: num(row.last) };
 }
 
+/**
+ * The intent hot path on PostgreSQL: plain Kysely queries, one READ COMMITTED transaction per
+ * create. Concurrency across nodes rests on the unique indexes, not on a global lock:
+ * - an amount reservation is an upsert whose conflicting row is locked and re-checked, so two
+ *   creates never both hold one pay amount; an amount being reserved by another transaction
+ *   at that moment (a transaction-scoped advisory lock) is skipped, not waited for, and the
+ *   search of the window is one statement (reserveInChunk);
+ * - two creates of one (merchant, order) both pass the lookup, one insert wins, the other
+ *   meets intents_merchant_order, rolls back (its reservation too) and runs again, which now
+ *   finds and returns the winner's intent.
+ */
 export function createPostgresIntentStore(db: Db): IntentStore {
   return {
     byId: async (id) => fromRow(await db.selectFrom('intents').selectAll().where('id', '=', id).executeTakeFirst()),

@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before, test } from 'node:test';
 import { sql } from 'kysely';
 import { payd, spawnPayd, workdir } from '../helpers/cli.ts';
+import { createPostgresIntentStore } from '../../src/db/intent-store-pg.ts';
 import { startPayd } from '../helpers/payd.ts';
 import { freshDatabase, startPostgres, type Postgres } from '../helpers/postgres.ts';
 
@@ -94,6 +95,38 @@ test('a create waiting longer than the connect timeout (5 s) for a busy pool sti
   assert.equal(r.status, 200, r.text);
   assert.ok(waited > 5000, `answered after ${waited} ms: it did wait for the pool`);
   t.diagnostic(`create queued behind a 7 s query: answered after ${waited} ms`);
+});
+
+test('a create passes over an amount another transaction is reserving (not committed yet) instead of waiting for it; rolled back, that amount is free again', async (t) => {
+  const p = await startPayd({ config: { database: { url: await freshDatabase(pg.url) }, server: { masterKey: 'pg-burst test master key' } } });
+  t.after(() => p.close());
+  const m = await p.merchant();
+  const create = (order: string) => p.api('POST', '/api/v1/intents/create-payment', { body: { amount: 10, currency: 'UPI', order_id: order }, headers: m.headers });
+  // Another create, elsewhere, has reserved ₹10.00 and not committed yet.
+  let reserved!: () => void;
+  let release!: () => void;
+  const isReserved = new Promise<void>((r) => (reserved = r));
+  const released = new Promise<void>((r) => (release = r));
+  const other = createPostgresIntentStore(p.app.db).write(async (w) => {
+    const now = Date.now();
+    assert.equal(await w.reserveFirst({ method: 'UPI', receiver: 'shop@hdfcbank', from: 1000, to: 1000, step: 1, intentId: 'elsewhere', reservedUntil: now + 3_600_000, now }), 1000);
+    reserved();
+    await released;
+    throw new Error('rolled back');
+  });
+  t.after(() => release());
+  await isReserved;
+  const t0 = Date.now();
+  const next = await create('while-reserved');
+  const ms = Date.now() - t0;
+  assert.equal(next.status, 200, next.text);
+  assert.equal(next.body.pay_amount, 10.01);
+  // Waiting for the other transaction would have lasted until the lock timeout (3 s), then 503.
+  assert.ok(ms < 2900, `answered after ${ms} ms`);
+  release();
+  await assert.rejects(other, /rolled back/);
+  const after = await create('after-rollback');
+  assert.equal(after.body.pay_amount, 10);
 });
 
 async function loadAverage(): Promise<string[]> {
