@@ -25,7 +25,8 @@ try {
 rmSync(dist, { recursive: true, force: true });
 await esbuild.build({
   absWorkingDir: root,
-  entryPoints: ['src/cli/main.ts', 'src/cli/output.ts'],
+  // The alert inspector's worker thread is started from its own file (src/methods/upi/inspector-pool.ts).
+  entryPoints: ['src/cli/main.ts', 'src/cli/output.ts', 'src/methods/upi/inspect-worker.ts'],
   outdir: dist,
   // Flat: every chunk sits in dist/, so a module's `new URL('./assets/…', import.meta.url)`
   // finds dist/assets/ from any chunk, as it finds src/http/checkout/assets/ from the sources.

@@ -4,6 +4,7 @@ import { revealSecrets, type Config, type MethodAmounts } from './config/load.ts
 import { migrate, type Db } from './db/open.ts';
 import { describeTarget, openStore, type StoreTarget } from './db/store.ts';
 import { openWakeups } from './db/wakeups.ts';
+import { nodeClock } from './db/clock.ts';
 import { DEFAULT_MAX_OFFSET_STEPS, DEFAULT_MERCHANT_SHARE_PERCENT, DEFAULT_SURCHARGE_BASIS_POINTS, METHOD_RULES, METHODS, type Method } from './domain/methods.ts';
 import type { Clock, Logger, Random } from './domain/ports.ts';
 import type { CheckoutSockets } from './http/checkout/index.ts';
@@ -43,6 +44,11 @@ export interface AppOptions {
   /** Sandbox: simulated sources, its own database, livemode false. */
   sandbox?: boolean;
   clock: Clock;
+  /**
+   * On PostgreSQL, correct `clock` by its offset to the database's clock (default true): every
+   * node then stamps and compares times alike. Tests that drive time themselves turn it off.
+   */
+  databaseClock?: boolean;
   random: Random;
   log: Logger;
   /** Outbound webhook POST (tests may wrap it). */
@@ -57,6 +63,8 @@ export interface AppOptions {
 const LEASE_DEFAULTS = { ttlMs: 12_000, renewMs: 3_000, standbyPollMs: 1_000 };
 /** How often expiry runs, ms. */
 const EXPIRY_INTERVAL_MS = 5_000;
+/** How often a PostgreSQL node measures its clock against the database's again, ms. */
+const CLOCK_SYNC_MS = 60_000;
 
 /** The sandbox database lives beside the live one: payd.sqlite → payd-sandbox.sqlite. */
 export function databaseFile(config: Config, sandbox: boolean): string {
@@ -101,7 +109,7 @@ function methodDeposits(config: Config, sandbox: boolean): Partial<Record<Method
  * everything, in reverse order.
  */
 export async function createApp(o: AppOptions) {
-  const { config, clock, random, log } = o;
+  const { config, random, log } = o;
   const sandbox = o.sandbox ?? false;
   const livemode = !sandbox;
   const target = storeTarget(config, sandbox);
@@ -119,6 +127,18 @@ export async function createApp(o: AppOptions) {
     await db.destroy();
     throw err;
   }
+  // On PostgreSQL the database's clock, so every node stamps and compares times alike.
+  let synced: Awaited<ReturnType<typeof nodeClock>>;
+  try {
+    synced = o.databaseClock === false ? { clock: o.clock, sync: async () => {} } : await nodeClock(db, o.clock, log.child({ component: 'clock' }));
+  } catch (err) {
+    await db.destroy();
+    throw err;
+  }
+  const clock = synced.clock;
+  const resync = setInterval(() => void synced.sync().catch((err) => log.warn('could not read the database clock', { error: describeError(err) })), CLOCK_SYNC_MS);
+  resync.unref();
+  cleanups.push(() => clearInterval(resync));
   const store = opened.intentStore();
   cleanups.push(() => store.close());
   // Changes seen by every process on this database (LISTEN/NOTIFY on PostgreSQL). Closed
@@ -139,6 +159,9 @@ export async function createApp(o: AppOptions) {
   const keys = createKeyring({ db, configured: config.server.masterKey, keyFile: `${target.kind === 'sqlite' ? target.file : databaseFile(config, false)}.key`, random, clock });
   const publicUrl = (config.server.publicUrl ?? `http://${config.server.host}:${config.server.port}`).replace(/\/+$/, '');
   const outbox = createOutbox({ clock, random, wakeups });
+  // The sandbox delivers to loopback (the demo's --webhook-url to a local receiver); a live
+  // daemon only when its operator says so: a merchant must not reach the daemon's own host.
+  const allowLoopback = config.webhooks.allowLoopback || sandbox;
   const merchants = createMerchantService({
     db,
     keys,
@@ -146,6 +169,7 @@ export async function createApp(o: AppOptions) {
     random,
     livemode,
     allowInsecureUrls: config.webhooks.allowInsecureUrls,
+    allowLoopback,
     rotationGraceSeconds: config.webhooks.secretRotationGraceSeconds,
   });
   const intents = createIntentService({
@@ -171,7 +195,7 @@ export async function createApp(o: AppOptions) {
   const payments = createPaymentQueries({ db });
   const settlement = createSettlementService({ db, ledger, intents, clock });
   // Webhook connections check the address they connect to (private networks refused unless allowed).
-  const webhookTarget = createWebhookPost({ allowPrivateNetworks: config.webhooks.allowPrivateNetworks });
+  const webhookTarget = createWebhookPost({ allowPrivateNetworks: config.webhooks.allowPrivateNetworks, allowLoopback });
   cleanups.push(() => webhookTarget.close());
   // Random per start: a restarted process is a new holder even if its pid repeats.
   const me = { holder: random.uuid(), host: hostname(), pid: process.pid };
@@ -188,6 +212,7 @@ export async function createApp(o: AppOptions) {
     retrySchedule: config.webhooks.retrySchedule,
     concurrency: config.webhooks.concurrency,
     allowInsecureUrls: config.webhooks.allowInsecureUrls,
+    allowLoopback,
   });
 
   const sourceDeps = { ledger, db, clock, random, log: log.child({ component: 'source' }) };
@@ -196,7 +221,7 @@ export async function createApp(o: AppOptions) {
   const mailboxTokens = createMailboxTokenStore({ db, keys, clock, random });
   // Async: a method's libraries load only when its source is built (see methods/registry.ts).
   const sources = async (): Promise<PaymentSource[]> => (o.sources ? o.sources({ ledger, db }) : sandbox ? [sandboxSource] : createSources(config, { ...sourceDeps, mailboxTokens }));
-  const doctor = createDoctor({ dbFile, livemode, methods: Object.keys(config.amounts), sources });
+  const doctor = createDoctor({ dbFile, db, clock, livemode, methods: Object.keys(config.amounts), sources });
 
   let server: RunningServer | null = null;
   let metricsServer: { url: string } | null = null;

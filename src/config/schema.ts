@@ -131,6 +131,12 @@ const UpiFields = v.strictObject({
     ),
     v.minLength(1, 'list at least one account'),
   ),
+  /** Mail larger than this (IMAP RFC822.SIZE) is rejected `too_large` unread: bank alerts are a few KB. */
+  maxMessageBytes: v.optional(v.pipe(num(), v.integer('expected a whole number of bytes'), v.minValue(16_384, 'must be at least 16384')), 262_144),
+  /** Wall-clock limit on inspecting one message (parsing, DKIM; DNS waits excluded), then `inspector_timeout`. */
+  inspectTimeoutSeconds: seconds(5),
+  /** Rejected mail is deleted after this many days. */
+  keepRejectedDays: v.optional(v.pipe(num(), v.finite(), v.gtValue(0, 'must be greater than 0')), 90),
   dkim: v.optional(
     v.strictObject({
       required: v.optional(v.boolean('expected a boolean'), true),
@@ -246,8 +252,10 @@ export const ConfigSchema = v.strictObject({
       timeoutSeconds: seconds(10),
       retrySchedule: v.optional(v.array(v.pipe(num(), v.finite(), v.minValue(0))), [5, 300, 1800, 7200, 18000, 36000, 36000, 86400, 86400]),
       allowInsecureUrls: v.optional(v.boolean('expected a boolean'), false),
-      /** Let webhooks reach private, link-local and reserved addresses (loopback is always allowed). */
+      /** Let webhooks reach private, link-local and reserved addresses (loopback too). */
       allowPrivateNetworks: v.optional(v.boolean('expected a boolean'), false),
+      /** Let webhooks reach loopback (a receiver on the daemon's host). The sandbox always may. */
+      allowLoopback: v.optional(v.boolean('expected a boolean'), false),
       concurrency: v.optional(v.pipe(num(), v.integer(), v.minValue(1), v.maxValue(256)), 16),
       secretRotationGraceSeconds: v.optional(v.pipe(num(), v.finite(), v.minValue(0)), 86400),
     }),

@@ -21,6 +21,7 @@ export const COPY_PLAN: Record<keyof Database, { copy: true; identity?: string }
   sandbox_transfers: { copy: true, identity: 'seq' },
   upi_parked_mail: { copy: true },
   upi_unread_alerts: { copy: true },
+  upi_inspecting: { copy: true },
   mailbox_oauth_tokens: { copy: true },
   // Who runs the workers is a fact about live processes, not data: the nodes on the new store elect their own.
   worker_lease: { copy: false, why: 'held by a running process; the new nodes take it themselves' },

@@ -181,6 +181,16 @@ export interface UpiUnreadAlertsTable {
   observed_at: number;
 }
 
+/** A UPI message being inspected; a row left by a crash makes it `inspector_crash` at the next start. */
+export interface UpiInspectingTable {
+  mailbox: string;
+  ref: string;
+  uid: number;
+  started_at: number;
+  /** The source run that marked it. */
+  holder: string;
+}
+
 /** The newest refresh token a mail provider handed out for one mailbox (sealed). */
 export interface MailboxOAuthTokensTable {
   key: string;
@@ -204,6 +214,7 @@ export interface Database {
   sequences: SequencesTable;
   upi_parked_mail: UpiParkedMailTable;
   upi_unread_alerts: UpiUnreadAlertsTable;
+  upi_inspecting: UpiInspectingTable;
   worker_lease: WorkerLeaseTable;
   mailbox_oauth_tokens: MailboxOAuthTokensTable;
 }

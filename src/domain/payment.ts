@@ -30,6 +30,11 @@ export interface ReceivedPayment {
   source: PaymentSource;
   /** Provider facts kept for the operator (sender, block, DKIM verdict…). JSON-safe. */
   evidence?: Record<string, unknown>;
+  /**
+   * The observation it was read from (a mail: its "imap:<uidvalidity>:<uid>" ref and raw bytes),
+   * kept only should it turn out to be a rejection (a known reference with other facts).
+   */
+  origin?: { ref: string; raw?: Uint8Array };
 }
 
 /** Something a source saw that is not a payment it can accept (forged mail, unparseable alert). */

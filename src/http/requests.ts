@@ -65,7 +65,7 @@ export const WebhookEndpointBody = v.strictObject(
   {
     url: v.pipe(
       v.nullable(v.pipe(v.string('url must be a string or null'), v.maxLength(2048, 'url must be at most 2048 characters'))),
-      v.description('https URL (plain http only to loopback unless the operator allows it); null removes it.'),
+      v.description('https URL; loopback (127.0.0.0/8, ::1, localhost), and plain http to it, only where the operator allows loopback targets (webhooks.allowLoopback; the sandbox does); null removes it.'),
     ),
   },
   'unknown field',

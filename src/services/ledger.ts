@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import { TxConflict, writeTx, type Db, type Tx } from '../db/open.ts';
 import { intentFromRow } from '../db/intent-rows.ts';
@@ -79,28 +80,78 @@ export function createLedger(d: LedgerDeps): Ledger & { ingestWith(p: ReceivedPa
     return row?.id;
   }
 
+  /** Keeps a rejection in the caller's transaction; false when its ref was already kept. */
+  async function insertRejection(tx: Tx, r: RejectedObservation): Promise<boolean> {
+    const inserted = await tx
+      .insertInto('rejections')
+      .values({
+        ref: r.ref,
+        source: r.source,
+        method: r.method,
+        reason: r.reason,
+        detail_json: r.detail ? JSON.stringify(r.detail) : null,
+        raw: r.raw ?? null,
+        observed_at: r.observedAt,
+      })
+      .onConflict((oc) => oc.column('ref').doNothing())
+      .executeTakeFirst();
+    return Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0;
+  }
+
+  /** Counted and told once; seen again (a re-scan, a re-listing): already kept, nothing new. */
+  function rejected(r: RejectedObservation, message = 'observation rejected', fields: Record<string, unknown> = {}): void {
+    metrics.paymentRejected(r.method, r.reason);
+    d.log.warn(message, { source: r.source, ref: r.ref, reason: r.reason, ...fields });
+  }
+
   async function reject(r: RejectedObservation, checkpoint?: CheckpointUpdate): Promise<void> {
     const inserted = await writeTx(d.db, async (tx) => {
       if (checkpoint) await saveCheckpoint(tx, checkpoint);
-      return tx
-        .insertInto('rejections')
-        .values({
-          ref: r.ref,
-          source: r.source,
-          method: r.method,
-          reason: r.reason,
-          detail_json: r.detail ? JSON.stringify(r.detail) : null,
-          raw: r.raw ?? null,
-          observed_at: r.observedAt,
-        })
-        .onConflict((oc) => oc.column('ref').doNothing())
-        .executeTakeFirst();
+      return insertRejection(tx, r);
     });
-    // Seen again (a re-scan, a re-listing): already kept, nothing new to count or tell the operator.
-    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0) {
-      metrics.paymentRejected(r.method, r.reason);
-      d.log.warn('observation rejected', { source: r.source, ref: r.ref, reason: r.reason });
-    }
+    if (inserted) rejected(r);
+  }
+
+  /**
+   * A reference already recorded, seen again: the same facts are a duplicate (a re-read, a
+   * re-scan); other facts (amount, receiver, account) are never dropped silently, since one of
+   * the two may be a genuine payment (a misread alert, an RRN collision between banks).
+   */
+  async function mismatchOf(tx: Tx, p: ReceivedPayment): Promise<{ existingId: string; rejection?: RejectedObservation }> {
+    const existing = await tx.selectFrom('payments').select(['id', 'amount_minor', 'receiver', 'evidence_json']).where('method', '=', p.method).where('tx_ref', '=', p.txRef).executeTakeFirstOrThrow();
+    const evidence = parseEvidence(existing.evidence_json);
+    // A transaction split over several intents keeps its whole amount in the first row's evidence.
+    const split = evidence.split as { transaction_total_minor?: unknown } | undefined;
+    const recordedMinor = typeof split?.transaction_total_minor === 'string' ? BigInt(split.transaction_total_minor) : BigInt(existing.amount_minor);
+    const recordedAccount = typeof evidence.accountMask === 'string' ? evidence.accountMask : undefined;
+    const account = typeof p.evidence?.accountMask === 'string' ? p.evidence.accountMask : undefined;
+    const differs: string[] = [];
+    if (recordedMinor !== p.amountMinor) differs.push('amount');
+    if (existing.receiver !== p.receiver) differs.push('receiver');
+    if (recordedAccount !== undefined && account !== undefined && recordedAccount !== account) differs.push('account');
+    if (differs.length === 0) return { existingId: existing.id };
+    const facts = `${p.amountMinor}|${p.receiver}|${account ?? ''}`;
+    return {
+      existingId: existing.id,
+      rejection: {
+        source: p.source,
+        method: p.method,
+        // One rejection per observation: the mail it came from, else the reference with these facts.
+        ref: p.origin?.ref ?? `${p.method}:${p.txRef}:mismatch:${createHash('sha256').update(facts).digest('hex').slice(0, 16)}`,
+        reason: 'duplicate_reference_mismatch',
+        detail: {
+          tx_ref: p.txRef,
+          differs,
+          amount_minor: p.amountMinor.toString(),
+          receiver: p.receiver,
+          ...(account !== undefined ? { accountMask: account } : {}),
+          recorded: { payment_id: existing.id, amount_minor: recordedMinor.toString(), receiver: existing.receiver, ...(recordedAccount !== undefined ? { accountMask: recordedAccount } : {}) },
+          ...(p.evidence ? { evidence: p.evidence } : {}),
+        },
+        ...(p.origin?.raw ? { raw: p.origin.raw } : {}),
+        observedAt: p.observedAt,
+      },
+    };
   }
 
   const newPaymentId = () => `pay_${d.random.uuid().replace(/-/g, '')}`;
@@ -179,7 +230,9 @@ export function createLedger(d: LedgerDeps): Ledger & { ingestWith(p: ReceivedPa
       await reject({ source: p.source, method: p.method, ref: `${p.method}:${p.txRef}`, reason: 'amount_out_of_range', detail: { amount_minor: p.amountMinor.toString(), tx_ref: p.txRef }, observedAt: p.observedAt }, checkpoint);
       return { kind: 'rejected', reason: 'amount_out_of_range' };
     }
+    let mismatch: RejectedObservation | undefined;
     const outcome = await writeTx(d.db, async (tx) => {
+      mismatch = undefined; // a re-run of the transaction starts over
       if (checkpoint) await saveCheckpoint(tx, checkpoint);
       const whole = o.intentId ? undefined : await recordedAsWholeTransaction(tx, p);
       if (whole) return { kind: 'duplicate', paymentId: whole } satisfies IngestOutcome;
@@ -191,8 +244,10 @@ export function createLedger(d: LedgerDeps): Ledger & { ingestWith(p: ReceivedPa
         .executeTakeFirst();
       if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) {
         if (o.intentId) return linkRecorded(tx, p, o as IngestOptions & { intentId: string });
-        const existing = await tx.selectFrom('payments').select('id').where('method', '=', p.method).where('tx_ref', '=', p.txRef).executeTakeFirstOrThrow();
-        return { kind: 'duplicate', paymentId: existing.id } satisfies IngestOutcome;
+        const seen = await mismatchOf(tx, p);
+        if (!seen.rejection) return { kind: 'duplicate', paymentId: seen.existingId } satisfies IngestOutcome;
+        if (await insertRejection(tx, seen.rejection)) mismatch = seen.rejection;
+        return { kind: 'rejected', reason: 'duplicate_reference_mismatch' } satisfies IngestOutcome;
       }
 
       const now = d.clock.now();
@@ -231,6 +286,9 @@ export function createLedger(d: LedgerDeps): Ledger & { ingestWith(p: ReceivedPa
       // One payment may settle several intents (Solana references).
       for (let n = 1 + (outcome.also?.length ?? 0); n > 0; n--) metrics.intentSettled(p.method);
       d.log.info('payment settled', { method: p.method, tx_ref: p.txRef, intent_id: outcome.intentId, also: outcome.also?.map((a) => a.intentId), source: p.source });
+    } else if (mismatch) {
+      const m = mismatch as RejectedObservation;
+      rejected(m, 'a recorded reference arrived again with other facts: kept as a rejection, check which one is the payment', { tx_ref: p.txRef, differs: m.detail?.differs });
     } else if (outcome.kind === 'unmatched') {
       metrics.paymentUnmatched(p.method, outcome.reason);
       d.log.warn('payment kept unmatched', { method: p.method, tx_ref: p.txRef, reason: outcome.reason, source: p.source });
@@ -263,6 +321,16 @@ export function createLedger(d: LedgerDeps): Ledger & { ingestWith(p: ReceivedPa
       return row !== undefined;
     },
   };
+}
+
+function parseEvidence(json: string | null): Record<string, unknown> {
+  if (!json) return {};
+  try {
+    const v = JSON.parse(json) as unknown;
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
 }
 
 const jsonOrNull = (v: Record<string, unknown> | undefined): string | null => (v ? JSON.stringify(v) : null);

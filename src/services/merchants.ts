@@ -36,6 +36,8 @@ export interface MerchantServiceDeps {
   random: Random;
   livemode: boolean;
   allowInsecureUrls: boolean;
+  /** Webhooks may target loopback (webhooks.allowLoopback; the sandbox). */
+  allowLoopback: boolean;
   /** How long the previous webhook secret keeps signing after a rotation, seconds. */
   rotationGraceSeconds: number;
 }
@@ -107,7 +109,7 @@ export function createMerchantService(d: MerchantServiceDeps) {
   };
   const validUrl = (url: string | null | undefined) => {
     if (url === undefined || url === null || url === '') return null;
-    checkWebhookUrl(url, d.allowInsecureUrls);
+    checkWebhookUrl(url, { allowInsecure: d.allowInsecureUrls, allowLoopback: d.allowLoopback });
     return url;
   };
 

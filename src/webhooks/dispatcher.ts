@@ -21,6 +21,8 @@ export interface DispatcherDeps {
   retrySchedule: number[];
   concurrency: number;
   allowInsecureUrls: boolean;
+  /** Webhooks may target loopback (webhooks.allowLoopback; the sandbox). */
+  allowLoopback: boolean;
   /** Fallback poll for events written by other processes (CLI settle/replay), ms. */
   pollMs?: number;
   /** Worker lease holder id written beside each delivery lease (null: not a lease holder, e.g. the CLI). */
@@ -71,7 +73,7 @@ export function createDispatcher(d: DispatcherDeps) {
     }
     let result;
     try {
-      checkWebhookUrl(merchant.webhookUrl, d.allowInsecureUrls);
+      checkWebhookUrl(merchant.webhookUrl, { allowInsecure: d.allowInsecureUrls, allowLoopback: d.allowLoopback });
       const headers = webhookHeaders(secrets, ev.id, Math.floor(d.clock.now() / 1000), ev.body);
       result = await attemptDelivery(d.post, merchant.webhookUrl, headers, ev.body, d.timeoutMs, () => d.clock.now(), cut.signal);
     } catch (err) {

@@ -2,13 +2,16 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
 import type { Dispatcher } from 'undici';
 import type { HttpPost } from './deliver.ts';
+import { embeddedIpv4 } from './ip6.ts';
 
 /**
  * Where a webhook may connect. The check is on the address actually connected to (undici's
  * `connect` lookup), so a hostname that resolves, or later re-resolves, to an internal
- * address is refused as well as a literal one. Loopback stays allowed (a receiver on the
- * same host); private, link-local (cloud metadata 169.254.169.254), shared and reserved
- * ranges are refused unless `webhooks.allowPrivateNetworks` is true.
+ * address is refused as well as a literal one. Private, link-local (cloud metadata
+ * 169.254.169.254), shared and reserved ranges are refused unless `webhooks.allowPrivateNetworks`
+ * is true; loopback (the daemon's own host: its admin ports, /metrics) unless the operator sets
+ * `webhooks.allowLoopback`. IPv6 forms that reach an IPv4 host (mapped, NAT64, 6to4) are judged
+ * as the IPv4 address they carry.
  */
 const BLOCKED = new BlockList();
 for (const [net, bits] of [
@@ -30,27 +33,45 @@ for (const [net, bits] of [
   ['ff00::', 8],
 ] as const) BLOCKED.addSubnet(net, bits, 'ipv6');
 
-export function isRefusedAddress(address: string): boolean {
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+
+export interface TargetPolicy {
+  /** Loopback addresses are allowed (webhooks.allowLoopback, the sandbox). Default false. */
+  allowLoopback?: boolean;
+}
+
+export function isRefusedAddress(address: string, policy: TargetPolicy = {}): boolean {
   const family = isIP(address);
   if (family === 0) return true;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return isRefusedAddress(mapped[1]);
-  return BLOCKED.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  if (family === 6) {
+    const v4 = embeddedIpv4(address);
+    if (v4 !== undefined) return isRefusedAddress(v4, policy);
+  }
+  const type = family === 4 ? 'ipv4' : 'ipv6';
+  if (LOOPBACK.check(address, type)) return !policy.allowLoopback;
+  return BLOCKED.check(address, type);
 }
 
 const refusal = (host: string, address: string) =>
-  Object.assign(new Error(`webhook target ${host} is at ${address}, a private, link-local or reserved address (set webhooks.allowPrivateNetworks to allow it)`), {
-    code: 'EADDRNOTALLOWED',
-  });
+  Object.assign(
+    new Error(
+      isIP(address) !== 0 && !isRefusedAddress(address, { allowLoopback: true })
+        ? `webhook target ${host} is at ${address}, a loopback address (set webhooks.allowLoopback to allow it)`
+        : `webhook target ${host} is at ${address}, a private, link-local or reserved address (set webhooks.allowPrivateNetworks to allow it)`,
+    ),
+    { code: 'EADDRNOTALLOWED' },
+  );
 
 type Lookup = typeof dnsLookup;
 
 /** A dns.lookup for the connector that refuses internal addresses. */
-export function guardedLookup(resolve: Lookup = dnsLookup): Lookup {
+export function guardedLookup(resolve: Lookup = dnsLookup, policy: TargetPolicy = {}): Lookup {
   return ((hostname: string, options: { all?: boolean } & Record<string, unknown>, callback: (...args: unknown[]) => void) => {
     resolve(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
       if (err) return callback(err);
-      const bad = addresses.find((a) => isRefusedAddress(a.address));
+      const bad = addresses.find((a) => isRefusedAddress(a.address, policy));
       if (bad) return callback(refusal(hostname, bad.address));
       if (options.all) return callback(null, addresses);
       callback(null, addresses[0].address, addresses[0].family);
@@ -66,16 +87,18 @@ export function guardedLookup(resolve: Lookup = dnsLookup): Lookup {
  */
 export function createWebhookPost(o: {
   allowPrivateNetworks: boolean;
+  allowLoopback: boolean;
   lookup?: Lookup;
   /** Loads the HTTP client (tests make it fail once). */
   load?: () => Promise<typeof import('./undici.ts')>;
 }): { post: HttpPost; close(): Promise<void> } {
+  const policy: TargetPolicy = { allowLoopback: o.allowLoopback };
   const load = o.load ?? (() => import('./undici.ts'));
   let client: Promise<{ agent: Dispatcher; request: typeof import('./undici.ts').request }> | undefined;
   const connect = () =>
     (client ??= load().then(
       ({ Agent, request }) => ({
-        agent: o.allowPrivateNetworks ? new Agent() : new Agent({ connect: { lookup: guardedLookup(o.lookup) } }),
+        agent: o.allowPrivateNetworks ? new Agent() : new Agent({ connect: { lookup: guardedLookup(o.lookup, policy) } }),
         request,
       }),
       (err: unknown) => {
@@ -86,7 +109,7 @@ export function createWebhookPost(o: {
     ));
   const post: HttpPost = async (url, headers, body, timeoutMs, cut) => {
     const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-    if (!o.allowPrivateNetworks && isIP(host) !== 0 && isRefusedAddress(host)) throw refusal(host, host);
+    if (!o.allowPrivateNetworks && isIP(host) !== 0 && isRefusedAddress(host, policy)) throw refusal(host, host);
     const { agent, request } = await connect();
     // `cut`: shutdown cuts the attempt off early (it is then recorded and retried).
     const signal = cut ? AbortSignal.any([AbortSignal.timeout(timeoutMs), cut]) : AbortSignal.timeout(timeoutMs);

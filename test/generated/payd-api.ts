@@ -1172,7 +1172,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description https URL (plain http only to loopback unless the operator allows it); null removes it. */
+                    /** @description https URL; loopback (127.0.0.0/8, ::1, localhost), and plain http to it, only where the operator allows loopback targets (webhooks.allowLoopback; the sandbox does); null removes it. */
                     url: string | null;
                 };
             };

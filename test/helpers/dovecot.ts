@@ -379,6 +379,9 @@ export function upiSourceConfig(dovecot: Dovecot, mailbox = 'INBOX', imap: Parti
     // The test alerts are addressed (and signed) to this mailbox's owner.
     alertRecipients: ['merchant.payd@example.com'],
     accounts: [{ bank: 'hdfc', accountEnding: '4321' }],
+    maxMessageBytes: 262_144,
+    inspectTimeoutSeconds: 5,
+    keepRejectedDays: 90,
     dkim: { required: true, dnsServers: [], retryHours: 24 },
   };
 }

@@ -36,7 +36,8 @@ export function baseConfig(dir: string, extra: Record<string, any> = {}) {
     server: { host: '127.0.0.1', port: 0, publicUrl: 'https://pay.example.com', rateLimit: { perSecond: 0, burst: 1 }, publicRateLimit: { perSecond: 0, burst: 1 }, ...(rest.server ?? {}) },
     // A store from test/helpers/stores.ts may replace it (PostgreSQL: { url }).
     database: rest.database ?? { file: join(dir, 'payd.sqlite') },
-    webhooks: { retrySchedule: [1, 1, 1], timeoutSeconds: 2, ...(rest.webhooks ?? {}) },
+    // Test receivers listen on loopback: an operator's opt-in (webhooks.allowLoopback).
+    webhooks: { retrySchedule: [1, 1, 1], timeoutSeconds: 2, allowLoopback: true, ...(rest.webhooks ?? {}) },
     intents: rest.intents ?? {},
     methods: {
       UPI: {
@@ -85,6 +86,8 @@ export async function startPayd(o: {
   log?: Logger;
   /** The store to run on (test/helpers/stores.ts); default: a SQLite file in `dir`. */
   store?: TestStore;
+  /** On PostgreSQL, align the clock to the database's (default: only when no clock is injected: a test's clock rules). */
+  databaseClock?: boolean;
 } = {}): Promise<PaydHarness> {
   const dir = o.dir ?? mkdtempSync(join(tmpdir(), 'payd-test-'));
   let extra = o.config;
@@ -95,7 +98,7 @@ export async function startPayd(o: {
   const raw = o.rawConfig ?? baseConfig(dir, extra);
   const config = parseConfig(raw, dir, {});
   const clock = o.clock ?? { now: () => Date.now() };
-  const app = await createApp({ config, sandbox: o.sandbox, clock, random: systemRandom, log: o.log ?? silentLogger(), post: o.post, sources: o.sources === 'configured' ? undefined : (o.sources ?? (() => [])) });
+  const app = await createApp({ config, sandbox: o.sandbox, clock, databaseClock: o.databaseClock ?? o.clock === undefined, random: systemRandom, log: o.log ?? silentLogger(), post: o.post, sources: o.sources === 'configured' ? undefined : (o.sources ?? (() => [])) });
   await app.start({ http: o.http ?? true, workers: o.workers ?? false });
   const url = app.url ?? '';
   return {

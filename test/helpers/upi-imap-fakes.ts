@@ -99,7 +99,8 @@ export class FakeLedger implements Ledger {
  */
 export function fakeMail(verdict: string, opts: { subject?: string; messageId?: string } = {}): string {
   return [
-    'From: Test Bank <alerts@bank.test>',
+    // A configured bank's sender domain: the source fetches and inspects only such mail.
+    'From: HDFC Bank InstaAlerts <alerts@hdfcbank.net>',
     'To: merchant@example.com',
     `Subject: ${opts.subject ?? 'test alert'}`,
     `Message-ID: <${opts.messageId ?? Math.random().toString(36).slice(2)}@bank.test>`,
@@ -192,10 +193,10 @@ export async function mailStoreOn(on: TestStore): Promise<{ db: Db; store: UpiMa
   return { db, store: createUpiMailStore(db), close: () => db.destroy() };
 }
 
-/** For tests whose mail never parks or goes unread: any use of the store fails the test. */
+/** For tests whose mail never parks or goes unread: any use of the store fails the test (the crash marks are kept nowhere). */
 export function unusedMailStore(): UpiMailStore {
   const fail = async (): Promise<never> => {
     throw new Error('the mail store was not expected to be used');
   };
-  return { park: fail, due: fail, reschedule: fail, release: fail, parkedCount: fail, noteUnread: fail, unreadSince: fail };
+  return { park: fail, due: fail, reschedule: fail, release: fail, parkedCount: fail, noteUnread: fail, unreadSince: fail, markInspecting: async () => {}, inspectingHolder: async () => undefined, unmarkInspecting: async () => {}, pruneRejected: async () => 0 };
 }

@@ -8,6 +8,7 @@ import { systemRandom } from '../../src/system.ts';
 import { upiSourceConfig, type Dovecot } from './dovecot.ts';
 import { startPayd, type PaydHarness } from './payd.ts';
 import { memoryLogger } from './upi-imap-fakes.ts';
+import { sharedInspector } from './inspector.ts';
 
 export const ALERT_RECIPIENT = 'merchant.payd@example.com';
 
@@ -19,6 +20,7 @@ export async function startUpiPayd(
   if (mailbox !== 'INBOX') await dovecot.createMailbox(mailbox).catch(() => {}); // exists after a restart
   const cfg = { ...upiSourceConfig(dovecot, mailbox), alertRecipients: [ALERT_RECIPIENT], ...(o.accounts ? { accounts: o.accounts } : {}) };
   cfg.dkim = { required: true, dnsServers: [o.dnsServer], retryHours: o.retryHours };
+  const inspect = await sharedInspector();
   const h: PaydHarness = await startPayd({
     ...(o.dir ? { dir: o.dir } : {}),
     workers: true,
@@ -30,6 +32,7 @@ export async function startUpiPayd(
         clock: { now: () => Date.now() },
         random: systemRandom,
         log: o.log ?? memoryLogger(),
+        inspect,
         dnsTimeoutMs: 800,
         retryMs: 300,
         backoff: { baseMs: 100, maxMs: 1000 },

@@ -69,7 +69,7 @@ test('read commands and migrate need no credentials; merchant create without the
 
 test('webhooks test without the master key exits 2 and changes nothing: no webhook.test event is left for a daemon to deliver', async (t) => {
   const { dir, unit, db } = setup(t);
-  const created = await payd(['merchant', 'create', '--name', 'Shop', '--webhook-url', 'http://127.0.0.1:9/hook', '--json'], { cwd: dir, env: unit });
+  const created = await payd(['merchant', 'create', '--name', 'Shop', '--webhook-url', 'https://shop.example.com/hook', '--json'], { cwd: dir, env: unit });
   assert.equal(created.code, 0, created.err);
   const before = readFileSync(db);
   const refused = await payd(['webhooks', 'test', created.json().client_id], { cwd: dir });

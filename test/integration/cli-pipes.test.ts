@@ -4,7 +4,7 @@
 // worker lease back. Real bin/payd processes; the pipes' readers are real processes.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
@@ -117,7 +117,8 @@ for (const [name, args, dbFile, requests] of [
       run.child.kill('SIGKILL');
       run.sink.kill('SIGKILL');
     });
-    const lines = () => logLines(readFileSync(log, 'utf8'));
+    // tee creates its file when it starts, which may be after the first poll.
+    const lines = () => (existsSync(log) ? logLines(readFileSync(log, 'utf8')) : []);
     const url = await waitFor(async () => lines().find((l) => l.msg === 'payd listening')?.url as string | undefined, 60_000, 'payd listening');
     await waitFor(async () => lines().some((l) => /worker lease acquired/.test(String(l.msg))), 20_000, 'the worker lease');
     assert.equal(leaseRows(join(dir, dbFile)), 1);

@@ -88,6 +88,11 @@ test('merchant lifecycle from the CLI, with --config after the subcommand', asyn
   assert.match(bad.err, /must use https/);
   const ftp = await payd(['merchant', 'set-webhook', c.client_id, '--url', 'ftp://x', '--config', cfg], { cwd: dir });
   assert.equal(ftp.code, 2);
+  // Loopback (the daemon's own host) is the operator's opt-in, not any merchant's.
+  const loop = await payd(['merchant', 'set-webhook', c.client_id, '--url', 'http://127.0.0.1:9/h', '--config', cfg], { cwd: dir });
+  assert.equal(loop.code, 2);
+  assert.match(loop.err, /webhooks\.allowLoopback/);
+  writeFileSync(cfg, JSON.stringify({ database: { file: 'db/payd.sqlite' }, webhooks: { allowLoopback: true } }));
   assert.equal((await payd(['merchant', 'set-webhook', c.client_id, '--url', 'http://127.0.0.1:9/h', '--config', cfg], { cwd: dir })).code, 0);
 
   const rotated = await payd(['merchant', 'rotate-secret', c.client_id, '--json', '--config', cfg], { cwd: dir });

@@ -54,7 +54,7 @@ test('receiver down → settled → kill -9 → receiver up → restart: the web
   const receiver = await startReceiver();
   const hookPort = receiver.port;
   await receiver.close(); // down for now; same port later
-  const dir = workdir(t, { ...baseConfig(''), database: { file: 'data/payd.sqlite' }, webhooks: { retrySchedule: [0.3, 0.3, 0.3, 0.3, 0.3, 0.3], timeoutSeconds: 1 } });
+  const dir = workdir(t, { ...baseConfig(''), database: { file: 'data/payd.sqlite' }, webhooks: { retrySchedule: [0.3, 0.3, 0.3, 0.3, 0.3, 0.3], timeoutSeconds: 1, allowLoopback: true } });
   const m = (await payd(['merchant', 'create', '--name', 'Shop', '--webhook-url', `http://127.0.0.1:${hookPort}/hook`, '--json'], { cwd: dir })).json();
   const headers = { 'x-client-id': m.client_id, 'x-client-secret': m.client_secret };
 

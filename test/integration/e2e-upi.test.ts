@@ -9,6 +9,7 @@ import { startDovecot, type Dovecot } from '../helpers/dovecot.ts';
 import { startPayd, type PaydHarness } from '../helpers/payd.ts';
 import { forEachStore } from '../helpers/stores.ts';
 import { startReceiver } from '../helpers/receiver.ts';
+import { memoryLogger } from '../helpers/upi-imap-fakes.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 
@@ -40,7 +41,11 @@ forEachStore((store) => {
     before(async () => {
       dovecot = await startDovecot();
       receiver = await startReceiver();
-      p = await startPayd({ store, workers: true, sources: 'configured', config: config(await dns.start()) });
+      const log = memoryLogger();
+      p = await startPayd({ store, workers: true, sources: 'configured', config: config(await dns.start()), log });
+      // The inspector's worker thread loads its TypeScript through tsx: seconds on a loaded machine,
+      // which is not what the promptness below measures (from dist/ it is a fraction of a second).
+      await waitFor(async () => log.lines.some((l) => l.msg === 'alert inspector ready'), 60_000, 'the alert inspector to start');
       m = await p.merchant('Chai shop', receiver.url);
     });
     after(async () => {

@@ -68,6 +68,7 @@ async function sqliteShop(t: TestContext) {
   const db = p.app.db;
   await db.insertInto('upi_parked_mail').values({ ref: 'imap:7:44', mailbox: 'INBOX', uid_validity: '7', uid: 44, raw: Buffer.from('parked mail'), received_at: now, bank: 'hdfc', reason: 'dns_unresolved', parked_at: now, attempts: 1, next_attempt_at: now + 60_000 }).execute();
   await db.insertInto('upi_unread_alerts').values({ ref: 'imap:7:45', mailbox: 'INBOX', bank: 'axis', subject: 'A new template', raw: Buffer.from('unread alert'), observed_at: now }).execute();
+  await db.insertInto('upi_inspecting').values({ mailbox: 'INBOX', ref: 'imap:7:46', uid: 46, started_at: now, holder: 'run-1' }).execute();
   await db.insertInto('mailbox_oauth_tokens').values({ key: 'imap:alerts', refresh_token_sealed: 'v1.sealed.refresh.token', configured_hash: 'abc', updated_at: now }).execute();
   await db.insertInto('sandbox_transfers').values({ method: 'UPI', receiver: 'shop@hdfcbank', amount_minor: 500, tx_ref: 'sbx-1', reference: null, created_at: now }).execute();
   const fetched = await p.api('GET', `/api/v1/intents/${created[0].intent_id}`, { headers: m.headers });

@@ -14,7 +14,7 @@ test('SIGTERM during a webhook POST that hangs: exit 0 within the 10 s deadline,
   const dir = mkdtempSync(join(tmpdir(), 'payd-shutdown-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   // A 30 s attempt timeout: longer than the shutdown deadline, so shutdown must cut it off.
-  writeFileSync(join(dir, 'payd.config.json'), JSON.stringify({ database: { file: 'data/payd.sqlite' }, server: { port: 0 }, webhooks: { retrySchedule: [1, 1], timeoutSeconds: 30 } }));
+  writeFileSync(join(dir, 'payd.config.json'), JSON.stringify({ database: { file: 'data/payd.sqlite' }, server: { port: 0 }, webhooks: { retrySchedule: [1, 1], timeoutSeconds: 30, allowLoopback: true } }));
   const m = (await payd(['merchant', 'create', '--sandbox', '--name', 'Shop', '--webhook-url', hang.url, '--json'], { cwd: dir })).json();
   const first = await spawnPayd(['serve', '--sandbox', '--port', '0'], { cwd: dir });
   t.after(() => first.child.kill('SIGKILL'));

@@ -33,7 +33,7 @@ test('a confirmed USDT transfer is ingested with its TronGrid facts and the chec
   const req = h.fake.requests[0];
   assert.equal(req.apiKey, 'k-123');
   assert.equal(req.url.searchParams.get('only_confirmed'), 'true');
-  assert.equal(req.url.searchParams.get('only_to'), 'true');
+  assert.equal(req.url.searchParams.has('only_to'), false, 'outgoing rows are listed too, to net a transaction\'s incoming rows');
   assert.equal(req.url.searchParams.get('contract_address'), USDT);
   assert.equal(req.url.searchParams.get('limit'), '200');
 });

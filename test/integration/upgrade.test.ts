@@ -56,7 +56,7 @@ test('the README upgrade (new release beside the running one, switch the link, o
     JSON.stringify({
       server: { host: '127.0.0.1', port, publicUrl: url, rateLimit: { perSecond: 0, burst: 1 } },
       database: { file: join(state, 'payd.sqlite') },
-      webhooks: { retrySchedule: [1, 1, 1], timeoutSeconds: 5 },
+      webhooks: { retrySchedule: [1, 1, 1], timeoutSeconds: 5, allowLoopback: true },
       // A live method whose upstream is closed: payments arrive by manual settlement (`intents settle`).
       methods: { USDT_TRC20: { address: RECEIVERS.USDT_TRC20, apiUrl: 'http://127.0.0.1:1' } },
     }),

@@ -7,6 +7,7 @@ import { createUpiSource } from '../../src/methods/upi/imap-source.ts';
 import { hdfcCredit, signingKit } from '../helpers/bank-alerts.ts';
 import { startDovecot, upiSourceConfig, type Dovecot } from '../helpers/dovecot.ts';
 import { FakeLedger, memoryLogger, unusedMailStore } from '../helpers/upi-imap-fakes.ts';
+import { sharedInspector } from '../helpers/inspector.ts';
 
 
 describe('UPI mailbox source with the real DKIM inspector', () => {
@@ -34,6 +35,7 @@ describe('UPI mailbox source with the real DKIM inspector', () => {
       random: { bytes: (n) => new Uint8Array(n), uuid: () => crypto.randomUUID(), float: () => Math.random() },
       log: memoryLogger(),
       resolver: kit.resolver,
+      inspect: await sharedInspector(),
       backoff: { baseMs: 100, maxMs: 1000 },
     });
     running = source.run(ac.signal);

@@ -134,7 +134,7 @@ describe('UPI mailbox source on Dovecot', () => {
     await run.stop();
   });
 
-  test('a non-alert advances the checkpoint and ingests nothing; a rejected mail is kept with its raw bytes', async () => {
+  test('mail from no configured bank is rejected unknown_sender from its header, unparsed; a rejected mail is kept with its raw bytes', async () => {
     await dovecot.createMailbox('Mixed');
     const ledger = new FakeLedger();
     const run = start(source(config('Mixed'), ledger).src);
@@ -143,12 +143,18 @@ describe('UPI mailbox source on Dovecot', () => {
 
     const newsletter = await dovecot.append('From: news@shop.test\r\nSubject: Sale!\r\n\r\nBuy now\r\n', { mailbox: 'Mixed' });
     await ledger.waitFor(() => (ledger.checkpoints.get(key) as { lastUid: number }).lastUid === newsletter, 3000, 'checkpoint past the newsletter');
-    assert.equal(ledger.ingests.length + ledger.rejections.length, 0);
+    assert.equal(ledger.ingests.length, 0);
+    assert.deepEqual(ledger.rejections.map((r) => [r.observation.reason, r.observation.detail?.from]), [['unknown_sender', ['news@shop.test']]]);
+    // ICICI is a bank, but not one the operator receives payments at (accounts lists HDFC only).
+    const icici = await dovecot.append(fakeMail('credit utr=111111111111').replace('alerts@hdfcbank.net', 'alerts@icicibank.com'), { mailbox: 'Mixed' });
+    await ledger.waitFor(() => ledger.rejections.length === 2, 3000, 'the ICICI mail rejected');
+    assert.equal(ledger.rejections[1].observation.reason, 'unknown_sender');
+    assert.equal((ledger.checkpoints.get(key) as { lastUid: number }).lastUid, icici);
 
     const forged = fakeMail('reject reason=dkim_fail', { subject: 'View: Account update for your HDFC Bank A/c' });
     const uid = await dovecot.append(forged, { mailbox: 'Mixed' });
-    await ledger.waitFor(() => ledger.rejections.length === 1, 3000, 'the rejection');
-    const { observation, checkpoint } = ledger.rejections[0];
+    await ledger.waitFor(() => ledger.rejections.length === 3, 3000, 'the rejection');
+    const { observation, checkpoint } = ledger.rejections[2];
     assert.equal(observation.reason, 'dkim_fail');
     assert.equal(observation.ref, `imap:${await dovecot.uidValidity('Mixed')}:${uid}`);
     assert.equal(Buffer.from(observation.raw!).toString(), forged, 'raw bytes kept as received');

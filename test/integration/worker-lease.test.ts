@@ -19,7 +19,7 @@ test('two serve processes: one leader, one standby; each settlement delivered on
   t.after(() => receiver.close());
   const dir = mkdtempSync(join(tmpdir(), 'payd-lease-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  writeFileSync(join(dir, 'payd.config.json'), JSON.stringify({ database: { file: 'data/payd.sqlite' }, server: { port: 0 }, webhooks: { retrySchedule: [1, 1, 1], timeoutSeconds: 2 } }));
+  writeFileSync(join(dir, 'payd.config.json'), JSON.stringify({ database: { file: 'data/payd.sqlite' }, server: { port: 0 }, webhooks: { retrySchedule: [1, 1, 1], timeoutSeconds: 2, allowLoopback: true } }));
   // The sandbox: its simulated source reads payments other processes write, like a real upstream.
   const m = (await payd(['merchant', 'create', '--sandbox', '--name', 'Shop', '--webhook-url', receiver.url, '--json'], { cwd: dir })).json();
   const headers = { 'x-client-id': m.client_id, 'x-client-secret': m.client_secret, 'content-type': 'application/json' };
@@ -38,7 +38,7 @@ test('two serve processes: one leader, one standby; each settlement delivered on
   const leaderGauge = async (url: string) => /^payd_worker_leader (\d)$/m.exec(await (await fetch(url + '/metrics')).text())?.[1];
   assert.deepEqual([await leaderGauge(a!.url), await leaderGauge(b!.url)], ['1', '0']);
   // Only the leader runs the source; the standby never polls.
-  assert.match(a!.stderr(), /payment source starting/);
+  await waitFor(async () => /payment source starting/.test(a!.stderr()), 5_000, 'the leader\'s source to start'); // log lines reach a pipe up to 25 ms late
   assert.doesNotMatch(b.stderr(), /payment source starting/);
 
   const pay = async (api: string, order: string) => {
@@ -63,7 +63,8 @@ test('two serve processes: one leader, one standby; each settlement delivered on
   await waitFor(async () => (await readyz(b.url)).body.workers === 'leader', 20_000, 'the standby to take the lease');
   const tookMs = Date.now() - t0;
   assert.ok(tookMs < 20_000, `takeover took ${tookMs} ms`);
-  assert.match(b.stderr(), /worker lease acquired/);
+  // Log lines reach a pipe in batches (up to 25 ms late): wait for it rather than read at once.
+  await waitFor(async () => /worker lease acquired/.test(b.stderr()), 5_000, 'the takeover log line');
 
   const second = await pay(b.url, 'o-2');
   const hooks = await receiver.waitFor(2, 8000);

@@ -29,13 +29,20 @@ test('retry schedule: immediate first attempt, then schedule[k-1] ± 20 %, 410 s
   assert.equal(nextStep(301, 1, schedule, 0, fixed(0.5)).kind, 'retry');
 });
 
-test('webhook URLs: https anywhere, http only to loopback unless allowed', () => {
-  assert.ok(checkWebhookUrl('https://shop.example.com/h', false));
-  assert.ok(checkWebhookUrl('http://127.0.0.1:9/h', false));
-  assert.ok(checkWebhookUrl('http://[::1]:9/h', false));
-  assert.ok(checkWebhookUrl('http://localhost/h', false));
-  assert.ok(checkWebhookUrl('http://shop.example.com/h', true));
+test('webhook URLs: https anywhere, http only to loopback (an operator opt-in) unless allowed', () => {
+  const strict = { allowInsecure: false, allowLoopback: false };
+  const loop = { allowInsecure: false, allowLoopback: true };
+  assert.ok(checkWebhookUrl('https://shop.example.com/h', strict));
+  assert.ok(checkWebhookUrl('http://127.0.0.1:9/h', loop));
+  assert.ok(checkWebhookUrl('http://[::1]:9/h', loop));
+  assert.ok(checkWebhookUrl('http://localhost/h', loop));
+  assert.ok(checkWebhookUrl('https://localhost/h', loop));
+  assert.ok(checkWebhookUrl('http://shop.example.com/h', { allowInsecure: true, allowLoopback: false }));
   for (const bad of ['http://shop.example.com/h', 'http://10.0.0.1/h', 'ftp://x/y', 'not a url', 'https://user:pw@x.com/']) {
-    assert.throws(() => checkWebhookUrl(bad, false), (e: unknown) => e instanceof PaydError && e.code === 'INVALID_REQUEST', bad);
+    assert.throws(() => checkWebhookUrl(bad, loop), (e: unknown) => e instanceof PaydError && e.code === 'INVALID_REQUEST', bad);
+  }
+  // Without webhooks.allowLoopback no merchant may point its webhooks at the daemon's own host.
+  for (const bad of ['http://127.0.0.1:9/h', 'https://127.8.9.10/h', 'http://[::1]:9/h', 'https://localhost/h', 'https://a.localhost/h', 'http://[::ffff:127.0.0.1]/h']) {
+    assert.throws(() => checkWebhookUrl(bad, strict), (e: unknown) => e instanceof PaydError && e.code === 'INVALID_REQUEST' && /loopback/.test(e.message), bad);
   }
 });

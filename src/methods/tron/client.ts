@@ -51,7 +51,7 @@ export function trc20Url(apiUrl: string, q: Trc20Query): string {
   const url = new URL(`${apiUrl.replace(/\/+$/, '')}/v1/accounts/${encodeURIComponent(q.address)}/transactions/trc20`);
   const p = url.searchParams;
   p.set('only_confirmed', 'true');
-  p.set('only_to', 'true');
+  // Both directions: a transaction's rows from our address are netted against its rows to us (netting.ts).
   p.set('contract_address', q.contract);
   p.set('limit', String(q.limit));
   // Oldest first, so the checkpoint can advance with every transfer handled.

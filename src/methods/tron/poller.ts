@@ -3,12 +3,13 @@
  * pages) for the receiving address, whatever the number of open intents.
  */
 import { METHOD_RULES } from '../../domain/methods.ts';
-import type { ReceivedPayment } from '../../domain/payment.ts';
+import type { IngestOutcome, ReceivedPayment } from '../../domain/payment.ts';
 import type { Clock, Ledger, Logger } from '../../domain/ports.ts';
 import { sleep } from '../../workers/loop.ts';
 import { TronGridError, type TronGridClient } from './client.ts';
 import { completeListing, isSeen, listFrom, markSeen, readCursor, startCursor, type TronCursor } from './cursor.ts';
-import { parseTrc20Page, type Trc20Item, type PageFilter } from './trc20-page.ts';
+import { decideRows, heldFromJson, heldToJson, holdBack, type RowDecision } from './netting.ts';
+import { parseTrc20Page, type PageFilter, type Trc20Item, type Trc20Transfer } from './trc20-page.ts';
 
 export interface PollerTuning {
   /** First start without a checkpoint: how far back to look, ms. */
@@ -33,13 +34,17 @@ interface RescanState {
   v: 1;
   /** When the last run completed, ms. */
   at?: number;
-  run?: { minTimestamp: number; fingerprint: string };
+  /**
+   * `held`: rows of the last block listed so far, decided with the next page (netting.ts): a
+   * transaction's rows, split over a page (and tick) boundary, are decided and named together.
+   */
+  run?: { minTimestamp: number; fingerprint: string; held?: unknown[] };
 }
 
 function readRescan(raw: unknown): RescanState {
   if (typeof raw !== 'object' || raw === null || (raw as RescanState).v !== 1) return { v: 1 };
   const r = raw as RescanState;
-  const run = r.run && typeof r.run.minTimestamp === 'number' && typeof r.run.fingerprint === 'string' ? r.run : undefined;
+  const run = r.run && typeof r.run.minTimestamp === 'number' && typeof r.run.fingerprint === 'string' ? { minTimestamp: r.run.minTimestamp, fingerprint: r.run.fingerprint, held: heldToJson(heldFromJson(r.run.held)) } : undefined;
   return { v: 1, ...(typeof r.at === 'number' ? { at: r.at } : {}), ...(run ? { run } : {}) };
 }
 
@@ -92,17 +97,30 @@ export function createTronPoller(d: PollerDeps) {
     }
   }
 
-  async function handle(item: Trc20Item, row: string, checkpoint: { key: string; value: TronCursor } | undefined): Promise<void> {
-    if (item.kind === 'invalid') {
-      d.log.warn('TronGrid transfer rejected', { txid: item.txid, reason: item.reason });
+  /**
+   * Hands one decided row to the ledger (with `checkpoint`, which already covers it). The
+   * re-scan (no checkpoint) hands over rows mostly seen before: the ledger tells what is new.
+   */
+  async function handle(r: RowDecision, checkpoint: { key: string; value: TronCursor } | undefined): Promise<IngestOutcome | undefined> {
+    const { item, row } = r;
+    if (r.kind === 'reject') {
+      if (checkpoint) d.log.warn('TronGrid transfer rejected', { txid: item.txid, row, reason: r.reason });
       await d.ledger.reject(
-        { source: 'trongrid', method: METHOD, ref: `trongrid:${row}`, reason: item.reason, detail: { ...item.detail, txid: item.txid, block_timestamp: item.blockTimestamp }, observedAt: d.clock.now() },
+        { source: 'trongrid', method: METHOD, ref: `trongrid:${row}`, reason: r.reason, detail: { ...r.detail, txid: item.txid, block_timestamp: item.blockTimestamp }, observedAt: d.clock.now() },
         checkpoint,
       );
-      return;
+      return undefined;
     }
-    const outcome = await d.ledger.ingest(toPayment(item, row, d.address, d.contract, d.clock.now()), checkpoint);
-    d.log.info('TronGrid transfer ingested', { txid: item.txid, row, amount_minor: item.value, outcome: outcome.kind });
+    const outcome = await d.ledger.ingest(toPayment(r.item, row, d.address, d.contract, d.clock.now(), r), checkpoint);
+    if (checkpoint) d.log.info('TronGrid transfer ingested', { txid: item.txid, row, amount_minor: r.amountMinor, outcome: outcome.kind });
+    return outcome;
+  }
+
+  /** One page's rows plus those held from the last: what to decide now, and what to hold for the next page. */
+  function batchOf(held: Trc20Item[], page: Trc20Item[], more: boolean): { now: Trc20Item[]; held: Trc20Item[] } {
+    const all = held.length ? [...held, ...page] : page;
+    const keep = more ? holdBack(all, 4 * d.tuning.pageLimit) : [];
+    return { now: keep.length ? all.slice(0, all.length - keep.length) : all, held: keep };
   }
 
   /** Lists everything since the checkpoint and hands each new transfer to the ledger with its checkpoint. */
@@ -114,22 +132,31 @@ export function createTronPoller(d: PollerDeps) {
     let ascending = true;
     let newest: number | undefined;
     const rows = rowKeys();
+    let held: Trc20Item[] = [];
+    let handled = 0;
     do {
       const page = parseTrc20Page(await fetchPage(minTimestamp, fingerprint, signal), filter);
       pages += 1;
       if (page.malformed > 0) d.log.warn('TronGrid items without id or timestamp skipped', { count: page.malformed });
-      for (const item of page.items) {
-        if (newest !== undefined && item.blockTimestamp < newest) ascending = false;
-        newest = Math.max(newest ?? item.blockTimestamp, item.blockTimestamp);
-        const row = rows(item);
-        // A bare transaction id is what cursors written before rows were told apart hold.
-        if (isSeen(cursor, row) || isSeen(cursor, item.txid)) continue;
-        const next = markSeen(cursor, row, item.blockTimestamp, d.tuning.overlapMs, ascending);
-        await handle(item, row, { key, value: next });
-        cursor = next;
-      }
       if (page.fingerprint !== undefined && page.fingerprint === fingerprint) throw new TronGridError('TronGrid repeated a page fingerprint', 200);
       fingerprint = page.fingerprint;
+      // Held rows are listed again by the next tick (the watermark stays before them), unless
+      // this tick would otherwise handle nothing at all: then progress comes first.
+      const last = fingerprint === undefined || pages >= d.tuning.maxPagesPerTick || signal.aborted;
+      const batch = batchOf(held, page.items, fingerprint !== undefined && !(last && handled === 0));
+      held = batch.held;
+      for (const item of batch.now) {
+        if (newest !== undefined && item.blockTimestamp < newest) ascending = false;
+        newest = Math.max(newest ?? item.blockTimestamp, item.blockTimestamp);
+      }
+      for (const r of decideRows(batch.now, d.address, rows)) {
+        handled += 1;
+        // A bare transaction id is what cursors written before rows were told apart hold.
+        if (isSeen(cursor, r.row) || isSeen(cursor, r.item.txid)) continue;
+        const next = markSeen(cursor, r.row, r.item.blockTimestamp, d.tuning.overlapMs, ascending);
+        await handle(r, { key, value: next });
+        cursor = next;
+      }
     } while (fingerprint !== undefined && pages < d.tuning.maxPagesPerTick && !signal.aborted);
 
     if (fingerprint !== undefined) return; // more pages wait; not caught up yet
@@ -158,27 +185,25 @@ export function createTronPoller(d: PollerDeps) {
     if (!state.run && state.at !== undefined && now - state.at < d.tuning.rescanMs) return;
     const minTimestamp = state.run?.minTimestamp ?? Math.max(0, now - d.tuning.rescanWindowMs);
     let fingerprint = state.run?.fingerprint;
+    let held = heldFromJson(state.run?.held);
     const rows = rowKeys();
     let pages = 0;
     let found = 0;
     do {
       const page = parseTrc20Page(await fetchPage(minTimestamp, fingerprint, signal), filter);
       pages += 1;
-      for (const item of page.items) {
-        const row = rows(item);
-        if (item.kind === 'invalid') {
-          await handle(item, row, undefined);
-          continue;
-        }
-        const outcome = await d.ledger.ingest(toPayment(item, row, d.address, d.contract, d.clock.now()));
-        if (outcome.kind !== 'duplicate') {
+      if (page.fingerprint !== undefined && page.fingerprint === fingerprint) throw new TronGridError('TronGrid repeated a page fingerprint', 200);
+      const batch = batchOf(held, page.items, page.fingerprint !== undefined);
+      held = batch.held;
+      for (const r of decideRows(batch.now, d.address, rows)) {
+        const outcome = await handle(r, undefined);
+        if (outcome && outcome.kind !== 'duplicate') {
           found += 1;
-          d.log.warn('TronGrid re-scan found a transfer the listing had missed', { txid: item.txid, row, block_timestamp: item.blockTimestamp, outcome: outcome.kind });
+          d.log.warn('TronGrid re-scan found a transfer the listing had missed', { txid: r.item.txid, row: r.row, block_timestamp: r.item.blockTimestamp, outcome: outcome.kind });
         }
       }
-      if (page.fingerprint !== undefined && page.fingerprint === fingerprint) throw new TronGridError('TronGrid repeated a page fingerprint', 200);
       fingerprint = page.fingerprint;
-      if (fingerprint !== undefined) await d.ledger.saveCheckpoint({ key: rescanKey, value: { v: 1, at: state.at, run: { minTimestamp, fingerprint } } satisfies RescanState });
+      if (fingerprint !== undefined) await d.ledger.saveCheckpoint({ key: rescanKey, value: { v: 1, at: state.at, run: { minTimestamp, fingerprint, held: heldToJson(held) } } satisfies RescanState });
     } while (fingerprint !== undefined && pages < d.tuning.maxPagesPerTick && !signal.aborted);
     if (fingerprint !== undefined) return; // resumes at this page next tick
     await d.ledger.saveCheckpoint({ key: rescanKey, value: { v: 1, at: d.clock.now() } satisfies RescanState });
@@ -207,20 +232,22 @@ export function createTronPoller(d: PollerDeps) {
 export function rowKeys(): (item: Trc20Item) => string {
   const counts = new Map<string, number>();
   return (item) => {
-    const base = item.kind === 'transfer' ? `${item.txid}:${item.from}:${item.value}` : `${item.txid}:${String(item.detail.from)}:${String(item.detail.value)}`;
+    const base = item.kind === 'invalid' ? `${item.txid}:${String(item.detail.from)}:${String(item.detail.value)}` : `${item.txid}:${item.kind === 'transfer' ? item.from : item.to}:${item.value}`;
     const k = counts.get(base) ?? 0;
     counts.set(base, k + 1);
     return k === 0 ? base : `${base}:${k + 1}`;
   };
 }
 
-export function toPayment(t: Extract<Trc20Item, { kind: 'transfer' }>, row: string, receiver: string, contract: string, observedAt: number): ReceivedPayment {
+export function toPayment(t: Trc20Transfer, row: string, receiver: string, contract: string, observedAt: number, net?: { amountMinor: bigint; nettedMinor: bigint }): ReceivedPayment {
   const evidence: Record<string, unknown> = { from: t.from, to: receiver, block_timestamp: t.blockTimestamp, contract, value: t.value.toString() };
   if (t.symbol !== undefined) evidence.symbol = t.symbol;
+  // Part of the row went back out in the same transaction (netting.ts): only the rest is paid.
+  if (net && net.nettedMinor > 0n) evidence.netted_by_outgoing_minor = net.nettedMinor.toString();
   return {
     method: METHOD,
     receiver,
-    amountMinor: t.value,
+    amountMinor: net ? net.amountMinor : t.value,
     // Each row is its own payment; the merchant still sees the TRON transaction id.
     txRef: row,
     txHash: t.txid,

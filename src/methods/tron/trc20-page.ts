@@ -35,12 +35,24 @@ export interface Trc20Invalid {
   detail: Record<string, unknown>;
 }
 
-export type Trc20Item = Trc20Transfer | Trc20Invalid;
+/**
+ * A transfer of our token from our address to another one. Never a payment; read only so a
+ * transaction's incoming rows can be netted against what it took out (netting.ts).
+ */
+export interface Trc20Outgoing {
+  kind: 'outgoing';
+  txid: string;
+  blockTimestamp: number;
+  to: string;
+  value: bigint;
+}
+
+export type Trc20Item = Trc20Transfer | Trc20Invalid | Trc20Outgoing;
 
 export interface Trc20Page {
   /** Relevant items in the order the API listed them. */
   items: Trc20Item[];
-  /** Items for other tokens, other kinds (Approval), other directions, zero value. */
+  /** Items for other tokens, other kinds (Approval), other addresses, zero value. */
   ignored: number;
   /** Items without a usable transaction id or timestamp; they cannot even be rejected by ref. */
   malformed: number;
@@ -85,10 +97,11 @@ export function parseTrc20Page(body: unknown, filter: PageFilter): Trc20Page {
 function readItem(raw: unknown, filter: PageFilter): Trc20Item | 'ignored' | 'malformed' {
   if (!isObject(raw)) return 'malformed';
   const token = isObject(raw.token_info) ? raw.token_info : {};
-  // Filter first: only our token, only Transfer events, only credits to us.
+  // Filter first: only our token, only Transfer events, only rows to us or from us.
   if (raw.type !== 'Transfer') return 'ignored';
   if (toBase58(token.address) !== filter.contract) return 'ignored';
-  if (toBase58(raw.to) !== filter.receiver) return 'ignored';
+  const incoming = toBase58(raw.to) === filter.receiver;
+  if (!incoming && toBase58(raw.from) !== filter.receiver) return 'ignored';
 
   if (typeof raw.transaction_id !== 'string' || !TXID.test(raw.transaction_id)) return 'malformed';
   if (!isTimestamp(raw.block_timestamp)) return 'malformed';
@@ -102,6 +115,14 @@ function readItem(raw: unknown, filter: PageFilter): Trc20Item | 'ignored' | 'ma
     detail: { value: raw.value, from: raw.from, decimals: token.decimals },
   });
 
+  if (!incoming) {
+    // What our address sent. TronGrid is not known to list such a row unreadable; if it did, it is logged as
+    // malformed rather than netted as zero.
+    const to = toBase58(raw.to);
+    if (typeof raw.value !== 'string' || !DIGITS.test(raw.value) || !to || (token.decimals !== undefined && Number(token.decimals) !== filter.decimals)) return 'malformed';
+    const value = BigInt(raw.value);
+    return value === 0n ? 'ignored' : { kind: 'outgoing', txid, blockTimestamp, to, value };
+  }
   if (typeof raw.value !== 'string' || !DIGITS.test(raw.value)) return invalid('value is not a base-unit integer string');
   // The amount is read in the method's minor unit; a token with other decimals would be mis-scaled.
   if (token.decimals !== undefined && Number(token.decimals) !== filter.decimals) return invalid(`token has ${String(token.decimals)} decimals, expected ${filter.decimals}`);

@@ -36,7 +36,7 @@ export type AlertVerdict =
    * Reads like a bank credit but settles nothing (forged, replayed, refund, other account, unreadable,
    * `suspicious_counterparty`: the payer's own text reads like the bank's): keep for the operator.
    */
-  | { kind: 'reject'; reason: string; bank?: BankId; detail?: Record<string, unknown> }
+  | { kind: 'reject'; reason: string; bank?: BankId; detail?: Record<string, unknown>; /** The bank's DKIM signature verified: keep the raw bytes whole. */ authenticated?: true }
   /** A verified bank mail no template reads: not money we can see, but loud (template churn). */
   | { kind: 'unread'; bank: BankId; detail?: Record<string, unknown> }
   /** The bank's key or DMARC record could not be fetched: park the message and look again later. */

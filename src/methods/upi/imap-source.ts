@@ -14,6 +14,7 @@ import { checkpointKey } from './mailbox-checkpoint.ts';
 import { describeImapFailure } from './mailbox-errors.ts';
 import { retryParked } from './mailbox-parked.ts';
 import { watchMailbox, type Backoff } from './mailbox-watcher.ts';
+import { fromLineAddresses, senderBank } from './mail-headers.ts';
 
 export type UpiSourceConfig = Resolved<UpiMethodConfig>;
 export type InspectAlert = (raw: Buffer, opts: InspectOptions) => Promise<AlertVerdict>;
@@ -55,12 +56,27 @@ function credentials(config: UpiSourceConfig, deps: UpiSourceDeps, log: SourceDe
 }
 
 /**
- * The real inspector, loaded with the first mail to read: mailparser, mailauth and
- * html-to-text (~25 MB of RSS together) are not needed before there is mail.
+ * The real inspector runs in a worker thread under a wall-clock limit (inspector-pool.ts). It is
+ * started with the source, while the mailbox connects: loading mailparser, mailauth and
+ * html-to-text would otherwise delay the first alert (IDLE push is meant to settle within ~1 s).
  */
-const inspectAlert: InspectAlert = async (raw, opts) => (await import('./inspect.ts')).inspectAlert(raw, opts);
+async function realInspector(timeoutMs: number, log: SourceDeps['log']): Promise<{ inspect: InspectAlert; close(): Promise<void> }> {
+  const { createInspectorPool } = await import('./inspector-pool.ts');
+  const pool = createInspectorPool({ timeoutMs, log });
+  pool.start();
+  return pool;
+}
+
+/** Only mail whose From names a bank the operator receives payments at is fetched whole and parsed. */
+function senderScreen(banks: readonly string[]) {
+  return (head: string) => {
+    const from = fromLineAddresses(head);
+    return senderBank(from, banks) ? undefined : { reason: 'unknown_sender', detail: { from: from.slice(0, 5) } };
+  };
+}
 
 const DNS_TIMEOUT_MS = 5_000;
+const DAY_MS = 86_400_000;
 const MAX_PARKED_RETRY_MS = 3_600_000;
 const HOUR_MS = 3_600_000;
 
@@ -76,57 +92,12 @@ export function createUpiSource(config: UpiSourceConfig, deps: UpiSourceDeps): P
     name: 'upi-imap',
 
     async run(signal) {
-      const inspect = deps.inspect ?? inspectAlert;
-      const resolver = deps.resolver ?? createDnsResolver(config.dkim.dnsServers, deps.dnsTimeoutMs ?? DNS_TIMEOUT_MS);
-      const opts = { accounts: config.accounts, alertRecipients: config.alertRecipients, dkimRequired: config.dkim.required, resolver };
-      const bound = (raw: Buffer, receivedAt?: number) => inspect(raw, { ...opts, receivedAt });
-      const retryMs = deps.retryMs ?? 30_000;
-      // Parked mail is re-checked from its stored bytes on its own loop: it needs DNS, not IMAP. Its ticks
-      // say nothing about the mailbox, so they stay out of the source's health (/readyz).
-      const parked = runLoop({
-        name: 'parked UPI mail',
-        intervalMs: Math.min(retryMs, 60_000),
-        signal: withoutCycleReporter(signal),
-        log,
-        random: deps.random,
-        tick: async () => {
-          await retryParked({
-            key,
-            vpa: config.vpa,
-            ledger: deps.ledger,
-            store: deps.store,
-            clock: deps.clock,
-            log,
-            inspect: bound,
-            giveUpMs: config.dkim.retryHours * HOUR_MS,
-            retryMs,
-            maxRetryMs: MAX_PARKED_RETRY_MS,
-          });
-        },
-      });
-      const watcher = watchMailbox(
-        {
-          imap,
-          factory,
-          log,
-          random: deps.random,
-          resyncMs: config.imap.resyncSeconds * 1000,
-          backoff: deps.backoff ?? { baseMs: 1_000, maxMs: 60_000 },
-          sync: {
-            key,
-            vpa: config.vpa,
-            backfillHours: config.imap.backfillHours,
-            ledger: deps.ledger,
-            clock: deps.clock,
-            log,
-            inspect: bound,
-            store: deps.store,
-            parkRetryMs: retryMs,
-          },
-        },
-        signal,
-      );
-      await Promise.all([watcher, parked]);
+      const pool = deps.inspect ? undefined : await realInspector(config.inspectTimeoutSeconds * 1000, log);
+      try {
+        await runSource(signal, deps.inspect ?? pool!.inspect);
+      } finally {
+        await pool?.close();
+      }
     },
 
     async check(signal): Promise<DoctorResult> {
@@ -137,6 +108,72 @@ export function createUpiSource(config: UpiSourceConfig, deps: UpiSourceDeps): P
       return { ok: false, message: [imapResult.message, notes.unread, notes.parked].filter(Boolean).join('; ') };
     },
   };
+
+  async function runSource(signal: AbortSignal, inspect: InspectAlert): Promise<void> {
+    const resolver = deps.resolver ?? createDnsResolver(config.dkim.dnsServers, deps.dnsTimeoutMs ?? DNS_TIMEOUT_MS);
+    const opts = { accounts: config.accounts, alertRecipients: config.alertRecipients, dkimRequired: config.dkim.required, resolver };
+    const bound = (raw: Buffer, receivedAt?: number) => inspect(raw, { ...opts, receivedAt });
+    const retryMs = deps.retryMs ?? 30_000;
+    let prunedAt = -Infinity;
+    // Marks this run leaves on messages being inspected; another run's mark means a crash.
+    const runId = deps.random.uuid();
+    // Parked mail is re-checked from its stored bytes on its own loop: it needs DNS, not IMAP. Its ticks
+    // say nothing about the mailbox, so they stay out of the source's health (/readyz).
+    const parked = runLoop({
+      name: 'parked UPI mail',
+      intervalMs: Math.min(retryMs, 60_000),
+      signal: withoutCycleReporter(signal),
+      log,
+      random: deps.random,
+      tick: async () => {
+        // Housekeeping, hourly: rejected mail older than keepRejectedDays goes (forged mail costs disk).
+        if (deps.clock.now() - prunedAt >= HOUR_MS) {
+          prunedAt = deps.clock.now();
+          const pruned = await deps.store.pruneRejected(prunedAt - config.keepRejectedDays * DAY_MS);
+          if (pruned > 0) log.info('old rejected mail pruned', { count: pruned, keepRejectedDays: config.keepRejectedDays });
+        }
+        await retryParked({
+          key,
+          vpa: config.vpa,
+          ledger: deps.ledger,
+          store: deps.store,
+          clock: deps.clock,
+          log,
+          inspect: bound,
+          giveUpMs: config.dkim.retryHours * HOUR_MS,
+          retryMs,
+          maxRetryMs: MAX_PARKED_RETRY_MS,
+          runId,
+        });
+      },
+    });
+    const watcher = watchMailbox(
+      {
+        imap,
+        factory,
+        log,
+        random: deps.random,
+        resyncMs: config.imap.resyncSeconds * 1000,
+        backoff: deps.backoff ?? { baseMs: 1_000, maxMs: 60_000 },
+        sync: {
+          key,
+          vpa: config.vpa,
+          backfillHours: config.imap.backfillHours,
+          ledger: deps.ledger,
+          clock: deps.clock,
+          log,
+          inspect: bound,
+          store: deps.store,
+          parkRetryMs: retryMs,
+          maxMessageBytes: config.maxMessageBytes,
+          screen: senderScreen(config.accounts.map((a) => a.bank)),
+          runId,
+        },
+      },
+      signal,
+    );
+    await Promise.all([watcher, parked]);
+  }
 
   /** What the mail store says: unreadable verified alerts of the last 24 h, mail waiting for DNS. */
   async function mailNotes(): Promise<{ unread?: string; parked?: string }> {

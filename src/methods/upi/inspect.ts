@@ -12,6 +12,7 @@ import { authenticateAlert, type MailFacts } from './authenticate.ts';
 import type { BankParser, ParseResult } from './banks/bank.ts';
 import { BANKS, bankForAddress } from './banks/index.ts';
 import { addressList } from './mail-addresses.ts';
+import { fromLineAddresses, headerBlock } from './mail-headers.ts';
 
 export async function inspectAlert(raw: Buffer, opts: InspectOptions): Promise<AlertVerdict> {
   let mail: ParsedMail;
@@ -26,7 +27,7 @@ export async function inspectAlert(raw: Buffer, opts: InspectOptions): Promise<A
   const subject = mail.subject ?? '';
 
   // Any From line naming a bank makes it that bank's mail, so a prepended From is caught by authentication.
-  const bank = fromLineAddresses(mail).map(bankForAddress).find((b) => b !== undefined);
+  const bank = fromLineAddresses(headerBlock(raw) ?? raw.toString('latin1')).map(bankForAddress).find((b) => b !== undefined);
   if (!bank) {
     // A bank credit from a domain that is not the bank's: a look-alike, or a forwarded copy. Keep it for the operator.
     const claimed = BANKS.find((b) => CLAIMS_CREDIT.has(best(b, bodies, subject).kind));
@@ -52,17 +53,19 @@ export async function inspectAlert(raw: Buffer, opts: InspectOptions): Promise<A
   const reject = (reason: string, detail?: Record<string, unknown>): AlertVerdict => ({ kind: 'reject', reason, bank: bankId, ...(detail ? { detail } : {}) });
   if (!auth.ok && auth.retry) return { kind: 'retry', reason: auth.reason, bank: bank.id, ...(auth.detail ? { detail: auth.detail } : {}) };
   if (!auth.ok) return reject(auth.reason, auth.detail);
+  // From here on the bank's DKIM signature verified: its raw bytes are kept whole.
+  const keep = (reason: string, detail?: Record<string, unknown>): AlertVerdict => ({ kind: 'reject', reason, bank: bankId, ...(detail ? { detail } : {}), authenticated: true });
   // Money in that is not a customer's UPI payment (refund, reversal, NEFT…): kept, never settled.
-  if (parsed.kind === 'not_credit') return reject(parsed.reason, { subject });
-  if (parsed.kind === 'unparseable') return reject('unparseable', { why: parsed.reason, subject });
+  if (parsed.kind === 'not_credit') return keep(parsed.reason, { subject });
+  if (parsed.kind === 'unparseable') return keep('unparseable', { why: parsed.reason, subject });
   // The counterparty's own text reads like the bank's (issue 24): kept with its raw message, never settled.
-  if (parsed.kind === 'suspicious') return reject('suspicious_counterparty', { field: parsed.field, why: parsed.why, subject });
+  if (parsed.kind === 'suspicious') return keep('suspicious_counterparty', { field: parsed.field, why: parsed.why, subject });
   if (!accountMatches(bank, parsed.accountMask, opts.accounts)) {
-    return reject('other_account', { accountMask: parsed.accountMask, amountMinor: parsed.amountMinor.toString(), ...(parsed.utr ? { utr: parsed.utr } : {}) });
+    return keep('other_account', { accountMask: parsed.accountMask, amountMinor: parsed.amountMinor.toString(), ...(parsed.utr ? { utr: parsed.utr } : {}) });
   }
 
   const occurredAt = alertTime(parsed, mail.date, opts.receivedAt);
-  if (occurredAt === undefined) return reject('unparseable', { why: 'no_date', subject });
+  if (occurredAt === undefined) return keep('unparseable', { why: 'no_date', subject });
   const utr = parsed.utr ?? derivedId(bank, parsed.accountMask, parsed.amountMinor, occurredAt, auth.signature ?? bodies.join('\n'));
   const messageId = auth.restoredMessageId ?? mail.messageId;
   return {
@@ -117,7 +120,7 @@ function best(bank: BankParser, bodies: string[], subject: string): ParseResult 
  * IndusInd the first two as well; the operator configured the last 3–6 digits or the whole number.
  */
 export function accountMatches(bank: BankParser, mask: string, accounts: ConfiguredAccount[]): boolean {
-  const shown = /(\d+)$/.exec(mask)?.[1] ?? '';
+  const shown = trailingDigits(mask);
   const lead = /^(\d+)[Xx*]/.exec(mask)?.[1];
   return accounts.some((a) => {
     if (a.bank !== bank.id || shown.length < 3) return false;
@@ -127,6 +130,13 @@ export function accountMatches(bank: BankParser, mask: string, accounts: Configu
     if (lead && a.accountEnding.length >= mask.length) return a.accountEnding.length === mask.length && a.accountEnding.startsWith(lead);
     return true;
   });
+}
+
+/** The digits a mask ends with (a loop, not /(\d+)$/: that pattern is quadratic on a long run of digits). */
+function trailingDigits(mask: string): string {
+  let i = mask.length;
+  while (i > 0 && mask.charCodeAt(i - 1) >= 48 && mask.charCodeAt(i - 1) <= 57) i--;
+  return mask.slice(i);
 }
 
 /** SBI prints no UTR: the DKIM signature (or the body) tells two same-amount alerts apart, yet is stable per message. */
@@ -146,9 +156,4 @@ function mailFacts(mail: ParsedMail): MailFacts {
     ...(mail.messageId ? { messageId: mail.messageId } : {}),
     ...(googleOriginal ? { googleOriginalMessageId: googleOriginal } : {}),
   };
-}
-
-/** Addresses on every raw From line (mailparser keeps only the last line). */
-function fromLineAddresses(mail: ParsedMail): string[] {
-  return mail.headerLines.filter((h) => h.key === 'from').flatMap((h) => h.line.match(/[^\s<>"',;:()]+@[^\s<>"',;:()]+/g) ?? []);
 }

@@ -39,6 +39,14 @@ export interface UpiMailStore {
   noteUnread(u: UnreadAlert): Promise<void>;
   /** Unreadable verified alerts per bank since `since` (ms). */
   unreadSince(since: number): Promise<{ bank: string; count: number }[]>;
+  /** Marks a message as being inspected by run `holder` (idempotent); see inspectingHolder. */
+  markInspecting(m: { mailbox: string; ref: string; uid: number; startedAt: number; holder: string }): Promise<void>;
+  /** Who marked this message as being inspected; a mark of another run means the process died inspecting it. */
+  inspectingHolder(mailbox: string, ref: string): Promise<string | undefined>;
+  /** The message has its outcome (or the mark is stale: at or below the checkpoint). */
+  unmarkInspecting(mailbox: string, ref: string): Promise<void>;
+  /** Housekeeping: rejected mail observed before `before` (ms) is deleted; returns how many. */
+  pruneRejected(before: number): Promise<number>;
 }
 
 export function createUpiMailStore(db: Db): UpiMailStore {
@@ -117,6 +125,30 @@ export function createUpiMailStore(db: Db): UpiMailStore {
         .orderBy('bank')
         .execute();
       return rows.map((r) => ({ bank: r.bank, count: Number(r.n) }));
+    },
+
+    async markInspecting(m) {
+      await db
+        .insertInto('upi_inspecting')
+        .values({ mailbox: m.mailbox, ref: m.ref, uid: m.uid, started_at: m.startedAt, holder: m.holder })
+        .onConflict((oc) => oc.columns(['mailbox', 'ref']).doNothing())
+        .execute();
+    },
+
+    async inspectingHolder(mailbox, ref) {
+      const row = await db.selectFrom('upi_inspecting').select('holder').where('mailbox', '=', mailbox).where('ref', '=', ref).executeTakeFirst();
+      return row?.holder;
+    },
+
+    async unmarkInspecting(mailbox, ref) {
+      await db.deleteFrom('upi_inspecting').where('mailbox', '=', mailbox).where('ref', '=', ref).execute();
+    },
+
+    // The rejections table belongs to the ledger; this deletes only mail (source 'imap'), by age,
+    // so that forged mail anyone can send does not fill the disk.
+    async pruneRejected(before) {
+      const res = await db.deleteFrom('rejections').where('source', '=', 'imap').where('observed_at', '<', before).executeTakeFirst();
+      return Number(res.numDeletedRows ?? 0n);
     },
   };
 }

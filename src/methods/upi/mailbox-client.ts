@@ -1,6 +1,6 @@
 import { ImapFlow, type ImapFlowOptions } from 'imapflow';
 import { PaydError } from '../../domain/errors.ts';
-import type { MailboxMessage } from './mailbox-outcome.ts';
+import type { MailboxEnvelope, MailboxMessage } from './mailbox-outcome.ts';
 import type { MailboxView } from './mailbox-sync.ts';
 
 /** Builds one ImapFlow client; instances are single-use, so every (re)connect calls this again. */
@@ -116,11 +116,26 @@ export async function mailboxView(client: ImapFlow): Promise<MailboxView> {
     async searchFrom(from) {
       return (await client.search({ uid: `${from}:*` }, { uid: true })) || [];
     },
-    async fetch(uid): Promise<MailboxMessage | undefined> {
-      const msg = await client.fetchOne(String(uid), { uid: true, source: true, internalDate: true }, { uid: true });
+    async envelope(uid): Promise<MailboxEnvelope | undefined> {
+      const msg = await client.fetchOne(String(uid), { uid: true, size: true, internalDate: true }, { uid: true });
+      if (!msg || msg.uid !== uid || typeof msg.size !== 'number') return undefined;
+      return { uid, size: msg.size, ...dated(msg.internalDate) };
+    },
+    async head(uid, maxBytes) {
+      // BODY.PEEK[]<0.maxBytes>: never more than that crosses the wire, whatever the message's size.
+      const msg = await client.fetchOne(String(uid), { uid: true, source: { maxLength: maxBytes } }, { uid: true });
       if (!msg || !msg.source || msg.uid !== uid) return undefined;
-      const when = msg.internalDate ? new Date(msg.internalDate).getTime() : NaN;
-      return { uid, source: msg.source, internalDate: Number.isFinite(when) ? when : undefined };
+      return msg.source;
+    },
+    async fetch(uid, maxBytes): Promise<MailboxMessage | undefined> {
+      const msg = await client.fetchOne(String(uid), { uid: true, source: { maxLength: maxBytes }, internalDate: true }, { uid: true });
+      if (!msg || !msg.source || msg.uid !== uid) return undefined;
+      return { uid, source: msg.source, ...dated(msg.internalDate) };
     },
   };
+}
+
+function dated(internalDate: Date | string | undefined): { internalDate?: number } {
+  const when = internalDate ? new Date(internalDate).getTime() : NaN;
+  return Number.isFinite(when) ? { internalDate: when } : {};
 }

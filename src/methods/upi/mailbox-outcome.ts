@@ -10,9 +10,19 @@ export interface MailboxMessage {
   internalDate?: number;
 }
 
+/** What is known of a message before its bytes are fetched. */
+export interface MailboxEnvelope {
+  uid: number;
+  /** RFC822.SIZE, bytes. */
+  size: number;
+  internalDate?: number;
+}
+
 /** A verified credit alert → the normalized payment the ledger matches on (txRef = UTR). */
-export function creditToPayment(alert: CreditAlert, ctx: { vpa: string; uid: number; observedAt: number }): ReceivedPayment {
+export function creditToPayment(alert: CreditAlert, ctx: { vpa: string; uid: number; observedAt: number; origin?: ReceivedPayment['origin'] }): ReceivedPayment {
   return {
+    // Kept with its raw bytes should the UTR already be recorded with other facts.
+    ...(ctx.origin ? { origin: ctx.origin } : {}),
     method: 'UPI',
     receiver: ctx.vpa,
     amountMinor: alert.amountMinor,
@@ -34,18 +44,28 @@ export function creditToPayment(alert: CreditAlert, ctx: { vpa: string; uid: num
   };
 }
 
-/** A mail that looks like a bank credit but fails checks: kept with its raw bytes for the operator. */
+/** Raw bytes kept of a rejected message the bank's DKIM signature does not vouch for. */
+export const UNVERIFIED_RAW_BYTES = 64 * 1024;
+
+/** Mail anyone can send costs at most 64 KiB of disk; mail the bank signed is kept whole (evidence). */
+export const keptRaw = (raw: Buffer, authenticated: boolean): Buffer => (authenticated || raw.length <= UNVERIFIED_RAW_BYTES ? raw : raw.subarray(0, UNVERIFIED_RAW_BYTES));
+
+/**
+ * A mail that fails checks: kept for the operator with its reason and raw bytes (capped unless
+ * `authenticated`; none when the body was never fetched).
+ */
 export function rejection(
-  msg: MailboxMessage,
-  ctx: { uidValidity: string; observedAt: number; reason: string; bank?: string; detail?: Record<string, unknown> },
+  msg: { uid: number; source?: Buffer },
+  ctx: { uidValidity: string; observedAt: number; reason: string; bank?: string; detail?: Record<string, unknown>; authenticated?: boolean },
 ): RejectedObservation {
+  const truncated = msg.source !== undefined && !ctx.authenticated && msg.source.length > UNVERIFIED_RAW_BYTES;
   return {
     source: 'imap',
     method: 'UPI',
     ref: messageRef(ctx.uidValidity, msg.uid),
     reason: ctx.reason,
-    detail: { ...(ctx.bank ? { bank: ctx.bank } : {}), ...ctx.detail, uid: msg.uid, uidValidity: ctx.uidValidity },
-    raw: msg.source,
+    detail: { ...(ctx.bank ? { bank: ctx.bank } : {}), ...ctx.detail, uid: msg.uid, uidValidity: ctx.uidValidity, ...(truncated ? { rawBytes: msg.source!.length, rawKeptBytes: UNVERIFIED_RAW_BYTES } : {}) },
+    ...(msg.source !== undefined ? { raw: keptRaw(msg.source, ctx.authenticated === true) } : {}),
     observedAt: ctx.observedAt,
   };
 }

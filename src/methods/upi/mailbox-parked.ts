@@ -20,6 +20,8 @@ export interface ParkedContext {
   maxRetryMs: number;
   /** Messages per pass: a pass stays short even after a long DNS outage. */
   batch?: number;
+  /** This source run; see SyncContext.runId. */
+  runId?: string;
 }
 
 /** Delay after attempt k (1-based) of a parked message: retryMs doubling, capped. */
@@ -37,35 +39,61 @@ export async function retryParked(c: ParkedContext): Promise<{ settledOrKept: nu
   let settledOrKept = 0;
   let waiting = 0;
   for (const m of due) {
-    const verdict = await inspectSafely({ uid: m.uid, source: m.raw, internalDate: m.receivedAt }, c);
-    const now = c.clock.now();
-    if (verdict.kind === 'retry') {
-      if (now - m.parkedAt >= c.giveUpMs) {
-        await keep(c, m, now, 'dns_unresolved', { ...verdict.detail, lastError: verdict.reason, parkedAt: new Date(m.parkedAt).toISOString(), attempts: m.attempts + 1 }, verdict.bank);
-        c.log.warn('parked mail rejected: the bank\'s DNS never answered', { ref: m.ref, attempts: m.attempts + 1 });
-        settledOrKept += 1;
-      } else {
-        await c.store.reschedule(m, m.attempts + 1, now + parkedRetryDelay(m.attempts, c), verdict.reason);
-        waiting += 1;
-      }
+    const holder = await c.store.inspectingHolder(m.mailbox, m.ref);
+    if (holder !== undefined && holder !== (c.runId ?? '')) {
+      // Its last inspection took the process down: kept for the operator, never inspected again.
+      c.log.error('a parked message took the process down while it was inspected; it is rejected', { ref: m.ref });
+      await keep(c, m, c.clock.now(), 'inspector_crash', { parkedAt: new Date(m.parkedAt).toISOString(), attempts: m.attempts }, m.bank);
+      await c.store.unmarkInspecting(m.mailbox, m.ref);
+      settledOrKept += 1;
       continue;
     }
-    await settle(c, m, verdict, now);
-    await c.store.release(m);
-    settledOrKept += 1;
+    await c.store.markInspecting({ mailbox: m.mailbox, ref: m.ref, uid: m.uid, startedAt: c.clock.now(), holder: c.runId ?? '' });
+    let verdict: AlertVerdict;
+    try {
+      verdict = await inspectSafely({ uid: m.uid, source: m.raw, internalDate: m.receivedAt }, c);
+    } catch (err) {
+      await c.store.unmarkInspecting(m.mailbox, m.ref); // no verdict (the inspector could not start)
+      throw err;
+    }
+    let outcome: 'waiting' | 'done';
+    try {
+      outcome = await decideParked(c, m, verdict);
+    } finally {
+      // Written or not (a database fault: tried again next pass), the inspection itself finished.
+      await c.store.unmarkInspecting(m.mailbox, m.ref).catch(() => {});
+    }
+    if (outcome === 'waiting') waiting += 1;
+    else settledOrKept += 1;
   }
   return { settledOrKept, waiting };
+}
+
+async function decideParked(c: ParkedContext, m: ParkedMail, verdict: AlertVerdict): Promise<'waiting' | 'done'> {
+  const now = c.clock.now();
+  if (verdict.kind === 'retry') {
+    if (now - m.parkedAt >= c.giveUpMs) {
+      await keep(c, m, now, 'dns_unresolved', { ...verdict.detail, lastError: verdict.reason, parkedAt: new Date(m.parkedAt).toISOString(), attempts: m.attempts + 1 }, verdict.bank);
+      c.log.warn('parked mail rejected: the bank\'s DNS never answered', { ref: m.ref, attempts: m.attempts + 1 });
+      return 'done';
+    }
+    await c.store.reschedule(m, m.attempts + 1, now + parkedRetryDelay(m.attempts, c), verdict.reason);
+    return 'waiting';
+  }
+  await settle(c, m, verdict, now);
+  await c.store.release(m);
+  return 'done';
 }
 
 async function settle(c: ParkedContext, m: ParkedMail, v: Exclude<AlertVerdict, { kind: 'retry' }>, now: number): Promise<void> {
   switch (v.kind) {
     case 'credit': {
-      const outcome = await c.ledger.ingest(creditToPayment(v, { vpa: c.vpa, uid: m.uid, observedAt: now }));
+      const outcome = await c.ledger.ingest(creditToPayment(v, { vpa: c.vpa, uid: m.uid, observedAt: now, origin: { ref: m.ref, raw: m.raw } }));
       c.log.info('parked UPI credit alert ingested', { ref: m.ref, bank: v.bank, utr: v.utr, outcome: outcome.kind });
       return;
     }
     case 'reject':
-      await c.ledger.reject(rejection({ uid: m.uid, source: m.raw }, { uidValidity: m.uidValidity, observedAt: now, reason: v.reason, bank: v.bank, detail: v.detail }));
+      await c.ledger.reject(rejection({ uid: m.uid, source: m.raw }, { uidValidity: m.uidValidity, observedAt: now, reason: v.reason, bank: v.bank, detail: v.detail, authenticated: v.authenticated === true }));
       return;
     case 'unread':
       await c.store.noteUnread({ ref: m.ref, mailbox: m.mailbox, bank: v.bank, subject: String(v.detail?.subject ?? ''), raw: m.raw, observedAt: now });

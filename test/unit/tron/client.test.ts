@@ -2,14 +2,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseRetryAfter, trc20Url } from '../../../src/methods/tron/client.ts';
 
-test('the listing URL asks for confirmed USDT credits, oldest first, in full pages', () => {
+test('the listing URL asks for confirmed USDT transfers both ways (outgoing rows net incoming ones), oldest first, in full pages', () => {
   const url = new URL(
     trc20Url('https://api.trongrid.io/', { address: 'TJmmqjb1DK9TTZbQXzRQ2AuA94z4gKAPFh', contract: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t', minTimestamp: 5, limit: 200, fingerprint: 'fp' }),
   );
   assert.equal(url.pathname, '/v1/accounts/TJmmqjb1DK9TTZbQXzRQ2AuA94z4gKAPFh/transactions/trc20');
   assert.deepEqual(Object.fromEntries(url.searchParams), {
     only_confirmed: 'true',
-    only_to: 'true',
     contract_address: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t',
     limit: '200',
     order_by: 'block_timestamp,asc',

@@ -45,6 +45,16 @@ test('other tokens, Approvals, transfers to others and zero-value poisoning are 
   assert.equal(page.ignored, 4);
 });
 
+test('a row from us is read as outgoing (to net its transaction), one from us to us as a transfer (rejected later as self_transfer)', () => {
+  const page = parseTrc20Page(envelope([item({ from: ME, to: PAYER, value: '5000000' }), item({ from: ME_HEX, to: ME, value: '7' }), item({ from: ME, to: PAYER, value: '0' }), item({ from: ME, to: PAYER, value: '1.5' })]), filter);
+  assert.deepEqual(page.items, [
+    { kind: 'outgoing', txid: ID(1), blockTimestamp: 1_700_000_000_000, to: PAYER, value: 5_000_000n },
+    { kind: 'transfer', txid: ID(1), blockTimestamp: 1_700_000_000_000, from: ME, value: 7n, symbol: 'USDT' },
+  ]);
+  assert.equal(page.ignored, 1, 'a zero-value outgoing row');
+  assert.equal(page.malformed, 1, 'an unreadable outgoing value is never netted as zero');
+});
+
 test('hex addresses are read like base58 ones', () => {
   const page = parseTrc20Page(envelope([item({ token_info: { address: USDT_HEX, decimals: 6 }, to: ME_HEX })]), filter);
   assert.equal(page.items.length, 1);

@@ -34,10 +34,15 @@ export class MemoryMailbox {
         if (hits.length === 0 && this.messages.length > 0) return [this.messages[this.messages.length - 1].uid];
         return hits;
       },
-      fetch: async (uid) => {
+      envelope: async (uid) => {
+        const m = this.messages.find((x) => x.uid === uid);
+        return m && { uid: m.uid, size: m.source.length, internalDate: m.internalDate };
+      },
+      head: async (uid, maxBytes) => this.messages.find((x) => x.uid === uid)?.source.subarray(0, maxBytes),
+      fetch: async (uid, maxBytes) => {
         this.fetched.push(uid);
         const m = this.messages.find((x) => x.uid === uid);
-        return m && { uid: m.uid, source: m.source, internalDate: m.internalDate };
+        return m && { uid: m.uid, source: m.source.subarray(0, maxBytes), internalDate: m.internalDate };
       },
     };
   }

@@ -38,6 +38,7 @@ forEachStore((on) => {
         inspect: (raw, receivedAt) => inspector.inspect(raw, { accounts: [], alertRecipients: ['merchant@example.com'], dkimRequired: true, resolver: async () => [], receivedAt }),
         store,
         parkRetryMs: 30_000,
+        maxMessageBytes: 262_144,
       };
     });
     afterEach(() => closeStore());
@@ -58,6 +59,15 @@ forEachStore((on) => {
 
     test('checkpoint key names user, host and mailbox', () => {
       assert.equal(KEY, 'upi:imap:payd@imap.test/INBOX');
+    });
+
+    test('a credit carries its mail (ref and raw bytes), kept as the rejection should its UTR arrive again with other facts', async () => {
+      const mail = fakeMail('credit utr=632612345679 paise=100');
+      const uid = box.add(mail, clock.now() - HOUR);
+      await syncMailbox(box.view(), ctx);
+      const { payment } = ledger.ingests[0];
+      assert.equal(payment.origin?.ref, `imap:1000:${uid}`);
+      assert.equal(Buffer.from(payment.origin!.raw!).toString(), Buffer.from(mail).toString());
     });
 
     test('a credit alert becomes a UPI payment, ingested together with the checkpoint past it', async () => {
@@ -234,6 +244,44 @@ forEachStore((on) => {
       await syncMailbox(box.view(), ctx);
       assert.equal(ledger.rejections[0].observation.reason, 'inspector_error');
       assert.deepEqual(ledger.recorded.map((p) => p.txRef), ['888888888888']);
+    });
+
+    test('a message over maxMessageBytes is rejected too_large from its size alone: never fetched, never inspected', async () => {
+      const uid = box.add(fakeMail('credit utr=777777777777') + 'x'.repeat(2_000), clock.now());
+      await syncMailbox(box.view(), { ...ctx, maxMessageBytes: 1_000 });
+      assert.deepEqual(ledger.rejections.map((r) => [r.observation.reason, r.observation.raw]), [['too_large', undefined]]);
+      assert.equal(ledger.rejections[0].observation.detail?.maxMessageBytes, 1_000);
+      assert.deepEqual([box.fetched, inspector.calls.length], [[], 0]);
+      assert.equal((ledger.checkpoints.get(KEY) as { lastUid: number }).lastUid, uid);
+    });
+
+    test('the sender is screened from the header block: a refused one is rejected unparsed, with at most 64 KiB kept', async () => {
+      box.add(fakeMail('credit utr=777777777778') + 'x'.repeat(100_000), clock.now());
+      await syncMailbox(box.view(), { ...ctx, screen: (head) => (head.includes('hdfcbank.net') ? { reason: 'unknown_sender' } : undefined) });
+      assert.equal(ledger.rejections[0].observation.reason, 'unknown_sender');
+      assert.equal(ledger.rejections[0].observation.raw!.length, 64 * 1024);
+      assert.deepEqual([box.fetched, inspector.calls.length], [[], 0]);
+    });
+
+    test('an unverified rejected mail keeps its first 64 KiB; its size is noted', async () => {
+      const raw = fakeMail('reject reason=dkim_fail') + 'x'.repeat(100_000);
+      box.add(raw, clock.now());
+      await syncMailbox(box.view(), ctx);
+      const { observation } = ledger.rejections[0];
+      assert.equal(observation.reason, 'dkim_fail');
+      assert.equal(Buffer.from(observation.raw!).toString(), raw.slice(0, 64 * 1024));
+      assert.equal(observation.detail?.rawBytes, raw.length);
+    });
+
+    test('a message marked as being inspected by an earlier run (the process died on it) is rejected inspector_crash, not inspected again', async () => {
+      const deadly = box.add(fakeMail('credit utr=777777777779'), clock.now());
+      box.add(fakeMail('credit utr=777777777780'), clock.now());
+      await store.markInspecting({ mailbox: KEY, ref: `imap:1000:${deadly}`, uid: deadly, startedAt: clock.now(), holder: 'the-run-that-died' });
+      await syncMailbox(box.view(), { ...ctx, runId: 'this-run' });
+      assert.deepEqual(ledger.rejections.map((r) => r.observation.reason), ['inspector_crash']);
+      assert.equal(inspector.calls.length, 1, 'only the next message was inspected');
+      assert.deepEqual(ledger.recorded.map((p) => p.txRef), ['777777777780']);
+      assert.equal(await store.inspectingHolder(KEY, `imap:1000:${deadly}`), undefined, 'the mark is gone with the outcome');
     });
 
     test('a ledger failure surfaces and leaves the checkpoint where it was, so the message is tried again', async () => {

@@ -38,9 +38,11 @@ class FakeClient extends EventEmitter {
     const from = q.uid ? Number(q.uid.split(':')[0]) : 1;
     return this.mail.map((_, i) => i + 1).filter((uid) => uid >= from);
   }
-  async fetchOne(uid: string) {
+  async fetchOne(uid: string, q: { size?: boolean; source?: { maxLength?: number } }) {
     const n = Number(uid);
-    return { uid: n, source: Buffer.from(this.mail[n - 1]), internalDate: new Date() };
+    const source = Buffer.from(this.mail[n - 1]);
+    if (q.size) return { uid: n, size: source.length, internalDate: new Date() };
+    return { uid: n, source: source.subarray(0, q.source?.maxLength ?? source.length), internalDate: new Date() };
   }
   close() {
     if (this.closed) return;
@@ -65,6 +67,7 @@ function options(factory: () => FakeClient, ledger = new FakeLedger()): WatcherO
       inspect: (raw) => inspect(raw, { accounts: [], alertRecipients: ['merchant@example.com'], dkimRequired: true, resolver: async () => [] }),
       store: unusedMailStore(),
       parkRetryMs: 60_000,
+      maxMessageBytes: 262_144,
     },
     log,
     random: midRandom(),

@@ -39,7 +39,7 @@ describe('account', () => {
   it('a genuine credit to another account of the bank settles nothing and is kept as other_account', async () => {
     const signed = await kit.sign(fixture('hdfc-credit.eml'), { domain: 'hdfcbank.bank.in' });
     const v = await inspectAlert(signed, options(kit.resolver, { accounts: [{ bank: 'hdfc', accountEnding: '9999' }] }));
-    assert.deepEqual(v, { kind: 'reject', reason: 'other_account', bank: 'hdfc', detail: { accountMask: '4321', amountMinor: '49937', utr: '632612345678' } });
+    assert.deepEqual(v, { kind: 'reject', reason: 'other_account', bank: 'hdfc', detail: { accountMask: '4321', amountMinor: '49937', utr: '632612345678' }, authenticated: true });
   });
 
   it('an account ending configured for another bank does not count', async () => {
