@@ -1,22 +1,58 @@
 import { sql } from 'kysely';
 import type { Intent } from '../domain/intent.ts';
 import { intentFromRow, intentToRow } from './intent-rows.ts';
-import type { IntentStore, IntentWriter } from './intent-store.ts';
+import type { IntentStore, IntentWriter, ReserveRange } from './intent-store.ts';
 import type { IntentsTable } from './schema.ts';
+import type { Db, Tx } from './open.ts';
+import { isRetryableConflict, isUniqueViolation } from './postgres.ts';
+import { rerunning } from './rerun.ts';
 
 const fromRow = (row: IntentsTable | undefined): Intent | undefined => (row ? intentFromRow(row) : undefined);
-import type { Db, Tx } from './open.ts';
-import { isUniqueViolation } from './postgres.ts';
 
-/** Re-runs of a create whose order another node created at the same moment (one is enough; two for safety). */
-const MAX_RERUNS = 2;
+/** Amounts of the window one reserving statement looks at (bounds its work on a wide window). */
+const CHUNK_STEPS = 1024;
+
+/**
+ * One round trip: the free amounts of from..to in order (none held beyond `now` in this
+ * statement's snapshot), then the first that no other transaction is reserving at this moment
+ * (a transaction-scoped advisory lock, tried, never waited for: held to COMMIT/ROLLBACK; a hash
+ * collision only passes over a free amount; the LIMIT over the ordered CTE tries candidates one
+ * at a time, so one lock is taken, not one per free amount), then the upsert that takes it unless a create
+ * committed it after the snapshot (the conflict's re-check). Before this, a create tried the
+ * window one amount per round trip: under a burst of one price each create made 20-80 trips
+ * and held its pooled connection for seconds, so queued creates timed out (issue 28).
+ * The lock key is the one earlier versions used, so nodes of both versions exclude each other.
+ */
+async function reserveInChunk(tx: Tx, r: ReserveRange, from: number, to: number): Promise<{ taken: number | null; picked: number | null; last: number | null }> {
+  const { rows } = await sql<{ taken: number | null; picked: number | null; last: number | null }>`
+    WITH free AS MATERIALIZED (
+      SELECT g.amount FROM generate_series(${from}::bigint, ${to}::bigint, ${r.step}::bigint) AS g(amount)
+      WHERE NOT EXISTS (
+        SELECT 1 FROM amount_reservations h
+        WHERE h.method = ${r.method}::text AND h.receiver = ${r.receiver}::text AND h.pay_amount_minor BETWEEN ${from}::bigint AND ${to}::bigint
+          AND h.pay_amount_minor = g.amount AND h.reserved_until > ${r.now}::bigint)
+      ORDER BY g.amount),
+    picked AS MATERIALIZED (
+      SELECT amount FROM free WHERE pg_try_advisory_xact_lock(hashtextextended(${`${r.method}|${r.receiver}|`}::text || amount::text, 0)) LIMIT 1),
+    taken AS (
+      INSERT INTO amount_reservations (method, receiver, pay_amount_minor, intent_id, reserved_until)
+      SELECT ${r.method}::text, ${r.receiver}::text, amount, ${r.intentId}::text, ${r.reservedUntil}::bigint FROM picked
+      ON CONFLICT (method, receiver, pay_amount_minor) DO UPDATE SET intent_id = excluded.intent_id, reserved_until = excluded.reserved_until
+        WHERE amount_reservations.reserved_until <= ${r.now}::bigint
+      RETURNING pay_amount_minor)
+    SELECT (SELECT pay_amount_minor FROM taken) AS taken, (SELECT amount FROM picked) AS picked, (SELECT max(amount) FROM free) AS last`.execute(tx);
+  const row = rows[0]!;
+  const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+  return { taken: num(row.taken), picked: num(row.picked), last: num(row.last) };
+}
 
 /**
  * The intent hot path on PostgreSQL: plain Kysely queries, one READ COMMITTED transaction per
  * create. Concurrency across nodes rests on the unique indexes, not on a global lock:
  * - an amount reservation is an upsert whose conflicting row is locked and re-checked, so two
  *   creates never both hold one pay amount; an amount being reserved by another transaction
- *   at that moment (a transaction-scoped advisory lock) is skipped, not waited for;
+ *   at that moment (a transaction-scoped advisory lock) is skipped, not waited for, and the
+ *   search of the window is one statement (reserveInChunk);
  * - two creates of one (merchant, order) both pass the lookup, one insert wins, the other
  *   meets intents_merchant_order, rolls back (its reservation too) and runs again, which now
  *   finds and returns the winner's intent.
@@ -24,16 +60,13 @@ const MAX_RERUNS = 2;
 export function createPostgresIntentStore(db: Db): IntentStore {
   return {
     byId: async (id) => fromRow(await db.selectFrom('intents').selectAll().where('id', '=', id).executeTakeFirst()),
-    async write(fn) {
-      for (let run = 0; ; run++) {
-        try {
-          return await db.transaction().execute((tx) => fn(writer(tx as unknown as Tx)));
-        } catch (err) {
-          if (run < MAX_RERUNS && isUniqueViolation(err, 'intents_merchant_order')) continue;
-          throw err;
-        }
-      }
-    },
+    // Run again (within a time budget) when another create of the order won the race (the
+    // next run returns its intent) or PostgreSQL aborted the transaction to break a deadlock.
+    write: (fn) =>
+      rerunning(
+        () => db.transaction().execute((tx) => fn(writer(tx as unknown as Tx))),
+        (err) => isUniqueViolation(err, 'intents_merchant_order') || isRetryableConflict(err),
+      ),
     close: () => {},
   };
 }
@@ -54,24 +87,16 @@ function writer(tx: Tx): IntentWriter {
         .execute();
       return { amounts: rows.map((row) => Number(row.pay_amount_minor)), byMerchant: rows.filter((row) => row.merchant_id === r.merchantId).length };
     },
-    reserve: async (r) => {
-      // An amount another create is reserving right now is passed over instead of waited for:
-      // a burst of creates of one amount would otherwise queue on one row after another.
-      // Held to COMMIT/ROLLBACK; a hash collision only skips a free amount.
-      const key = `${r.method}|${r.receiver}|${r.payAmountMinor}`;
-      const { rows } = await sql<{ ok: boolean }>`SELECT pg_try_advisory_xact_lock(hashtextextended(${key}, 0)) AS ok`.execute(tx);
-      if (!rows[0]?.ok) return false;
-      const res = await tx
-        .insertInto('amount_reservations')
-        .values({ method: r.method, receiver: r.receiver, pay_amount_minor: r.payAmountMinor, intent_id: r.intentId, reserved_until: r.reservedUntil })
-        .onConflict((oc) =>
-          oc
-            .columns(['method', 'receiver', 'pay_amount_minor'])
-            .doUpdateSet((eb) => ({ intent_id: eb.ref('excluded.intent_id'), reserved_until: eb.ref('excluded.reserved_until') }))
-            .where('amount_reservations.reserved_until', '<=', r.now),
-        )
-        .executeTakeFirst();
-      return Number(res.numInsertedOrUpdatedRows ?? 0n) > 0;
+    reserveFirst: async (r) => {
+      for (let from = r.from; from <= r.to; ) {
+        const to = Math.min(r.to, from + (CHUNK_STEPS - 1) * r.step);
+        const row = await reserveInChunk(tx, r, from, to);
+        if (row.taken !== null) return row.taken;
+        // Past the one that a create committed after this statement's snapshot (it is held now),
+        // or past every free one (all being reserved by other transactions), or past the chunk.
+        from = (row.picked ?? row.last ?? to) + r.step;
+      }
+      return null;
     },
     insert: async (intent) => {
       await tx.insertInto('intents').values(intentToRow(intent)).execute();

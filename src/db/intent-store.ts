@@ -36,11 +36,26 @@ export interface IntentWriter {
    * read instead of a try per amount), and how many of them intents of `merchantId` hold.
    */
   held(r: { method: string; receiver: string; from: number; to: number; now: number; merchantId: string }): Awaitable<HeldAmounts>;
-  /** Takes (method, receiver, amount) for `intentId` unless another intent holds it beyond `now`. */
-  reserve(r: { method: string; receiver: string; payAmountMinor: number; intentId: string; reservedUntil: number; now: number }): Awaitable<boolean>;
+  /**
+   * Takes for `intentId` the smallest amount of from, from + step, … to (minor units) that no
+   * intent holds beyond `now`, and returns it; null when none is free. On PostgreSQL an amount
+   * another transaction is reserving at that moment is passed over, never waited for.
+   */
+  reserveFirst(r: ReserveRange): Awaitable<number | null>;
   insert(intent: Intent): Awaitable<void>;
   /** When the first of the held amounts from..to (minor units) of this receiver frees up, ms; null: none is held. */
   soonestRelease(r: { method: string; receiver: string; fromMinor: number; toMinor: number }): Awaitable<number | null>;
+}
+
+export interface ReserveRange {
+  method: string;
+  receiver: string;
+  from: number;
+  to: number;
+  step: number;
+  intentId: string;
+  reservedUntil: number;
+  now: number;
 }
 
 export interface HeldAmounts {
@@ -75,6 +90,9 @@ export function createIntentStore(db: Db, sqlite: SQLite.Database): IntentStore 
        WHERE r.method = @method AND r.receiver = @receiver AND r.pay_amount_minor BETWEEN @from AND @to AND r.reserved_until > @now`,
     )
     .raw(true);
+  const heldAmounts = sqlite
+    .prepare('SELECT pay_amount_minor FROM amount_reservations WHERE method = ? AND receiver = ? AND pay_amount_minor BETWEEN ? AND ? AND reserved_until > ?')
+    .pluck(true);
   const insert = sqlite.prepare(
     `INSERT INTO intents (id, merchant_id, order_id, method, amount_minor, pay_amount_minor, receiver, reference, payment_uri, status, return_url,
                           created_at, expires_at, transaction_hash, verified_at, payment_id, updated_at)
@@ -87,7 +105,17 @@ export function createIntentStore(db: Db, sqlite: SQLite.Database): IntentStore 
       const rows = held.all(r) as [number, number | null][];
       return { amounts: rows.map((row) => row[0]), byMerchant: rows.filter((row) => row[1] === 1).length };
     },
-    reserve: (r) => reserve.run(r).changes > 0,
+    reserveFirst: (r) => {
+      const take = (payAmountMinor: number) => reserve.run({ method: r.method, receiver: r.receiver, payAmountMinor, intentId: r.intentId, reservedUntil: r.reservedUntil, now: r.now }).changes > 0;
+      // The first amount (the price itself) is usually free: one statement.
+      if (take(r.from)) return r.from;
+      // Inside the write lock nothing changes meanwhile: read the held ones once, try the rest.
+      const held = new Set(heldAmounts.all(r.method, r.receiver, r.from + r.step, r.to, r.now) as number[]);
+      for (let amount = r.from + r.step; amount <= r.to; amount += r.step) {
+        if (!held.has(amount) && take(amount)) return amount;
+      }
+      return null;
+    },
     soonestRelease: (r) => (soonest.get(r) as { at: number | null }).at,
     insert: (intent) => {
       const { canceled_at: _new, ...row } = intentToRow(intent);

@@ -14,6 +14,7 @@ import * as m009 from './migrations/009_mail_inspection.ts';
 import * as pg001 from './migrations-pg/001_initial.ts';
 import * as pg009 from './migrations-pg/009_mail_inspection.ts';
 import { isRetryableConflict } from './postgres.ts';
+import { rerunning } from './rerun.ts';
 import type { Database } from './schema.ts';
 
 export type Db = Kysely<Database>;
@@ -30,9 +31,6 @@ const provider: MigrationProvider = { getMigrations: async () => migrations };
 /** PostgreSQL starts from SQLite's end state (its own frozen files: types and DDL differ). */
 const pgMigrations: Record<string, Migration> = { '001_initial': pg001, '009_mail_inspection': pg009 };
 const pgProvider: MigrationProvider = { getMigrations: async () => pgMigrations };
-
-/** Runs of a PostgreSQL transaction aborted by a deadlock or a TxConflict before its error stands. */
-const PG_TX_RUNS = 3;
 
 /**
  * Thrown inside writeTx when a row read earlier in the transaction changed before the write
@@ -127,14 +125,8 @@ export async function migrate(db: Db): Promise<string[]> {
 export async function writeTx<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
   if (isPostgres(db)) {
     // Writers lock rows in different orders (an intent, then the events counter), so PostgreSQL
-    // may abort one to break a deadlock: run it again, a few times, before answering BUSY.
-    for (let run = 1; ; run++) {
-      try {
-        return await db.transaction().execute((tx) => fn(tx as unknown as Tx));
-      } catch (err) {
-        if (run >= PG_TX_RUNS || !(err instanceof TxConflict || isRetryableConflict(err))) throw err;
-      }
-    }
+    // may abort one to break a deadlock: run it again, with backoff, for a bounded time (rerun.ts).
+    return rerunning(() => db.transaction().execute((tx) => fn(tx as unknown as Tx)), (err) => err instanceof TxConflict || isRetryableConflict(err));
   }
   return db.connection().execute(async (conn) => {
     await sql`begin immediate`.execute(conn);

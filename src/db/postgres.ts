@@ -1,6 +1,7 @@
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import type { Pool, PoolConfig } from 'pg';
 import { PaydError } from '../domain/errors.ts';
+import { createGate, type Gate } from './pool-gate.ts';
 import type { Database } from './schema.ts';
 
 export interface PostgresOptions {
@@ -15,6 +16,15 @@ const INT8_OID = 20;
 const NUMERIC_OID = 1700;
 /** How long a statement waits for a row lock before it answers BUSY (SQLite's lock wait, sqlite-driver.ts). */
 const LOCK_TIMEOUT_MS = 3000;
+/** How long opening a new connection may take before it answers BUSY (the database out of reach), ms. */
+const CONNECT_TIMEOUT_MS = 5000;
+/**
+ * How long a query may wait for one of the pool's connections, all busy, before it answers BUSY, ms.
+ * A burst of creates queues here: at 5 s (the connect timeout, which pg applies to this wait too)
+ * creates of one burst on a loaded 2-core machine answered 503 (issue 28). Within the 30-60 s
+ * that HTTP clients and proxies usually wait.
+ */
+export const POOL_WAIT_MS = 30_000;
 
 /** Accepts postgres:// and postgresql:// URLs; anything else names the config path. */
 export function checkPostgresUrl(url: string): void {
@@ -47,7 +57,7 @@ export function openPostgres(o: PostgresOptions): Kysely<Database> {
       connectionString: o.url,
       max: o.pool,
       application_name: 'payd',
-      connectionTimeoutMillis: 5000,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
       statement_timeout: o.statementTimeoutMs || undefined,
       lock_timeout: LOCK_TIMEOUT_MS,
       // A transaction left open by a stuck process must not hold row locks for ever.
@@ -61,7 +71,7 @@ export function openPostgres(o: PostgresOptions): Kysely<Database> {
         }) as never,
       },
     };
-    return errorMapping(new pg.Pool(config));
+    return errorMapping(new pg.Pool(config), createGate(o.pool, POOL_WAIT_MS, () => new PaydError('BUSY', 'the database is busy: every pooled connection stayed in use; try again shortly', { retryAfter: 1 })));
   };
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
@@ -111,8 +121,11 @@ function isConnectionLoss(err: unknown): boolean {
   return code.startsWith('08') || code.startsWith('57P') || NETWORK.test(code) || /Connection terminated/i.test(String(e?.message ?? ''));
 }
 
-/** The pool with connect/query errors mapped to PaydError BUSY where retrying will help. */
-function errorMapping(pool: Pool): PostgresPool {
+/**
+ * The pool with connect/query errors mapped to PaydError BUSY where retrying will help, behind
+ * `gate` (as many places as the pool has connections), so pg's own queue is never used.
+ */
+function errorMapping(pool: Pool, gate: Gate): PostgresPool {
   // An idle client losing its connection emits on the pool: without a listener that would crash the process.
   pool.on('error', () => {});
   // A checked-out client whose connection dies emits 'error' too (the pool listens only while
@@ -120,14 +133,17 @@ function errorMapping(pool: Pool): PostgresPool {
   const guarded = new WeakSet<object>();
   return {
     async connect(): Promise<PostgresPoolClient> {
+      await gate.enter();
       let client;
       try {
         client = await pool.connect();
       } catch (err) {
+        gate.leave();
         throw mapPostgresError(err);
       }
       const c = client;
       let broken = false;
+      let released = false;
       if (!guarded.has(c)) {
         guarded.add(c);
         c.on('error', () => {});
@@ -143,7 +159,12 @@ function errorMapping(pool: Pool): PostgresPool {
           }
         }) as unknown as PostgresPoolClient['query'],
         // A client whose connection died is destroyed, not handed to the next caller.
-        release: () => c.release(broken),
+        release: () => {
+          if (released) return;
+          released = true;
+          c.release(broken);
+          gate.leave();
+        },
       };
     },
     end: () => pool.end(),

@@ -101,29 +101,31 @@ export function createIntentService(d: IntentServiceDeps) {
   }
 
   /**
-   * Smallest free pay_amount in the window (domain/amount-window.ts). The amounts held in the
-   * window are read once; each free one is then taken by a primary-key upsert that re-checks
-   * the hold, so a concurrent create (PostgreSQL) that took it first only moves us to the next.
+   * Smallest free pay_amount in the window (domain/amount-window.ts), taken by the store in as
+   * few statements as it can (IntentWriter.reserveFirst): an upsert that re-checks the hold, so
+   * a concurrent create (PostgreSQL) that took an amount first only moves us to the next.
    * Nothing is released early: an amount stays held until expires_at + cooldown, canceled or not.
    * Under pressure (the price itself taken), one merchant's intents may hold at most its share of
    * the window, so one shop's flood of creates cannot lock a price for every shop on the receiver.
    */
   async function reserveAmount(w: IntentWriter, merchantId: string, method: Method, a: MethodAmounts, amountMinor: bigint, intentId: string, reservedUntil: number, now: number): Promise<bigint> {
     const scope = { method, receiver: a.receiver, now };
-    // The price itself is usually free: one statement, as before the window could widen.
-    if (await w.reserve({ ...scope, payAmountMinor: minorToDb(amountMinor), intentId, reservedUntil })) return amountMinor;
     const top = topOffsetSteps(amountMinor, a);
-    const found = await w.held({ ...scope, merchantId, from: minorToDb(amountMinor), to: minorToDb(amountMinor + top * a.stepMinor) });
-    if (a.merchantSharePercent < 100 && found.byMerchant >= merchantShare(top, a.merchantSharePercent)) {
-      return unavailable(`this shop already holds ${found.byMerchant} of the ${top + 1n} pay amounts near ${formatMinor(amountMinor, METHOD_RULES[method].decimals)} ${method} (its share: ${a.merchantSharePercent} %)`);
+    const price = minorToDb(amountMinor);
+    const last = minorToDb(amountMinor + top * a.stepMinor);
+    const slot = { ...scope, step: minorToDb(a.stepMinor), intentId, reservedUntil };
+    let from = price;
+    if (a.merchantSharePercent < 100) {
+      // The share counts only once the price itself is taken.
+      if ((await w.reserveFirst({ ...slot, from: price, to: price })) !== null) return amountMinor;
+      const found = await w.held({ ...scope, merchantId, from: price, to: last });
+      if (found.byMerchant >= merchantShare(top, a.merchantSharePercent)) {
+        return unavailable(`this shop already holds ${found.byMerchant} of the ${top + 1n} pay amounts near ${formatMinor(amountMinor, METHOD_RULES[method].decimals)} ${method} (its share: ${a.merchantSharePercent} %)`);
+      }
+      from = price + slot.step;
     }
-    const held = new Set(found.amounts);
-    for (let k = 1n; k <= top; k++) {
-      const candidate = amountMinor + k * a.stepMinor;
-      const dbAmount = minorToDb(candidate);
-      if (held.has(dbAmount)) continue;
-      if (await w.reserve({ ...scope, payAmountMinor: dbAmount, intentId, reservedUntil })) return candidate;
-    }
+    const taken = from <= last ? await w.reserveFirst({ ...slot, from, to: last }) : null;
+    if (taken !== null) return BigInt(taken);
     return unavailable(`no unique pay amount is free near ${formatMinor(amountMinor, METHOD_RULES[method].decimals)} ${method}`);
 
     /** Retry-After: when the first amount of the window frees up (one being reserved by a concurrent create: soon). */

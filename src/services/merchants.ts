@@ -78,6 +78,27 @@ export function createMerchantService(d: MerchantServiceDeps) {
   // merchant's next requests cost a constant-time comparison instead of an HMAC (until `verifiedUntil`:
   // a previous secret stops at the end of its grace period).
   const authCache = new Map<string, AuthCacheEntry>();
+  // One read of a merchant's row at a time: a burst of the same merchant's requests past the
+  // cache's expiry shares it instead of each taking a pooled connection (issue 28: on
+  // PostgreSQL those reads queued in front of the burst's creates).
+  const reading = new Map<string, Promise<MerchantsTable | undefined>>();
+  const readForAuth = (id: string): Promise<MerchantsTable | undefined> => {
+    let read = reading.get(id);
+    if (!read) {
+      read = d.db.selectFrom('merchants').selectAll().where('id', '=', id).executeTakeFirst();
+      const settled = () => {
+        if (reading.get(id) === read) reading.delete(id);
+      };
+      read.then(settled, settled);
+      reading.set(id, read);
+    }
+    return read;
+  };
+  /** A change in this process takes effect at once: no cached entry, no read begun before it. */
+  const forget = (id: string) => {
+    authCache.delete(id);
+    reading.delete(id);
+  };
   const newClientSecret = () => `${d.livemode ? 'sk_live_' : 'sk_test_'}${Buffer.from(d.random.bytes(32)).toString('base64url')}`;
   const newWebhookSecret = () => `whsec_${Buffer.from(d.random.bytes(32)).toString('base64')}`;
 
@@ -121,7 +142,7 @@ export function createMerchantService(d: MerchantServiceDeps) {
       trust(hit, match);
       return hit.merchant;
     }
-    const r = await d.db.selectFrom('merchants').selectAll().where('id', '=', id).executeTakeFirst();
+    const r = await readForAuth(id);
     // Hash even when the merchant is unknown so timing does not reveal which ids exist.
     const creds = { hash: r?.secret_hash ?? '0'.repeat(64), prevHash: r?.secret_prev_hash ?? null, prevUntil: r?.secret_prev_until ?? null };
     const match = matches(creds);
@@ -188,7 +209,7 @@ export function createMerchantService(d: MerchantServiceDeps) {
         .set({ secret_hash: keys.hashSecret(secret), secret_prev_hash: until === null ? null : r.secret_hash, secret_prev_until: until, updated_at: now })
         .where('id', '=', clientId)
         .execute();
-      authCache.delete(clientId);
+      forget(clientId);
       await audit('merchant.rotate-secret', clientId, { grace_seconds: graceSeconds });
       return { client_id: clientId, client_secret: secret, previous_valid_until: until === null ? null : new Date(until).toISOString() };
     },
@@ -196,7 +217,7 @@ export function createMerchantService(d: MerchantServiceDeps) {
     async revoke(clientId: string): Promise<void> {
       await row(clientId);
       await d.db.updateTable('merchants').set({ status: 'revoked', updated_at: d.clock.now() }).where('id', '=', clientId).execute();
-      authCache.delete(clientId);
+      forget(clientId);
       await audit('merchant.revoke', clientId);
     },
 
@@ -205,7 +226,7 @@ export function createMerchantService(d: MerchantServiceDeps) {
       await row(clientId);
       const webhookUrl = validUrl(url);
       await d.db.updateTable('merchants').set({ webhook_url: webhookUrl, updated_at: d.clock.now() }).where('id', '=', clientId).execute();
-      authCache.delete(clientId);
+      forget(clientId);
       await audit('merchant.set-webhook', clientId, { webhook_url: webhookUrl }, actor);
       return toMerchant(await row(clientId));
     },
