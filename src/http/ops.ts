@@ -3,6 +3,7 @@ import { HTTPResponse, type H3, type H3Event } from 'h3';
 import { errorReply, jsonReply } from './errors.ts';
 import { addressMatcher, isForwarded, type PeerRequest } from './client-address.ts';
 import { PaydError } from '../domain/errors.ts';
+import { listen } from './server.ts';
 
 export interface Readiness {
   ready: boolean;
@@ -87,15 +88,7 @@ export async function serveMetrics(m: MetricsEndpoint & { listen: { host: string
     );
   });
   const { host, port } = m.listen;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  }).catch((err: NodeJS.ErrnoException) => {
-    throw new Error(`could not listen for metrics on ${host}:${port}: ${err.code ?? err.message}`);
-  });
+  await listen(server, host, port, 'listen for metrics');
   const address = server.address();
   const bound = typeof address === 'object' && address ? address.port : port;
   return {

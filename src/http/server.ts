@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { toNodeHandler, type H3 } from 'h3';
 import { stringifyJson } from '../domain/json.ts';
@@ -18,18 +18,23 @@ export interface RunningServer {
   close(graceMs?: number): Promise<void>;
 }
 
-/** Serves the app on Node's own HTTP server (listhen, used before, pulled in ~14 MB of TLS and CLI code). */
-export async function serveHttp(app: H3, host: string, port: number, ws?: UpgradeHandler): Promise<RunningServer> {
-  const server = createServer(toNodeHandler(app));
-  await new Promise<void>((resolve, reject) => {
+/** Binds `server`; a failure says what could not listen where (EADDRINUSE, EACCES…). */
+export function listen(server: Server, host: string, port: number, what: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
       server.off('error', reject);
       resolve();
     });
   }).catch((err: NodeJS.ErrnoException) => {
-    throw new Error(`could not listen on ${host}:${port}: ${err.code ?? err.message}`);
+    throw new Error(`could not ${what} on ${host}:${port}: ${err.code ?? err.message}`);
   });
+}
+
+/** Serves the app on Node's own HTTP server (listhen, used before, pulled in ~14 MB of TLS and CLI code). */
+export async function serveHttp(app: H3, host: string, port: number, ws?: UpgradeHandler): Promise<RunningServer> {
+  const server = createServer(toNodeHandler(app));
+  await listen(server, host, port, 'listen');
   // Sockets with no request in flight, so shutdown can drop them at once (browsers open
   // speculative connections that never send a request, which would hold close() open).
   const busy = new Map<Duplex, number>();

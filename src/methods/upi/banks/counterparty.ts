@@ -3,9 +3,9 @@
  * segments of a UPI path, a remitter row. Banks print it verbatim inside their alert, so it is read
  * only where the bank puts it and never trusted to look like anything else (issue 24 item 1).
  */
-import type { SuspiciousCredit } from './bank.ts';
+import type { ParseResult, SuspiciousCredit } from './bank.ts';
 import { debitWording } from './direction.ts';
-import { AMOUNT, VPA } from './text.ts';
+import { AMOUNT, VPA, credit, isRefundPayer, until, type CreditFields } from './text.ts';
 
 /** Longer than any UPI registered name (99) plus the bank's own codes in a path. */
 const MAX_FIELD = 160;
@@ -88,4 +88,19 @@ export function upiPath(text: string, end: (rest: string) => string): UpiPath | 
   const free = segments.filter((s) => s !== payerVpa && !IFSC.test(s) && !CODES.test(s));
   const payerName = free.find((s) => /[A-Za-z]{2}/.test(s));
   return { utr: m[1], ...(payerVpa ? { payerVpa } : {}), ...(payerName ? { payerName } : {}), counterparty: free.join('/') };
+}
+
+/**
+ * The credit of a bank whose sentence ends "… towards UPI/<utr>/…" (IndusInd, YES): the UPI path
+ * right after the bank's own sentence `c`, up to the first of `afterPath`.
+ */
+export function creditTowardsUpi(t: string, c: RegExpExecArray, afterPath: readonly string[], fields: Omit<CreditFields, 'utr' | 'payerVpa' | 'payerName'>): ParseResult {
+  const towards = t.slice(c.index + c[0].length);
+  if (!/^UPI\//i.test(towards)) return { kind: 'not_credit', reason: 'not_upi' };
+  const path = upiPath(towards, (rest) => until(rest, afterPath));
+  if (!path) return { kind: 'unparseable', reason: 'no_utr' };
+  if (isRefundPayer(path.payerVpa)) return { kind: 'not_credit', reason: 'refund' };
+  const bad = counterpartyCheck(t, { counterparty: path.counterparty });
+  if (bad) return bad;
+  return credit({ ...fields, utr: path.utr, ...(path.payerVpa ? { payerVpa: path.payerVpa } : {}), ...(path.payerName ? { payerName: path.payerName } : {}) });
 }

@@ -1,7 +1,7 @@
 import type { BankParser, ParseResult } from './bank.ts';
-import { counterpartyCheck, upiPath } from './counterparty.ts';
+import { creditTowardsUpi } from './counterparty.ts';
 import { atVerb, classifyOther, firstMoneyVerb } from './direction.ts';
-import { AMOUNT, MASK, credit, isRefundPayer, oneLine, until } from './text.ts';
+import { AMOUNT, MASK, oneLine } from './text.ts';
 
 // Reconstructed from the real debit (README §1.7): "Your IndusInd Bank Account No. 15XXXXXX4321 has been Credited
 // for INR 499.37 towards UPI/<utr>/CR/<NAME>/<IFSC>/<vpa>." The alert prints no date: headers give it.
@@ -14,14 +14,7 @@ function parse(text: string): ParseResult {
   if (!verb?.credit) return classifyOther(t);
   const c = atVerb(t, verb, CREDIT);
   if (!c) return classifyOther(t);
-  const towards = t.slice(c.index + c[0].length);
-  if (!/^UPI\//i.test(towards)) return { kind: 'not_credit', reason: 'not_upi' };
-  const path = upiPath(towards, (rest) => until(rest, AFTER_PATH));
-  if (!path) return { kind: 'unparseable', reason: 'no_utr' };
-  if (isRefundPayer(path.payerVpa)) return { kind: 'not_credit', reason: 'refund' };
-  const bad = counterpartyCheck(t, { counterparty: path.counterparty });
-  if (bad) return bad;
-  return credit({ mask: c[1], amount: c[2], utr: path.utr, ...(path.payerVpa ? { payerVpa: path.payerVpa } : {}), ...(path.payerName ? { payerName: path.payerName } : {}) });
+  return creditTowardsUpi(t, c, AFTER_PATH, { mask: c[1], amount: c[2] });
 }
 
 export const indusind: BankParser = {
