@@ -76,6 +76,12 @@ export function storeTarget(config: Config, sandbox: boolean): StoreTarget {
   return { kind: 'sqlite', file: databaseFile(config, sandbox) };
 }
 
+/** methods.<M>.maxLagSeconds in ms, for a source that feeds a configured method (the sandbox's has no limit). */
+function lagLimit(config: Config, method: string | undefined): number | undefined {
+  const section = method ? (config.methods as Record<string, { maxLagSeconds?: number } | undefined>)[method] : undefined;
+  return section?.maxLagSeconds === undefined ? undefined : section.maxLagSeconds * 1000;
+}
+
 /** Receiving settings per enabled method; in the sandbox every method is on. */
 function methodDeposits(config: Config, sandbox: boolean): Partial<Record<Method, MethodDeposit>> {
   const out: Partial<Record<Method, MethodDeposit>> = {};
@@ -129,7 +135,7 @@ export async function createApp(o: AppOptions) {
   // Read at scrape time: the running sources' health and the lease role (set by start()).
   let workerSet: { role: () => 'leader' | 'standby'; health: SourceHealth[] } | null = null;
   const metrics = createPrometheusMetrics({
-    sources: () => (workerSet?.role() === 'leader' ? workerSet.health.map((h) => ({ key: h.key, up: !isDown(h.status()), lastOkAt: h.lastOkAt })) : []),
+    sources: () => (workerSet?.role() === 'leader' ? workerSet.health.map((h) => ({ key: h.key, up: !isDown(h.status()), lastOkAt: h.lastOkAt, lagMs: h.lagMs() })) : []),
     leader: () => workerSet?.role() === 'leader',
     now: () => clock.now(),
   });
@@ -343,7 +349,7 @@ export async function createApp(o: AppOptions) {
         const unsubscribe = wakeups.subscribe(() => dispatcher.wake());
         stops.push({ name: 'wake-ups', stop: async () => unsubscribe() });
         const running = toRun;
-        const health = running.map((s) => new SourceHealth(s.method ?? s.name, s.name, clock));
+        const health = running.map((s) => new SourceHealth(s.method ?? s.name, s.name, clock, sandbox ? undefined : lagLimit(config, s.method)));
         const timing = { ...LEASE_DEFAULTS, ...o.lease };
         const leaseLog = log.child({ component: 'lease' });
         const leadership = createLeadership({

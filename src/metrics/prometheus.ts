@@ -5,7 +5,7 @@ import type { Metrics } from '../domain/ports.ts';
 /** What the registry reads at scrape time instead of being told. */
 export interface ScrapeSources {
   /** Each running source's health, keyed by method. */
-  sources(): Array<{ key: string; up: boolean; lastOkAt: number | undefined }>;
+  sources(): Array<{ key: string; up: boolean; lastOkAt: number | undefined; lagMs: number | undefined }>;
   /** 1 when this process holds the worker lease. */
   leader(): boolean;
   now(): number;
@@ -67,13 +67,12 @@ export function createPrometheusMetrics(scrape: ScrapeSources): Metrics & { regi
   });
   new Gauge({
     name: 'payd_source_lag_seconds',
-    help: 'Seconds since the source\'s last completed cycle, by method.',
+    help: 'How far the source\'s processed position is behind the head its upstream reports (TRON solidified block, Solana slot at the commitment), or for UPI since the last completed mailbox sync, seconds, by method.',
     labelNames: ['method'] as const,
     registers,
     collect() {
       this.reset();
-      const now = scrape.now();
-      for (const s of scrape.sources()) if (s.lastOkAt !== undefined) this.set({ method: s.key }, Math.max(0, now - s.lastOkAt) / 1000);
+      for (const s of scrape.sources()) if (s.lagMs !== undefined) this.set({ method: s.key }, s.lagMs / 1000);
     },
   });
   new Gauge({
