@@ -31,6 +31,7 @@ import type { HttpPost } from './webhooks/deliver.ts';
 import { createWebhookPost } from './webhooks/target.ts';
 import { createSettlementService } from './services/settlement.ts';
 import { createDoctor } from './services/doctor.ts';
+import { createUpiSilence } from './services/upi-silence.ts';
 import { createOperatorActions } from './services/operator-actions.ts';
 import { createLeadership } from './workers/leader.ts';
 import { createWorkerLease } from './workers/lease.ts';
@@ -132,12 +133,17 @@ export async function createApp(o: AppOptions) {
   const wakeups = await openWakeups({ db, postgresUrl: target.kind === 'postgres' ? target.url : null, log: log.child({ component: 'wake-ups' }) });
   cleanups.push(() => wakeups.close());
 
+  // UPI silence is read from the ledger: every process (leader or standby) reports the same.
+  const upi = config.methods.UPI;
+  const upiSilence = upi && !sandbox ? createUpiSilence({ db, clock, accounts: upi.accounts, expectAlertWithinHours: upi.expectAlertWithinHours }) : null;
+
   // Read at scrape time: the running sources' health and the lease role (set by start()).
   let workerSet: { role: () => 'leader' | 'standby'; health: SourceHealth[] } | null = null;
   const metrics = createPrometheusMetrics({
     sources: () => (workerSet?.role() === 'leader' ? workerSet.health.map((h) => ({ key: h.key, up: !isDown(h.status()), lastOkAt: h.lastOkAt, lagMs: h.lagMs() })) : []),
     leader: () => workerSet?.role() === 'leader',
     now: () => clock.now(),
+    upiAlerts: upiSilence ? async () => (await upiSilence.status()).accounts : undefined,
   });
 
   // Read at first use: commands that need no key never ask for one (systemd credentials).
@@ -202,7 +208,7 @@ export async function createApp(o: AppOptions) {
   const mailboxTokens = createMailboxTokenStore({ db, keys, clock, random });
   // Async: a method's libraries load only when its source is built (see methods/registry.ts).
   const sources = async (): Promise<PaymentSource[]> => (o.sources ? o.sources({ ledger, db }) : sandbox ? [sandboxSource] : createSources(config, { ...sourceDeps, mailboxTokens }));
-  const doctor = createDoctor({ dbFile, livemode, methods: Object.keys(config.amounts), sources });
+  const doctor = createDoctor({ dbFile, livemode, methods: Object.keys(config.amounts), sources, upiSilence, clock });
 
   let server: RunningServer | null = null;
   let metricsServer: { url: string } | null = null;
@@ -231,7 +237,7 @@ export async function createApp(o: AppOptions) {
     await Promise.all(work);
   }
 
-  function readiness(): Readiness {
+  async function readiness(): Promise<Readiness> {
     const sourcesOut: Record<string, unknown> = {};
     const failing: string[] = [];
     for (const h of workerSet?.health ?? []) {
@@ -240,8 +246,16 @@ export async function createApp(o: AppOptions) {
       if (isDown(st)) failing.push(h.key);
     }
     const workers = workerSet ? workerSet.role() : 'off';
+    let alerts: Record<string, unknown> | undefined;
+    if (upiSilence?.expectMs !== undefined) {
+      const s = await upiSilence.status();
+      const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+      alerts = { UPI: { state: s.silent ? 'silent' : 'ok', last_verified_at: iso(s.lastAlertAt), waiting_since: iso(s.waitingSince), expect_alert_within_hours: s.expectMs! / 3_600_000 } };
+      if (s.silent && !failing.includes('UPI')) failing.push('UPI');
+    }
     const ready = failing.length === 0;
     const body: Record<string, unknown> = { status: ready ? 'ok' : 'unavailable', workers, sources: sourcesOut };
+    if (alerts) body.alerts = alerts;
     if (!ready) body.failing = failing;
     return { ready, body };
   }

@@ -10,7 +10,9 @@ import * as m004 from './migrations/004_worker_lease.ts';
 import * as m006 from './migrations/006_api.ts';
 import * as m007 from './migrations/007_mailbox_oauth.ts';
 import * as m008 from './migrations/008_golive.ts';
+import * as m016 from './migrations/016_payments_by_method.ts';
 import * as pg001 from './migrations-pg/001_initial.ts';
+import * as pg016 from './migrations-pg/016_payments_by_method.ts';
 import { isRetryableConflict } from './postgres.ts';
 import type { Database } from './schema.ts';
 
@@ -23,10 +25,10 @@ declare const inTransaction: unique symbol;
 export type Tx = Kysely<Database> & { readonly [inTransaction]: true };
 
 /** Migrations are listed here, not discovered on disk, so the set is fixed at build time. */
-const migrations: Record<string, Migration> = { '001_initial': m001, '002_upi_alerts': m002upi, '004_worker_lease': m004, '005_operations': m005, '006_api': m006, '007_mailbox_oauth': m007, '008_golive': m008 };
+const migrations: Record<string, Migration> = { '001_initial': m001, '002_upi_alerts': m002upi, '004_worker_lease': m004, '005_operations': m005, '006_api': m006, '007_mailbox_oauth': m007, '008_golive': m008, '016_payments_by_method': m016 };
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 /** PostgreSQL starts from SQLite's end state (its own frozen files: types and DDL differ). */
-const pgMigrations: Record<string, Migration> = { '001_initial': pg001 };
+const pgMigrations: Record<string, Migration> = { '001_initial': pg001, '016_payments_by_method': pg016 };
 const pgProvider: MigrationProvider = { getMigrations: async () => pgMigrations };
 
 /** Runs of a PostgreSQL transaction aborted by a deadlock or a TxConflict before its error stands. */

@@ -9,6 +9,8 @@ export interface ScrapeSources {
   /** 1 when this process holds the worker lease. */
   leader(): boolean;
   now(): number;
+  /** UPI only: the newest verified alert per configured account (services/upi-silence.ts). */
+  upiAlerts?: () => Promise<Array<{ bank: string; account: string; lastAlertAt: number | null }>>;
 }
 
 /**
@@ -75,6 +77,20 @@ export function createPrometheusMetrics(scrape: ScrapeSources): Metrics & { regi
       for (const s of scrape.sources()) if (s.lagMs !== undefined) this.set({ method: s.key }, s.lagMs / 1000);
     },
   });
+  const upiAlerts = scrape.upiAlerts;
+  if (upiAlerts) {
+    new Gauge({
+      name: 'payd_upi_last_alert_age_seconds',
+      help: 'Seconds since the newest verified (DKIM-signed, parsed as a credit) bank alert for each configured account; absent while none was ever recorded.',
+      labelNames: ['bank', 'account'] as const,
+      registers,
+      async collect() {
+        this.reset();
+        const now = scrape.now();
+        for (const a of await upiAlerts()) if (a.lastAlertAt !== null) this.set({ bank: a.bank, account: a.account }, Math.max(0, now - a.lastAlertAt) / 1000);
+      },
+    });
+  }
   new Gauge({
     name: 'payd_worker_leader',
     help: '1 when this process holds the worker lease (runs sources, webhook delivery and expiry).',

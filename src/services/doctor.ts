@@ -1,4 +1,6 @@
+import type { Clock } from '../domain/ports.ts';
 import type { PaymentSource } from '../methods/source.ts';
+import { describeAge, type UpiSilence } from './upi-silence.ts';
 
 export interface DoctorLine {
   ok: boolean;
@@ -10,7 +12,15 @@ export interface DoctorLine {
  * `payd doctor`: the config, the database and every enabled upstream, one line each.
  * The caller prints the lines; any line not ok makes the run fail.
  */
-export function createDoctor(d: { dbFile: string; livemode: boolean; methods: string[]; sources: () => Promise<PaymentSource[]>; timeoutMs?: number }) {
+export function createDoctor(d: {
+  dbFile: string;
+  livemode: boolean;
+  methods: string[];
+  sources: () => Promise<PaymentSource[]>;
+  timeoutMs?: number;
+  upiSilence?: UpiSilence | null;
+  clock: Clock;
+}) {
   return {
     async run(): Promise<DoctorLine[]> {
       const lines: DoctorLine[] = [
@@ -29,7 +39,30 @@ export function createDoctor(d: { dbFile: string; livemode: boolean; methods: st
           lines.push({ ok: false, what: source.name, message: (err as Error).message });
         }
       }
+      if (d.upiSilence) lines.push(...(await silenceLines(d.upiSilence, d.clock.now())));
       return lines;
     },
   };
+}
+
+/** Each account's newest verified alert, and the silence alarm when it is on. */
+async function silenceLines(silence: UpiSilence, now: number): Promise<DoctorLine[]> {
+  const s = await silence.status();
+  const at = (ms: number) => new Date(ms).toISOString();
+  const lines: DoctorLine[] = s.accounts.map((a) => ({
+    ok: true,
+    what: `UPI ${a.bank.toUpperCase()} …${a.account}`,
+    message: a.lastAlertAt === null ? 'no verified alert recorded yet' : `last verified alert ${describeAge(now - a.lastAlertAt)} ago (${at(a.lastAlertAt)})`,
+  }));
+  if (s.expectMs === undefined) return lines;
+  const hours = s.expectMs / 3_600_000;
+  if (s.silent) {
+    const last = s.lastAlertAt === null ? 'No verified bank alert has ever arrived' : `No verified bank alert has arrived since ${at(s.lastAlertAt)}`;
+    lines.push({
+      ok: false,
+      what: 'UPI alerts',
+      message: `silent: ${last}, although a UPI payment was requested ${describeAge(now - s.waitingSince!)} ago (expectAlertWithinHours ${hours}). Check that the bank's alerts still reach the mailbox (forwarding, filters, a mail provider that stopped fetching them).`,
+    });
+  } else lines.push({ ok: true, what: 'UPI alerts', message: `not silent (an alert is expected within ${hours} h of a UPI payment request)` });
+  return lines;
 }
