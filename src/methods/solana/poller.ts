@@ -9,7 +9,6 @@ import { formatMinor } from '../../domain/money.ts';
 import { METHOD_RULES } from '../../domain/methods.ts';
 import { createHeadWatch, type HeadSighting } from '../../domain/head-watch.ts';
 import { cycleReporterOf } from '../../workers/cycle.ts';
-import { describeError } from '../../workers/loop.ts';
 import { adaptTransaction, type WatchTarget } from './adapt.ts';
 import { listRecent, listSince, type Checkpoint } from './signatures.ts';
 import { isUnreadableTransaction, MAX_TRANSACTION_VERSION } from './versions.ts';
@@ -81,15 +80,11 @@ export function createPoller(conn: Connection, o: PollerOptions): { tick(signal:
   }
 
   const heads = createHeadWatch();
-  /** The RPC's slot at the commitment before listing: a complete scan has handled everything up to it. Only for the lag. */
-  async function readHead(): Promise<HeadSighting | undefined> {
-    try {
-      return heads.observe(await conn.getSlot(o.commitment), o.clock.now());
-    } catch (err) {
-      o.log.warn('solana slot unreadable; the lag cannot advance', { account: o.target.account, error: describeError(err) });
-      return undefined;
-    }
-  }
+  /**
+   * The RPC's slot at the commitment before listing: a complete scan has handled everything up to it.
+   * Every Solana RPC serves getSlot; one that fails it (429, timeout) fails the listing too: back off.
+   */
+  const readHead = async (): Promise<HeadSighting> => heads.observe(await conn.getSlot(o.commitment), o.clock.now());
 
   async function tick(signal: AbortSignal): Promise<void> {
     const now = o.clock.now();
@@ -102,7 +97,7 @@ export function createPoller(conn: Connection, o: PollerOptions): { tick(signal:
     const head = await readHead();
     const complete = await scan(signal);
     lastScanAt = now; // only a completed scan counts; a failed one is retried on the next tick
-    if (complete && head) report?.caughtUp?.(head.seenAt);
+    if (complete) report?.caughtUp?.(head.seenAt);
   }
 
   /** True when everything listed was worked through (not a backlog that continues, not waiting on a transaction). */
