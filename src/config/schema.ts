@@ -141,8 +141,8 @@ const UpiFields = v.strictObject({
     }),
     { required: true, dnsServers: [], retryHours: 24 },
   ),
-  /** /readyz 503 and doctor's lag line red when the last completed mailbox sync is older than this. */
-  maxLagSeconds: seconds(300),
+  /** /readyz 503 when the last completed mailbox sync is older than this (default 300, or more over a longer imap.resyncSeconds). */
+  maxLagSeconds: v.optional(v.pipe(num(), v.finite(), v.gtValue(0, 'must be greater than 0'))),
   /** Silence alarm (off by default): hours a UPI intent may wait without any verified alert arriving after it. */
   expectAlertWithinHours: v.optional(v.pipe(num(), v.finite(), v.gtValue(0, 'must be greater than 0'))),
 });
@@ -150,19 +150,28 @@ const UpiFields = v.strictObject({
 const UpiConfig = v.pipe(
   UpiFields,
   v.forward(
-    v.check((c) => c.maxLagSeconds > c.imap.resyncSeconds * 1.2, 'must exceed imap.resyncSeconds by more than its 20 % jitter (a healthy mailbox syncs that often)'),
+    v.check((c) => c.maxLagSeconds === undefined || c.maxLagSeconds > c.imap.resyncSeconds * 1.2, 'must exceed imap.resyncSeconds by more than its 20 % jitter (a healthy mailbox syncs that often)'),
     ['maxLagSeconds'],
   ),
   v.forward(
     v.check((c) => c.alertRecipients !== undefined || isEmail(c.imap.user), 'is required when imap.user is not an e-mail address'),
     ['alertRecipients'],
   ),
-  v.transform((c) => ({ ...c, alertRecipients: c.alertRecipients ?? [c.imap.user] })),
+  v.transform((c) => ({
+    ...c,
+    alertRecipients: c.alertRecipients ?? [c.imap.user],
+    // A config written before the limit existed, with a long re-sync, must not start out failing.
+    maxLagSeconds: c.maxLagSeconds ?? Math.max(300, Math.ceil(c.imap.resyncSeconds * 1.2) + 60),
+  })),
 );
 
 /** A healthy source is up to one poll behind: a limit at or under it would always fail. */
-const lagOverPoll = <T extends { maxLagSeconds: number; pollSeconds: number }>() =>
-  v.forward<T, v.CheckIssue<T>, ['maxLagSeconds']>(v.check((c: T) => c.maxLagSeconds > c.pollSeconds, 'must be greater than pollSeconds'), ['maxLagSeconds'] as never);
+const lagOverPoll = <T extends { maxLagSeconds?: number; pollSeconds: number }>() => [
+  v.forward<T, v.CheckIssue<T>, ['maxLagSeconds']>(v.check((c: T) => c.maxLagSeconds === undefined || c.maxLagSeconds > c.pollSeconds, 'must be greater than pollSeconds'), ['maxLagSeconds'] as never),
+  // Default 120 s, or three polls when polling is slower than that (a config written before the limit existed).
+  v.transform((c: T) => ({ ...c, maxLagSeconds: c.maxLagSeconds ?? Math.max(120, Math.ceil(c.pollSeconds * 3)) })),
+] as const;
+const chainMaxLag = v.optional(v.pipe(num(), v.finite(), v.gtValue(0, 'must be greater than 0')));
 
 const TronFields = v.strictObject({
   ...methodCommon,
@@ -178,9 +187,9 @@ const TronFields = v.strictObject({
   rescanSeconds: seconds(600),
   rescanHours: seconds(24),
   /** /readyz 503 when the source is this far behind the head TronGrid reports. */
-  maxLagSeconds: seconds(120),
+  maxLagSeconds: chainMaxLag,
 });
-const TronConfig = v.pipe(TronFields, lagOverPoll<v.InferOutput<typeof TronFields>>());
+const TronConfig = v.pipe(TronFields, ...lagOverPoll<v.InferOutput<typeof TronFields>>());
 
 const solanaCommon = {
   ...methodCommon,
@@ -190,11 +199,11 @@ const solanaCommon = {
   commitment,
   pollSeconds: seconds(10),
   /** /readyz 503 when the source is this far behind the RPC's slot at the commitment. */
-  maxLagSeconds: seconds(120),
+  maxLagSeconds: chainMaxLag,
 };
 
 const SolFields = v.strictObject(solanaCommon);
-const SolConfig = v.pipe(SolFields, lagOverPoll<v.InferOutput<typeof SolFields>>());
+const SolConfig = v.pipe(SolFields, ...lagOverPoll<v.InferOutput<typeof SolFields>>());
 const UsdtSolFields = v.strictObject({
   ...solanaCommon,
   mint: v.optional(
@@ -202,7 +211,7 @@ const UsdtSolFields = v.strictObject({
     'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB',
   ),
 });
-const UsdtSolConfig = v.pipe(UsdtSolFields, lagOverPoll<v.InferOutput<typeof UsdtSolFields>>());
+const UsdtSolConfig = v.pipe(UsdtSolFields, ...lagOverPoll<v.InferOutput<typeof UsdtSolFields>>());
 
 export const ConfigSchema = v.strictObject({
   server: v.optional(
