@@ -56,6 +56,10 @@ export interface AppOptions {
 
 /** The worker lease: renewed every 3 s, so a holder that cannot renew is replaced ≤ 12 s after its last renewal. */
 const LEASE_DEFAULTS = { ttlMs: 12_000, renewMs: 3_000, standbyPollMs: 1_000 };
+/** How often the leader records its sources' positions for `payd doctor` (another process), ms. */
+const POSITION_RECORD_MS = 5_000;
+/** The checkpoint a source's position is recorded under (not a source checkpoint: nothing resumes from it). */
+const positionKey = (key: string): string => `lag:${key}`;
 /** How often expiry runs, ms. */
 const EXPIRY_INTERVAL_MS = 5_000;
 
@@ -208,7 +212,16 @@ export async function createApp(o: AppOptions) {
   const mailboxTokens = createMailboxTokenStore({ db, keys, clock, random });
   // Async: a method's libraries load only when its source is built (see methods/registry.ts).
   const sources = async (): Promise<PaymentSource[]> => (o.sources ? o.sources({ ledger, db }) : sandbox ? [sandboxSource] : createSources(config, { ...sourceDeps, mailboxTokens }));
-  const doctor = createDoctor({ dbFile, livemode, methods: Object.keys(config.amounts), sources, upiSilence, clock });
+  const doctor = createDoctor({
+    dbFile,
+    livemode,
+    methods: Object.keys(config.amounts),
+    sources,
+    upiSilence,
+    clock,
+    // What the worker leader last recorded (every 5 s), and the limit it is held to.
+    lag: async (key) => ({ asOf: (await ledger.loadCheckpoint<{ asOf?: number }>(positionKey(key)))?.asOf, maxLagMs: sandbox ? undefined : lagLimit(config, key) }),
+  });
 
   let server: RunningServer | null = null;
   let metricsServer: { url: string } | null = null;
@@ -233,6 +246,14 @@ export async function createApp(o: AppOptions) {
     // the cut-off ones, release the lease and close the database); on a lost lease, one timeout.
     work.push(dispatcher.run(signal, { drainUntil: () => (closingDeadline ?? Date.now() + config.webhooks.timeoutSeconds * 1000 + 1000) - (closingDeadline ? 2500 : 0) }));
     const expiryLog = log.child({ component: 'expiry' });
+    // The lag as this leader sees it, for `payd doctor` in another process.
+    const recordPositions = async () => {
+      for (const h of health) {
+        const asOf = h.position();
+        if (asOf !== undefined) await ledger.saveCheckpoint({ key: positionKey(h.key), value: { asOf } });
+      }
+    };
+    work.push(runLoop({ name: 'source positions', intervalMs: POSITION_RECORD_MS, tick: recordPositions, signal, log: log.child({ component: 'lag' }), random }));
     work.push(runLoop({ name: 'intent expiry', intervalMs: EXPIRY_INTERVAL_MS, tick: async () => void (await intents.expireDue()), signal, log: expiryLog, random }));
     await Promise.all(work);
   }

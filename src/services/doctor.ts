@@ -20,6 +20,8 @@ export function createDoctor(d: {
   timeoutMs?: number;
   upiSilence?: UpiSilence | null;
   clock: Clock;
+  /** Where the worker leader last recorded a source (by method) to be caught up to, and its limit. */
+  lag?: (key: string) => Promise<{ asOf: number | undefined; maxLagMs: number | undefined }>;
 }) {
   return {
     async run(): Promise<DoctorLine[]> {
@@ -38,6 +40,7 @@ export function createDoctor(d: {
         } catch (err) {
           lines.push({ ok: false, what: source.name, message: (err as Error).message });
         }
+        if (d.lag && d.livemode) lines.push(await lagLine(source.method ?? source.name, await d.lag(source.method ?? source.name), d.clock.now()));
       }
       if (d.upiSilence) lines.push(...(await silenceLines(d.upiSilence, d.clock.now())));
       return lines;
@@ -65,4 +68,15 @@ async function silenceLines(silence: UpiSilence, now: number): Promise<DoctorLin
     });
   } else lines.push({ ok: true, what: 'UPI alerts', message: `not silent (an alert is expected within ${hours} h of a UPI payment request)` });
   return lines;
+}
+
+/** A source's lag as the worker leader last recorded it; over the limit fails (the daemon is behind, or not running). */
+function lagLine(key: string, l: { asOf: number | undefined; maxLagMs: number | undefined }, now: number): DoctorLine {
+  const what = `${key} lag`;
+  if (l.asOf === undefined) return { ok: true, what, message: 'not recorded yet (no payd serve has run this source)' };
+  const lagMs = Math.max(0, now - l.asOf);
+  const limit = l.maxLagMs === undefined ? '' : ` (limit ${l.maxLagMs / 1000} s)`;
+  if (l.maxLagMs !== undefined && lagMs > l.maxLagMs)
+    return { ok: false, what, message: `${describeAge(lagMs)} behind its upstream${limit}: payments made since are not seen yet. Is payd serve running, and its upstream answering?` };
+  return { ok: true, what, message: `${describeAge(lagMs)} behind its upstream${limit}` };
 }

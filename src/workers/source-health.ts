@@ -96,9 +96,14 @@ export class SourceHealth {
    * from an earlier leadership says nothing about the upstream since. Undefined when not running.
    */
   lagMs(): number | undefined {
+    const from = this.position();
+    return from === undefined ? undefined : Math.max(0, this.clock.now() - from);
+  }
+
+  /** The as-of time (ms) lag counts from while running; undefined when not running. */
+  position(): number | undefined {
     if (!this.#running) return undefined;
-    const from = Math.max(this.#asOf ?? this.#lastOkAt ?? this.#startedAt, this.#startedAt);
-    return Math.max(0, this.clock.now() - from);
+    return Math.max(this.#asOf ?? this.#lastOkAt ?? this.#startedAt, this.#startedAt);
   }
 
   status(): SourceStatus {

@@ -55,6 +55,10 @@ async function stallAndRecover(p: PaydHarness, clock: ReturnType<typeof testCloc
   assert.deepEqual(lagging.body.failing, [method]);
   assert.ok(lagging.body.sources[method].lag_seconds >= 150, JSON.stringify(lagging.body));
   assert.ok((await lagMetric(p, method))! >= 150);
+  // payd doctor (what the leader last recorded) says so in plain words, and fails.
+  const red = (await p.app.doctor.run()).find((l) => l.what === `${method} lag`)!;
+  assert.equal(red.ok, false, red.message);
+  assert.match(red.message, /^\d+ (s|min) behind its upstream \(limit 120 s\): payments made since are not seen yet/);
   // It keeps growing while the head stays where it is.
   clock.advance(60_000);
   await waitFor(async () => (await readyz(p)).body.sources[method]?.lag_seconds >= 210, 10_000, 'the lag to grow with the clock');
@@ -67,6 +71,11 @@ async function stallAndRecover(p: PaydHarness, clock: ReturnType<typeof testCloc
   assert.equal(back.body.sources[method].state, 'ok');
   assert.ok(back.body.sources[method].lag_seconds < 5, JSON.stringify(back.body));
   assert.ok((await lagMetric(p, method))! < 5);
+  const green = await waitFor(async () => {
+    const l = (await p.app.doctor.run()).find((x) => x.what === `${method} lag`);
+    return l?.ok && l;
+  }, 15_000, 'doctor to see the source caught up');
+  assert.match(green.message, /^\d+ s behind its upstream \(limit 120 s\)$/);
 }
 
 test('TRON: TronGrid whose solidified head stops moving → lag grows, /readyz 503 past maxLagSeconds, recovers when it moves', async (t) => {
