@@ -32,6 +32,7 @@ import type { HttpPost } from './webhooks/deliver.ts';
 import { createWebhookPost } from './webhooks/target.ts';
 import { createSettlementService } from './services/settlement.ts';
 import { createDoctor } from './services/doctor.ts';
+import { createUpiSilence } from './services/upi-silence.ts';
 import { createOperatorActions } from './services/operator-actions.ts';
 import { createLeadership } from './workers/leader.ts';
 import { createWorkerLease } from './workers/lease.ts';
@@ -61,6 +62,10 @@ export interface AppOptions {
 
 /** The worker lease: renewed every 3 s, so a holder that cannot renew is replaced ≤ 12 s after its last renewal. */
 const LEASE_DEFAULTS = { ttlMs: 12_000, renewMs: 3_000, standbyPollMs: 1_000 };
+/** How often the leader records its sources' positions for `payd doctor` (another process), ms. */
+const POSITION_RECORD_MS = 5_000;
+/** The checkpoint a source's position is recorded under (not a source checkpoint: nothing resumes from it). */
+const positionKey = (key: string): string => `lag:${key}`;
 /** How often expiry runs, ms. */
 const EXPIRY_INTERVAL_MS = 5_000;
 /** How often a PostgreSQL node measures its clock against the database's again, ms. */
@@ -82,6 +87,12 @@ export function storeTarget(config: Config, sandbox: boolean): StoreTarget {
   const { url, pool, statementTimeoutMs } = config.database;
   if (url && !sandbox) return { kind: 'postgres', url: url.reveal(), pool, statementTimeoutMs };
   return { kind: 'sqlite', file: databaseFile(config, sandbox) };
+}
+
+/** methods.<M>.maxLagSeconds in ms, for a source that feeds a configured method (the sandbox's has no limit). */
+function lagLimit(config: Config, method: string | undefined): number | undefined {
+  const section = method ? (config.methods as Record<string, { maxLagSeconds?: number } | undefined>)[method] : undefined;
+  return section?.maxLagSeconds === undefined ? undefined : section.maxLagSeconds * 1000;
 }
 
 /** Receiving settings per enabled method; in the sandbox every method is on. */
@@ -146,12 +157,17 @@ export async function createApp(o: AppOptions) {
   const wakeups = await openWakeups({ db, postgresUrl: target.kind === 'postgres' ? target.url : null, log: log.child({ component: 'wake-ups' }) });
   cleanups.push(() => wakeups.close());
 
+  // UPI silence is read from the ledger: every process (leader or standby) reports the same.
+  const upi = config.methods.UPI;
+  const upiSilence = upi && !sandbox ? createUpiSilence({ db, clock, accounts: upi.accounts, expectAlertWithinHours: upi.expectAlertWithinHours }) : null;
+
   // Read at scrape time: the running sources' health and the lease role (set by start()).
   let workerSet: { role: () => 'leader' | 'standby'; health: SourceHealth[] } | null = null;
   const metrics = createPrometheusMetrics({
-    sources: () => (workerSet?.role() === 'leader' ? workerSet.health.map((h) => ({ key: h.key, up: !isDown(h.status()), lastOkAt: h.lastOkAt })) : []),
+    sources: () => (workerSet?.role() === 'leader' ? workerSet.health.map((h) => ({ key: h.key, up: !isDown(h.status()), lastOkAt: h.lastOkAt, lagMs: h.lagMs() })) : []),
     leader: () => workerSet?.role() === 'leader',
     now: () => clock.now(),
+    upiAlerts: upiSilence ? async () => (await upiSilence.status()).accounts : undefined,
   });
 
   // Read at first use: commands that need no key never ask for one (systemd credentials).
@@ -221,7 +237,17 @@ export async function createApp(o: AppOptions) {
   const mailboxTokens = createMailboxTokenStore({ db, keys, clock, random });
   // Async: a method's libraries load only when its source is built (see methods/registry.ts).
   const sources = async (): Promise<PaymentSource[]> => (o.sources ? o.sources({ ledger, db }) : sandbox ? [sandboxSource] : createSources(config, { ...sourceDeps, mailboxTokens }));
-  const doctor = createDoctor({ dbFile, db, clock, livemode, methods: Object.keys(config.amounts), sources });
+  const doctor = createDoctor({
+    dbFile,
+    db,
+    livemode,
+    methods: Object.keys(config.amounts),
+    sources,
+    upiSilence,
+    clock,
+    // What the worker leader last recorded (every 5 s), and the limit it is held to.
+    lag: async (key) => ({ asOf: (await ledger.loadCheckpoint<{ asOf?: number }>(positionKey(key)))?.asOf, maxLagMs: sandbox ? undefined : lagLimit(config, key) }),
+  });
 
   let server: RunningServer | null = null;
   let metricsServer: { url: string } | null = null;
@@ -246,11 +272,19 @@ export async function createApp(o: AppOptions) {
     // the cut-off ones, release the lease and close the database); on a lost lease, one timeout.
     work.push(dispatcher.run(signal, { drainUntil: () => (closingDeadline ?? Date.now() + config.webhooks.timeoutSeconds * 1000 + 1000) - (closingDeadline ? 2500 : 0) }));
     const expiryLog = log.child({ component: 'expiry' });
+    // The lag as this leader sees it, for `payd doctor` in another process.
+    const recordPositions = async () => {
+      for (const h of health) {
+        const asOf = h.position();
+        if (asOf !== undefined) await ledger.saveCheckpoint({ key: positionKey(h.key), value: { asOf } });
+      }
+    };
+    work.push(runLoop({ name: 'source positions', intervalMs: POSITION_RECORD_MS, tick: recordPositions, signal, log: log.child({ component: 'lag' }), random }));
     work.push(runLoop({ name: 'intent expiry', intervalMs: EXPIRY_INTERVAL_MS, tick: async () => void (await intents.expireDue()), signal, log: expiryLog, random }));
     await Promise.all(work);
   }
 
-  function readiness(): Readiness {
+  async function readiness(): Promise<Readiness> {
     const sourcesOut: Record<string, unknown> = {};
     const failing: string[] = [];
     for (const h of workerSet?.health ?? []) {
@@ -259,8 +293,16 @@ export async function createApp(o: AppOptions) {
       if (isDown(st)) failing.push(h.key);
     }
     const workers = workerSet ? workerSet.role() : 'off';
+    let alerts: Record<string, unknown> | undefined;
+    if (upiSilence?.expectMs !== undefined) {
+      const s = await upiSilence.status();
+      const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+      alerts = { UPI: { state: s.silent ? 'silent' : 'ok', last_verified_at: iso(s.lastAlertAt), waiting_since: iso(s.waitingSince), expect_alert_within_hours: s.expectMs! / 3_600_000 } };
+      if (s.silent && !failing.includes('UPI')) failing.push('UPI');
+    }
     const ready = failing.length === 0;
     const body: Record<string, unknown> = { status: ready ? 'ok' : 'unavailable', workers, sources: sourcesOut };
+    if (alerts) body.alerts = alerts;
     if (!ready) body.failing = failing;
     return { ready, body };
   }
@@ -368,7 +410,7 @@ export async function createApp(o: AppOptions) {
         const unsubscribe = wakeups.subscribe(() => dispatcher.wake());
         stops.push({ name: 'wake-ups', stop: async () => unsubscribe() });
         const running = toRun;
-        const health = running.map((s) => new SourceHealth(s.method ?? s.name, s.name, clock));
+        const health = running.map((s) => new SourceHealth(s.method ?? s.name, s.name, clock, sandbox ? undefined : lagLimit(config, s.method)));
         const timing = { ...LEASE_DEFAULTS, ...o.lease };
         const leaseLog = log.child({ component: 'lease' });
         const leadership = createLeadership({

@@ -99,7 +99,8 @@ const ImapConfig = v.pipe(
     auth: v.optional(OAuth2Auth),
     mailbox: v.optional(v.pipe(v.string(), v.minLength(1)), 'INBOX'),
     backfillHours: v.optional(v.pipe(num(), v.finite(), v.minValue(0)), 24),
-    resyncSeconds: seconds(300),
+    // Under the UPI maxLagSeconds default (300): the lag of a mailbox is the time since its last completed sync.
+    resyncSeconds: seconds(120),
   }),
   v.forward(
     v.check((i) => i.password !== undefined || i.auth !== undefined, 'is required (or sign in with OAuth 2.0 under "auth")'),
@@ -146,18 +147,39 @@ const UpiFields = v.strictObject({
     }),
     { required: true, dnsServers: [], retryHours: 24 },
   ),
+  /** /readyz 503 when the last completed mailbox sync is older than this (default 300, or more over a longer imap.resyncSeconds). */
+  maxLagSeconds: v.optional(v.pipe(num(), v.finite(), v.gtValue(0, 'must be greater than 0'))),
+  /** Silence alarm (off by default): hours a UPI intent may wait without any verified alert arriving after it. */
+  expectAlertWithinHours: v.optional(v.pipe(num(), v.finite(), v.gtValue(0, 'must be greater than 0'))),
 });
 
 const UpiConfig = v.pipe(
   UpiFields,
   v.forward(
+    v.check((c) => c.maxLagSeconds === undefined || c.maxLagSeconds > c.imap.resyncSeconds * 1.2, 'must exceed imap.resyncSeconds by more than its 20 % jitter (a healthy mailbox syncs that often)'),
+    ['maxLagSeconds'],
+  ),
+  v.forward(
     v.check((c) => c.alertRecipients !== undefined || isEmail(c.imap.user), 'is required when imap.user is not an e-mail address'),
     ['alertRecipients'],
   ),
-  v.transform((c) => ({ ...c, alertRecipients: c.alertRecipients ?? [c.imap.user] })),
+  v.transform((c) => ({
+    ...c,
+    alertRecipients: c.alertRecipients ?? [c.imap.user],
+    // A config written before the limit existed, with a long re-sync, must not start out failing.
+    maxLagSeconds: c.maxLagSeconds ?? Math.max(300, Math.ceil(c.imap.resyncSeconds * 1.2) + 60),
+  })),
 );
 
-const TronConfig = v.strictObject({
+/** A healthy source is up to one poll behind: a limit at or under it would always fail. */
+const lagOverPoll = <T extends { maxLagSeconds?: number; pollSeconds: number }>() => [
+  v.forward<T, v.CheckIssue<T>, ['maxLagSeconds']>(v.check((c: T) => c.maxLagSeconds === undefined || c.maxLagSeconds > c.pollSeconds, 'must be greater than pollSeconds'), ['maxLagSeconds'] as never),
+  // Default 120 s, or three polls when polling is slower than that (a config written before the limit existed).
+  v.transform((c: T) => ({ ...c, maxLagSeconds: c.maxLagSeconds ?? Math.max(120, Math.ceil(c.pollSeconds * 3)) })),
+] as const;
+const chainMaxLag = v.optional(v.pipe(num(), v.finite(), v.gtValue(0, 'must be greater than 0')));
+
+const TronFields = v.strictObject({
   ...methodCommon,
   address: v.pipe(v.string(), v.check(isTronAddress, 'expected a TRON base58check address (T…)')),
   apiUrl: v.optional(httpUrl, 'https://api.trongrid.io'),
@@ -170,7 +192,10 @@ const TronConfig = v.strictObject({
   /** Deep re-scan: every rescanSeconds, list the last rescanHours again (TronGrid indexes some transfers late). */
   rescanSeconds: seconds(600),
   rescanHours: seconds(24),
+  /** /readyz 503 when the source is this far behind the head TronGrid reports. */
+  maxLagSeconds: chainMaxLag,
 });
+const TronConfig = v.pipe(TronFields, ...lagOverPoll<v.InferOutput<typeof TronFields>>());
 
 const solanaCommon = {
   ...methodCommon,
@@ -179,16 +204,20 @@ const solanaCommon = {
   wsUrl: v.optional(wsUrl, null),
   commitment,
   pollSeconds: seconds(10),
+  /** /readyz 503 when the source is this far behind the RPC's slot at the commitment. */
+  maxLagSeconds: chainMaxLag,
 };
 
-const SolConfig = v.strictObject(solanaCommon);
-const UsdtSolConfig = v.strictObject({
+const SolFields = v.strictObject(solanaCommon);
+const SolConfig = v.pipe(SolFields, ...lagOverPoll<v.InferOutput<typeof SolFields>>());
+const UsdtSolFields = v.strictObject({
   ...solanaCommon,
   mint: v.optional(
     v.pipe(v.string(), v.check(isSolanaAddress, 'expected a Solana mint address (base58)')),
     'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB',
   ),
 });
+const UsdtSolConfig = v.pipe(UsdtSolFields, ...lagOverPoll<v.InferOutput<typeof UsdtSolFields>>());
 
 export const ConfigSchema = v.strictObject({
   server: v.optional(

@@ -19,7 +19,7 @@ export interface MetricsEndpoint {
 }
 
 export interface OpsDeps {
-  readiness: () => Readiness;
+  readiness: () => Promise<Readiness>;
   /** Prometheus text and its content type; absent: no /metrics route. */
   metrics?: MetricsEndpoint;
 }
@@ -54,8 +54,8 @@ export function metricsGate(allow: string[]): (req: PeerRequest & { url?: string
  * server.metrics.listen is set). /healthz stays in the API app.
  */
 export function registerOps(app: H3, d: OpsDeps): void {
-  app.get('/readyz', () => {
-    const r = d.readiness();
+  app.get('/readyz', async () => {
+    const r = await d.readiness();
     return jsonReply(r.body, r.ready ? 200 : 503);
   });
   const m = d.metrics;

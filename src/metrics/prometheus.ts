@@ -5,10 +5,12 @@ import type { Metrics } from '../domain/ports.ts';
 /** What the registry reads at scrape time instead of being told. */
 export interface ScrapeSources {
   /** Each running source's health, keyed by method. */
-  sources(): Array<{ key: string; up: boolean; lastOkAt: number | undefined }>;
+  sources(): Array<{ key: string; up: boolean; lastOkAt: number | undefined; lagMs: number | undefined }>;
   /** 1 when this process holds the worker lease. */
   leader(): boolean;
   now(): number;
+  /** UPI only: the newest verified alert per configured account (services/upi-silence.ts). */
+  upiAlerts?: () => Promise<Array<{ bank: string; account: string; lastAlertAt: number | null }>>;
 }
 
 /**
@@ -67,15 +69,28 @@ export function createPrometheusMetrics(scrape: ScrapeSources): Metrics & { regi
   });
   new Gauge({
     name: 'payd_source_lag_seconds',
-    help: 'Seconds since the source\'s last completed cycle, by method.',
+    help: 'How far the source\'s processed position is behind the head its upstream reports (TRON solidified block, Solana slot at the commitment), or for UPI since the last completed mailbox sync, seconds, by method.',
     labelNames: ['method'] as const,
     registers,
     collect() {
       this.reset();
-      const now = scrape.now();
-      for (const s of scrape.sources()) if (s.lastOkAt !== undefined) this.set({ method: s.key }, Math.max(0, now - s.lastOkAt) / 1000);
+      for (const s of scrape.sources()) if (s.lagMs !== undefined) this.set({ method: s.key }, s.lagMs / 1000);
     },
   });
+  const upiAlerts = scrape.upiAlerts;
+  if (upiAlerts) {
+    new Gauge({
+      name: 'payd_upi_last_alert_age_seconds',
+      help: 'Seconds since the newest verified (DKIM-signed, parsed as a credit) bank alert for each configured account; absent while none was ever recorded.',
+      labelNames: ['bank', 'account'] as const,
+      registers,
+      async collect() {
+        this.reset();
+        const now = scrape.now();
+        for (const a of await upiAlerts()) if (a.lastAlertAt !== null) this.set({ bank: a.bank, account: a.account }, Math.max(0, now - a.lastAlertAt) / 1000);
+      },
+    });
+  }
   new Gauge({
     name: 'payd_worker_leader',
     help: '1 when this process holds the worker lease (runs sources, webhook delivery and expiry).',

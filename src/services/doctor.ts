@@ -1,6 +1,7 @@
 import type { Db } from '../db/open.ts';
 import type { Clock } from '../domain/ports.ts';
 import type { PaymentSource } from '../methods/source.ts';
+import { describeAge, type UpiSilence } from './upi-silence.ts';
 
 export interface DoctorLine {
   ok: boolean;
@@ -15,7 +16,18 @@ export interface DoctorLine {
 /** How far back `doctor` looks for references that arrived twice with other facts, ms. */
 const MISMATCH_WINDOW_MS = 7 * 86_400_000;
 
-export function createDoctor(d: { dbFile: string; db: Db; clock: Clock; livemode: boolean; methods: string[]; sources: () => Promise<PaymentSource[]>; timeoutMs?: number }) {
+export function createDoctor(d: {
+  dbFile: string;
+  db: Db;
+  livemode: boolean;
+  methods: string[];
+  sources: () => Promise<PaymentSource[]>;
+  timeoutMs?: number;
+  upiSilence?: UpiSilence | null;
+  clock: Clock;
+  /** Where the worker leader last recorded a source (by method) to be caught up to, and its limit. */
+  lag?: (key: string) => Promise<{ asOf: number | undefined; maxLagMs: number | undefined }>;
+}) {
   return {
     async run(): Promise<DoctorLine[]> {
       const lines: DoctorLine[] = [
@@ -41,7 +53,9 @@ export function createDoctor(d: { dbFile: string; db: Db; clock: Clock; livemode
         } catch (err) {
           lines.push({ ok: false, what: source.name, message: (err as Error).message });
         }
+        if (d.lag && d.livemode) lines.push(await lagLine(source.method ?? source.name, await d.lag(source.method ?? source.name), d.clock.now()));
       }
+      if (d.upiSilence) lines.push(...(await silenceLines(d.upiSilence, d.clock.now())));
       return lines;
     },
   };
@@ -55,4 +69,37 @@ export function createDoctor(d: { dbFile: string; db: Db; clock: Clock; livemode
       .executeTakeFirst();
     return Number(row?.n ?? 0);
   }
+}
+
+/** Each account's newest verified alert, and the silence alarm when it is on. */
+async function silenceLines(silence: UpiSilence, now: number): Promise<DoctorLine[]> {
+  const s = await silence.status();
+  const at = (ms: number) => new Date(ms).toISOString();
+  const lines: DoctorLine[] = s.accounts.map((a) => ({
+    ok: true,
+    what: `UPI ${a.bank.toUpperCase()} …${a.account}`,
+    message: a.lastAlertAt === null ? 'no verified alert recorded yet' : `last verified alert ${describeAge(now - a.lastAlertAt)} ago (${at(a.lastAlertAt)})`,
+  }));
+  if (s.expectMs === undefined) return lines;
+  const hours = s.expectMs / 3_600_000;
+  if (s.silent) {
+    const last = s.lastAlertAt === null ? 'No verified bank alert has ever arrived' : `No verified bank alert has arrived since ${at(s.lastAlertAt)}`;
+    lines.push({
+      ok: false,
+      what: 'UPI alerts',
+      message: `silent: ${last}, although a UPI payment was requested ${describeAge(now - s.waitingSince!)} ago (expectAlertWithinHours ${hours}). Check that the bank's alerts still reach the mailbox (forwarding, filters, a mail provider that stopped fetching them).`,
+    });
+  } else lines.push({ ok: true, what: 'UPI alerts', message: `not silent (an alert is expected within ${hours} h of a UPI payment request)` });
+  return lines;
+}
+
+/** A source's lag as the worker leader last recorded it; over the limit fails (the daemon is behind, or not running). */
+function lagLine(key: string, l: { asOf: number | undefined; maxLagMs: number | undefined }, now: number): DoctorLine {
+  const what = `${key} lag`;
+  if (l.asOf === undefined) return { ok: true, what, message: 'not recorded yet (no payd serve has run this source)' };
+  const lagMs = Math.max(0, now - l.asOf);
+  const limit = l.maxLagMs === undefined ? '' : ` (limit ${l.maxLagMs / 1000} s)`;
+  if (l.maxLagMs !== undefined && lagMs > l.maxLagMs)
+    return { ok: false, what, message: `${describeAge(lagMs)} behind its upstream${limit}: payments made since are not seen yet. Is payd serve running, and its upstream answering?` };
+  return { ok: true, what, message: `${describeAge(lagMs)} behind its upstream${limit}` };
 }

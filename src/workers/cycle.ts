@@ -11,6 +11,12 @@ export interface CycleReporter {
   interval(ms: number): void;
   /** A cycle completed. */
   ok(): void;
+  /**
+   * Everything the upstream showed at wall time `asOf` (ms) is processed: the time payd first saw
+   * the head its last complete pass reached (a stuck head keeps its first-seen time), or the start of
+   * the last completed mailbox sync. Lag is now − asOf. Sources that never call it lag by their last cycle.
+   */
+  caughtUp?(asOf: number): void;
   /** A cycle failed; the next try is in `retryInMs`. `needsOperator`: retrying alone will not fix it. */
   failed(error: string, retryInMs: number, needsOperator?: boolean): void;
 }

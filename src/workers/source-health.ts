@@ -10,14 +10,19 @@ import type { CycleReporter } from './cycle.ts';
  * - stale: no completed cycle for longer than 3 intervals plus the backoff it is waiting out
  * - crashed: run() threw or returned; restarting with backoff
  * - blocked: the last cycle failed in a way only the operator can fix (a revoked OAuth refresh token); still retried
+ * - lagging: cycles may complete, but the processed position is further behind the upstream's head than maxLagSeconds
  */
-export type SourceState = 'standby' | 'starting' | 'down' | 'ok' | 'failing' | 'stale' | 'crashed' | 'blocked';
+export type SourceState = 'standby' | 'starting' | 'down' | 'ok' | 'failing' | 'stale' | 'crashed' | 'blocked' | 'lagging';
 
 export interface SourceStatus {
   state: SourceState;
   last_ok_at?: string;
   /** The last failure's message while the source has not completed a cycle since. */
   last_error?: string;
+  /** How far behind the upstream's head the processed position is, seconds (payd_source_lag_seconds). */
+  lag_seconds?: number;
+  /** The limit it is held to (methods.<M>.maxLagSeconds), when one applies. */
+  max_lag_seconds?: number;
 }
 
 /** Where one source is on its way through cycles; fed by its CycleReporter and its supervisor. */
@@ -30,11 +35,14 @@ export class SourceHealth {
   #backoffMs = 0;
   #crashed = false;
   #needsOperator = false;
+  #asOf: number | undefined;
 
   constructor(
     readonly key: string,
     readonly name: string,
     private readonly clock: Clock,
+    /** methods.<M>.maxLagSeconds in ms; undefined: lag is shown, never fails readiness. */
+    readonly maxLagMs?: number,
   ) {}
 
   readonly reporter: CycleReporter = {
@@ -52,6 +60,9 @@ export class SourceHealth {
       this.#lastError = error;
       this.#backoffMs = retryInMs;
       this.#needsOperator = needsOperator === true;
+    },
+    caughtUp: (asOf) => {
+      this.#asOf = Math.max(this.#asOf ?? asOf, asOf);
     },
   };
 
@@ -79,14 +90,40 @@ export class SourceHealth {
     return this.#lastOkAt;
   }
 
+  /**
+   * ms behind the upstream while running: now − the position's as-of time; for a source that reports
+   * no position, since its last completed cycle. Counted from this start at the latest: a position
+   * from an earlier leadership says nothing about the upstream since. Undefined when not running.
+   */
+  lagMs(): number | undefined {
+    const from = this.position();
+    return from === undefined ? undefined : Math.max(0, this.clock.now() - from);
+  }
+
+  /** The as-of time (ms) lag counts from while running; undefined when not running. */
+  position(): number | undefined {
+    if (!this.#running) return undefined;
+    return Math.max(this.#asOf ?? this.#lastOkAt ?? this.#startedAt, this.#startedAt);
+  }
+
   status(): SourceStatus {
     const out: SourceStatus = { state: this.#state() };
     if (this.#lastOkAt !== undefined) out.last_ok_at = new Date(this.#lastOkAt).toISOString();
     if (this.#lastError !== undefined) out.last_error = this.#lastError;
+    const lag = this.lagMs();
+    if (lag !== undefined) out.lag_seconds = Math.round(lag / 100) / 10;
+    if (this.maxLagMs !== undefined) out.max_lag_seconds = this.maxLagMs / 1000;
     return out;
   }
 
   #state(): SourceState {
+    const state = this.#cycleState();
+    // Only a source that otherwise looks ready can be "lagging": the other states say more.
+    if ((state === 'ok' || state === 'failing') && this.maxLagMs !== undefined && (this.lagMs() ?? 0) > this.maxLagMs) return 'lagging';
+    return state;
+  }
+
+  #cycleState(): SourceState {
     if (!this.#running) return 'standby';
     if (this.#crashed) return 'crashed';
     if (this.#needsOperator) return 'blocked';

@@ -12,6 +12,7 @@ export const solConfig = (rpc: FakeSolanaRpc, wallet: string, more: Partial<SolM
   wsUrl: null,
   commitment: 'finalized',
   pollSeconds: 0.05,
+  maxLagSeconds: 120,
   maxOffsetSteps: 100,
   ...more,
 });

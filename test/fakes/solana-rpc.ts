@@ -41,6 +41,10 @@ export class FakeSolanaRpc {
   #server: Server;
   #txs: Landed[] = [];
   #slot = 1000;
+  /** Slots pass every 400 ms, with or without transactions (Solana's slot time). */
+  #startedAt = Date.now();
+  /** The slot getSlot reports while the node is stuck (freezeSlot). */
+  #frozen: number | undefined;
   #faults: Fault[] = [];
   #lagging = new Set<string>();
   #mints = new Map<string, string>();
@@ -55,9 +59,23 @@ export class FakeSolanaRpc {
     this.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   }
 
+  /** The newest slot: the last one a transaction landed in, or the one the time has reached. */
+  #current(): number {
+    return Math.max(this.#slot, 1000 + Math.floor((Date.now() - this.#startedAt) / 400));
+  }
+
+  /** The node stops advancing (getSlot keeps answering the same slot) until resumeSlot(). */
+  freezeSlot(): void {
+    this.#frozen = this.#current();
+  }
+
+  resumeSlot(): void {
+    this.#frozen = undefined;
+  }
+
   /** Lands a transaction in a new slot, at `status`; returns its signature. */
   add(tx: BuiltTx, status: Status = 'finalized'): string {
-    this.#slot += 1;
+    this.#slot = this.#current() + 1;
     this.#txs.push({ tx, slot: this.#slot, status, seq: this.#txs.length });
     return tx.signature;
   }
@@ -71,7 +89,7 @@ export class FakeSolanaRpc {
     const message = { accountKeys: [{ pubkey: address, signer: false, writable: true, source: 'transaction' as const }], instructions: [] };
     for (let i = 0; i < n; i++) {
       const signature = `1111Spam${base58(this.#txs.length)}`;
-      this.#slot += 1;
+      this.#slot = this.#current() + 1;
       this.#txs.push({ tx: { signature, blockTime: Math.floor(Date.now() / 1000), meta, transaction: { signatures: [signature], message }, version: 'legacy' }, slot: this.#slot, status: 'finalized', seq: this.#txs.length });
     }
   }
@@ -147,12 +165,12 @@ export class FakeSolanaRpc {
         const value = owner
           ? { data: [Buffer.alloc(82).toString('base64'), 'base64'], executable: false, lamports: 1_461_600, owner, rentEpoch: 361, space: 82 }
           : null;
-        return { result: { context: { apiVersion: '2.2.14', slot: this.#slot }, value } };
+        return { result: { context: { apiVersion: '2.2.14', slot: this.#current() }, value } };
       }
       case 'getVersion':
         return { result: { 'solana-core': '2.2.14', 'feature-set': 3294202862 } };
       case 'getSlot':
-        return { result: this.#slot };
+        return { result: this.#frozen ?? this.#current() };
       default:
         return { error: { code: -32601, message: 'Method not found' } };
     }

@@ -70,6 +70,11 @@ export interface FakeTronGrid {
   faults: Fault[];
   /** When set, requests without this TRON-PRO-API-KEY get 401. */
   apiKey?: string;
+  /** GET /walletsolidity/getnowblock requests (kept apart from `requests`, the listings; `faults` never apply to them). */
+  headRequests: number;
+  /** The solidified head stops moving (a node or indexer that is stuck) until resumeHead(). */
+  freezeHead(): void;
+  resumeHead(): void;
   add(t: Partial<FakeTransfer> & { value: string }): FakeTransfer;
   confirm(txid: string): void;
   /** TronGrid back-fills the rows of a transaction it had not listed. */
@@ -87,9 +92,15 @@ export async function startFakeTronGrid(): Promise<FakeTronGrid> {
     served: new Map<string, number>(),
     faults: [] as Fault[],
     apiKey: undefined as string | undefined,
+    headRequests: 0,
   } as FakeTronGrid;
   const hanging = new Set<ServerResponse>();
-  const server = createServer((req, res) => handle(fake, req, res, hanging));
+  let frozen: number | undefined;
+  const server = createServer((req, res) => {
+    if (new URL(req.url ?? '/', fake.url).pathname !== '/walletsolidity/getnowblock') return handle(fake, req, res, hanging);
+    fake.headRequests += 1;
+    send(res, 200, nowBlock(frozen ?? solidifiedBlock()));
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
@@ -118,12 +129,37 @@ export async function startFakeTronGrid(): Promise<FakeTronGrid> {
     if (rows.length === 0) throw new Error(`no transfer ${id}`);
     for (const r of rows) r.indexed = true;
   };
+  fake.freezeHead = () => {
+    frozen = solidifiedBlock();
+  };
+  fake.resumeHead = () => {
+    frozen = undefined;
+  };
   fake.close = async () => {
     for (const res of hanging) res.destroy();
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   };
   return fake;
+}
+
+/** TRON makes a block every 3 s; the solidified head trails the newest block by 19 (about 57 s). */
+const solidifiedBlock = (): number => Math.floor(Date.now() / 3000) - 19 - 500_000_000;
+
+/**
+ * java-tron's GetNowBlock answer, abridged (developers.tron.network/reference/getnowblock-1):
+ * `{ blockID, block_header: { raw_data: { number, txTrieRoot, witness_address, parentHash, version, timestamp }, witness_signature } }`;
+ * the block's transactions are left out (an empty block).
+ */
+function nowBlock(number: number) {
+  const id = number.toString(16).padStart(16, '0');
+  return {
+    blockID: id + '0'.repeat(48),
+    block_header: {
+      raw_data: { number, txTrieRoot: '0'.repeat(64), witness_address: '41' + '0'.repeat(40), parentHash: (number - 1).toString(16).padStart(16, '0') + '0'.repeat(48), version: 31, timestamp: (number + 500_000_000) * 3000 },
+      witness_signature: '0'.repeat(130),
+    },
+  };
 }
 
 const ROUTE = /^\/v1\/accounts\/([^/]+)\/transactions\/trc20$/;

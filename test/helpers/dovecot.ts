@@ -378,6 +378,7 @@ export function upiSourceConfig(dovecot: Dovecot, mailbox = 'INBOX', imap: Parti
     },
     // The test alerts are addressed (and signed) to this mailbox's owner.
     alertRecipients: ['merchant.payd@example.com'],
+    maxLagSeconds: 600,
     accounts: [{ bank: 'hdfc', accountEnding: '4321' }],
     maxMessageBytes: 262_144,
     inspectTimeoutSeconds: 5,

@@ -43,7 +43,7 @@ function pollerFor(wallet: string, ledger: FakeLedger, clock: Clock = { now: () 
 async function cycle(poller: ReturnType<typeof pollerFor>) {
   const mark = rpc.requests.length;
   await poller.tick(ac.signal);
-  return { signatures: rpc.count('getSignaturesForAddress', mark), transactions: rpc.count('getTransaction', mark), total: rpc.requests.length - mark };
+  return { slots: rpc.count('getSlot', mark), signatures: rpc.count('getSignaturesForAddress', mark), transactions: rpc.count('getTransaction', mark), total: rpc.requests.length - mark };
 }
 
 const withIntents = (n: number) => {
@@ -53,24 +53,24 @@ const withIntents = (n: number) => {
 };
 
 describe('Solana source: cost per cycle', () => {
-  it('makes the same RPC calls with 1 or 1,000 open intents: one listing plus one fetch per new transaction', async () => {
+  it('makes the same RPC calls with 1 or 1,000 open intents: one slot read (for the lag), one listing, one fetch per new transaction', async () => {
     const wallet = newKey();
     for (let i = 0; i < 3; i++) pay(wallet, 5_000n + BigInt(i));
     const one = pollerFor(wallet, withIntents(1));
     const many = pollerFor(wallet, withIntents(1000));
 
     const first = [await cycle(one), await cycle(many)];
-    assert.deepEqual(first[0], { signatures: 1, transactions: 3, total: 4 });
+    assert.deepEqual(first[0], { slots: 1, signatures: 1, transactions: 3, total: 5 });
     assert.deepEqual(first[1], first[0]);
 
     pay(wallet, 7_000n);
     pay(wallet, 8_000n);
     const second = [await cycle(one), await cycle(many)];
-    assert.deepEqual(second[0], { signatures: 1, transactions: 2, total: 3 });
+    assert.deepEqual(second[0], { slots: 1, signatures: 1, transactions: 2, total: 4 });
     assert.deepEqual(second[1], second[0]);
 
     const quiet = [await cycle(one), await cycle(many)];
-    assert.deepEqual(quiet, [{ signatures: 1, transactions: 0, total: 1 }, { signatures: 1, transactions: 0, total: 1 }]);
+    assert.deepEqual(quiet, [{ slots: 1, signatures: 1, transactions: 0, total: 2 }, { slots: 1, signatures: 1, transactions: 0, total: 2 }]);
   });
 
   it('with no open intent polls the RPC at most once a minute, and every cycle again once an intent opens', async () => {
@@ -78,14 +78,15 @@ describe('Solana source: cost per cycle', () => {
     let now = Date.now();
     const ledger = new FakeLedger();
     const poller = pollerFor(wallet, ledger, { now: () => now });
-    assert.equal((await cycle(poller)).total, 1);
+    // A scan is a slot read (for the lag) and a listing.
+    assert.equal((await cycle(poller)).total, 2);
     now += 5_000;
     assert.equal((await cycle(poller)).total, 0);
     ledger.intents.push({ id: 'x', method: 'SOL', payMinor: 1n });
-    assert.equal((await cycle(poller)).total, 1);
+    assert.equal((await cycle(poller)).total, 2);
     ledger.intents.length = 0;
     now += 61_000;
-    assert.equal((await cycle(poller)).total, 1, 'unmatched payments are still recorded within a minute');
+    assert.equal((await cycle(poller)).total, 2, 'unmatched payments are still recorded within a minute');
   });
 });
 

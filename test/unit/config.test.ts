@@ -90,3 +90,27 @@ test('UPI accountEnding: the last 3 to 6 digits or the whole account number; any
   for (const ok of ['321', '654321', '150123454321']) assert.equal(parseConfig(upi(ok), '/srv', {}).methods.UPI!.accounts[0].accountEnding, ok);
   for (const bad of ['21', '1234567', 'XX4321']) assert.throws(() => parseConfig(upi(bad), '/srv', {}), /methods\.UPI\.accounts\.0\.accountEnding: expected the last 3 to 6 digits of the account, or the whole account number/);
 });
+
+test('lag limits and the UPI silence alarm: defaults, errors named by path, and older configs with long intervals still valid', () => {
+  const upi = (imap: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => ({
+    methods: { UPI: { vpa: 'shop@hdfcbank', payeeName: 'Shop', imap: { host: 'h', user: 'a@example.com', password: 'p', ...imap }, accounts: [{ bank: 'hdfc', accountEnding: '4321' }], ...extra } },
+  });
+  const tron = (extra: Record<string, unknown> = {}) => ({ methods: { USDT_TRC20: { address: 'TJmmqjb1DK9TTZbQXzRQ2AuA94z4gKAPFh', ...extra } } });
+  const sol = (extra: Record<string, unknown> = {}) => ({ methods: { SOL: { wallet: '11111111111111111111111111111112', ...extra } } });
+
+  const u = parseConfig(upi(), '/srv', {}).methods.UPI!;
+  assert.equal(u.maxLagSeconds, 300);
+  assert.equal(u.imap.resyncSeconds, 120, 'a re-sync well inside the lag limit');
+  assert.equal(u.expectAlertWithinHours, undefined, 'the silence alarm is off by default');
+  assert.equal(parseConfig(upi({}, { expectAlertWithinHours: 24 }), '/srv', {}).methods.UPI!.expectAlertWithinHours, 24);
+  assert.throws(() => parseConfig(upi({}, { expectAlertWithinHours: 0 }), '/srv', {}), /methods\.UPI\.expectAlertWithinHours: must be greater than 0/);
+  // A config from before the limit, re-syncing every 10 min: the default grows with it instead of failing.
+  assert.equal(parseConfig(upi({ resyncSeconds: 600 }), '/srv', {}).methods.UPI!.maxLagSeconds, 780);
+  assert.throws(() => parseConfig(upi({ resyncSeconds: 600 }, { maxLagSeconds: 600 }), '/srv', {}), /methods\.UPI\.maxLagSeconds: must exceed imap\.resyncSeconds/);
+
+  assert.equal(parseConfig(tron(), '/srv', {}).methods.USDT_TRC20!.maxLagSeconds, 120);
+  assert.equal(parseConfig(sol(), '/srv', {}).methods.SOL!.maxLagSeconds, 120);
+  assert.equal(parseConfig(tron({ pollSeconds: 60 }), '/srv', {}).methods.USDT_TRC20!.maxLagSeconds, 180);
+  assert.equal(parseConfig(sol({ maxLagSeconds: 30 }), '/srv', {}).methods.SOL!.maxLagSeconds, 30);
+  assert.throws(() => parseConfig(tron({ pollSeconds: 30, maxLagSeconds: 30 }), '/srv', {}), /methods\.USDT_TRC20\.maxLagSeconds: must be greater than pollSeconds/);
+});

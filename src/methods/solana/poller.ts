@@ -7,6 +7,8 @@ import type { ConfirmedSignatureInfo, Connection, Finality } from '@solana/web3.
 import type { Clock, Ledger, Logger } from '../../domain/ports.ts';
 import { formatMinor } from '../../domain/money.ts';
 import { METHOD_RULES } from '../../domain/methods.ts';
+import { createHeadWatch, type HeadSighting } from '../../domain/head-watch.ts';
+import { cycleReporterOf } from '../../workers/cycle.ts';
 import { adaptTransaction, type WatchTarget } from './adapt.ts';
 import { listRecent, listSince, type Checkpoint } from './signatures.ts';
 import { isUnreadableTransaction, MAX_TRANSACTION_VERSION } from './versions.ts';
@@ -43,6 +45,8 @@ export function createPoller(conn: Connection, o: PollerOptions): { tick(signal:
     done?: Checkpoint;
     /** Progress to save even if the batch pays nothing (first start passing over older entries). */
     skipped?: Checkpoint;
+    /** A backlog that continues next cycle: done with this batch is not caught up. */
+    partial?: boolean;
   }
 
   const plain = (info: ConfirmedSignatureInfo): Checkpoint => ({ signature: info.signature, slot: info.slot });
@@ -71,24 +75,40 @@ export function createPoller(conn: Connection, o: PollerOptions): { tick(signal:
       list: got.list,
       at: (info) => ({ signature: cp.signature, slot: cp.slot, backlog: { top, before: info.signature } }),
       done: got.complete ? top : undefined,
+      partial: !got.complete,
     };
   }
 
+  const heads = createHeadWatch();
+  /**
+   * The RPC's slot at the commitment before listing: a complete scan has handled everything up to it.
+   * Every Solana RPC serves getSlot; one that fails it (429, timeout) fails the listing too: back off.
+   */
+  const readHead = async (): Promise<HeadSighting> => heads.observe(await conn.getSlot(o.commitment), o.clock.now());
+
   async function tick(signal: AbortSignal): Promise<void> {
     const now = o.clock.now();
-    if (lastScanAt !== undefined && now - lastScanAt < o.idleScanMs && !(await o.ledger.hasOpenIntents(o.target.method, o.target.wallet))) return;
-    await scan(signal);
+    const report = cycleReporterOf(signal);
+    if (lastScanAt !== undefined && now - lastScanAt < o.idleScanMs && !(await o.ledger.hasOpenIntents(o.target.method, o.target.wallet))) {
+      // Nothing could settle: an intent created now is scanned for on the next tick.
+      report?.caughtUp?.(now);
+      return;
+    }
+    const head = await readHead();
+    const complete = await scan(signal);
     lastScanAt = now; // only a completed scan counts; a failed one is retried on the next tick
+    if (complete) report?.caughtUp?.(head.seenAt);
   }
 
-  async function scan(signal: AbortSignal): Promise<void> {
+  /** True when everything listed was worked through (not a backlog that continues, not waiting on a transaction). */
+  async function scan(signal: AbortSignal): Promise<boolean> {
     const batch = await pending();
     // Progress past transactions that pay nothing is saved once, after the batch (or on failure).
     let unsaved: Checkpoint | undefined = batch.skipped;
     let finished = false;
     try {
       for (const info of batch.list) {
-        if (signal.aborted) return;
+        if (signal.aborted) return false;
         const at = batch.at(info);
         if (info.err != null) {
           unsaved = at; // failed on chain: nothing to fetch, never counts
@@ -103,7 +123,7 @@ export function createPoller(conn: Connection, o: PollerOptions): { tick(signal:
         }
         const tx = read.tx;
         if (!tx) {
-          if (!(await setAside(info))) return; // try again next cycle, without moving past it
+          if (!(await setAside(info))) return false; // try again next cycle, without moving past it
           unsaved = at;
           continue;
         }
@@ -128,6 +148,7 @@ export function createPoller(conn: Connection, o: PollerOptions): { tick(signal:
         });
       }
       finished = true;
+      return !batch.partial;
     } finally {
       if (finished && batch.done) {
         await o.ledger.saveCheckpoint({ key, value: batch.done });

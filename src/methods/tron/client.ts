@@ -118,8 +118,23 @@ export function createTronGridClient(o: TronGridClientOptions) {
   }
 
   /** GET one page; resolves with the parsed JSON body of a 200, throws TronGridError otherwise. */
-  async function listTrc20(q: Trc20Query, signal: AbortSignal): Promise<unknown> {
-    const url = trc20Url(o.apiUrl, q);
+  const listTrc20 = (q: Trc20Query, signal: AbortSignal): Promise<unknown> => getJson(trc20Url(o.apiUrl, q), signal);
+
+  /**
+   * The newest solidified block: GET /walletsolidity/getnowblock, java-tron's HTTP API that TronGrid
+   * serves (developers.tron.network/reference/getnowblock-1): `{ blockID, block_header: { raw_data:
+   * { number, timestamp, … } } }`. Confirmed (only_confirmed) transfers are listed up to it.
+   */
+  async function solidifiedHead(signal: AbortSignal): Promise<{ number: number; timestamp: number }> {
+    const body = await getJson(`${o.apiUrl.replace(/\/+$/, '')}/walletsolidity/getnowblock`, signal);
+    const raw = (body as { block_header?: { raw_data?: { number?: unknown; timestamp?: unknown } } } | null)?.block_header?.raw_data;
+    const number = raw?.number;
+    const timestamp = raw?.timestamp;
+    if (typeof number !== 'number' || !Number.isSafeInteger(number) || number < 0) throw new TronGridError('TronGrid getnowblock has no block number', 200);
+    return { number, timestamp: typeof timestamp === 'number' ? timestamp : 0 };
+  }
+
+  async function getJson(url: string, signal: AbortSignal): Promise<unknown> {
     try {
       return await withDeadline(o.timeoutMs, signal, async (s) => {
         // redirect: 'error' so the API key is never replayed to another host.
@@ -147,7 +162,7 @@ export function createTronGridClient(o: TronGridClientOptions) {
     }
   }
 
-  return { listTrc20 };
+  return { listTrc20, solidifiedHead };
 }
 
 export type TronGridClient = ReturnType<typeof createTronGridClient>;

@@ -5,7 +5,9 @@
 import { METHOD_RULES } from '../../domain/methods.ts';
 import type { IngestOutcome, ReceivedPayment } from '../../domain/payment.ts';
 import type { Clock, Ledger, Logger } from '../../domain/ports.ts';
-import { sleep } from '../../workers/loop.ts';
+import { createHeadWatch, type HeadSighting } from '../../domain/head-watch.ts';
+import { cycleReporterOf } from '../../workers/cycle.ts';
+import { describeError, sleep } from '../../workers/loop.ts';
 import { TronGridError, type TronGridClient } from './client.ts';
 import { completeListing, isSeen, listFrom, markSeen, readCursor, startCursor, type TronCursor } from './cursor.ts';
 import { decideRows, heldFromJson, heldToJson, holdBack, type RowDecision } from './netting.ts';
@@ -83,17 +85,37 @@ export function createTronPoller(d: PollerDeps) {
     return fresh;
   }
 
-  async function fetchPage(minTimestamp: number, fingerprint: string | undefined, signal: AbortSignal) {
-    const paced = lastRequestAt === undefined ? 0 : lastRequestAt + d.tuning.minRequestIntervalMs;
-    const wait = Math.max(notBefore, paced) - d.clock.now();
+  /** One request, paced and honouring the last wait TronGrid asked for. */
+  async function paced<T>(signal: AbortSignal, call: () => Promise<T>): Promise<T> {
+    const due = lastRequestAt === undefined ? 0 : lastRequestAt + d.tuning.minRequestIntervalMs;
+    const wait = Math.max(notBefore, due) - d.clock.now();
     if (wait > 0) await sleep(wait, signal);
     if (signal.aborted) throw signal.reason ?? new Error('aborted');
     lastRequestAt = d.clock.now();
     try {
-      return await d.client.listTrc20({ address: d.address, contract: d.contract, minTimestamp, limit: d.tuning.pageLimit, fingerprint }, signal);
+      return await call();
     } catch (err) {
       if (err instanceof TronGridError && err.retryAfterMs !== undefined) notBefore = d.clock.now() + err.retryAfterMs;
       throw err;
+    }
+  }
+
+  const fetchPage = (minTimestamp: number, fingerprint: string | undefined, signal: AbortSignal) =>
+    paced(signal, () => d.client.listTrc20({ address: d.address, contract: d.contract, minTimestamp, limit: d.tuning.pageLimit, fingerprint }, signal));
+
+  const heads = createHeadWatch();
+  /**
+   * The solidified head before a listing: a complete listing has then handled everything up to it.
+   * Only for the lag: a failed read is logged and the listing goes ahead (payments come first).
+   */
+  async function readHead(signal: AbortSignal): Promise<HeadSighting | undefined> {
+    try {
+      const head = await paced(signal, () => d.client.solidifiedHead(signal));
+      return heads.observe(head.number, d.clock.now());
+    } catch (err) {
+      if (signal.aborted) throw err;
+      d.log.warn('TronGrid solidified head unreadable; the lag cannot advance', { error: describeError(err) });
+      return undefined;
     }
   }
 
@@ -123,8 +145,8 @@ export function createTronPoller(d: PollerDeps) {
     return { now: keep.length ? all.slice(0, all.length - keep.length) : all, held: keep };
   }
 
-  /** Lists everything since the checkpoint and hands each new transfer to the ledger with its checkpoint. */
-  async function sweep(signal: AbortSignal): Promise<void> {
+  /** Lists everything since the checkpoint and hands each new transfer to the ledger with its checkpoint; true when the listing completed. */
+  async function sweep(signal: AbortSignal): Promise<boolean> {
     let cursor = await loadCursor();
     const minTimestamp = listFrom(cursor, d.tuning.overlapMs); // unchanged across pages, as paging requires
     let fingerprint: string | undefined;
@@ -159,10 +181,11 @@ export function createTronPoller(d: PollerDeps) {
       }
     } while (fingerprint !== undefined && pages < d.tuning.maxPagesPerTick && !signal.aborted);
 
-    if (fingerprint !== undefined) return; // more pages wait; not caught up yet
+    if (fingerprint !== undefined || signal.aborted) return false; // more pages wait; not caught up yet
     const done = completeListing(cursor, newest, d.tuning.overlapMs);
     if (done !== cursor) await d.ledger.saveCheckpoint({ key, value: done });
     caughtUpAt = d.clock.now();
+    return true;
   }
 
   /**
@@ -213,8 +236,15 @@ export function createTronPoller(d: PollerDeps) {
   /** One cycle. Throws on upstream faults so the loop backs off. */
   async function tick(signal: AbortSignal): Promise<void> {
     const open = await d.ledger.hasOpenIntents(METHOD, d.address);
-    // Nothing could settle and the backlog is swept: save the call.
-    if (open || caughtUpAt === undefined || d.clock.now() - caughtUpAt >= d.tuning.idleSweepMs) await sweep(signal);
+    const report = cycleReporterOf(signal);
+    if (open || caughtUpAt === undefined || d.clock.now() - caughtUpAt >= d.tuning.idleSweepMs) {
+      const head = await readHead(signal);
+      if ((await sweep(signal)) && head) report?.caughtUp?.(head.seenAt);
+    } else {
+      // Nothing could settle and the backlog is swept: save the calls. An intent created now is
+      // listed on the next tick, so nothing waits behind the head meanwhile.
+      report?.caughtUp?.(d.clock.now());
+    }
     // Only once caught up, so the start-up catch-up is not delayed by a second listing.
     if (caughtUpAt !== undefined) await rescan(signal);
   }

@@ -3,6 +3,7 @@
  * what it says (bank template), whether the bank really sent it to us (DKIM, signed To), then
  * whose account. Mail that cannot be money in (debits, notices) never costs a DNS look-up.
  */
+import { maskMatches } from './account-mask.ts';
 import { createHash } from 'node:crypto';
 import { htmlToText } from 'html-to-text';
 import { simpleParser, type ParsedMail } from 'mailparser';
@@ -115,28 +116,9 @@ function best(bank: BankParser, bodies: string[], subject: string): ParseResult 
   return pick;
 }
 
-/**
- * Every digit both sides show must agree. The alert shows the last 3–6 digits (ICICI only 3) and
- * IndusInd the first two as well; the operator configured the last 3–6 digits or the whole number.
- */
+/** The alert's masked account is one of the configured accounts of its bank (account-mask.ts). */
 export function accountMatches(bank: BankParser, mask: string, accounts: ConfiguredAccount[]): boolean {
-  const shown = trailingDigits(mask);
-  const lead = /^(\d+)[Xx*]/.exec(mask)?.[1];
-  return accounts.some((a) => {
-    if (a.bank !== bank.id || shown.length < 3) return false;
-    const tail = shown.length >= a.accountEnding.length ? shown.endsWith(a.accountEnding) : a.accountEnding.endsWith(shown);
-    if (!tail) return false;
-    // A whole number configured: the leading digits the mask shows, and its length, must be the account's too.
-    if (lead && a.accountEnding.length >= mask.length) return a.accountEnding.length === mask.length && a.accountEnding.startsWith(lead);
-    return true;
-  });
-}
-
-/** The digits a mask ends with (a loop, not /(\d+)$/: that pattern is quadratic on a long run of digits). */
-function trailingDigits(mask: string): string {
-  let i = mask.length;
-  while (i > 0 && mask.charCodeAt(i - 1) >= 48 && mask.charCodeAt(i - 1) <= 57) i--;
-  return mask.slice(i);
+  return accounts.some((a) => a.bank === bank.id && maskMatches(mask, a.accountEnding));
 }
 
 /** SBI prints no UTR: the DKIM signature (or the body) tells two same-amount alerts apart, yet is stable per message. */

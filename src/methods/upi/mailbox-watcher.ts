@@ -45,9 +45,11 @@ export async function watchMailbox(o: WatcherOptions, signal: AbortSignal): Prom
       let synced = false;
       report?.interval(o.resyncMs);
       try {
-        await session(o, s, () => {
+        await session(o, s, (startedAt) => {
           synced = true;
           report?.ok();
+          // The mailbox as it was when the sync began is read: the lag counts from there.
+          report?.caughtUp?.(startedAt);
         });
       } catch (err) {
         if (s.aborted) return;
@@ -62,7 +64,7 @@ export async function watchMailbox(o: WatcherOptions, signal: AbortSignal): Prom
 }
 
 /** One connection's life. Returns only on abort; throws when the connection fails or closes. */
-async function session(o: WatcherOptions, signal: AbortSignal, onSynced: () => void): Promise<void> {
+async function session(o: WatcherOptions, signal: AbortSignal, onSynced: (startedAt: number) => void): Promise<void> {
   // Credentials are asked for on every connect: an OAuth token that expired meanwhile is renewed first.
   const client = await connectImap(o.imap, o.factory, signal);
   const wake = new WakeSignal();
@@ -87,6 +89,7 @@ async function session(o: WatcherOptions, signal: AbortSignal, onSynced: () => v
   try {
     let first = true;
     while (!signal.aborted) {
+      let startedAt = 0;
       if (closed) throw lastError ?? Object.assign(new Error('IMAP connection closed'), { code: 'NoConnection' });
       // readOnly selects with EXAMINE: payd never changes flags (\Seen belongs to the merchant).
       const lock = await client.getMailboxLock(o.imap.mailbox, { readOnly: true });
@@ -97,11 +100,12 @@ async function session(o: WatcherOptions, signal: AbortSignal, onSynced: () => v
         if (!first && !pushed) await client.mailboxOpen(o.imap.mailbox, { readOnly: true });
         first = false;
         pushed = false;
+        startedAt = o.sync.clock.now();
         await syncMailbox(await mailboxView(client), { ...o.sync, signal });
       } finally {
         lock.release(); // auto-IDLE starts AUTO_IDLE_DELAY_MS after this
       }
-      onSynced();
+      onSynced(startedAt);
       await sleep(jittered(o.resyncMs, o.random), signal, wake);
     }
   } finally {

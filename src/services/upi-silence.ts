@@ -1,0 +1,126 @@
+/**
+ * UPI silence: a mailbox that stops receiving bank alerts looks exactly like a shop with no sales.
+ * Derived from what the ledger already records, so it survives restarts, works on both stores and
+ * reads the same in every process: a verified alert is a UPI payment from the mailbox (source
+ * "imap") whose evidence says its DKIM signature verified, credited to a configured account.
+ */
+import { sql } from 'kysely';
+import type { Db } from '../db/open.ts';
+import type { Clock } from '../domain/ports.ts';
+import { maskMatches } from '../methods/upi/account-mask.ts';
+
+export interface WatchedAccount {
+  bank: string;
+  accountEnding: string;
+}
+
+export interface AccountAlert {
+  bank: string;
+  /** The configured account's last 4 digits (a whole account number is never shown). */
+  account: string;
+  /** When payd recorded the newest verified alert for it, ms; null: none recorded. */
+  lastAlertAt: number | null;
+}
+
+export interface SilenceReport {
+  accounts: AccountAlert[];
+  /** The newest verified alert over all accounts, ms. */
+  lastAlertAt: number | null;
+  /** The oldest UPI intent created after that alert (the first sale no alert has answered), ms. */
+  waitingSince: number | null;
+  /** methods.UPI.expectAlertWithinHours in ms; undefined: the alarm is off. */
+  expectMs?: number;
+  /** True when a UPI intent has waited longer than expectMs with no verified alert arriving after it. */
+  silent: boolean;
+}
+
+/** Rows read per query while looking for an account's newest verified alert. */
+const PAGE = 200;
+
+interface Row {
+  id: string;
+  observed_at: number;
+  evidence_json: string | null;
+}
+
+function verifiedFor(row: Row, a: WatchedAccount): boolean {
+  let e: { bank?: unknown; accountMask?: unknown; auth?: { verified?: unknown } };
+  try {
+    e = JSON.parse(row.evidence_json ?? 'null') ?? {};
+  } catch {
+    return false;
+  }
+  return e.bank === a.bank && e.auth?.verified === true && typeof e.accountMask === 'string' && maskMatches(e.accountMask, a.accountEnding);
+}
+
+/**
+ * `status()` answers from the database, with the facts cached for `cacheMs` of real time (a
+ * /readyz poll or a scrape must not re-read the ledger each time); the verdict uses the clock.
+ */
+export function createUpiSilence(d: { db: Db; clock: Clock; accounts: WatchedAccount[]; expectAlertWithinHours?: number; cacheMs?: number }) {
+  const expectMs = d.expectAlertWithinHours === undefined ? undefined : d.expectAlertWithinHours * 3_600_000;
+  const cacheMs = d.cacheMs ?? 2_000;
+  let cached: { at: number; facts: Promise<Omit<SilenceReport, 'silent' | 'expectMs'>> } | undefined;
+
+  /** Newest first, keyset-paged; the bank is filtered in SQL (evidence is JSON text written by the ledger), the rest here. */
+  async function newestVerified(a: WatchedAccount): Promise<number | null> {
+    let after: { at: number; id: string } | undefined;
+    for (;;) {
+      let q = d.db
+        .selectFrom('payments')
+        .select(['id', 'observed_at', 'evidence_json'])
+        .where('method', '=', 'UPI')
+        .where('source', '=', 'imap')
+        .where('evidence_json', 'like', `%"bank":"${a.bank}"%`);
+      if (after) {
+        const { at, id } = after;
+        q = q.where((eb) => eb.or([eb('observed_at', '<', at), eb.and([eb('observed_at', '=', at), eb('id', '<', id)])]));
+      }
+      const rows = (await q.orderBy('observed_at', 'desc').orderBy('id', 'desc').limit(PAGE).execute()) as Row[];
+      const hit = rows.find((r) => verifiedFor(r, a));
+      if (hit) return Number(hit.observed_at);
+      if (rows.length < PAGE) return null;
+      const last = rows[rows.length - 1]!;
+      after = { at: Number(last.observed_at), id: last.id };
+    }
+  }
+
+  async function facts(): Promise<Omit<SilenceReport, 'silent' | 'expectMs'>> {
+    const accounts: AccountAlert[] = [];
+    for (const a of d.accounts) accounts.push({ bank: a.bank, account: a.accountEnding.slice(-4), lastAlertAt: await newestVerified(a) });
+    const times = accounts.map((a) => a.lastAlertAt).filter((t): t is number => t !== null);
+    const lastAlertAt = times.length ? Math.max(...times) : null;
+    let q = d.db.selectFrom('intents').select(sql<number>`min(created_at)`.as('first')).where('method', '=', 'UPI');
+    if (lastAlertAt !== null) q = q.where('created_at', '>', lastAlertAt);
+    const first = (await q.executeTakeFirst())?.first;
+    return { accounts, lastAlertAt, waitingSince: first === null || first === undefined ? null : Number(first) };
+  }
+
+  return {
+    expectMs,
+    async status(): Promise<SilenceReport> {
+      const real = performance.now();
+      if (!cached || real - cached.at > cacheMs) {
+        const p = facts();
+        cached = { at: real, facts: p };
+        p.catch(() => (cached = undefined));
+      }
+      const f = await cached.facts;
+      const silent = expectMs !== undefined && f.waitingSince !== null && d.clock.now() - f.waitingSince > expectMs;
+      return { ...f, ...(expectMs !== undefined ? { expectMs } : {}), silent };
+    },
+  };
+}
+
+export type UpiSilence = ReturnType<typeof createUpiSilence>;
+
+/** "3 h 12 min", "45 s": an age for people. */
+export function describeAge(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 120) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 120) return `${m} min`;
+  const h = Math.floor(m / 60);
+  if (h < 48) return `${h} h ${m % 60} min`;
+  return `${Math.floor(h / 24)} d ${h % 24} h`;
+}
