@@ -108,7 +108,9 @@ test('payd doctor reports each upstream: ok when reachable, FAIL with exit 1 whe
   assert.match(ok.out, /^ok\s+config/m);
   assert.match(ok.out, /^ok\s+database/m);
   assert.match(ok.out, /^ok\s+methods: USDT_TRC20, SOL$/m);
-  assert.equal(ok.out.match(/^ok /gm)?.length, 5, ok.out);
+  assert.match(ok.out, /^ok\s+USDT_TRC20 lag: /m);
+  assert.match(ok.out, /^ok\s+SOL lag: /m);
+  assert.equal(ok.out.match(/^ok /gm)?.length, 7, ok.out); // config, database, methods, and per source: its upstream and its lag
   write('http://127.0.0.1:1');
   const down = await cli(['doctor'], { cwd: dir });
   assert.equal(down.code, 1);
