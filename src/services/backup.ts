@@ -39,10 +39,12 @@ export function backupDatabase(r: BackupRequest): BackupReport {
   if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
   else if (!statSync(dir).isDirectory()) throw new PaydError('INVALID_REQUEST', `--to ${dir} is not a directory`);
   const takenAt = r.clock.now();
-  const name = `${basename(r.dbFile, extname(r.dbFile))}-${stamp(takenAt)}`;
+  // Named by the second it was taken; a second backup within that second gets -2, -3, … (never overwrites).
+  const base = `${basename(r.dbFile, extname(r.dbFile))}-${stamp(takenAt)}`;
+  let name = base;
+  for (let n = 2; existsSync(join(dir, `${name}.sqlite`)); n++) name = `${base}-${n}`;
   const file = join(dir, `${name}.sqlite`);
   const note = join(dir, `${name}.txt`);
-  if (existsSync(file)) throw new PaydError('CONFLICT', `${file} already exists: one backup per second at most; nothing was written`);
   const partial = `${file}.partial`;
   rmSync(partial, { force: true }); // left by a backup that was killed
   let check;

@@ -74,6 +74,9 @@ test('payd backup while the daemon serves creates: a 0600 snapshot in a new 0700
   assert.equal(again.status, 0, again.stderr);
   assert.match(again.stdout, /^backup .*payd-sandbox-.*\.sqlite \(\d+ bytes\), verified: integrity ok, \d+ intents, 0 payments, 1 merchants$/m);
   assert.match(again.stdout, new RegExp(`needs the master key with fingerprint ${fingerprint} \\(the key file ${keyFile.replaceAll('.', '\\.')}`));
+  // A second backup (within the same second or not) never overwrites the first: two snapshots, two notes.
+  assert.equal(readdirSync(target).filter((f) => f.endsWith('.sqlite')).length, 2);
+  assert.equal(readdirSync(target).filter((f) => f.endsWith('.txt')).length, 2);
 });
 
 test('payd backup refuses PostgreSQL (pg_dump) and a missing database, writing nothing', async (t) => {
