@@ -130,7 +130,7 @@ export function createIntentService(d: IntentServiceDeps) {
 
     /** Retry-After: when the first amount of the window frees up (one being reserved by a concurrent create: soon). */
     async function unavailable(why: string): Promise<never> {
-      const soonest = await w.soonestRelease({ method, receiver: a.receiver, fromMinor: minorToDb(amountMinor), toMinor: minorToDb(amountMinor + top * a.stepMinor) });
+      const soonest = await w.soonestRelease({ method, receiver: a.receiver, fromMinor: price, toMinor: last });
       const retryAfter = Math.max(1, Math.ceil(((soonest ?? now) - now) / 1000));
       throw new PaydError('AMOUNT_UNAVAILABLE', `${why}; the first is free again in ${retryAfter} s (Retry-After), or ask for another amount`, { retryAfter });
     }
