@@ -34,6 +34,9 @@ import { createSettlementService } from './services/settlement.ts';
 import { createDoctor } from './services/doctor.ts';
 import { createUpiSilence } from './services/upi-silence.ts';
 import { createOperatorActions } from './services/operator-actions.ts';
+import { createConsoleAccess } from './services/console-access.ts';
+import { createConsoleViews } from './services/console-views.ts';
+import type { SourcesReport } from './http/console/pages/sources.ts';
 import { createLeadership } from './workers/leader.ts';
 import { createWorkerLease } from './workers/lease.ts';
 import { describeError, runLoop } from './workers/loop.ts';
@@ -249,6 +252,26 @@ export async function createApp(o: AppOptions) {
     lag: async (key) => ({ asOf: (await ledger.loadCheckpoint<{ asOf?: number }>(positionKey(key)))?.asOf, maxLagMs: sandbox ? undefined : lagLimit(config, key) }),
   });
 
+  // The operator console (server.console): who may sign in, and what its pages read.
+  const consoleAccess = createConsoleAccess({ db, clock, random, idleMs: config.server.console.idleMinutes * 60_000 });
+  const consoleViews = createConsoleViews({ db });
+  /**
+   * The address the operator's browser shows: passkeys are bound to its host name, so it is
+   * never 127.0.0.1 (an IP address cannot hold a passkey): server.console.origin, else
+   * server.publicUrl, else http://localhost:<port>.
+   */
+  const consoleOrigin = (): string =>
+    (config.server.console.origin ?? config.server.publicUrl ?? `http://localhost:${server?.port ?? config.server.port}`).replace(/\/+$/, '');
+  /** The Sources page: live states when this process leads, else what the leader recorded. */
+  const consoleSources = async (): Promise<SourcesReport> => {
+    const role = workerSet ? workerSet.role() : 'off';
+    const live = role === 'leader' && workerSet ? workerSet.health.map((h) => ({ key: h.key, name: h.name, status: h.status() })) : [];
+    const keys = sandbox ? [] : Object.keys(config.amounts);
+    const recorded = await Promise.all(keys.map(async (key) => ({ key, asOf: (await ledger.loadCheckpoint<{ asOf?: number }>(positionKey(key)))?.asOf, maxLagMs: lagLimit(config, key) })));
+    const s = upiSilence ? await upiSilence.status() : null;
+    return { workers: role, live, recorded, upi: s ? { accounts: s.accounts, silent: s.silent } : null };
+  };
+
   let server: RunningServer | null = null;
   let metricsServer: { url: string } | null = null;
   let sockets: CheckoutSockets | null = null;
@@ -330,6 +353,9 @@ export async function createApp(o: AppOptions) {
     doctor,
     sources,
     publicUrl,
+    consoleAccess,
+    consoleViews,
+    consoleOrigin,
     readiness,
 
     /**
@@ -347,12 +373,14 @@ export async function createApp(o: AppOptions) {
       if (opts.http) {
         // Loaded only to serve: every CLI command builds this app too, and h3 cost each one's
         // start-up (its web Headers alone make Node compile its own fetch: 32 ms in a profile).
-        const [{ createHttpApp }, { createCheckoutSockets, registerCheckout }, { registerOps, serveMetrics }, { serveHttp }, { createClientAddress }] = await Promise.all([
+        const [{ createHttpApp }, { createCheckoutSockets, registerCheckout }, { registerOps, serveMetrics }, { serveHttp }, { createClientAddress, addressMatcher }, consoleModule] = await Promise.all([
           import('./http/app.ts'),
           import('./http/checkout/index.ts'),
           import('./http/ops.ts'),
           import('./http/server.ts'),
           import('./http/client-address.ts'),
+          // Loaded only when turned on (server.console.enabled; off by default).
+          config.server.console.enabled ? import('./http/console/routes.ts') : null,
         ]);
         // Behind a trusted reverse proxy, the client is read from X-Forwarded-For: every per-IP limit counts it.
         const clientAddress = createClientAddress(config.server.trustedProxies, (peer) =>
@@ -380,6 +408,30 @@ export async function createApp(o: AppOptions) {
               metrics: metricsEndpoint,
             });
             registerCheckout(h3, { intents, merchants, clock, log: checkoutLog, livemode, limiter: publicLimiter, clientAddress, payeeName: config.methods.UPI?.payeeName ?? '' });
+            if (consoleModule) {
+              const trusted = addressMatcher(config.server.trustedProxies);
+              consoleModule.registerConsole(h3, {
+                access: consoleAccess,
+                views: consoleViews,
+                intents,
+                payments,
+                events,
+                merchants,
+                sources: consoleSources,
+                cancels,
+                replays: events,
+                settlement,
+                merchantActions: merchants,
+                clock,
+                log: log.child({ component: 'console' }),
+                livemode,
+                origin: consoleOrigin,
+                // HTTPS as the browser sees it: the configured origin, or a trusted proxy's X-Forwarded-Proto.
+                secure: (req) => consoleOrigin().startsWith('https:') || (trusted(req.socket?.remoteAddress ?? undefined) && String(req.headers['x-forwarded-proto'] ?? '').split(',').at(-1)?.trim() === 'https'),
+                clientAddress,
+                limiter: publicLimiter,
+              });
+            }
           },
         });
         metrics.collectProcessMetrics();
