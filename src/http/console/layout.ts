@@ -76,6 +76,22 @@ export function facts(rows: Array<[string, unknown]>): Safe {
   return html`<dl class="facts">${rows.map(([k, v]) => html`<div><dt>${k}</dt><dd>${v ?? '—'}</dd></div>`)}</dl>`;
 }
 
+/** Who paid, as the bank's alert names them (payer-controlled text: always escaped). */
+export function payer(evidence: unknown): string | null {
+  let e = evidence;
+  if (typeof e === 'string') {
+    try {
+      e = JSON.parse(e);
+    } catch {
+      return null;
+    }
+  }
+  if (!e || typeof e !== 'object') return null;
+  const { payerName, payerVpa } = e as { payerName?: unknown; payerVpa?: unknown };
+  const parts = [payerName, payerVpa].filter((x): x is string => typeof x === 'string' && x.length > 0);
+  return parts.length ? parts.join(' · ') : null;
+}
+
 export function badge(status: string): Safe {
   return html`<span class="badge b-${status.replace(/[^a-z_]/g, '')}">${status}</span>`;
 }

@@ -7,7 +7,7 @@ import type { Merchant } from '../../../services/merchants.ts';
 import type { EventService } from '../../../services/events.ts';
 import type { paymentView } from '../../../services/payments.ts';
 import { html, type Safe } from '../../checkout/escape.ts';
-import { actionForm, badge, facts, money, nextLink, when } from '../layout.ts';
+import { actionForm, badge, facts, money, nextLink, payer, when } from '../layout.ts';
 
 const status = (r: Pick<IntentsTable, 'status' | 'expires_at'>, now: number) => effectiveStatus({ status: r.status, expiresAt: r.expires_at }, now);
 
@@ -48,7 +48,8 @@ export function intentBody(o: { intent: Intent; merchant: Merchant; payments: Pa
   if (st === 'pending') actions.push(actionForm(o.csrf, `/console/intents/${i.id}/cancel`, 'Cancel intent', { confirm: `Cancel order ${i.orderId}? The merchant is told it is canceled.`, danger: true }));
   const payments = o.payments.map(
     (p) => html`<li class="row"><span class="main"><span class="title mono">${p.tx_ref}</span><span class="amount">${paid(p)}</span></span>
-<span class="sub">${badge(p.status)} ${p.reason ?? ''} <span>${p.source}</span> <span>${p.observed_at}</span></span></li>`,
+<span class="sub">${badge(p.status)} ${p.reason ?? ''} <span>${p.source}</span> <span>${p.observed_at}</span></span>
+${payer(p.evidence) ? html`<span class="sub">Paid by <span class="payer">${payer(p.evidence)}</span></span>` : ''}</li>`,
   );
   const events = o.events.map(
     (e) => html`<li class="row"><span class="main"><span class="title">${e.type}</span>${badge(e.status)}</span>

@@ -1,7 +1,7 @@
 import type { PaymentsTable, RejectionsTable } from '../../../db/schema.ts';
 import type { Page } from '../../../services/console-views.ts';
 import { html, type Safe } from '../../checkout/escape.ts';
-import { badge, csrfField, facts, money, nextLink, when } from '../layout.ts';
+import { badge, csrfField, facts, money, nextLink, payer, when } from '../layout.ts';
 
 export type PaymentsTab = 'unmatched' | 'rejected';
 
@@ -28,6 +28,7 @@ ${nextLink('/console/payments', { view: 'rejected' }, o.rejected.next)}`;
   const rows = o.unmatched.items.map(
     (p) => html`<li class="row"><span class="main"><span class="title mono">${p.tx_ref}</span><span class="amount">${money(p.method, BigInt(p.amount_minor))}</span></span>
 <span class="sub">${badge(p.reason ?? 'unmatched')} <span>${p.method}</span> <span>${p.source}</span> <span>${when(p.observed_at)}</span></span>
+${payer(p.evidence_json) ? html`<span class="sub">Paid by <span class="payer">${payer(p.evidence_json)}</span></span>` : ''}
 <details><summary>Assign to an intent</summary>
 <form method="post" action="/console/payments/assign" class="assign" data-confirm="Settle the intent with this payment? The merchant is sent payment.success.">${csrfField(o.csrf)}
 <input type="hidden" name="tx_ref" value="${p.tx_ref}">
