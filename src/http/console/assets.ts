@@ -5,11 +5,13 @@ import { consoleHeaders } from './headers.ts';
 const FILES = {
   'console.js': 'text/javascript; charset=utf-8',
   'console.css': 'text/css; charset=utf-8',
+  'console.svg': 'image/svg+xml',
 } as const;
 
 export interface ConsoleAssets {
   js: string;
   css: string;
+  icon: string;
   serve(name: string): Response | undefined;
 }
 
@@ -29,6 +31,7 @@ export function loadConsoleAssets(): ConsoleAssets {
   return {
     js: `/console/assets/console.js?v=${v['console.js']}`,
     css: `/console/assets/console.css?v=${v['console.css']}`,
+    icon: `/console/assets/console.svg?v=${v['console.svg']}`,
     serve(name) {
       const file = files.get(name);
       if (!file) return undefined;

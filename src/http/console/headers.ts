@@ -18,7 +18,9 @@ export function consoleHeaders(contentType: string): Headers {
     'content-type': contentType,
     'content-security-policy': CONSOLE_CSP,
     'x-content-type-options': 'nosniff',
-    'referrer-policy': 'no-referrer',
+    // same-origin, not no-referrer: under no-referrer a form's POST says "Origin: null", and
+    // the console refuses changes whose Origin is not its own. Other sites still get nothing.
+    'referrer-policy': 'same-origin',
     'cache-control': 'no-store',
     'x-frame-options': 'DENY',
     'cross-origin-opener-policy': 'same-origin',

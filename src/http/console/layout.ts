@@ -34,9 +34,10 @@ export function page(shell: Shell, o: { title: string; section: Section; notice?
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="same-origin">
 <title>${o.title} · payd console</title>
 <link rel="stylesheet" href="${shell.assets.css}">
+<link rel="icon" href="${shell.assets.icon}" type="image/svg+xml">
 <script src="${shell.assets.js}" defer></script>
 </head>
 <body>
