@@ -1,5 +1,5 @@
-// The README's error table, run as printed: every "try it" curl goes to a real `payd demo`
-// (a child process) with BASE, CLIENT_ID, CLIENT_SECRET and AUTH set exactly as the README
+// The error table of docs/api.md, run as printed: every "try it" curl goes to a real `payd demo`
+// (a child process) with BASE, CLIENT_ID, CLIENT_SECRET and AUTH set exactly as docs/api.md
 // says, in bash, and must answer with the row's code.
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
@@ -10,11 +10,11 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { PAYD_BIN } from '../helpers/cli.ts';
 
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const DOC = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
 
 /** The rows of the table under "### Errors": code and the first shell command of its "try it" cell. */
 function errorRows(): { code: string; command: string }[] {
-  const section = README.slice(README.indexOf('### Errors'), README.indexOf('### Hosted checkout'));
+  const section = DOC.slice(DOC.indexOf('### Errors'), DOC.indexOf('### Hosted checkout'));
   const rows: { code: string; command: string }[] = [];
   for (const line of section.split('\n')) {
     const m = /^\| `([A-Z_]+)` \|/.exec(line);
@@ -38,14 +38,14 @@ async function freePort(): Promise<number> {
 const sh = (script: string) =>
   new Promise<string>((resolve) => execFile('bash', ['-c', script], { timeout: 20_000 }, (_err, stdout) => resolve(String(stdout))));
 
-test('every runnable error example in the README answers its code against `payd demo`, in bash as printed', async (t) => {
+test('every runnable error example in docs/api.md answers its code against `payd demo`, in bash as printed', async (t) => {
   const rows = errorRows();
   const codes = rows.map((r) => r.code);
   for (const c of ['AUTH_INVALID_HEADERS', 'AUTH_INVALID_SECRET', 'INVALID_REQUEST', 'METHOD_UNSUPPORTED', 'AMOUNT_OUT_OF_RANGE', 'ORDER_ID_CONFLICT', 'INTENT_NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'NOT_FOUND', 'METHOD_NOT_ALLOWED']) {
-    assert.ok(codes.includes(c), `README has a runnable example for ${c}`);
+    assert.ok(codes.includes(c), `docs/api.md has a runnable example for ${c}`);
   }
-  const setup = /```sh\n(BASE=[^\n]+\nAUTH=\([^\n]+\))\n```/.exec(README.slice(README.indexOf('### Errors')))?.[1];
-  assert.ok(setup, 'the README shows how to set BASE and AUTH');
+  const setup = /```sh\n(BASE=[^\n]+\nAUTH=\([^\n]+\))\n```/.exec(DOC.slice(DOC.indexOf('### Errors')))?.[1];
+  assert.ok(setup, 'docs/api.md shows how to set BASE and AUTH');
 
   const dir = mkdtempSync(join(tmpdir(), 'payd-readme-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
@@ -80,8 +80,8 @@ test('every runnable error example in the README answers its code against `payd 
 
   // The events example as printed, literal "…" in its URL included (Node's parser refuses it
   // before the app sees it): a JSON INVALID_REQUEST that says what is wrong, not an empty 400.
-  const events = /```sh\n(curl -s "http:\/\/127\.0\.0\.1:8080\/api\/v1\/events[^`]+)```/.exec(README.slice(README.indexOf('### Events')))?.[1];
-  assert.ok(events?.includes('…'), 'the README shows the events call with a placeholder id');
+  const events = /```sh\n(curl -s "http:\/\/127\.0\.0\.1:8080\/api\/v1\/events[^`]+)```/.exec(DOC.slice(DOC.indexOf('### Events')))?.[1];
+  assert.ok(events?.includes('…'), 'docs/api.md shows the events call with a placeholder id');
   const answer = await sh(`${env}\n${events!.replace('http://127.0.0.1:8080', `http://127.0.0.1:${port}`).replace(/\\\n/g, ' ').trim()} -w '\\n%{http_code}'`);
   const [json, status] = answer.trim().split('\n');
   assert.equal(status, '400', answer);

@@ -1,5 +1,5 @@
-// The README's "Outgrowing one machine" as printed: its node config is a valid config whose
-// secrets are the credentials that systemd/payd.service loads once the README's sed has
+// docs/scaling.md's "Outgrowing one machine" as printed: its node config is a valid config whose
+// secrets are the credentials that systemd/payd.service loads once the doc's sed has
 // uncommented the database-url line; and its copy command's options exist.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,11 +9,11 @@ import { test } from 'node:test';
 import { parseConfig } from '../../src/config/load.ts';
 import { payd } from '../helpers/cli.ts';
 
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-const section = README.slice(README.indexOf('## Outgrowing one machine'), README.indexOf('## Sandbox'));
+const DOC = readFileSync(new URL('../../docs/scaling.md', import.meta.url), 'utf8');
+const section = DOC.slice(DOC.indexOf('## Outgrowing one machine'));
 const UNIT = readFileSync(new URL('../../systemd/payd.service', import.meta.url), 'utf8');
 
-test("README, Outgrowing one machine: the node config parses, reads the unit's credentials, and the sed turns the unit into a node's", async (t) => {
+test("docs/scaling.md, Outgrowing one machine: the node config parses, reads the unit's credentials, and the sed turns the unit into a node's", async (t) => {
   const json = /```json\n([\s\S]*?)```/.exec(section)?.[1];
   assert.ok(json, 'the node config block');
   const creds = mkdtempSync(join(tmpdir(), 'payd-creds-'));
@@ -26,7 +26,7 @@ test("README, Outgrowing one machine: the node config parses, reads the unit's c
   assert.equal(config.database.statementTimeoutMs, 5000);
   assert.ok(config.server.masterKey);
 
-  // The README's sed on the shipped unit: the credential the config names becomes a loaded one.
+  // The doc's sed on the shipped unit: the credential the config names becomes a loaded one.
   const sed = /sed -i 's\|\^(#LoadCredential=database-url:)\|([^|]*)\|'/.exec(section);
   assert.ok(sed, 'the sed line');
   const node = UNIT.replace(new RegExp(`^${sed[1]}`, 'gm'), sed[2]!);
