@@ -1,10 +1,10 @@
 // SOL through the real app and the real Solana source, against the fake JSON-RPC on loopback:
 // how long a landed transaction takes to settle, in units of the poll interval, and how many
 // RPC requests one polling cycle costs with 1 vs 1,000 open intents.
-import { startFakeSolanaRpc, type FakeSolanaRpc } from '../test/fakes/solana-rpc.ts';
-import { newKey, solTransfer } from '../test/fakes/solana-tx.ts';
-import { BACKGROUND, COUNT_POLL_S, CYCLES, latencyRows, MANY, POLL_S, SAMPLES, sleep, startCountedPayd, startMethodPayd, toMinor, untilSettled } from './methods-common.ts';
-import { round, type BenchContext, type Row, type SectionResult } from './report.ts';
+import { startFakeSolanaRpc, type FakeSolanaRpc } from '../../test/fakes/solana-rpc.ts';
+import { newKey, solTransfer } from '../../test/fakes/solana-tx.ts';
+import { BACKGROUND, COUNT_POLL_S, CYCLES, latencyRows, MANY, POLL_S, SAMPLES, sleep, startCountedPayd, startMethodPayd, toMinor, untilSettled } from '../lib/methods-common.ts';
+import { round, type BenchContext, type Row, type SectionResult } from '../lib/report.ts';
 
 const sol = (wallet: string, rpcUrl: string, pollSeconds: number) => ({ SOL: { wallet, rpcUrl, pollSeconds } });
 

@@ -3,11 +3,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseConfig } from '../src/config/load.ts';
-import { silentLogger } from '../src/log.ts';
-import { createSources } from '../src/methods/registry.ts';
-import { systemRandom } from '../src/system.ts';
-import { baseConfig, startPayd, type PaydHarness } from '../test/helpers/payd.ts';
+import { parseConfig } from '../../src/config/load.ts';
+import { silentLogger } from '../../src/log.ts';
+import { createSources } from '../../src/methods/registry.ts';
+import { systemRandom } from '../../src/system.ts';
+import { baseConfig, startPayd, type PaydHarness } from '../../test/helpers/payd.ts';
 import { percentile, round, type Row } from './report.ts';
 
 /** Every method off except the ones given (the base config enables all four). */

@@ -2,16 +2,16 @@
 // more `payd serve` variants (every method configured, as in the bench), interleaved rounds,
 // throughput and the server's CPU time per request (the figure that holds on a shared
 // machine). For iterating on the hot path before a full bench run.
-// Usage: node --import tsx bench/ab.ts [create|fetch] [rounds] [seconds]
+// Usage: node --import tsx bench/probes/ab.ts [create|fetch] [rounds] [seconds]
 //   AB_VARIANTS='A=1;B=1' one payd per ;-separated env assignment list (default: one plain payd);
 //   BIN=<path> in a variant runs another checkout's bin/payd (a baseline build); NODE=--a,--b its node flags
 //   AB_NODE='--flag …' extra node flags; AB_NOBUILD=1 runs dist/ as it is; AB_PIN=1 pins servers and load to separate cores.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import autocannon, { type Request, type Result } from 'autocannon';
-import { startChild } from './child.ts';
-import { ensureBuild, preparePaydDir, startServe, type PaydDir, type PaydProcess } from './payd-process.ts';
-import type { CeilingServerData } from './servers/ceiling.ts';
+import { startChild } from '../lib/child.ts';
+import { ensureBuild, preparePaydDir, startServe, type PaydDir, type PaydProcess } from '../lib/payd-process.ts';
+import type { CeilingServerData } from '../lib/servers/ceiling.ts';
 
 const [what = 'fetch', roundsArg = '3', secondsArg = '4'] = process.argv.slice(2);
 const rounds = Number(roundsArg);

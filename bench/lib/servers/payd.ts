@@ -1,4 +1,4 @@
-// A real payd serving HTTP (no workers), seeded with intents to fetch. Run by bench/api.ts.
+// A real payd serving HTTP (no workers), seeded with intents to fetch. Run by bench/sections/api.ts.
 import { serveChild } from '../child.ts';
 import { startBenchPayd } from '../harness.ts';
 

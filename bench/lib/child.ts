@@ -17,7 +17,7 @@ process.on('exit', () => {
   for (const p of live) p.kill('SIGKILL');
 });
 
-/** Forks `bench/servers/<name>.ts` under tsx and waits for its `ready` message. */
+/** Forks `bench/lib/servers/<name>.ts` under tsx and waits for its `ready` message. */
 export async function startChild<T>(name: string, args: string[] = [], o: { execArgv?: string[]; onEvent?: (data: any) => void; readyMs?: number } = {}): Promise<Child<T>> {
   const file = fileURLToPath(new URL(`./servers/${name}.ts`, import.meta.url));
   const proc = fork(file, args, { execArgv: ['--import', 'tsx', ...(o.execArgv ?? [])], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });

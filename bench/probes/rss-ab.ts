@@ -1,6 +1,6 @@
 // Ad-hoc: RSS after start (2 s, 15 s) of `payd serve` through different bin scripts, interleaved.
-// Usage: node --import tsx bench/rss-ab.ts <methods> <bin>…
-import { preparePaydDir, startServe } from './payd-process.ts';
+// Usage: node --import tsx bench/probes/rss-ab.ts <methods> <bin>…
+import { preparePaydDir, startServe } from '../lib/payd-process.ts';
 const [methods, ...bins] = process.argv.slice(2);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 for (let round = 0; round < 2; round++) for (const bin of bins) {

@@ -8,12 +8,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon, { type Request, type Result } from 'autocannon';
-import { freshDatabase, startPostgres, type Postgres } from '../test/helpers/postgres.ts';
-import { benchConfig } from './harness.ts';
-import { ensureBuild, PAYD_BIN, preparePaydDir, startServe, type PaydDir, type PaydProcess } from './payd-process.ts';
-import { round, type BenchContext, type Row, type SectionResult } from './report.ts';
-import { seedIntents } from './seed.ts';
-import { UPI_VPA } from './harness.ts';
+import { freshDatabase, startPostgres, type Postgres } from '../../test/helpers/postgres.ts';
+import { benchConfig } from '../lib/harness.ts';
+import { ensureBuild, PAYD_BIN, preparePaydDir, startServe, type PaydDir, type PaydProcess } from '../lib/payd-process.ts';
+import { round, type BenchContext, type Row, type SectionResult } from '../lib/report.ts';
+import { seedIntents } from '../lib/seed.ts';
+import { UPI_VPA } from '../lib/harness.ts';
 
 /** As the api section: 10 connections, 1 s warm-up + 5 s measured, rounds alternating the set-ups. */
 const CONNECTIONS = 10;

@@ -1,9 +1,9 @@
 // Issue 13: how fast the CLI answers as a fresh process (the compiled bin/payd): `--help`
 // and `intents list` on a database with a few hundred intents. Median of several runs.
-import { ensureBuild, preparePaydDir, timeCli } from './payd-process.ts';
-import { percentile, round, type BenchContext, type SectionResult } from './report.ts';
-import { seedIntents } from './seed.ts';
-import { UPI_VPA } from './harness.ts';
+import { ensureBuild, preparePaydDir, timeCli } from '../lib/payd-process.ts';
+import { percentile, round, type BenchContext, type SectionResult } from '../lib/report.ts';
+import { seedIntents } from '../lib/seed.ts';
+import { UPI_VPA } from '../lib/harness.ts';
 
 const RUNS = 7;
 const GOALS = { help: 300, list: 500 };

@@ -2,14 +2,14 @@
 // (IDLE) → DKIM against a UDP DNS stub on loopback → ledger → settled; and the throughput of
 // the alert inspector (parse + DKIM verify) alone, with the parse-only rate of the same run
 // as the reference that shows what DKIM costs.
-import { inspectAlert } from '../src/methods/upi/inspect.ts';
-import type { AlertVerdict, InspectOptions } from '../src/methods/upi/alert.ts';
-import { hdfcCredit, signingKit } from '../test/helpers/bank-alerts.ts';
-import { dnsStub } from '../test/helpers/dns-stub.ts';
-import { startDovecot, type Dovecot } from '../test/helpers/dovecot.ts';
-import { dkimKit, options } from '../test/unit/upi/helpers.ts';
-import { latencyRows, startMethodPayd, untilSettled } from './methods-common.ts';
-import { percentile, round, type BenchContext, type Row, type SectionResult } from './report.ts';
+import { inspectAlert } from '../../src/methods/upi/inspect.ts';
+import type { AlertVerdict, InspectOptions } from '../../src/methods/upi/alert.ts';
+import { hdfcCredit, signingKit } from '../../test/helpers/bank-alerts.ts';
+import { dnsStub } from '../../test/helpers/dns-stub.ts';
+import { startDovecot, type Dovecot } from '../../test/helpers/dovecot.ts';
+import { dkimKit, options } from '../../test/unit/upi/helpers.ts';
+import { latencyRows, startMethodPayd, untilSettled } from '../lib/methods-common.ts';
+import { percentile, round, type BenchContext, type Row, type SectionResult } from '../lib/report.ts';
 
 const ALERTS = 30;
 const SETTLE_TIMEOUT_MS = 5_000;

@@ -1,5 +1,5 @@
 // Summarises a V8 .cpuprofile (from `npm run bench -- api --profile`): where self time goes,
-// by function and by package/file. Usage: node --import tsx bench/profile.ts <file|dir> [top]
+// by function and by package/file. Usage: node --import tsx bench/lib/profile.ts <file|dir> [top]
 // (for a directory, its largest .cpuprofile: the main thread's, not tsx's loader thread's).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -70,7 +70,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     file = largest ?? '';
   }
   if (!file) {
-    console.error('usage: node --import tsx bench/profile.ts <file.cpuprofile> [top]');
+    console.error('usage: node --import tsx bench/lib/profile.ts <file.cpuprofile> [top]');
     process.exit(2);
   }
   console.log(summarise(JSON.parse(readFileSync(file, 'utf8')) as Profile, Number(process.argv[3] ?? 25)));

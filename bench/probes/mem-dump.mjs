@@ -1,4 +1,4 @@
-// Loaded into `payd serve` by bench/mem-probe.ts (node --import): on SIGUSR2, appends
+// Loaded into `payd serve` by bench/probes/mem-probe.ts (node --import): on SIGUSR2, appends
 // process.memoryUsage() and V8's heap spaces to /tmp/payd-mem-<pid>.txt.
 import { appendFileSync } from 'node:fs';
 import v8 from 'node:v8';

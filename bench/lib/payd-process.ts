@@ -8,13 +8,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchConfig } from './harness.ts';
 
-export const PAYD_BIN = fileURLToPath(new URL('../bin/payd', import.meta.url));
-const DIST_MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+export const PAYD_BIN = fileURLToPath(new URL('../../bin/payd', import.meta.url));
+const DIST_MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 
 /** The bench measures what users run: the compiled build. Builds it if it is missing or stale. */
 export function ensureBuild(progress: (m: string) => void): void {
   progress('building dist/ (npm run build)');
-  const r = spawnSync(process.execPath, [fileURLToPath(new URL('../scripts/build.mjs', import.meta.url))], { stdio: 'inherit' });
+  const r = spawnSync(process.execPath, [fileURLToPath(new URL('../../scripts/build.mjs', import.meta.url))], { stdio: 'inherit' });
   if (r.status !== 0) throw new Error('npm run build failed');
   readFileSync(DIST_MAIN); // fails loudly if the build did not produce the entry
 }

@@ -1,9 +1,9 @@
 // Ad-hoc: CPU profiles of the ceiling and of payd serve under the same fetch load (not part of npm run bench).
-// Usage: node --import tsx bench/prof-pair.ts <outdir> [seconds]
+// Usage: node --import tsx bench/probes/prof-pair.ts <outdir> [seconds]
 import autocannon, { type Request } from 'autocannon';
-import { startChild } from './child.ts';
-import { ensureBuild, preparePaydDir, startServe } from './payd-process.ts';
-import type { CeilingServerData } from './servers/ceiling.ts';
+import { startChild } from '../lib/child.ts';
+import { ensureBuild, preparePaydDir, startServe } from '../lib/payd-process.ts';
+import type { CeilingServerData } from '../lib/servers/ceiling.ts';
 
 const [out, secs = '8'] = process.argv.slice(2);
 ensureBuild(console.error);

@@ -1,7 +1,7 @@
 // Ad-hoc: CPU profile of one `payd serve` under create or fetch load (not part of npm run bench).
-// Usage: node --import tsx bench/quick-profile.ts create|fetch <outdir>
+// Usage: node --import tsx bench/probes/quick-profile.ts create|fetch <outdir>
 import autocannon from 'autocannon';
-import { ensureBuild, preparePaydDir, startServe } from './payd-process.ts';
+import { ensureBuild, preparePaydDir, startServe } from '../lib/payd-process.ts';
 
 const [what, out] = process.argv.slice(2);
 ensureBuild(console.error);

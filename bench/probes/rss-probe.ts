@@ -1,7 +1,7 @@
 // Ad-hoc: RSS of `payd serve` after start and after N creates, with extra node flags (not part of npm run bench).
-// Usage: node --import tsx bench/rss-probe.ts <creates> [node flags…]
+// Usage: node --import tsx bench/probes/rss-probe.ts <creates> [node flags…]
 import autocannon from 'autocannon';
-import { preparePaydDir, startServe } from './payd-process.ts';
+import { preparePaydDir, startServe } from '../lib/payd-process.ts';
 
 const [count, ...flags] = process.argv.slice(2);
 const d = preparePaydDir();

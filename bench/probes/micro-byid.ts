@@ -1,8 +1,8 @@
 // Ad-hoc: the cost of one intent fetch's SELECT on payd's real schema (better-sqlite3 directly): object rows, array rows, id only.
 import SQLite from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
-import { preparePaydDir } from './payd-process.ts';
-import { INTENT_COLUMNS, intentFromColumns, intentFromRow } from '../src/db/intent-rows.ts';
+import { preparePaydDir } from '../lib/payd-process.ts';
+import { INTENT_COLUMNS, intentFromColumns, intentFromRow } from '../../src/db/intent-rows.ts';
 const d = preparePaydDir({ methods: 'none' });
 const w = new SQLite(d.dbFile);
 const cols = (w.prepare('PRAGMA table_info(intents)').all() as any[]).map((c) => c.name);

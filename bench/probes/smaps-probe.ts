@@ -1,7 +1,7 @@
 // Ad-hoc: resident memory of `payd serve` 2 s after start, by mapping (node binary, anonymous/V8 heap, malloc, libraries).
-// Usage: node --import tsx bench/smaps-probe.ts [all|none|UPI,TRON,…] [node flags…]
+// Usage: node --import tsx bench/probes/smaps-probe.ts [all|none|UPI,TRON,…] [node flags…]
 import { readFileSync } from 'node:fs';
-import { preparePaydDir, startServe } from './payd-process.ts';
+import { preparePaydDir, startServe } from '../lib/payd-process.ts';
 const methods = process.argv[2] ?? 'all';
 const d = preparePaydDir({ methods: methods === 'all' || methods === 'none' ? methods : methods.split(',') as any });
 const p = await startServe(d, { execArgv: process.argv.slice(3) });

@@ -2,9 +2,9 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
-import { startChild } from './child.ts';
-import { preparePaydDir, startServe } from './payd-process.ts';
-import type { CeilingServerData } from './servers/ceiling.ts';
+import { startChild } from '../lib/child.ts';
+import { preparePaydDir, startServe } from '../lib/payd-process.ts';
+import type { CeilingServerData } from '../lib/servers/ceiling.ts';
 
 const N = 20_000;
 const d = preparePaydDir();

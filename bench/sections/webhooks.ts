@@ -1,11 +1,11 @@
 // Issue 3: how fast a settlement becomes a webhook at the merchant, and how many
 // deliveries per second the dispatcher sustains. payd runs in this process (so the
 // bench can call app.ledger.ingest); the receiver runs in a child process.
-import type { ReceivedPayment } from '../src/domain/payment.ts';
-import { startChild, type Child } from './child.ts';
-import { benchAmount, startBenchPayd, UPI_VPA, type BenchPayd } from './harness.ts';
-import { percentile, round, type BenchContext, type SectionResult } from './report.ts';
-import type { Arrival, ReceiverData } from './servers/receiver.ts';
+import type { ReceivedPayment } from '../../src/domain/payment.ts';
+import { startChild, type Child } from '../lib/child.ts';
+import { benchAmount, startBenchPayd, UPI_VPA, type BenchPayd } from '../lib/harness.ts';
+import { percentile, round, type BenchContext, type SectionResult } from '../lib/report.ts';
+import type { Arrival, ReceiverData } from '../lib/servers/receiver.ts';
 
 const LATENCY_SAMPLES = 200;
 const BURST = 1000;

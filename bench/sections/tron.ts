@@ -1,9 +1,9 @@
 // USDT on TRON through the real app and the real TronGrid source, against the fake TronGrid
 // on loopback: how long a visible transfer takes to settle, in units of the poll interval,
 // and how many TronGrid requests one polling cycle costs with 1 vs 1,000 open intents.
-import { CUSTOMER, MERCHANT, startFakeTronGrid, type FakeTronGrid } from '../test/fakes/trongrid.ts';
-import { BACKGROUND, COUNT_POLL_S, CYCLES, latencyRows, MANY, POLL_S, SAMPLES, sleep, startCountedPayd, startMethodPayd, toMinor, untilSettled } from './methods-common.ts';
-import { round, type BenchContext, type Row, type SectionResult } from './report.ts';
+import { CUSTOMER, MERCHANT, startFakeTronGrid, type FakeTronGrid } from '../../test/fakes/trongrid.ts';
+import { BACKGROUND, COUNT_POLL_S, CYCLES, latencyRows, MANY, POLL_S, SAMPLES, sleep, startCountedPayd, startMethodPayd, toMinor, untilSettled } from '../lib/methods-common.ts';
+import { round, type BenchContext, type Row, type SectionResult } from '../lib/report.ts';
 
 const tron = (apiUrl: string, pollSeconds: number) => ({ USDT_TRC20: { address: MERCHANT, apiUrl, pollSeconds } });
 

@@ -1,10 +1,10 @@
-// Ad-hoc: memory of `payd serve` (process.memoryUsage and V8 heap spaces, via bench/mem-dump.mjs
+// Ad-hoc: memory of `payd serve` (process.memoryUsage and V8 heap spaces, via bench/probes/mem-dump.mjs
 // loaded with --import) after start and after N creates. Not part of npm run bench.
-// Usage: node --import tsx bench/mem-probe.ts <creates> [methods all|none|UPI,SOL,…] [node flags…]
+// Usage: node --import tsx bench/probes/mem-probe.ts <creates> [methods all|none|UPI,SOL,…] [node flags…]
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { fileURLToPath } from 'node:url';
-import { preparePaydDir, startServe } from './payd-process.ts';
+import { preparePaydDir, startServe } from '../lib/payd-process.ts';
 
 const [count, methods = 'all', ...flags] = process.argv.slice(2);
 const dump = fileURLToPath(new URL('./mem-dump.mjs', import.meta.url));

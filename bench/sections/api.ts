@@ -5,12 +5,12 @@
 // the same load on a payd whose database already holds 1,000,000 intents.
 import { join } from 'node:path';
 import autocannon, { type Request, type Result } from 'autocannon';
-import { startChild, type Child } from './child.ts';
-import { ensureBuild, preparePaydDir, startServe, type PaydDir, type PaydProcess } from './payd-process.ts';
-import { round, type BenchContext, type Row, type SectionResult } from './report.ts';
-import { seedIntents } from './seed.ts';
-import type { CeilingServerData } from './servers/ceiling.ts';
-import { UPI_VPA } from './harness.ts';
+import { startChild, type Child } from '../lib/child.ts';
+import { ensureBuild, preparePaydDir, startServe, type PaydDir, type PaydProcess } from '../lib/payd-process.ts';
+import { round, type BenchContext, type Row, type SectionResult } from '../lib/report.ts';
+import { seedIntents } from '../lib/seed.ts';
+import type { CeilingServerData } from '../lib/servers/ceiling.ts';
+import { UPI_VPA } from '../lib/harness.ts';
 
 const CONNECTIONS = 10;
 const WARMUP_S = 1;
@@ -151,7 +151,7 @@ export async function apiSection(ctx: BenchContext): Promise<SectionResult> {
     const bigIds = seeded.sampleIds;
 
     // Fresh processes every round, ceiling and payd alike: identical `payd serve` processes were
-    // seen to differ by up to 25 % in CPU per fetch, consistently over 8 rounds (bench/ab.ts).
+    // seen to differ by up to 25 % in CPU per fetch, consistently over 8 rounds (bench/probes/ab.ts).
     // Each round then draws its own processes, and one unlucky process weighs one round, not all.
     const r = { cC: [] as Measured[], cE: [] as Measured[], cB: [] as Measured[], fC: [] as Measured[], fE: [] as Measured[], fB: [] as Measured[] };
     for (let i = 1; i <= ROUNDS; i++) {
@@ -204,7 +204,7 @@ export async function apiSection(ctx: BenchContext): Promise<SectionResult> {
       `big-db: ${BIG.toLocaleString('en')} past intents (expired/settled) and 90,000 expired amount reservations seeded with direct SQL in ${round(seeded.ms / 1000, 1)} s`,
       "ceiling: its own process; h3 through payd's serveHttp, payd's openDatabase (WAL, synchronous=FULL); create = payd's valibot body parse + 1 INSERT (one fsync each); fetch = 1 SELECT by primary key; no auth, no log",
     ];
-    if (profileDir) notes.push(`CPU profile of the payd server in ${profileDir} (summarise: node --import tsx bench/profile.ts ${profileDir})`);
+    if (profileDir) notes.push(`CPU profile of the payd server in ${profileDir} (summarise: node --import tsx bench/lib/profile.ts ${profileDir})`);
     return { title: 'HTTP API: payd serve vs bare h3 + SQLite ceiling; start-up and memory', rows, notes };
   } finally {
     for (const p of procs) await p.stop().catch(() => {});

@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { H3, type H3Event } from 'h3';
 import type { Kysely } from 'kysely';
-import { openDatabase } from '../../src/db/open.ts';
-import { parseCreateBody } from '../../src/http/validate.ts';
-import { serveHttp } from '../../src/http/server.ts';
+import { openDatabase } from '../../../src/db/open.ts';
+import { parseCreateBody } from '../../../src/http/validate.ts';
+import { serveHttp } from '../../../src/http/server.ts';
 import { serveChild } from '../child.ts';
 
 interface CeilingDb {

@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createApp, type App } from '../src/app.ts';
-import { parseConfig } from '../src/config/load.ts';
-import { silentLogger } from '../src/log.ts';
-import { systemClock, systemRandom } from '../src/system.ts';
-import { baseConfig } from '../test/helpers/payd.ts';
+import { createApp, type App } from '../../src/app.ts';
+import { parseConfig } from '../../src/config/load.ts';
+import { silentLogger } from '../../src/log.ts';
+import { systemClock, systemRandom } from '../../src/system.ts';
+import { baseConfig } from '../../test/helpers/payd.ts';
 
 export const UPI_VPA = 'shop@hdfcbank';
 
