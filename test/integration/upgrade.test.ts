@@ -18,13 +18,13 @@ import { startReceiver } from '../helpers/receiver.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const README = readFileSync(join(ROOT, 'docs/operations.md'), 'utf8');
 const UNIT = readFileSync(join(ROOT, 'systemd/payd.service'), 'utf8');
 
 /** The lines of the first ```sh block after `marker` (list indentation removed). */
 function shBlockAfter(marker: string): string[] {
   const at = README.indexOf(marker);
-  assert.ok(at >= 0, `README has ${marker}`);
+  assert.ok(at >= 0, `docs/operations.md has ${marker}`);
   const m = /\n( *)```sh\n([\s\S]*?)\n *```/.exec(README.slice(at));
   assert.ok(m, `a sh block after ${marker}`);
   return m[2]!.split('\n').map((l) => l.slice(m[1]!.length));
