@@ -56,7 +56,9 @@ export function createConsoleViews(d: { db: Db }) {
       const term = f.q?.trim();
       if (term) q = q.where((eb) => eb.or([eb('id', '=', term.toLowerCase()), eb('order_id', '=', term)]));
       // pending and expired as the API reports them: a pending intent past expires_at is expired.
-      if (f.status === 'pending') q = q.where('status', '=', 'pending').where('expires_at', '>', now);
+      // `expires_at + 0`: the (status, created_at, id) index must drive (newest first, no sort),
+      // not the (status, expires_at) one.
+      if (f.status === 'pending') q = q.where('status', '=', 'pending').where(sql<number>`${sql.ref('expires_at')} + 0`, '>', now);
       else if (f.status === 'expired') q = q.where('status', 'in', ['expired', 'pending']).where((eb) => eb.or([eb('status', '=', 'expired'), eb('expires_at', '<=', now)]));
       else if (f.status) q = q.where('status', '=', f.status);
       if (f.method) q = q.where('method', '=', f.method);

@@ -14,7 +14,8 @@ const statements = [
   `CREATE INDEX intents_status_created ON intents (status, created_at, id)`,
   `CREATE INDEX intents_order ON intents (order_id)`,
   `CREATE INDEX intents_status_verified ON intents (status, verified_at)`,
-  `CREATE INDEX rejections_observed ON rejections (observed_at)`,
+  `CREATE INDEX rejections_observed ON rejections (observed_at, ref)`,
+  `CREATE INDEX payments_status_observed_id ON payments (status, observed_at, id)`,
 ];
 
 export async function up(db: Kysely<any>): Promise<void> {
@@ -22,6 +23,6 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const i of ['rejections_observed', 'intents_status_verified', 'intents_order', 'intents_status_created', 'intents_created_id']) await sql.raw(`DROP INDEX IF EXISTS ${i}`).execute(db);
+  for (const i of ['payments_status_observed_id', 'rejections_observed', 'intents_status_verified', 'intents_order', 'intents_status_created', 'intents_created_id']) await sql.raw(`DROP INDEX IF EXISTS ${i}`).execute(db);
   for (const t of ['console_challenges', 'console_sessions', 'console_passkeys', 'console_invites']) await sql.raw(`DROP TABLE IF EXISTS ${t}`).execute(db);
 }

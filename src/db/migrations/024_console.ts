@@ -45,10 +45,11 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('intents_status_created').on('intents').columns(['status', 'created_at', 'id']).execute();
   await db.schema.createIndex('intents_order').on('intents').column('order_id').execute();
   await db.schema.createIndex('intents_status_verified').on('intents').columns(['status', 'verified_at']).execute();
-  await db.schema.createIndex('rejections_observed').on('rejections').column('observed_at').execute();
+  await db.schema.createIndex('rejections_observed').on('rejections').columns(['observed_at', 'ref']).execute();
+  await db.schema.createIndex('payments_status_observed_id').on('payments').columns(['status', 'observed_at', 'id']).execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const i of ['rejections_observed', 'intents_status_verified', 'intents_order', 'intents_status_created', 'intents_created_id']) await db.schema.dropIndex(i).ifExists().execute();
+  for (const i of ['payments_status_observed_id', 'rejections_observed', 'intents_status_verified', 'intents_order', 'intents_status_created', 'intents_created_id']) await db.schema.dropIndex(i).ifExists().execute();
   for (const t of ['console_challenges', 'console_sessions', 'console_passkeys', 'console_invites']) await db.schema.dropTable(t).ifExists().execute();
 }
