@@ -18,7 +18,7 @@ test('a database sealed under the first version’s derivation of a configured k
   t.after(() => db.destroy());
   await migrate(db);
 
-  const text = randomBytes(32).toString('base64'); // what the README's recipe writes
+  const text = randomBytes(32).toString('base64'); // what the recipe in docs/operations.md writes
   const firstVersion = new Keys(createHash('sha256').update(text).digest());
   await db
     .insertInto('merchants')
