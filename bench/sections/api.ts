@@ -18,7 +18,7 @@ const MEASURE_S = 5;
 const FETCH_IDS = 300;
 /** Every figure alternates ceiling / payd / payd on the big database this many times, fresh processes each time. */
 const ROUNDS = 4;
-/** Overridable for quick iterations (BENCH_BIG=50000 BENCH_CREATES=5000 npm run bench -- api); the README's figures use the defaults. */
+/** Overridable for quick iterations (BENCH_BIG=50000 BENCH_CREATES=5000 npm run bench -- api); docs/performance.md's figures use the defaults. */
 const BIG = Number(process.env.BENCH_BIG ?? 1_000_000);
 const CREATES_FOR_RSS = Number(process.env.BENCH_CREATES ?? 100_000);
 /** "After start" is read twice: 2 s after listening, and once the idle heap has settled. */

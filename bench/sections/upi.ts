@@ -7,7 +7,7 @@ import type { AlertVerdict, InspectOptions } from '../../src/methods/upi/alert.t
 import { hdfcCredit, signingKit } from '../../test/helpers/bank-alerts.ts';
 import { dnsStub } from '../../test/helpers/dns-stub.ts';
 import { startDovecot, type Dovecot } from '../../test/helpers/dovecot.ts';
-import { dkimKit, options } from '../../test/unit/upi/helpers.ts';
+import { dkimKit, options } from '../../test/helpers/upi-kit.ts';
 import { latencyRows, startMethodPayd, untilSettled } from '../lib/methods-common.ts';
 import { percentile, round, type BenchContext, type Row, type SectionResult } from '../lib/report.ts';
 

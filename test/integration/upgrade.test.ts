@@ -1,4 +1,4 @@
-// The README's upgrade, run as written against a running daemon (issue 25, item 4).
+// The upgrade of docs/operations.md, run as written against a running daemon (issue 25, item 4).
 // A local clone of this repository stands in for the upstream; /opt/payd lives in a temp dir;
 // the daemon is started with the systemd unit's own ExecStartPre/ExecStart lines. The only
 // stand-in is `npm ci`, which needs the registry: a shim on PATH does what it does offline
@@ -89,7 +89,7 @@ echo "npm shim: unexpected npm $*" >&2; exit 1
 `,
   );
   chmodSync(join(bin, 'npm'), 0o755);
-  // README lines → this sandbox: no sudo, /opt → the temp dir, the repository → the local upstream.
+  // The doc's lines → this sandbox: no sudo, /opt → the temp dir, the repository → the local upstream.
   // A restart inside the lines (the first-time conversion's, skipped here) must never reach the host's systemd.
   const adapt = (line: string) =>
     line.replaceAll('sudo ', '').replaceAll('/opt/payd', join(opt, 'payd')).replaceAll('<this repository>', origin).replaceAll('systemctl restart payd', '{ echo unexpected restart >&2; false; }');
