@@ -158,6 +158,23 @@ test('session cookie: HttpOnly, SameSite=Strict, scoped to /console; Secure only
   assert.match(seen[0], /^payd_console=[A-Za-z0-9_-]{40,}; Path=\/console; HttpOnly; SameSite=Strict$/);
   const cookies = await page.context().cookies(`${c.origin}/console`);
   assert.deepEqual(cookies.map((k) => [k.name, k.httpOnly, k.sameSite, k.secure]), [['payd_console', true, 'Strict', false]]);
+  // Behind a trusted proxy that says the browser came over HTTPS, the cookie is Secure too.
+  const behind = await startConsoleApp({ trustedProxies: ['127.0.0.1'] });
+  t.after(() => behind.close());
+  const tls = await browser.newPage();
+  t.after(() => tls.close());
+  const cdp = await tls.context().newCDPSession(tls);
+  await cdp.send('WebAuthn.enable');
+  await cdp.send('WebAuthn.addVirtualAuthenticator', { options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true } });
+  await tls.setExtraHTTPHeaders({ 'x-forwarded-proto': 'https', 'x-forwarded-for': '203.0.113.7' });
+  const secureSeen: string[] = [];
+  tls.on('response', async (r) => {
+    if (r.url().endsWith('/console/webauthn/register')) secureSeen.push((await r.headerValue('set-cookie')) ?? '');
+  });
+  await registerWithInvite(tls, `${behind.origin}/console/invite/${(await behind.app.consoleAccess.invite('Behind TLS')).token}`);
+  assert.match(secureSeen[0] ?? '', /; HttpOnly; SameSite=Strict; Secure$/);
+  assert.equal((await behind.app.consoleAccess.sessions())[0].address, '203.0.113.7');
+
   // The API's merchant credentials are no way in.
   const creds = await c.app.merchants.create({ name: 'Other shop' });
   const res = await fetch(`${c.origin.replace('localhost', '127.0.0.1')}/console`, { headers: { 'x-client-id': creds.client_id, 'x-client-secret': creds.client_secret }, redirect: 'manual' });
