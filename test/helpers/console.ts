@@ -91,3 +91,19 @@ export async function axeViolations(page: Page): Promise<Array<{ id: string; imp
   });
   return result.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
+
+/**
+ * A signed-in session written straight into the database (for tests of the console's actions
+ * over plain HTTP; the passkey ceremony itself is proven in Chromium by console-flow.test.ts).
+ */
+export async function directSession(app: App, name: string): Promise<{ cookie: string; csrf: string; id: string }> {
+  const { createHash, randomBytes } = await import('node:crypto');
+  const token = randomBytes(32).toString('base64url');
+  const csrf = randomBytes(32).toString('base64url');
+  const id = `cs_${randomBytes(8).toString('hex')}`;
+  const now = Date.now();
+  const passkey = `cred-${id}`;
+  await app.db.insertInto('console_passkeys').values({ id: passkey, name, public_key: 'x', counter: 0, transports: null, created_at: now, last_used_at: now, revoked_at: null }).execute();
+  await app.db.insertInto('console_sessions').values({ id, token_hash: createHash('sha256').update(token).digest('hex'), passkey_id: passkey, csrf, address: null, created_at: now, last_seen_at: now, revoked_at: null }).execute();
+  return { cookie: `payd_console=${token}`, csrf, id };
+}
