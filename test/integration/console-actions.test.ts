@@ -56,3 +56,21 @@ test('assign an unmatched payment, and every merchant action: done, audited as c
     ['console:Counter phone payment.link', 'console:Counter phone intent.settle', 'console:Counter phone merchant.create', 'console:Counter phone merchant.rotate-secret', 'console:Counter phone merchant.set-webhook', 'console:Counter phone merchant.revoke'],
   );
 });
+
+test('a session idle longer than server.console.idleMinutes is signed out; one in use stays', async (t) => {
+  const c = await startConsoleApp({ console: { enabled: true, idleMinutes: 5 } });
+  t.after(() => c.close());
+  const s = await directSession(c.app, 'Phone');
+  const base = c.origin.replace('localhost', '127.0.0.1');
+  const today = () => fetch(`${base}/console`, { headers: { cookie: s.cookie }, redirect: 'manual' });
+  assert.equal((await today()).status, 200);
+  c.clock.advance(4 * 60_000);
+  assert.equal((await today()).status, 200, 'used within the idle time');
+  c.clock.advance(4 * 60_000);
+  assert.equal((await today()).status, 200, 'the last request counted as use');
+  c.clock.advance(5 * 60_000 + 1000);
+  const idle = await today();
+  assert.equal(idle.status, 303);
+  assert.equal(idle.headers.get('location'), '/console/sign-in');
+  assert.deepEqual((await c.app.consoleAccess.sessions()).map((x) => x.state), ['idle']);
+});
