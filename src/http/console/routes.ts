@@ -154,6 +154,8 @@ export function registerConsole(app: H3, d: ConsoleDeps): void {
       const limited = throttle(event);
       if (limited) return jsonAnswer({ error: 'too many requests' }, 429);
       if (!sameOrigin(event) || !(header(event, 'content-type') ?? '').startsWith('application/json')) return jsonAnswer({ error: 'refused' }, 403);
+      // A passkey response is a few KiB; a declared larger body is refused before it is read.
+      if (Number(header(event, 'content-length') ?? 0) > 64 * 1024) return jsonAnswer({ error: 'too large' }, 413);
       try {
         const text = await event.req.text();
         if (text.length > 64 * 1024) return jsonAnswer({ error: 'too large' }, 413);
