@@ -5,16 +5,16 @@ import { migrate, type Db } from './db/open.ts';
 import { describeTarget, openStore, type StoreTarget } from './db/store.ts';
 import { openWakeups } from './db/wakeups.ts';
 import { nodeClock } from './db/clock.ts';
-import { DEFAULT_MAX_OFFSET_STEPS, DEFAULT_MERCHANT_SHARE_PERCENT, DEFAULT_SURCHARGE_BASIS_POINTS, METHOD_RULES, METHODS, type Method } from './domain/methods.ts';
+import { DEFAULT_MAX_OFFSET_STEPS, DEFAULT_MERCHANT_SHARE_PERCENT, DEFAULT_SURCHARGE_BASIS_POINTS, type Method } from './domain/methods.ts';
 import type { Clock, Logger, Random } from './domain/ports.ts';
 import type { CheckoutSockets } from './http/checkout/index.ts';
 import type { Readiness } from './http/ops.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
 import type { RunningServer } from './http/server.ts';
 import { createPrometheusMetrics } from './metrics/prometheus.ts';
-import { createSources } from './methods/registry.ts';
+import type { MethodDescriptor } from './methods/method.ts';
+import { builtinMethods, createSources, methodRegistry, type MethodRegistry } from './methods/registry.ts';
 import { createSandboxSource } from './methods/sandbox/source.ts';
-import { sandboxReceivers } from './methods/sandbox/receivers.ts';
 import type { PaymentSource } from './methods/source.ts';
 import { createEventFeed } from './services/event-feed.ts';
 import { createEventService } from './services/events.ts';
@@ -56,6 +56,8 @@ export interface AppOptions {
   post?: HttpPost;
   /** Sources to run instead of the configured ones (tests). */
   sources?: (deps: { ledger: ReturnType<typeof createLedger>; db: Db }) => PaymentSource[] | Promise<PaymentSource[]>;
+  /** Methods beyond the built-in ones (tests add a test-only method); their config sections need parseConfig with the same registry. */
+  methods?: readonly MethodDescriptor[];
   /** Worker lease timing, ms (tests shorten it). */
   lease?: { ttlMs?: number; renewMs?: number; standbyPollMs?: number };
 }
@@ -96,22 +98,28 @@ function lagLimit(config: Config, method: string | undefined): number | undefine
 }
 
 /** Receiving settings per enabled method; in the sandbox every method is on. */
-function methodDeposits(config: Config, sandbox: boolean): Partial<Record<Method, MethodDeposit>> {
+function methodDeposits(config: Config, sandbox: boolean, methods: MethodRegistry): Partial<Record<Method, MethodDeposit>> {
   const out: Partial<Record<Method, MethodDeposit>> = {};
-  const receivers = sandbox ? sandboxReceivers() : null;
-  for (const method of METHODS) {
-    let amounts: MethodAmounts | undefined = config.amounts[method];
-    if (receivers) {
-      amounts = amounts ? { ...amounts, receiver: receivers[method] } : { receiver: receivers[method], minMinor: null, maxMinor: null, stepMinor: METHOD_RULES[method].amountStep, maxOffsetSteps: DEFAULT_MAX_OFFSET_STEPS, surchargeBasisPoints: DEFAULT_SURCHARGE_BASIS_POINTS, merchantSharePercent: DEFAULT_MERCHANT_SHARE_PERCENT };
+  const payeeName = payeeNameOf(config, methods);
+  for (const method of methods.list) {
+    let amounts: MethodAmounts | undefined = config.amounts[method.id];
+    if (sandbox) {
+      const receiver = method.sandbox.receiver;
+      amounts = amounts ? { ...amounts, receiver } : { receiver, minMinor: null, maxMinor: null, stepMinor: method.rules.amountStep, maxOffsetSteps: DEFAULT_MAX_OFFSET_STEPS, surchargeBasisPoints: DEFAULT_SURCHARGE_BASIS_POINTS, merchantSharePercent: DEFAULT_MERCHANT_SHARE_PERCENT };
     }
     if (!amounts) continue;
-    out[method] = {
-      amounts,
-      payeeName: config.methods.UPI?.payeeName ?? '',
-      token: method === 'USDT_TRC20' ? (config.methods.USDT_TRC20?.contract ?? 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t') : method === 'USDT_SOL' ? (config.methods.USDT_SOL?.mint ?? 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB') : undefined,
-    };
+    out[method.id] = { method, amounts, payeeName, token: method.token?.(config.methods[method.id]) };
   }
   return out;
+}
+
+/** The payee name payment links and the checkout show: the first configured method's that names one (UPI's payeeName), else ''. */
+function payeeNameOf(config: Config, methods: MethodRegistry): string {
+  for (const m of methods.list) {
+    const section = config.methods[m.id];
+    if (section && m.payeeName) return m.payeeName(section);
+  }
+  return '';
 }
 
 /**
@@ -121,6 +129,8 @@ function methodDeposits(config: Config, sandbox: boolean): Partial<Record<Method
  */
 export async function createApp(o: AppOptions) {
   const { config, random, log } = o;
+  const methods = o.methods?.length ? methodRegistry(o.methods) : builtinMethods;
+  const decimalsOf = (method: Method): number => methods.of(method).rules.decimals;
   const sandbox = o.sandbox ?? false;
   const livemode = !sandbox;
   const target = storeTarget(config, sandbox);
@@ -193,7 +203,8 @@ export async function createApp(o: AppOptions) {
     store,
     clock,
     random,
-    methods: methodDeposits(config, sandbox),
+    methods: methodDeposits(config, sandbox, methods),
+    registry: methods,
     ttlSeconds: config.intents.ttlSeconds,
     amountReuseCooldownSeconds: config.intents.amountReuseCooldownSeconds,
     livemode,
@@ -202,14 +213,14 @@ export async function createApp(o: AppOptions) {
     metrics,
     log: log.child({ component: 'intents' }),
   });
-  const ledger = createLedger({ db, clock, random, log: log.child({ component: 'ledger' }), outbox, livemode, publicUrl, metrics });
+  const ledger = createLedger({ db, clock, random, log: log.child({ component: 'ledger' }), outbox, livemode, publicUrl, metrics, decimalsOf });
   const events = createEventService({ db, clock, outbox });
-  const view = () => ({ now: clock.now(), livemode, publicUrl });
+  const view = () => ({ now: clock.now(), livemode, publicUrl, decimalsOf });
   const listing = createIntentListing({ db, view });
   const cancels = createIntentCancellation({ db, outbox, view });
   const feed = createEventFeed({ db });
-  const payments = createPaymentQueries({ db });
-  const settlement = createSettlementService({ db, ledger, intents, clock });
+  const payments = createPaymentQueries({ db, methods });
+  const settlement = createSettlementService({ db, ledger, intents, methods, clock });
   // Webhook connections check the address they connect to (private networks refused unless allowed).
   const webhookTarget = createWebhookPost({ allowPrivateNetworks: config.webhooks.allowPrivateNetworks, allowLoopback });
   cleanups.push(() => webhookTarget.close());
@@ -233,10 +244,10 @@ export async function createApp(o: AppOptions) {
 
   const sourceDeps = { ledger, db, clock, random, log: log.child({ component: 'source' }) };
   const sandboxSource = createSandboxSource(db, sourceDeps);
-  const actions = createOperatorActions({ merchants, events, dispatcher, intents, payments, sandboxSource, random, waitForOtherMs: config.webhooks.timeoutSeconds * 1000 + 5000 });
+  const actions = createOperatorActions({ merchants, events, dispatcher, intents, payments, sandboxSource, methods, random, waitForOtherMs: config.webhooks.timeoutSeconds * 1000 + 5000 });
   const mailboxTokens = createMailboxTokenStore({ db, keys, clock, random });
   // Async: a method's libraries load only when its source is built (see methods/registry.ts).
-  const sources = async (): Promise<PaymentSource[]> => (o.sources ? o.sources({ ledger, db }) : sandbox ? [sandboxSource] : createSources(config, { ...sourceDeps, mailboxTokens }));
+  const sources = async (): Promise<PaymentSource[]> => (o.sources ? o.sources({ ledger, db }) : sandbox ? [sandboxSource] : createSources(config, methods, { ...sourceDeps, mailboxTokens }));
   const doctor = createDoctor({
     dbFile,
     db,
@@ -363,6 +374,7 @@ export async function createApp(o: AppOptions) {
         // One per-IP bucket for all anonymous traffic: API, checkout page and its websocket.
         const publicLimiter = createRateLimiter({ ...config.server.publicRateLimit, clock });
         const app = createHttpApp({
+          methods,
           intents,
           merchants,
           listing,
@@ -379,7 +391,7 @@ export async function createApp(o: AppOptions) {
               readiness,
               metrics: metricsEndpoint,
             });
-            registerCheckout(h3, { intents, merchants, clock, log: checkoutLog, livemode, limiter: publicLimiter, clientAddress, payeeName: config.methods.UPI?.payeeName ?? '' });
+            registerCheckout(h3, { intents, merchants, methods, clock, log: checkoutLog, livemode, limiter: publicLimiter, clientAddress, payeeName: payeeNameOf(config, methods) });
           },
         });
         metrics.collectProcessMetrics();

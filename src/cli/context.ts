@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { App } from '../app.ts';
-import { loadConfigFile, parseConfig, type Config, type Env } from '../config/load.ts';
+import type { Config, Env } from '../config/load.ts';
+import { loadConfigFile, parseConfig } from '../methods/load-config.ts';
 import { PaydError } from '../domain/errors.ts';
 import type { LogLevel } from '../log.ts';
 import type { Prompter } from './commands/init.ts';

@@ -1,6 +1,5 @@
 import * as v from 'valibot';
 import { PaydError } from '../domain/errors.ts';
-import { METHODS } from '../domain/methods.ts';
 import { FEED_TYPES } from '../services/event-feed.ts';
 
 /**
@@ -32,10 +31,12 @@ const timestamp = (what: string) =>
 
 export const INTENT_STATUSES = ['pending', 'settled', 'expired', 'canceled'] as const;
 
-export const ListIntentsQuery = v.strictObject(
+/** GET /api/v1/intents' query; `currency` is one of the methods this payd knows. */
+export const listIntentsQuery = (methods: readonly string[]) =>
+  v.strictObject(
   {
     status: v.optional(v.pipe(v.picklist(INTENT_STATUSES, `status must be one of ${INTENT_STATUSES.join(', ')}`), v.description('Only intents in this status (as the fetch reports it).'))),
-    currency: v.optional(v.pipe(v.picklist(METHODS, `currency must be one of ${METHODS.join(', ')}`), v.description('Only intents of this payment method.'))),
+    currency: v.optional(v.pipe(v.picklist(methods, `currency must be one of ${methods.join(', ')}`), v.description('Only intents of this payment method.'))),
     order_id: v.optional(
       v.pipe(
         v.string(),

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp, type App } from '../../src/app.ts';
-import { parseConfig } from '../../src/config/load.ts';
+import { parseConfig } from '../../src/methods/load-config.ts';
 import type { Clock, Logger } from '../../src/domain/ports.ts';
 import { silentLogger } from '../../src/log.ts';
 import { sandboxReceivers } from '../../src/methods/sandbox/receivers.ts';
