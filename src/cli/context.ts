@@ -58,7 +58,7 @@ export interface WithAppOptions {
 export async function withApp<T>(g: GlobalOptions, e: CliEnv, fn: (app: App) => Promise<T>, o: WithAppOptions = {}): Promise<T> {
   const { config, file: configFile } = resolveConfig(g, e);
   // The app and the logger are imported here, not at the top, so `payd --help` loads neither.
-  const [{ createApp, databaseFile, storeTarget }, { createLogger }, { systemClock, systemRandom }] = await Promise.all([import('../app.ts'), import('../log.ts'), import('../system.ts')]);
+  const [{ createApp }, { databaseFile, storeTarget }, { createLogger }, { systemClock, systemRandom }] = await Promise.all([import('../app.ts'), import('../db/paths.ts'), import('../log.ts'), import('../system.ts')]);
   const sandbox = Boolean(g.sandbox);
   const dbFile = databaseFile(config, sandbox);
   const otherFile = databaseFile(config, !sandbox);

@@ -161,7 +161,7 @@ export function initCommand(program: Command, e: CliEnv): void {
       let dbFile: string | null = null;
       // Under systemd the service creates the database as its own user (ExecStartPre: payd migrate).
       if (!systemd) {
-        const [{ databaseFile }, { migrate, openDatabase }] = await Promise.all([import('../../app.ts'), import('../../db/open.ts')]);
+        const [{ databaseFile }, { migrate, openDatabase }] = await Promise.all([import('../../db/paths.ts'), import('../../db/open.ts')]);
         dbFile = databaseFile(config, false);
         const db = openDatabase(dbFile);
         try {
