@@ -43,45 +43,45 @@ const page = (item: string, cursorDescription: string) => ({
 export function apiSchemas(methods: MethodRegistry) {
   const intentProperties = intentPropertiesOf(methods);
   return {
-  Intent: { type: 'object', required: intentRequired, properties: intentProperties },
-  CreatedIntent: {
-    type: 'object',
-    required: ['success', ...intentRequired],
-    properties: { success: { type: 'boolean', const: true }, ...intentProperties },
-  },
-  IntentPage: page('Intent', 'Pass as cursor for the next page; null on the last page.'),
-  Event: {
-    type: 'object',
-    required: ['id', 'type', 'created_at', 'data'],
-    properties: {
-      id: { type: 'string', description: 'The event id: the webhook-id header of its webhook.' },
-      type: { type: 'string', enum: [...FEED_TYPES] },
-      created_at: { ...timestamp, description: 'The webhook body\'s timestamp.' },
-      data: { $ref: '#/components/schemas/Intent' },
+    Intent: { type: 'object', required: intentRequired, properties: intentProperties },
+    CreatedIntent: {
+      type: 'object',
+      required: ['success', ...intentRequired],
+      properties: { success: { type: 'boolean', const: true }, ...intentProperties },
     },
-  },
-  EventPage: page('Event', 'Pass as after next time: the last event id of this page, or the after you sent when there is nothing new.'),
-  WebhookEndpoint: {
-    type: 'object',
-    required: ['url', 'secret_hint'],
-    properties: {
-      url: nullable({ type: 'string', format: 'uri' }),
-      secret_hint: { type: 'string', pattern: '^whsec_….{4}$', description: 'The last 4 characters of the current signing secret.' },
+    IntentPage: page('Intent', 'Pass as cursor for the next page; null on the last page.'),
+    Event: {
+      type: 'object',
+      required: ['id', 'type', 'created_at', 'data'],
+      properties: {
+        id: { type: 'string', description: 'The event id: the webhook-id header of its webhook.' },
+        type: { type: 'string', enum: [...FEED_TYPES] },
+        created_at: { ...timestamp, description: 'The webhook body\'s timestamp.' },
+        data: { $ref: '#/components/schemas/Intent' },
+      },
     },
-  },
-  RotatedWebhookSecret: {
-    type: 'object',
-    required: ['webhook_secret', 'previous_valid_until'],
-    properties: {
-      webhook_secret: { type: 'string', pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$', description: 'The new signing secret. Shown only this once.' },
-      previous_valid_until: { ...timestamp, description: 'Until then the previous secret signs too.' },
+    EventPage: page('Event', 'Pass as after next time: the last event id of this page, or the after you sent when there is nothing new.'),
+    WebhookEndpoint: {
+      type: 'object',
+      required: ['url', 'secret_hint'],
+      properties: {
+        url: nullable({ type: 'string', format: 'uri' }),
+        secret_hint: { type: 'string', pattern: '^whsec_….{4}$', description: 'The last 4 characters of the current signing secret.' },
+      },
     },
-  },
-  FieldError: {
-    type: 'object',
-    required: ['field', 'message'],
-    properties: { field: { type: 'string' }, message: { type: 'string' } },
-  },
+    RotatedWebhookSecret: {
+      type: 'object',
+      required: ['webhook_secret', 'previous_valid_until'],
+      properties: {
+        webhook_secret: { type: 'string', pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$', description: 'The new signing secret. Shown only this once.' },
+        previous_valid_until: { ...timestamp, description: 'Until then the previous secret signs too.' },
+      },
+    },
+    FieldError: {
+      type: 'object',
+      required: ['field', 'message'],
+      properties: { field: { type: 'string' }, message: { type: 'string' } },
+    },
   };
 }
 
