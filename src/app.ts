@@ -1,11 +1,9 @@
 import { hostname } from 'node:os';
-import { revealSecrets, type Config } from './config/load.ts';
-import type { Db } from './db/open.ts';
+import { revealSecrets } from './config/load.ts';
 import { storeTarget, databaseFile } from './db/paths.ts';
 import type { Method } from './domain/methods.ts';
-import type { Clock, Logger, Random } from './domain/ports.ts';
 import { createPrometheusMetrics } from './metrics/prometheus.ts';
-import { builtinMethods, createSources, type MethodRegistry } from './methods/registry.ts';
+import { builtinMethods, createSources } from './methods/registry.ts';
 import { createSandboxSource } from './methods/sandbox/source.ts';
 import type { UpiSection } from './methods/upi/config.ts';
 import type { PaymentSource } from './methods/source.ts';
@@ -21,7 +19,6 @@ import { createMerchantService } from './services/merchants.ts';
 import { createOutbox } from './services/outbox.ts';
 import { createPaymentQueries } from './services/payments.ts';
 import { createDispatcher } from './webhooks/dispatcher.ts';
-import type { HttpPost } from './webhooks/deliver.ts';
 import { createWebhookPost } from './webhooks/target.ts';
 import { createSettlementService } from './services/settlement.ts';
 import { createDoctor } from './services/doctor.ts';
@@ -35,28 +32,9 @@ import { createReadiness, type WorkerSet } from './app/readiness.ts';
 import { closeWithin, type Stop } from './app/shutdown.ts';
 import { openAppStore } from './app/store.ts';
 import { LEASE_DEFAULTS, startWorkers } from './app/workers.ts';
+import type { AppOptions } from './app/options.ts';
 
-export interface AppOptions {
-  config: Config;
-  /** Sandbox: simulated sources, its own database, livemode false. */
-  sandbox?: boolean;
-  clock: Clock;
-  /**
-   * On PostgreSQL, correct `clock` by its offset to the database's clock (default true): every
-   * node then stamps and compares times alike. Tests that drive time themselves turn it off.
-   */
-  databaseClock?: boolean;
-  random: Random;
-  log: Logger;
-  /** Outbound webhook POST (tests may wrap it). */
-  post?: HttpPost;
-  /** Sources to run instead of the configured ones (tests). */
-  sources?: (deps: { ledger: ReturnType<typeof createLedger>; db: Db }) => PaymentSource[] | Promise<PaymentSource[]>;
-  /** The methods this payd knows (default: the built-in ones); a test adds its own, parsing the config with the same registry. */
-  methods?: MethodRegistry;
-  /** Worker lease timing, ms (tests shorten it). */
-  lease?: { ttlMs?: number; renewMs?: number; standbyPollMs?: number };
-}
+export type { AppOptions };
 
 /**
  * The composition root: builds every part from the config and opens (and migrates) the
