@@ -1,6 +1,6 @@
 import { html, Safe } from '../checkout/escape.ts';
 import { shownAmount } from '../checkout/format.ts';
-import type { Method } from '../../domain/methods.ts';
+import { builtinMethods } from '../../methods/registry.ts';
 import type { ConsoleAssets } from './assets.ts';
 
 export type Section = 'today' | 'intents' | 'payments' | 'merchants' | 'sources' | null;
@@ -65,9 +65,10 @@ export function actionForm(csrf: string, action: string, label: string, o: { con
 
 /** ₹ with Indian grouping, crypto exact (the checkout's formatter), with the method's unit. */
 export function money(method: string, minor: bigint | number): string {
-  const m = method as Method;
-  const text = shownAmount(m, BigInt(minor)).text;
-  return m === 'UPI' ? text : `${text} ${m === 'SOL' ? 'SOL' : 'USDT'}`;
+  const m = builtinMethods.get(method);
+  if (!m) return `${minor} (minor units of ${method})`;
+  const text = shownAmount({ decimals: m.rules.decimals, fiatSign: m.checkout.fiatSign }, BigInt(minor)).text;
+  return m.checkout.fiatSign !== undefined ? text : `${text} ${m.rules.unit}`;
 }
 
 export const when = (ms: number | null | undefined) => (ms === null || ms === undefined ? '—' : new Date(ms).toISOString().replace('T', ' ').slice(0, 19) + ' UTC');

@@ -1,6 +1,6 @@
 import type { H3Event } from 'h3';
 import type { IntentStatus } from '../../db/schema.ts';
-import { isMethod, METHODS } from '../../domain/methods.ts';
+import { builtinMethods } from '../../methods/registry.ts';
 import type { Clock } from '../../domain/ports.ts';
 import type { ConsoleViews } from '../../services/console-views.ts';
 import type { EventService } from '../../services/events.ts';
@@ -71,7 +71,7 @@ export function viewRoutes(kit: ConsoleKit, d: ViewDeps): void {
     const filter = {
       q: query(event, 'q'),
       status: status && STATUSES.includes(status) ? status : undefined,
-      method: method && isMethod(method) ? method : undefined,
+      method: method && builtinMethods.get(method) ? method : undefined,
       from: dateParam(query(event, 'from')),
       to: dateParam(query(event, 'to'), 1),
       cursor: query(event, 'cursor'),
@@ -80,7 +80,7 @@ export function viewRoutes(kit: ConsoleKit, d: ViewDeps): void {
     const now = d.clock.now();
     const result = await d.views.intents(filter, now);
     const params = { q: filter.q, status: filter.status, method: filter.method, from: query(event, 'from'), to: query(event, 'to') };
-    return htmlPage(page(shell, { title: 'Intents', section: 'intents', body: intentsBody({ result, params, now, statuses: STATUSES, methods: METHODS }) }));
+    return htmlPage(page(shell, { title: 'Intents', section: 'intents', body: intentsBody({ result, params, now, statuses: STATUSES, methods: builtinMethods.ids }) }));
   });
 
   kit.get('/console/intents/:id', async ({ shell, event, session }) => {

@@ -1,6 +1,7 @@
 import type { IntentsTable, IntentStatus } from '../../../db/schema.ts';
 import { effectiveStatus, type Intent } from '../../../domain/intent.ts';
-import { METHOD_RULES, type Method } from '../../../domain/methods.ts';
+import type { Method } from '../../../domain/methods.ts';
+import { builtinMethods } from '../../../methods/registry.ts';
 import { parseDecimal } from '../../../domain/money.ts';
 import type { Page } from '../../../services/console-views.ts';
 import type { Merchant } from '../../../services/merchants.ts';
@@ -37,8 +38,9 @@ type PaymentRow = ReturnType<typeof paymentView>;
 type EventRow = Awaited<ReturnType<EventService['forIntent']>>[number];
 
 const paid = (p: PaymentRow) => {
-  const parsed = parseDecimal(p.amount.text, METHOD_RULES[p.method as Method].decimals);
-  return parsed.ok ? money(p.method, parsed.minor) : p.amount.text;
+  const decimals = builtinMethods.get(p.method)?.rules.decimals;
+  const parsed = decimals === undefined ? null : parseDecimal(p.amount.text, decimals);
+  return parsed?.ok ? money(p.method, parsed.minor) : p.amount.text;
 };
 
 export function intentBody(o: { intent: Intent; merchant: Merchant; payments: PaymentRow[]; events: EventRow[]; now: number; csrf: string }): Safe {
