@@ -35,6 +35,7 @@ import { createDoctor } from './services/doctor.ts';
 import { createUpiSilence } from './services/upi-silence.ts';
 import { createOperatorActions } from './services/operator-actions.ts';
 import { createLeadership } from './workers/leader.ts';
+import { createPricing } from './pricing/index.ts';
 import { createWorkerLease } from './workers/lease.ts';
 import { describeError, runLoop } from './workers/loop.ts';
 import { isDown, SourceHealth } from './workers/source-health.ts';
@@ -161,6 +162,8 @@ export async function createApp(o: AppOptions) {
   const upi = config.methods.UPI;
   const upiSilence = upi && !sandbox ? createUpiSilence({ db, clock, accounts: upi.accounts, expectAlertWithinHours: upi.expectAlertWithinHours }) : null;
 
+  // Fiat prices: the rate cache every process reads; the leader refreshes it (lead()).
+  const pricing = createPricing(config.pricing, { db, clock, log: log.child({ component: 'rates' }) });
   // Read at scrape time: the running sources' health and the lease role (set by start()).
   let workerSet: { role: () => 'leader' | 'standby'; health: SourceHealth[] } | null = null;
   const metrics = createPrometheusMetrics({
@@ -168,6 +171,7 @@ export async function createApp(o: AppOptions) {
     leader: () => workerSet?.role() === 'leader',
     now: () => clock.now(),
     upiAlerts: upiSilence ? async () => (await upiSilence.status()).accounts : undefined,
+    rates: () => pricing.book.status(),
   });
 
   // Read at first use: commands that need no key never ask for one (systemd credentials).
@@ -189,6 +193,7 @@ export async function createApp(o: AppOptions) {
     rotationGraceSeconds: config.webhooks.secretRotationGraceSeconds,
   });
   const intents = createIntentService({
+    pricing: { book: pricing.book, quoteSeconds: config.pricing.quoteSeconds, retryAfterSeconds: Math.ceil(config.pricing.refreshSeconds) },
     db,
     store,
     clock,
@@ -280,6 +285,7 @@ export async function createApp(o: AppOptions) {
       }
     };
     work.push(runLoop({ name: 'source positions', intervalMs: POSITION_RECORD_MS, tick: recordPositions, signal, log: log.child({ component: 'lag' }), random }));
+    if (pricing.refresher) work.push(pricing.refresher.run(signal, config.pricing.refreshSeconds * 1000));
     work.push(runLoop({ name: 'intent expiry', intervalMs: EXPIRY_INTERVAL_MS, tick: async () => void (await intents.expireDue()), signal, log: expiryLog, random }));
     await Promise.all(work);
   }
@@ -303,6 +309,9 @@ export async function createApp(o: AppOptions) {
     const ready = failing.length === 0;
     const body: Record<string, unknown> = { status: ready ? 'ok' : 'unavailable', workers, sources: sourcesOut };
     if (alerts) body.alerts = alerts;
+    // Noted, not failing: a pair without a fresh rate refuses only creates priced in it.
+    const stale = (await pricing.book.status()).filter((p) => p.rate === null).map((p) => p.pair);
+    if (stale.length > 0) body.rates = { stale };
     if (!ready) body.failing = failing;
     return { ready, body };
   }
@@ -331,6 +340,7 @@ export async function createApp(o: AppOptions) {
     sources,
     publicUrl,
     readiness,
+    pricing,
 
     /**
      * The API first (a port that cannot be bound fails here, before any worker starts), then
