@@ -32,9 +32,8 @@ export function parseRate(raw: unknown): bigint | null {
   const m = /^(\d{1,30})(?:\.(\d{1,40}))?$/.exec(text);
   if (!m) return null;
   const frac = m[2] ?? '';
-  let r = BigInt(m[1] + frac.slice(0, RATE_DECIMALS).padEnd(RATE_DECIMALS, '0'));
-  // Digits past the 18th round half up (no source sends that many; CoinGecko's floats come close).
-  if (frac.length > RATE_DECIMALS && frac[RATE_DECIMALS] >= '5') r += 1n;
+  const r = BigInt(m[1] + frac.slice(0, RATE_DECIMALS).padEnd(RATE_DECIMALS, '0'));
+  // Digits past the 18th are dropped (no source sends that many), like derived rates: down.
   return r > 0n ? r : null;
 }
 
@@ -45,11 +44,19 @@ export function formatRate(r: bigint): string {
   return frac ? `${int}.${frac}` : `${int}`;
 }
 
-/** a × b (a cross rate through a middle currency), rounded half up at 18 decimals. */
-export const multiplyRates = (a: bigint, b: bigint): bigint => (a * b + SCALE / 2n) / SCALE;
-
-/** 1 / r (the inverse pair), rounded half up at 18 decimals. */
-export const invertRate = (r: bigint): bigint => (SCALE * SCALE + r / 2n) / r;
+/**
+ * A rate as an exact fraction num/den: inverse pairs and cross rates stay exact until the one
+ * rounding convertPrice does (a cached rate r is r/10^18).
+ */
+export interface Ratio {
+  num: bigint;
+  den: bigint;
+}
+export const ratio = (r: bigint): Ratio => ({ num: r, den: SCALE });
+export const multiplyRates = (a: Ratio, b: Ratio): Ratio => ({ num: a.num * b.num, den: a.den * b.den });
+export const invertRate = (r: Ratio): Ratio => ({ num: r.den, den: r.num });
+/** The fraction as a scaled rate for showing and storing (rounded down at 18 decimals). */
+export const ratioToRate = (r: Ratio): bigint => (r.num * SCALE) / r.den;
 
 /** The median of the values (even count: the mean of the middle two). */
 export function median(values: readonly bigint[]): bigint {
@@ -85,16 +92,24 @@ export function screenOutliers<T extends { rate: bigint }>(readings: readonly T[
  * the quoted rate: minor = ceil(ceil(price × 10^decimals / rate) / step) × step.
  * `priceMinor` is in the price currency's minor units (`priceDecimals` places).
  */
-export function convertPrice(priceMinor: bigint, priceDecimals: number, rate: bigint, methodDecimals: number, stepMinor: bigint): bigint {
-  const num = priceMinor * SCALE * 10n ** BigInt(methodDecimals);
-  const den = rate * 10n ** BigInt(priceDecimals);
+export function convertPrice(priceMinor: bigint, priceDecimals: number, rate: Ratio, methodDecimals: number, stepMinor: bigint): bigint {
+  const num = priceMinor * rate.den * 10n ** BigInt(methodDecimals);
+  const den = rate.num * 10n ** BigInt(priceDecimals);
   const raw = (num + den - 1n) / den;
   return ((raw + stepMinor - 1n) / stepMinor) * stepMinor;
 }
 
-/** One leg's rate as the cache holds it. */
+/** One pair's rate as the cache holds it. */
 export interface PairRate {
   rate: bigint;
+  source: string;
+  /** When it was fetched, ms. */
+  at: number;
+}
+
+/** The rate a price converts at: exact, with where it came from. */
+export interface QuotedRate {
+  rate: Ratio;
   source: string;
   /** When it was fetched, ms. */
   at: number;
@@ -106,14 +121,15 @@ export interface PairRate {
  * USDT/USD when the operator chose it, the direct pair, its inverse, or a cross rate through
  * USD (e.g. SOL/INR = SOL/USD × USD/INR, the fiat leg from ECB rates). Undefined: no fresh rate.
  */
-export function resolveRate(unit: string, fiat: Fiat, fresh: (pair: string) => PairRate | undefined, usdtPeg: boolean): PairRate | undefined {
-  const leg = (base: string, quote: string): PairRate | undefined => {
-    if (base === quote) return { rate: RATE_ONE, source: 'identity', at: Number.POSITIVE_INFINITY };
-    if (base === 'USDT' && quote === 'USD' && usdtPeg) return { rate: RATE_ONE, source: 'peg', at: Number.POSITIVE_INFINITY };
+export function resolveRate(unit: string, fiat: Fiat, fresh: (pair: string) => PairRate | undefined, usdtPeg: boolean): QuotedRate | undefined {
+  const one: Ratio = { num: 1n, den: 1n };
+  const leg = (base: string, quote: string): QuotedRate | undefined => {
+    if (base === quote) return { rate: one, source: 'identity', at: Number.POSITIVE_INFINITY };
+    if (base === 'USDT' && quote === 'USD' && usdtPeg) return { rate: one, source: 'peg', at: Number.POSITIVE_INFINITY };
     const direct = fresh(`${base}/${quote}`);
-    if (direct) return direct;
+    if (direct) return { ...direct, rate: ratio(direct.rate) };
     const inverse = fresh(`${quote}/${base}`);
-    return inverse && { ...inverse, rate: invertRate(inverse.rate) };
+    return inverse && { ...inverse, rate: invertRate(ratio(inverse.rate)) };
   };
   const direct = leg(unit, fiat);
   if (direct) return direct;

@@ -1,6 +1,6 @@
 import { writeTx, type Db } from '../db/open.ts';
 import type { RatesTable } from '../db/schema.ts';
-import { formatRate, parseRate, resolveRate, type Fiat, type PairRate } from '../domain/rates.ts';
+import { formatRate, parseRate, resolveRate, type Fiat, type PairRate, type QuotedRate } from '../domain/rates.ts';
 import type { Clock } from '../domain/ports.ts';
 import type { RateReading } from './source.ts';
 
@@ -69,7 +69,7 @@ export function createRateBook(o: RateBookOptions) {
 
   return {
     /** The rate to convert a `fiat` price into `unit` (the method's currency) now; undefined: none fresh. */
-    async quote(unit: string, fiat: Fiat): Promise<PairRate | undefined> {
+    async quote(unit: string, fiat: Fiat): Promise<QuotedRate | undefined> {
       // The identity and the peg need no rows.
       const direct = resolveRate(unit, fiat, () => undefined, o.usdtPeg);
       if (direct) return direct;

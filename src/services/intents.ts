@@ -15,7 +15,7 @@ import type { Merchant } from './merchants.ts';
 import { UUID_V4 } from './merchants.ts';
 import type { Outbox } from './outbox.ts';
 import type { RateBook } from '../pricing/book.ts';
-import { convertPrice, FIAT_CODES, FIATS, formatRate, isFiat, type Fiat } from '../domain/rates.ts';
+import { convertPrice, FIAT_CODES, FIATS, formatRate, isFiat, ratioToRate, type Fiat } from '../domain/rates.ts';
 import type { IntentPricing } from '../domain/intent.ts';
 
 /** What the composition root knows about each enabled method. */
@@ -141,7 +141,7 @@ export function createIntentService(d: IntentServiceDeps) {
   async function quotePrice(method: Method, deposit: MethodDeposit, price: { amount: number; currency: string }, now: number): Promise<{ amountMinor: bigint; pricing: IntentPricing }> {
     const { fiat, priceMinor, text } = checkPrice(price);
     const { unit, decimals } = METHOD_RULES[method];
-    const rate = await (d.pricing?.book.quote(unit, fiat) ?? (unit === fiat ? Promise.resolve({ rate: 10n ** 18n, source: 'identity', at: now }) : undefined));
+    const rate = await (d.pricing?.book.quote(unit, fiat) ?? (unit === fiat ? Promise.resolve({ rate: { num: 1n, den: 1n }, source: 'identity', at: now }) : undefined));
     if (!rate) {
       const retryAfter = d.pricing?.retryAfterSeconds ?? 60;
       throw new PaydError('RATE_UNAVAILABLE', `no fresh ${unit}/${fiat} rate right now; retry in ${retryAfter} s (Retry-After) or price in ${unit}`, { retryAfter });
@@ -149,7 +149,7 @@ export function createIntentService(d: IntentServiceDeps) {
     const amountMinor = convertPrice(priceMinor, FIATS[fiat].decimals, rate.rate, decimals, deposit.amounts.stepMinor);
     checkRange(method, deposit, amountMinor, true);
     const quoteSeconds = Math.min(d.pricing?.quoteSeconds ?? d.ttlSeconds, d.ttlSeconds);
-    return { amountMinor, pricing: { priceAmount: text, priceCurrency: fiat, rate: formatRate(rate.rate), source: rate.source, quotedAt: now, validUntil: now + Math.round(quoteSeconds * 1000) } };
+    return { amountMinor, pricing: { priceAmount: text, priceCurrency: fiat, rate: formatRate(ratioToRate(rate.rate)), source: rate.source, quotedAt: now, validUntil: now + Math.round(quoteSeconds * 1000) } };
   }
 
   /**
