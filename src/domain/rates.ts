@@ -120,22 +120,27 @@ export interface QuotedRate {
  * rates `fresh(pair)` offers ("USDT/INR"): the identity for the same currency, the USDT peg for
  * USDT/USD when the operator chose it, the direct pair, its inverse, or a cross rate through
  * USD (e.g. SOL/INR = SOL/USD × USD/INR, the fiat leg from ECB rates). Undefined: no fresh rate.
+ * A pair the operator configured (`fresh` answers 'stale' while it has no fresh rate) is never
+ * replaced by its inverse or a cross rate: those are other prices (USDT/INR on Indian books
+ * carries a premium over USD/INR), so its outage refuses creates instead of re-pricing them.
  */
-export function resolveRate(unit: string, fiat: Fiat, fresh: (pair: string) => PairRate | undefined, usdtPeg: boolean): QuotedRate | undefined {
+export function resolveRate(unit: string, fiat: Fiat, fresh: (pair: string) => PairRate | 'stale' | undefined, usdtPeg: boolean): QuotedRate | undefined {
   const one: Ratio = { num: 1n, den: 1n };
-  const leg = (base: string, quote: string): QuotedRate | undefined => {
+  const leg = (base: string, quote: string): QuotedRate | 'stale' | undefined => {
     if (base === quote) return { rate: one, source: 'identity', at: Number.POSITIVE_INFINITY };
     if (base === 'USDT' && quote === 'USD' && usdtPeg) return { rate: one, source: 'peg', at: Number.POSITIVE_INFINITY };
     const direct = fresh(`${base}/${quote}`);
-    if (direct) return { ...direct, rate: ratio(direct.rate) };
+    if (direct) return direct === 'stale' ? direct : { ...direct, rate: ratio(direct.rate) };
     const inverse = fresh(`${quote}/${base}`);
-    return inverse && { ...inverse, rate: invertRate(ratio(inverse.rate)) };
+    if (inverse) return inverse === 'stale' ? inverse : { ...inverse, rate: invertRate(ratio(inverse.rate)) };
+    return undefined;
   };
   const direct = leg(unit, fiat);
+  if (direct === 'stale') return undefined;
   if (direct) return direct;
   if (unit === 'USD' || fiat === 'USD') return undefined;
   const a = leg(unit, 'USD');
-  const b = a && leg('USD', fiat);
-  if (!a || !b) return undefined;
+  const b = a && a !== 'stale' ? leg('USD', fiat) : undefined;
+  if (!a || a === 'stale' || !b || b === 'stale') return undefined;
   return { rate: multiplyRates(a.rate, b.rate), source: [a.source, b.source].filter((s) => s !== 'identity').join('×'), at: Math.min(a.at, b.at) };
 }

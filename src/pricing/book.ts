@@ -75,7 +75,7 @@ export function createRateBook(o: RateBookOptions) {
       if (direct) return direct;
       const all = await rows();
       const now = o.clock.now();
-      return resolveRate(unit, fiat, (pair) => freshFrom(all, now, pair), o.usdtPeg);
+      return resolveRate(unit, fiat, (pair) => freshFrom(all, now, pair) ?? (o.pairs[pair] ? 'stale' : undefined), o.usdtPeg);
     },
 
     /** Writes one refresh's outcomes in one transaction. A failure keeps the previous good rate (until it is too old). */

@@ -66,4 +66,7 @@ test('resolveRate: identity, the USDT peg, a direct pair, its inverse, and a cro
   // Exact: 1/84 ₹ per… shown rounded down at 18 decimals.
   assert.equal(formatRate(ratioToRate(inrUsd.rate)), '0.011904761904761904');
   assert.equal(resolveRate('SOL', 'EUR', (p) => (p === 'USD/EUR' ? undefined : get(p)), true), undefined);
+  // A configured pair without a fresh rate is not replaced by a cross rate (USDT × USD/INR is another price).
+  assert.equal(resolveRate('USDT', 'INR', (p) => (p === 'USDT/INR' ? 'stale' : get(p)), true), undefined);
+  assert.equal(resolveRate('USDT', 'INR', (p) => (p === 'USDT/INR' ? undefined : get(p)), true)!.source, 'peg×frankfurter');
 });
