@@ -251,6 +251,7 @@ export async function createApp(o: AppOptions) {
     upiSilence,
     clock,
     // What the worker leader last recorded (every 5 s), and the limit it is held to.
+    rates: () => pricing.book.status(),
     lag: async (key) => ({ asOf: (await ledger.loadCheckpoint<{ asOf?: number }>(positionKey(key)))?.asOf, maxLagMs: sandbox ? undefined : lagLimit(config, key) }),
   });
 

@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { payd } from '../helpers/cli.ts';
 import { startPayd, testClock, type PaydHarness, type TestClock } from '../helpers/payd.ts';
 import { forEachStore, type TestStore } from '../helpers/stores.ts';
 import { startFakeRateSources, type FakeSourceName } from '../fakes/rates/server.ts';
@@ -247,4 +250,14 @@ test('the worker leader refreshes rates by itself; /metrics reports each pair an
   assert.match(text, /payd_rate_available\{pair="USDT\/INR"\} 1/);
   assert.match(text, /payd_rate_age_seconds\{pair="SOL\/USD",source="binance"\} \d+/);
   assert.match(text, /payd_rate_source_failures\{pair="USDT\/INR",source="wazirx"\} 0/);
+
+  // `payd rates` and `payd doctor` in another process read what the leader recorded.
+  writeFileSync(join(p.dir, 'payd.config.json'), JSON.stringify(p.rawConfig));
+  const rates = await payd(['rates'], { cwd: p.dir });
+  assert.equal(rates.code, 0, rates.err);
+  assert.match(rates.out, /^USDT\/INR: 83\.75 from coindcx, \d+ s old$/m);
+  assert.match(rates.out, /^ {2}wazirx +83\.8 +\d+ s old$/m);
+  assert.match(rates.out, /^SOL\/USD: 150 from kraken/m);
+  const doctor = await payd(['doctor'], { cwd: p.dir });
+  assert.match(doctor.out, /^ok +rate USD\/EUR: 0\.92 from frankfurter, \d+ s old$/m);
 });
