@@ -1,7 +1,7 @@
 import type { Intent } from '../../domain/intent.ts';
 import { METHOD_RULES, type Method } from '../../domain/methods.ts';
 import { html, type Safe } from './escape.ts';
-import { shownAmount } from './format.ts';
+import { quoteLine, shownAmount } from './format.ts';
 import type { CheckoutState } from './state.ts';
 
 export interface AssetUrls {
@@ -85,6 +85,7 @@ export function checkoutPage(p: PageInput): string {
   const method = intent.method;
   const unit = method === 'UPI' ? '' : METHOD_RULES[method].unit;
   const pay = shownAmount(method, intent.payAmountMinor);
+  const quote = quoteLine(intent);
   const addressLabel = method === 'UPI' ? 'UPI ID (VPA)' : 'Address';
   const warning = NETWORK_WARNING[method];
   const testBanner = p.livemode
@@ -110,6 +111,7 @@ export function checkoutPage(p: PageInput): string {
       <p class="amount"><span id="pay-amount" data-copy-value="${pay.plain}">${pay.text}</span>${unit ? html` <span class="unit">${unit}</span>` : html``}
         <button type="button" class="copy" data-copy="pay-amount">Copy</button></p>
       <p class="note" id="exact-note"><strong>Pay exactly this amount</strong>, in one payment: the exact amount is how your payment is recognised.</p>
+      ${quote ? html`<p class="note" id="quote" data-valid-until="${quote.validUntil}">${quote.text}</p>` : html``}
     </div>
 
     <a class="app-button" id="app-button" href="${intent.paymentUri}">${APP_BUTTON[method]}</a>
