@@ -1,4 +1,3 @@
-import { METHOD_RULES, type Method } from '../../domain/methods.ts';
 import { formatMinor, formatMinorFixed } from '../../domain/money.ts';
 import type { Intent } from '../../domain/intent.ts';
 import { FIATS, type Fiat } from '../../domain/rates.ts';
@@ -18,15 +17,15 @@ export interface ShownAmount {
 }
 
 /**
- * Rupees with the ₹ sign, Indian grouping and paise; crypto with every significant decimal
+ * Fiat (rupees) with its sign (₹), Indian grouping and paise; crypto with every significant decimal
  * (never rounded: the exact amount is how the payment is matched), at least two.
  */
-export function shownAmount(method: Method, minor: bigint): ShownAmount {
-  const { decimals } = METHOD_RULES[method];
-  if (method === 'UPI') {
+export function shownAmount(method: { decimals: number; fiatSign?: string }, minor: bigint): ShownAmount {
+  const { decimals, fiatSign } = method;
+  if (fiatSign !== undefined) {
     const fixed = formatMinorFixed(minor, decimals);
     const [int, frac] = fixed.split('.');
-    return { text: `₹${groupIndian(int)}.${frac}`, plain: fixed };
+    return { text: `${fiatSign}${groupIndian(int)}.${frac}`, plain: fixed };
   }
   const exact = formatMinor(BigInt(minor), decimals);
   const [int, frac = ''] = exact.split('.');
@@ -46,11 +45,11 @@ export function shownPrice(amount: string, currency: Fiat): string {
  * (the converted amount, before any unique offset; the time in UTC, HH:MM). Null without a quote
  * or for the identity (UPI priced in INR says nothing new).
  */
-export function quoteLine(intent: Intent): { text: string; validUntil: string } | null {
+export function quoteLine(intent: Intent, method: { decimals: number; fiatSign?: string; unit: string }): { text: string; validUntil: string } | null {
   const q = intent.pricing;
   if (!q || q.source === 'identity') return null;
-  const unit = METHOD_RULES[intent.method].unit;
-  const amount = intent.method === 'UPI' ? shownAmount(intent.method, intent.amountMinor).text : `${shownAmount(intent.method, intent.amountMinor).text} ${unit}`;
+  const shown = shownAmount(method, intent.amountMinor).text;
+  const amount = method.fiatSign !== undefined ? shown : `${shown} ${method.unit}`;
   const hhmm = new Date(q.validUntil).toISOString().slice(11, 16);
-  return { text: `${shownPrice(q.priceAmount, q.priceCurrency)} = ${amount} at ${q.rate} ${FIATS[q.priceCurrency].sign}/${unit}, valid until ${hhmm} UTC`, validUntil: new Date(q.validUntil).toISOString() };
+  return { text: `${shownPrice(q.priceAmount, q.priceCurrency)} = ${amount} at ${q.rate} ${FIATS[q.priceCurrency].sign}/${method.unit}, valid until ${hhmm} UTC`, validUntil: new Date(q.validUntil).toISOString() };
 }
