@@ -46,11 +46,14 @@ serveChild<DurableServerData>(async () => {
   });
 
   const itemIds: string[] = [];
-  for (let i = 0; i < seed; i++) {
-    const id = randomUUID();
-    insert.run({ id, order_id: `seed-${i}`, currency: 'UPI', amount: 900_000 + i, created_at: Date.now() });
-    itemIds.push(id);
-  }
+  // One transaction: one fsync for the seed, not one per row.
+  sqlite.transaction(() => {
+    for (let i = 0; i < seed; i++) {
+      const id = randomUUID();
+      insert.run({ id, order_id: `seed-${i}`, currency: 'UPI', amount: 900_000 + i, created_at: Date.now() });
+      itemIds.push(id);
+    }
+  })();
   const server = await serveHttp(app, '127.0.0.1', 0);
   return {
     data: { url: server.url, itemIds },
