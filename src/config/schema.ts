@@ -179,11 +179,36 @@ const lagOverPoll = <T extends { maxLagSeconds?: number; pollSeconds: number }>(
 ] as const;
 const chainMaxLag = v.optional(v.pipe(num(), v.finite(), v.gtValue(0, 'must be greater than 0')));
 
+/**
+ * Several upstreams for one chain (methods/upstream-pool.ts): any TronGrid-compatible API or
+ * Solana JSON-RPC. `weight` (default 1) divides an endpoint's latency score: 2 is preferred to 1.
+ */
+const Endpoint = v.strictObject({
+  url: httpUrl,
+  apiKey: v.optional(SecretRef),
+  weight: v.optional(v.pipe(num(), v.finite(), v.gtValue(0, 'must be greater than 0')), 1),
+});
+const endpointList = v.optional(
+  v.pipe(
+    v.array(Endpoint, 'expected a list of { "url", "apiKey"?, "weight"? }'),
+    v.minLength(1, 'must list at least one endpoint'),
+    v.check((list) => new Set(list.map((e) => e.url.replace(/\/+$/, ''))).size === list.length, 'lists the same url twice'),
+  ),
+);
+/** `endpoints` replaces the single-upstream keys; both at once would leave one of them unused. */
+const endpointsAlone = <T extends { endpoints?: unknown[] }>(single: string[]) =>
+  v.forward<T, v.CheckIssue<T>, ['endpoints']>(
+    v.check((c: T) => c.endpoints === undefined || single.every((k) => (c as Record<string, unknown>)[k] === undefined), `cannot be combined with ${single.join(' or ')} (move them into the list)`),
+    ['endpoints'] as never,
+  );
+
 const TronFields = v.strictObject({
   ...methodCommon,
   address: v.pipe(v.string(), v.check(isTronAddress, 'expected a TRON base58check address (T…)')),
-  apiUrl: v.optional(httpUrl, 'https://api.trongrid.io'),
+  /** One TronGrid-compatible API (default https://api.trongrid.io); or `endpoints`. */
+  apiUrl: v.optional(httpUrl),
   apiKey: v.optional(SecretRef),
+  endpoints: endpointList,
   contract: v.optional(
     v.pipe(v.string(), v.check(isTronAddress, 'expected a TRON base58check address (T…)')),
     'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t',
@@ -195,12 +220,14 @@ const TronFields = v.strictObject({
   /** /readyz 503 when the source is this far behind the head TronGrid reports. */
   maxLagSeconds: chainMaxLag,
 });
-const TronConfig = v.pipe(TronFields, ...lagOverPoll<v.InferOutput<typeof TronFields>>());
+const TronConfig = v.pipe(TronFields, endpointsAlone<v.InferOutput<typeof TronFields>>(['apiUrl', 'apiKey']), ...lagOverPoll<v.InferOutput<typeof TronFields>>());
 
 const solanaCommon = {
   ...methodCommon,
   wallet: v.pipe(v.string(), v.check(isSolanaAddress, 'expected a Solana public key (base58)')),
-  rpcUrl: v.optional(httpUrl, 'https://api.mainnet-beta.solana.com'),
+  /** One JSON-RPC URL (default https://api.mainnet-beta.solana.com); or `endpoints`. */
+  rpcUrl: v.optional(httpUrl),
+  endpoints: endpointList,
   wsUrl: v.optional(wsUrl, null),
   commitment,
   pollSeconds: seconds(10),
@@ -209,7 +236,7 @@ const solanaCommon = {
 };
 
 const SolFields = v.strictObject(solanaCommon);
-const SolConfig = v.pipe(SolFields, ...lagOverPoll<v.InferOutput<typeof SolFields>>());
+const SolConfig = v.pipe(SolFields, endpointsAlone<v.InferOutput<typeof SolFields>>(['rpcUrl']), ...lagOverPoll<v.InferOutput<typeof SolFields>>());
 const UsdtSolFields = v.strictObject({
   ...solanaCommon,
   mint: v.optional(

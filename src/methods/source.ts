@@ -18,6 +18,8 @@ export interface PaymentSource {
 export interface DoctorResult {
   ok: boolean;
   message: string;
+  /** With several endpoints: one line each (`what` names the endpoint, without its key). */
+  endpoints?: { ok: boolean; what: string; message: string }[];
 }
 
 export interface SourceDeps {
