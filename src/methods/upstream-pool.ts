@@ -10,7 +10,7 @@
  * and the head it last reported (TRON solidified block, Solana slot): one far behind the
  * newest head any endpoint reports is used only when nothing else answers.
  */
-import type { Clock, Random } from '../domain/ports.ts';
+import type { Clock, Metrics, Random } from '../domain/ports.ts';
 import { jittered } from '../workers/loop.ts';
 
 /** One configured endpoint, its secret already read. */
@@ -27,10 +27,7 @@ export type Fault = { kind: 'throttled'; retryAfterMs?: number } | { kind: 'erro
 export type RequestOutcome = 'ok' | 'throttled' | 'error';
 
 /** The Metrics side the pool feeds (payd_upstream_requests_total, payd_upstream_throttled_seconds_total). */
-export interface UpstreamMetrics {
-  upstreamRequest(endpoint: string, outcome: RequestOutcome): void;
-  upstreamThrottled(endpoint: string, seconds: number): void;
-}
+export type UpstreamMetrics = Pick<Metrics, 'upstreamRequest' | 'upstreamThrottled'>;
 
 export interface EndpointHealth {
   /** The URL as logs and metrics show it: no key, no query, no credentials. */

@@ -11,7 +11,7 @@ import type { Connection } from '@solana/web3.js';
 import type { SolMethodConfig as SolSection, UsdtSolMethodConfig as UsdtSolSection } from '../../config/schema.ts';
 import type { Resolved } from '../../config/secret.ts';
 import { solanaEndpoints } from '../endpoints.ts';
-import { callUrl, createUpstreamPool, type Member, type UpstreamMetrics } from '../upstream-pool.ts';
+import { callUrl, createUpstreamPool, type Member } from '../upstream-pool.ts';
 import { isSolanaAddress } from '../../config/addresses.ts';
 import type { DoctorResult, PaymentSource, SourceDeps } from '../source.ts';
 import { describeError, runLoop, WakeSignal } from '../../workers/loop.ts';
@@ -39,7 +39,6 @@ export interface SolanaSourceOptions {
   backoff?: { baseMs: number; maxMs: number };
   /** How long a cycle waits for every endpoint's slot before listing on one that answered, ms. Default 2 s. */
   headWaitMs?: number;
-  upstreamMetrics?: UpstreamMetrics;
 }
 
 export type SolanaDeps = SourceDeps & SolanaSourceOptions;

@@ -15,7 +15,7 @@ import type { Config } from '../../config/load.ts';
 import type { DoctorResult, PaymentSource, SourceDeps } from '../source.ts';
 import { runLoop } from '../../workers/loop.ts';
 import { toBase58 } from './address.ts';
-import { callUrl, createUpstreamPool, type UpstreamMetrics } from '../upstream-pool.ts';
+import { callUrl, createUpstreamPool } from '../upstream-pool.ts';
 import { tronEndpoints } from '../endpoints.ts';
 import { createTronGridClient, type Fetch } from './client.ts';
 import { checkTronEndpoint } from './doctor.ts';
@@ -30,7 +30,7 @@ export interface TronTuning extends PollerTuning {
   backoff: { baseMs: number; maxMs: number };
 }
 
-export type TronSourceDeps = SourceDeps & { fetch?: Fetch; tuning?: Partial<TronTuning>; upstreamMetrics?: UpstreamMetrics };
+export type TronSourceDeps = SourceDeps & { fetch?: Fetch; tuning?: Partial<TronTuning> };
 
 /** A PaymentSource that also exposes one polling cycle (tests, one-shot tools). */
 export interface TronSource extends PaymentSource {
