@@ -100,8 +100,8 @@ export function createPoller(o: PollerOptions): { tick(signal: AbortSignal): Pro
    * Every ready endpoint's slot at the commitment, side by side, waiting at most `headWaitMs`:
    * a complete scan has handled everything up to the slot its endpoint reported before it.
    */
-  async function readHeads(signal: AbortSignal): Promise<Map<Member<SolanaEndpoint>, number>> {
-    const got = new Map<Member<SolanaEndpoint>, number>();
+  async function readHeads(signal: AbortSignal): Promise<Map<Member<SolanaEndpoint>, number | { error: unknown }>> {
+    const got = new Map<Member<SolanaEndpoint>, number | { error: unknown }>();
     const reads = o.pool.ready().map(async (m) => {
       try {
         const slot = await m.spec.conn.getSlot(o.commitment);
@@ -109,7 +109,7 @@ export function createPoller(o: PollerOptions): { tick(signal: AbortSignal): Pro
         heads.observe(slot, o.clock.now());
         got.set(m, slot);
       } catch (err) {
-        o.log.debug('solana slot unreadable', { endpoint: m.label, error: describeError(err) });
+        got.set(m, { error: err });
       }
     });
         const done = new AbortController();
@@ -130,11 +130,14 @@ export function createPoller(o: PollerOptions): { tick(signal: AbortSignal): Pro
     // Endpoints whose slot answered first (ahead before behind, then by health); the others only when those fail.
     const order = o.pool.order();
     const errors: { label: string; error: unknown }[] = [];
-    for (const m of [...order.filter((x) => got.has(x)), ...order.filter((x) => !got.has(x))]) {
+    const answered = (x: Member<SolanaEndpoint>) => typeof got.get(x) === 'number';
+    for (const m of [...order.filter(answered), ...order.filter((x) => !answered(x))]) {
       try {
-        // An endpoint whose slot did not answer yet is asked now: every Solana RPC serves getSlot,
-        // and one that fails it (429, timeout) fails the listing too.
-        let slot = got.get(m);
+        // Every Solana RPC serves getSlot: one that failed it (429, timeout) fails the listing too.
+        // One whose slot did not answer in time (or that was resting) is asked now.
+        const read = got.get(m);
+        if (typeof read === 'object') throw read.error;
+        let slot = read;
         if (slot === undefined) {
           slot = await m.spec.conn.getSlot(o.commitment);
           o.pool.observeHead(m, slot);
