@@ -11,9 +11,9 @@ import { test } from 'node:test';
 import { Secret } from '../../src/config/secret.ts';
 import { createTronSource } from '../../src/methods/tron/source.ts';
 import { runWithCycleReporter, type CycleReporter } from '../../src/workers/cycle.ts';
-import { recordingLogger } from '../fakes/solana-ledger.ts';
-import { createFakeLedger } from '../fakes/tron-ledger.ts';
-import { midRandom } from '../fakes/tron-harness.ts';
+import { recordingLogger } from '../helpers/solana-ledger.ts';
+import { createFakeLedger } from '../helpers/tron-ledger.ts';
+import { midRandom } from '../helpers/tron-harness.ts';
 import { MERCHANT, RATE_LIMIT_429, USDT, startFakeTronGrid, type FakeTronGrid } from '../fakes/trongrid.ts';
 
 const POLL_MS = 200;
