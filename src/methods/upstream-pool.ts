@@ -79,7 +79,7 @@ export function redactUrl(url: string): string {
   // A long opaque path segment is a token; readable ones (/v2, /rpc, /solana) stay.
   const path = u.pathname
     .split('/')
-    .map((seg) => (seg.length >= 16 && /^[A-Za-z0-9_-]+$/.test(seg) && /\d/.test(seg) ? '…' : seg.includes('{apiKey}') ? '…' : seg))
+    .map((seg) => (seg.length >= 16 && /^[A-Za-z0-9_-]+$/.test(seg) && /\d/.test(seg) ? '…' : seg.includes('%7BapiKey%7D') ? '…' : seg))
     .join('/');
   return `${u.protocol}//${u.host}${path === '/' ? '' : path}`;
 }

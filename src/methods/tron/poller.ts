@@ -24,7 +24,6 @@ import { walkPages } from './pages.ts';
 import { createRescan } from './rescan.ts';
 import type { PageFilter, Trc20Item } from './trc20-page.ts';
 
-export { rowKeys, toPayment } from './adapt.ts';
 
 export interface PollerTuning {
   /** First start without a checkpoint: how far back to look, ms. */
