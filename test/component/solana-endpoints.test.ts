@@ -84,7 +84,7 @@ test('two Solana RPC endpoints at different slots, one timing out: every payment
 
   assert.deepEqual(ledger.payments.map((p) => p.txRef), [p1, p2, p3]);
   for (const sig of [p1, p2, p3]) assert.equal(calls.get(sig), 1, 'each transaction read and handed over once');
-  for (const ms of [p1ms, p2ms, p3ms]) assert.ok(ms < POLL_MS + 1500, `read after ${ms} ms`);
+  for (const ms of [p1ms, p2ms, p3ms]) assert.ok(ms < POLL_MS + 3000, `read after ${ms} ms`);
   assert.ok(metrics.some((m) => m.endpoint === a.url && m.outcome === 'error'), 'the timeouts count against A');
   assert.ok(metrics.some((m) => m.endpoint === b.url && m.outcome === 'ok'));
 });

@@ -122,7 +122,7 @@ test('two TronGrid endpoints: 429 then 503 on one, the other lagging then catchi
   for (const p of [p1, p2, p3]) assert.equal(ingestedOnce(p.txid), 1);
   assert.equal(ledger.payments().length, 4);
   // One poll interval, plus the slack of a loaded 2-core machine.
-  for (const ms of [p1.ms, p2.ms, p3.ms, p4ms]) assert.ok(ms < POLL_MS + 1500, `settled after ${ms} ms`);
+  for (const ms of [p1.ms, p2.ms, p3.ms, p4ms]) assert.ok(ms < POLL_MS + 3000, `settled after ${ms} ms`);
 
   // Metrics: by endpoint URL (no key). A's 429s rested for the time its body named (1 s + 0.5 s); its 503s
   // (TronGrid's older over-limit answer, no wait named) for the backoff; its 500s were errors.
