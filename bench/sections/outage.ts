@@ -17,7 +17,8 @@ async function catchUp(endpoints: { url: string; apiKey?: string }[], ctx: Bench
   try {
     const deadline = Date.now() + 180_000;
     for (;;) {
-      const ready = (await (await fetch(p.url + '/readyz')).json()) as { sources?: Record<string, { state: string }> };
+      // A reused connection the server already closed is no answer: ask again.
+      const ready = (await fetch(p.url + '/readyz', { headers: { connection: 'close' } }).then((r) => r.json(), () => ({}))) as { sources?: Record<string, { state: string }> };
       if (ready.sources?.USDT_TRC20?.state === 'ok') break;
       if (Date.now() > deadline) throw new Error(`outage: ${what} not caught up after 180 s`);
       await sleep(20);

@@ -195,6 +195,13 @@ const endpointList = v.optional(
     v.check((list) => new Set(list.map((e) => e.url.replace(/\/+$/, ''))).size === list.length, 'lists the same url twice'),
   ),
 );
+/** Solana RPC has no key header of its own: a key goes where the provider wants it, at `{apiKey}` in the url. */
+const solanaEndpointList = v.optional(
+  v.pipe(
+    v.unwrap(endpointList),
+    v.check((list) => list.every((e) => e.apiKey === undefined || e.url.includes('{apiKey}')), 'an apiKey needs {apiKey} in its url, where the provider wants the key (e.g. "https://mainnet.helius-rpc.com/?api-key={apiKey}")'),
+  ),
+);
 /** `endpoints` replaces the single-upstream keys; both at once would leave one of them unused. */
 const endpointsAlone = <T extends { endpoints?: unknown[] }>(single: string[]) =>
   v.forward<T, v.CheckIssue<T>, ['endpoints']>(
@@ -227,7 +234,7 @@ const solanaCommon = {
   wallet: v.pipe(v.string(), v.check(isSolanaAddress, 'expected a Solana public key (base58)')),
   /** One JSON-RPC URL (default https://api.mainnet-beta.solana.com); or `endpoints`. */
   rpcUrl: v.optional(httpUrl),
-  endpoints: endpointList,
+  endpoints: solanaEndpointList,
   wsUrl: v.optional(wsUrl, null),
   commitment,
   pollSeconds: seconds(10),

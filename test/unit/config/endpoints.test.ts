@@ -44,3 +44,7 @@ test('bad endpoint lists are refused with the path named', () => {
   ];
   for (const [methods, message] of bad) assert.throws(() => parse(methods), message, JSON.stringify(methods));
 });
+
+test('a Solana endpoint key needs a {apiKey} place in its url (JSON-RPC has no key header)', () => {
+  assert.throws(() => parse({ SOL: { wallet: WALLET, endpoints: [{ url: 'https://rpc.example', apiKey: 'k' }] } }), /methods\.SOL\.endpoints: an apiKey needs \{apiKey\} in its url/);
+});
