@@ -15,12 +15,12 @@ async function catchUp(endpoints: { url: string; apiKey?: string }[], ctx: Bench
   const t0 = performance.now();
   const p = await startMethodPayd({ USDT_TRC20: { address: MERCHANT, pollSeconds: POLL_S, endpoints } });
   try {
-    const deadline = Date.now() + 180_000;
+    const deadline = Date.now() + 600_000;
     for (;;) {
       // A reused connection the server already closed is no answer: ask again.
       const ready = (await fetch(p.url + '/readyz', { headers: { connection: 'close' } }).then((r) => r.json(), () => ({}))) as { sources?: Record<string, { state: string }> };
       if (ready.sources?.USDT_TRC20?.state === 'ok') break;
-      if (Date.now() > deadline) throw new Error(`outage: ${what} not caught up after 180 s`);
+      if (Date.now() > deadline) throw new Error(`outage: ${what} not caught up after 600 s`);
       await sleep(20);
     }
     const seconds = (performance.now() - t0) / 1000;
