@@ -1,7 +1,8 @@
 import { isoUtc } from './iso-time.ts';
 import { DecimalNumber } from './json.ts';
-import { METHOD_RULES, type Method } from './methods.ts';
+import type { Method } from './methods.ts';
 import { formatMinor } from './money.ts';
+import type { Fiat } from './rates.ts';
 
 export type IntentStatus = 'pending' | 'settled' | 'expired' | 'canceled';
 
@@ -19,7 +20,7 @@ export interface Intent {
   /** What the payer is asked to send: the amount plus a small unique offset. */
   payAmountMinor: bigint;
   receiver: string;
-  /** Solana Pay reference (SOL, USDT_SOL), else null. */
+  /** The reference key the payer's transfer carries (Solana Pay methods), else null. */
   reference: string | null;
   paymentUri: string;
   status: IntentStatus;
@@ -31,6 +32,21 @@ export interface Intent {
   paymentId: string | null;
   updatedAt: number;
   canceledAt: number | null;
+  /** Set when the intent was priced in fiat: the price as given and the quote it was converted at. */
+  pricing: IntentPricing | null;
+}
+
+/** A fiat price and the locked quote that turned it into `amountMinor` (issue #31). */
+export interface IntentPricing {
+  /** Decimal text, as the merchant gave it ("1999", "19.99"). */
+  priceAmount: string;
+  priceCurrency: Fiat;
+  /** Decimal text: price currency per 1 unit of the method's currency. */
+  rate: string;
+  /** Which source(s) gave the rate: "coindcx", "kraken×frankfurter", "peg", "identity". */
+  source: string;
+  quotedAt: number;
+  validUntil: number;
 }
 
 const iso = (ms: number | null): string | null => (ms === null ? null : isoUtc(ms));
@@ -45,11 +61,13 @@ export interface ViewContext {
   livemode: boolean;
   /** Base of checkout_url, without trailing slash. */
   publicUrl: string;
+  /** Decimal places of a method's minor unit (its descriptor's rules). */
+  decimalsOf: (method: Method) => number;
 }
 
 /** The fetch response (spec fields first, then ours). Also the `data` of every webhook. */
 export function intentView(intent: Intent, ctx: ViewContext) {
-  const decimals = METHOD_RULES[intent.method].decimals;
+  const decimals = ctx.decimalsOf(intent.method);
   const amount = (minor: bigint) => new DecimalNumber(formatMinor(minor, decimals));
   return {
     intent_id: intent.id,
@@ -69,6 +87,10 @@ export function intentView(intent: Intent, ctx: ViewContext) {
     checkout_url: `${ctx.publicUrl}/pay/${intent.id}`,
     return_url: intent.returnUrl ?? undefined,
     livemode: ctx.livemode,
+    price: intent.pricing ? { amount: new DecimalNumber(intent.pricing.priceAmount), currency: intent.pricing.priceCurrency } : undefined,
+    quote: intent.pricing
+      ? { rate: new DecimalNumber(intent.pricing.rate), source: intent.pricing.source, quoted_at: isoUtc(intent.pricing.quotedAt), valid_until: isoUtc(intent.pricing.validUntil) }
+      : undefined,
   };
 }
 

@@ -1,5 +1,6 @@
-import { METHOD_RULES, type Method } from '../../domain/methods.ts';
 import { formatMinor, formatMinorFixed } from '../../domain/money.ts';
+import type { Intent } from '../../domain/intent.ts';
+import { FIATS, type Fiat } from '../../domain/rates.ts';
 
 /** Indian digit grouping of a whole number: 1499 → "1,499", 1234567 → "12,34,567". */
 export function groupIndian(int: string): string {
@@ -16,18 +17,39 @@ export interface ShownAmount {
 }
 
 /**
- * Rupees with the ₹ sign, Indian grouping and paise; crypto with every significant decimal
+ * Fiat (rupees) with its sign (₹), Indian grouping and paise; crypto with every significant decimal
  * (never rounded: the exact amount is how the payment is matched), at least two.
  */
-export function shownAmount(method: Method, minor: bigint): ShownAmount {
-  const { decimals } = METHOD_RULES[method];
-  if (method === 'UPI') {
+export function shownAmount(method: { decimals: number; fiatSign?: string }, minor: bigint): ShownAmount {
+  const { decimals, fiatSign } = method;
+  if (fiatSign !== undefined) {
     const fixed = formatMinorFixed(minor, decimals);
     const [int, frac] = fixed.split('.');
-    return { text: `₹${groupIndian(int)}.${frac}`, plain: fixed };
+    return { text: `${fiatSign}${groupIndian(int)}.${frac}`, plain: fixed };
   }
   const exact = formatMinor(BigInt(minor), decimals);
   const [int, frac = ''] = exact.split('.');
   const text = `${int}.${frac.padEnd(2, '0')}`;
   return { text, plain: exact };
+}
+
+/** A fiat price for people: ₹ with Indian grouping, $ and € with thousands commas; always two decimals. */
+export function shownPrice(amount: string, currency: Fiat): string {
+  const [int, frac = ''] = amount.split('.');
+  const grouped = currency === 'INR' ? groupIndian(int) : int.replace(/\B(?=(\d{3})+$)/g, ',');
+  return `${FIATS[currency].sign}${grouped}.${frac.padEnd(FIATS[currency].decimals, '0')}`;
+}
+
+/**
+ * The quote line of a priced intent: "₹1,999.00 = 23.87 USDT at 83.75 ₹/USDT, valid until 14:32"
+ * (the converted amount, before any unique offset; the time in UTC, HH:MM). Null without a quote
+ * or for the identity (UPI priced in INR says nothing new).
+ */
+export function quoteLine(intent: Intent, method: { decimals: number; fiatSign?: string; unit: string }): { text: string; validUntil: string } | null {
+  const q = intent.pricing;
+  if (!q || q.source === 'identity') return null;
+  const shown = shownAmount(method, intent.amountMinor).text;
+  const amount = method.fiatSign !== undefined ? shown : `${shown} ${method.unit}`;
+  const hhmm = new Date(q.validUntil).toISOString().slice(11, 16);
+  return { text: `${shownPrice(q.priceAmount, q.priceCurrency)} = ${amount} at ${q.rate} ${FIATS[q.priceCurrency].sign}/${method.unit}, valid until ${hhmm} UTC`, validUntil: new Date(q.validUntil).toISOString() };
 }

@@ -8,8 +8,7 @@
  * A wsUrl adds a logs subscription that only wakes the poll early.
  */
 import type { Connection } from '@solana/web3.js';
-import type { SolMethodConfig as SolSection, UsdtSolMethodConfig as UsdtSolSection } from '../../config/schema.ts';
-import type { Resolved } from '../../config/secret.ts';
+import type { SolSection, UsdtSolSection } from './config.ts';
 import { solanaEndpoints } from '../endpoints.ts';
 import { callUrl, createUpstreamPool, type Member } from '../upstream-pool.ts';
 import { isSolanaAddress } from '../../config/addresses.ts';
@@ -21,8 +20,8 @@ import { createPoller, type SolanaEndpoint } from './poller.ts';
 import { historyCommitment, openConnection, readExchange, type ConnectionFactory } from './rpc.ts';
 
 /** The resolved config sections (secrets read). */
-export type SolMethodConfig = Resolved<SolSection>;
-export type UsdtSolMethodConfig = Resolved<UsdtSolSection>;
+export type SolMethodConfig = SolSection;
+export type UsdtSolMethodConfig = UsdtSolSection;
 import { subscribeWake } from './subscribe.ts';
 
 export interface SolanaSourceOptions {

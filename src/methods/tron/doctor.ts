@@ -1,5 +1,5 @@
 /** `payd doctor` for one TronGrid-compatible endpoint: reachable, its key, its head, its quota, what went wrong. */
-import { METHOD_RULES } from '../../domain/methods.ts';
+import { USDT_TRC20_DECIMALS } from './units.ts';
 import type { Clock } from '../../domain/ports.ts';
 import { describeError } from '../../workers/loop.ts';
 import type { DoctorResult } from '../source.ts';
@@ -15,7 +15,7 @@ export async function checkTronEndpoint(m: Member<TronEndpoint>, o: { address: s
     const started = o.clock.now();
     const body = await m.spec.client.listTrc20({ address: o.address, contract: o.contract, limit: 1 }, o.signal);
     const ms = Math.max(0, o.clock.now() - started);
-    parseTrc20Page(body, { receiver: o.address, contract: o.contract, decimals: METHOD_RULES.USDT_TRC20.decimals });
+    parseTrc20Page(body, { receiver: o.address, contract: o.contract, decimals: USDT_TRC20_DECIMALS });
     const key = hasKey ? 'API key accepted' : "no API key set (TronGrid's anonymous rate limit applies)";
     let head = '';
     try {

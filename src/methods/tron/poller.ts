@@ -9,7 +9,7 @@
  * watermark never passes the head of the endpoint that served the listing; and the lag counts
  * from when the newest head any endpoint reported was first seen.
  */
-import { METHOD_RULES } from '../../domain/methods.ts';
+import { USDT_TRC20_DECIMALS } from './units.ts';
 import type { IngestOutcome } from '../../domain/payment.ts';
 import type { Clock, Ledger, Logger } from '../../domain/ports.ts';
 import { createHeadWatch } from '../../domain/head-watch.ts';
@@ -75,7 +75,7 @@ export function classifyTron(err: unknown): Fault {
 
 export function createTronPoller(d: PollerDeps) {
   const key = `trongrid:${METHOD}:${d.address}:${d.contract}`;
-  const filter: PageFilter = { receiver: d.address, contract: d.contract, decimals: METHOD_RULES[METHOD].decimals };
+  const filter: PageFilter = { receiver: d.address, contract: d.contract, decimals: USDT_TRC20_DECIMALS };
   /** When the last complete listing ended (this process); undefined until the start-up catch-up is done. */
   let caughtUpAt: number | undefined;
   /** When each endpoint was last sent a request (ms), for pacing. */

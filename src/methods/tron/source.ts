@@ -11,7 +11,6 @@
  *   5 min so a stray payment is recorded as unmatched for the operator.
  */
 import { fetch as undiciFetch } from 'undici';
-import type { Config } from '../../config/load.ts';
 import type { DoctorResult, PaymentSource, SourceDeps } from '../source.ts';
 import { runLoop } from '../../workers/loop.ts';
 import { toBase58 } from './address.ts';
@@ -20,9 +19,10 @@ import { tronEndpoints } from '../endpoints.ts';
 import { createTronGridClient, type Fetch } from './client.ts';
 import { checkTronEndpoint } from './doctor.ts';
 import { createTronPoller, type PollerTuning, type TronEndpoint } from './poller.ts';
+import type { TronSection } from './config.ts';
 
 /** The resolved `methods.USDT_TRC20` section; `backfillHours` is read if the schema ever offers it. */
-export type TronSourceConfig = NonNullable<Config['methods']['USDT_TRC20']> & { backfillHours?: number };
+export type TronSourceConfig = TronSection & { backfillHours?: number };
 
 export interface TronTuning extends PollerTuning {
   /** Per-request wall-clock limit, ms. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseConfig } from '../../../src/config/load.ts';
+import { parseConfig } from '../../../src/methods/load-config.ts';
 import { solanaEndpoints, tronEndpoints } from '../../../src/methods/endpoints.ts';
 
 const TRON = 'TWiw9REQDT97WudRTTnw118xEFGc3HWwuM';
