@@ -134,7 +134,7 @@ export async function createApp(o: AppOptions) {
     allowLoopback,
   });
 
-  const sourceDeps = { ledger, db, clock, random, log: log.child({ component: 'source' }) };
+  const sourceDeps = { ledger, db, clock, random, log: log.child({ component: 'source' }), upstreamMetrics: metrics };
   const sandboxSource = createSandboxSource(db, sourceDeps);
   const actions = createOperatorActions({ merchants, events, dispatcher, intents, payments, sandboxSource, methods, random, waitForOtherMs: config.webhooks.timeoutSeconds * 1000 + 5000 });
   const mailboxTokens = createMailboxTokenStore({ db, keys, clock, random });
