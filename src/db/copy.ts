@@ -23,6 +23,9 @@ export const COPY_PLAN: Record<keyof Database, { copy: true; identity?: string }
   upi_unread_alerts: { copy: true },
   upi_inspecting: { copy: true },
   mailbox_oauth_tokens: { copy: true },
+  // Pending messages still go out from the new store; sent ones keep their dedup keys (no second message).
+  notifications: { copy: true },
+  telegram_actions: { copy: true },
   // Who runs the workers is a fact about live processes, not data: the nodes on the new store elect their own.
   worker_lease: { copy: false, why: 'held by a running process; the new nodes take it themselves' },
 };

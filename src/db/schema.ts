@@ -199,6 +199,38 @@ export interface MailboxOAuthTokensTable {
   updated_at: number;
 }
 
+/** A message to a person (db/notifications.ts owns its verbs). */
+export interface NotificationsTable {
+  id: string;
+  channel: 'telegram' | 'email';
+  target: string;
+  dedup_key: string;
+  kind: string;
+  text: string;
+  /** Telegram inline buttons: [[{ text, callback_data }]]. */
+  buttons_json: string | null;
+  status: 'pending' | 'sent' | 'failed';
+  attempts: number;
+  next_attempt_at: number;
+  locked_until: number;
+  last_error: string | null;
+  created_at: number;
+  sent_at: number | null;
+}
+
+/** The callback_data payd put on an inline button: valid once, in its chat, until it expires. */
+export interface TelegramActionsTable {
+  token: string;
+  chat_id: string;
+  action: string;
+  intent_id: string;
+  transaction_hash: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+  used_by: string | null;
+}
+
 export interface Database {
   merchants: MerchantsTable;
   intents: IntentsTable;
@@ -217,4 +249,6 @@ export interface Database {
   upi_inspecting: UpiInspectingTable;
   worker_lease: WorkerLeaseTable;
   mailbox_oauth_tokens: MailboxOAuthTokensTable;
+  notifications: NotificationsTable;
+  telegram_actions: TelegramActionsTable;
 }
