@@ -34,9 +34,11 @@ import { createSettlementService } from './services/settlement.ts';
 import { createDoctor } from './services/doctor.ts';
 import { createUpiSilence } from './services/upi-silence.ts';
 import { createOperatorActions } from './services/operator-actions.ts';
+import { createNotifications } from './services/notify/index.ts';
 import { createLeadership } from './workers/leader.ts';
 import { createWorkerLease } from './workers/lease.ts';
-import { describeError, runLoop } from './workers/loop.ts';
+import { describeError, runLoop, WakeSignal } from './workers/loop.ts';
+import { runNotifications } from './workers/notify.ts';
 import { isDown, SourceHealth } from './workers/source-health.ts';
 import { superviseSource } from './workers/supervise.ts';
 
@@ -234,6 +236,12 @@ export async function createApp(o: AppOptions) {
   const sourceDeps = { ledger, db, clock, random, log: log.child({ component: 'source' }) };
   const sandboxSource = createSandboxSource(db, sourceDeps);
   const actions = createOperatorActions({ merchants, events, dispatcher, intents, payments, sandboxSource, random, waitForOtherMs: config.webhooks.timeoutSeconds * 1000 + 5000 });
+  // Telegram / e-mail to the shopkeeper (live only: the sandbox is a merchant developer's playground).
+  const notifications = sandbox
+    ? null
+    : createNotifications({ config, db, clock, random, log: log.child({ component: 'notify' }), upiSilence, sources: () => (workerSet?.role() === 'leader' ? workerSet.health : []) });
+  if (notifications) cleanups.push(() => notifications.close());
+  const notifyWake = new WakeSignal();
   const mailboxTokens = createMailboxTokenStore({ db, keys, clock, random });
   // Async: a method's libraries load only when its source is built (see methods/registry.ts).
   const sources = async (): Promise<PaymentSource[]> => (o.sources ? o.sources({ ledger, db }) : sandbox ? [sandboxSource] : createSources(config, { ...sourceDeps, mailboxTokens }));
@@ -280,6 +288,8 @@ export async function createApp(o: AppOptions) {
       }
     };
     work.push(runLoop({ name: 'source positions', intervalMs: POSITION_RECORD_MS, tick: recordPositions, signal, log: log.child({ component: 'lag' }), random }));
+    // Its own loops: a slow Telegram or SMTP server never holds up settlement or webhooks.
+    if (notifications) work.push(runNotifications(notifications, { signal, log: log.child({ component: 'notify' }), random, wake: notifyWake }));
     work.push(runLoop({ name: 'intent expiry', intervalMs: EXPIRY_INTERVAL_MS, tick: async () => void (await intents.expireDue()), signal, log: expiryLog, random }));
     await Promise.all(work);
   }
@@ -327,6 +337,7 @@ export async function createApp(o: AppOptions) {
     dispatcher,
     sandboxSource,
     actions,
+    notifications,
     doctor,
     sources,
     publicUrl,
@@ -341,6 +352,7 @@ export async function createApp(o: AppOptions) {
       // Refuse another master key (and missing secrets) before serving or sending anything.
       await keys.get();
       if (opts.workers) revealSecrets(config.methods);
+      if (opts.workers && notifications) revealSecrets(config.notifications ?? {});
       // Built (their modules loaded) before the port is bound, started only after: building connects nothing.
       const toRun = opts.workers ? await sources() : [];
       let listening: string | null = null;
@@ -407,7 +419,10 @@ export async function createApp(o: AppOptions) {
       }
       if (opts.workers) {
         // Events written by any process on this database wake the dispatcher (it runs only while leader).
-        const unsubscribe = wakeups.subscribe(() => dispatcher.wake());
+        const unsubscribe = wakeups.subscribe(() => {
+          dispatcher.wake();
+          notifyWake.wake();
+        });
         stops.push({ name: 'wake-ups', stop: async () => unsubscribe() });
         const running = toRun;
         const health = running.map((s) => new SourceHealth(s.method ?? s.name, s.name, clock, sandbox ? undefined : lagLimit(config, s.method)));

@@ -219,6 +219,57 @@ const UsdtSolFields = v.strictObject({
 });
 const UsdtSolConfig = v.pipe(UsdtSolFields, ...lagOverPoll<v.InferOutput<typeof UsdtSolFields>>());
 
+/** What a channel may say (issue #30); each channel lists the kinds it sends, default all. */
+export const NOTIFICATION_KINDS = ['payment.settled', 'payment.held', 'payment.unmatched', 'source.down', 'upi.silent', 'webhook.failing', 'alerts.unreadable'] as const;
+const notificationChannel = {
+  events: v.optional(v.array(v.picklist(NOTIFICATION_KINDS, `expected one of ${NOTIFICATION_KINDS.join(', ')}`)), [...NOTIFICATION_KINDS]),
+  /** Instead of one message per settled payment, one summary every this many minutes. */
+  digestMinutes: v.optional(v.pipe(num(), v.finite(), v.gtValue(0, 'must be greater than 0'))),
+};
+const chatId = v.pipe(
+  v.union([v.pipe(num(), v.integer('expected an integer')), v.pipe(v.string(), v.regex(/^-?\d{1,20}$/, 'expected a numeric chat id'))], 'expected a numeric chat id'),
+  v.transform((id) => String(id)),
+);
+const NotificationsConfig = v.strictObject({
+  telegram: v.optional(
+    v.strictObject({
+      botToken: SecretRef,
+      /** Chats that receive messages, and the only ones whose commands the bot obeys. */
+      chatIds: v.pipe(v.array(chatId), v.minLength(1, 'list at least one chat id')),
+      apiUrl: v.optional(httpUrl, 'https://api.telegram.org'),
+      /** Answer /today, /held, /intent, /status and the Accept / Refunded buttons (long polling; leader only). */
+      commands: v.optional(v.boolean('expected a boolean'), true),
+      ...notificationChannel,
+    }),
+  ),
+  email: v.optional(
+    v.strictObject({
+      host: v.pipe(v.string(), v.minLength(1, 'must not be empty')),
+      port: v.optional(port, 587),
+      /** TLS from the first byte (port 465). */
+      secure: v.optional(v.boolean('expected a boolean')),
+      /** Without `secure`: require STARTTLS (default). false: plain SMTP, for a relay on this host only. */
+      starttls: v.optional(v.boolean('expected a boolean'), true),
+      user: v.optional(v.pipe(v.string(), v.minLength(1))),
+      password: v.optional(SecretRef),
+      from: v.pipe(v.string(), v.check(isEmail, 'expected an e-mail address')),
+      to: v.pipe(v.array(v.pipe(v.string(), v.check(isEmail, 'expected an e-mail address'))), v.minLength(1, 'list at least one address')),
+      ...notificationChannel,
+    }),
+  ),
+  /** IANA time zone /today counts from midnight in (default UTC). */
+  timeZone: v.optional(v.pipe(v.string(), v.check(isTimeZone, 'expected an IANA time zone like Asia/Kolkata')), 'UTC'),
+});
+
+function isTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export const ConfigSchema = v.strictObject({
   server: v.optional(
     v.strictObject({
@@ -290,6 +341,7 @@ export const ConfigSchema = v.strictObject({
     }),
     {},
   ),
+  notifications: v.optional(NotificationsConfig),
   log: v.optional(v.strictObject({ level: v.optional(v.picklist(['debug', 'info', 'warn', 'error']), 'info') }), {}),
   methods: v.optional(
     v.strictObject({
@@ -304,6 +356,7 @@ export const ConfigSchema = v.strictObject({
 
 export type ConfigInput = v.InferInput<typeof ConfigSchema>;
 export type ParsedConfig = v.InferOutput<typeof ConfigSchema>;
+export type NotificationsSettings = v.InferOutput<typeof NotificationsConfig>;
 export type UpiMethodConfig = v.InferOutput<typeof UpiConfig>;
 export type OAuth2AuthConfig = v.InferOutput<typeof OAuth2Auth>;
 export type TronMethodConfig = v.InferOutput<typeof TronConfig>;

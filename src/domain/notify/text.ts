@@ -1,0 +1,90 @@
+/**
+ * What a notification says: short, plain words, amounts as the checkout prints them, no secret
+ * (no client secret, token, address book or raw mail: ids, order ids and references only).
+ */
+import { shownAmount } from '../amount-text.ts';
+import { METHOD_RULES, type Method } from '../methods.ts';
+
+/** "₹1,499.00" for UPI; "12.50 USDT (TRON)" for the chains. */
+export function amountText(method: Method, minor: bigint): string {
+  const shown = shownAmount(method, minor).text;
+  if (method === 'UPI') return shown;
+  const network = method === 'USDT_TRC20' ? ' (TRON)' : method === 'USDT_SOL' ? ' (Solana)' : '';
+  return `${shown} ${METHOD_RULES[method].unit}${network}`;
+}
+
+/** Telegram caps a message at 4096 characters; ours stay far below, this is the guard. */
+export const clip = (s: string, max = 3500): string => (s.length <= max ? s : `${s.slice(0, max - 1)}…`);
+
+export interface SettledFacts {
+  method: Method;
+  amountMinor: bigint;
+  orderId: string;
+  reference: string | null;
+}
+
+export const settledText = (p: SettledFacts): string => `Paid: ${amountText(p.method, p.amountMinor)} for order ${p.orderId}.${p.reference ? ` Ref ${p.reference}.` : ''}`;
+
+export function digestText(items: SettledFacts[], minutes: number): string {
+  const totals = new Map<Method, bigint>();
+  for (const i of items) totals.set(i.method, (totals.get(i.method) ?? 0n) + i.amountMinor);
+  const sums = [...totals].map(([m, t]) => amountText(m, t)).join(', ');
+  return `${items.length} payment${items.length === 1 ? '' : 's'} in the last ${minutes} min: ${sums}.`;
+}
+
+export interface HeldFacts {
+  method: Method;
+  amountMinor: bigint;
+  orderId: string | null;
+  reference: string;
+  reason: string | null;
+}
+
+export const heldText = (p: HeldFacts): string =>
+  `Held, not credited: ${amountText(p.method, p.amountMinor)}${p.orderId ? ` for order ${p.orderId}` : ''} (${(p.reason ?? 'held').replace(/_/g, ' ')}). Ref ${p.reference}. Accept it or mark it refunded.`;
+
+export const unmatchedText = (p: { method: Method; amountMinor: bigint; reference: string; reason: string | null }): string =>
+  `Payment matched no order: ${amountText(p.method, p.amountMinor)} (${(p.reason ?? 'no matching intent').replace(/_/g, ' ')}). Ref ${p.reference}. See payd payments list --unmatched.`;
+
+export const BANK_NAMES: Record<string, string> = { hdfc: 'HDFC', icici: 'ICICI', sbi: 'SBI', axis: 'Axis', kotak: 'Kotak', yes: 'YES Bank', indusind: 'IndusInd', federal: 'Federal' };
+export const bankName = (bank: string): string => BANK_NAMES[bank] ?? bank;
+
+/** A condition that went bad, and the one message when it is good again. */
+export type ConditionKind = 'source.down' | 'upi.silent' | 'webhook.failing' | 'alerts.unreadable';
+
+export function alertText(kind: ConditionKind, subject: string, detail: string): string {
+  switch (kind) {
+    case 'source.down':
+      return `Problem: payments by ${subject} are not being read (${detail}). Payments made now settle once it is back.`;
+    case 'upi.silent':
+      return `Problem: no verified bank alert for UPI in ${detail}, while customers were paying. Check the alert mailbox.`;
+    case 'webhook.failing':
+      return `Problem: the shop's server (${subject}) has not accepted payment messages for ${detail}. payd keeps retrying.`;
+    case 'alerts.unreadable':
+      return `${detail} ${bankName(subject)} alert${detail === '1' ? '' : 's'} in the last 24 h could not be read. Run payd doctor.`;
+  }
+}
+
+export function recoveredText(kind: ConditionKind, subject: string, downForText: string): string {
+  switch (kind) {
+    case 'source.down':
+      return `Recovered: payments by ${subject} are being read again (after ${downForText}).`;
+    case 'upi.silent':
+      return `Recovered: verified UPI bank alerts are arriving again (after ${downForText}).`;
+    case 'webhook.failing':
+      return `Recovered: the shop's server (${subject}) accepts payment messages again (after ${downForText}).`;
+    case 'alerts.unreadable':
+      return `All ${bankName(subject)} alerts of the last 24 h were read.`;
+  }
+}
+
+/** "45 s", "12 min", "3 h 5 min", "2 d 4 h": how long, for people. */
+export function ageText(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 120) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 120) return `${m} min`;
+  const h = Math.floor(m / 60);
+  if (h < 48) return `${h} h ${m % 60} min`;
+  return `${Math.floor(h / 24)} d ${h % 24} h`;
+}
