@@ -29,7 +29,7 @@ export function digestText(items: SettledFacts[], minutes: number): string {
   const totals = new Map<Method, bigint>();
   for (const i of items) totals.set(i.method, (totals.get(i.method) ?? 0n) + i.amountMinor);
   const sums = [...totals].map(([m, t]) => amountText(m, t)).join(', ');
-  return `${items.length} payment${items.length === 1 ? '' : 's'} in the last ${minutes} min: ${sums}.`;
+  return `${items.length} payment${items.length === 1 ? '' : 's'} in the last ${ageText(minutes * 60_000)}: ${sums}.`;
 }
 
 export interface HeldFacts {
