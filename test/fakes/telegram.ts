@@ -26,6 +26,8 @@ export async function startFakeTelegram(token: string) {
   const sent: SentMessage[] = [];
   const answers: Array<{ callback_query_id: string; text?: string }> = [];
   const updates: Update[] = [];
+  /** Served once whatever the offset: a replay the real API never sends (a hostile path or a confused proxy). */
+  const replays: Update[] = [];
   const calls: string[] = [];
   let nextUpdateId = 700_000;
   let nextMessageId = 1;
@@ -82,7 +84,7 @@ export async function startFakeTelegram(token: string) {
         return json(res, 200, { ok: true, result: true });
       case 'getUpdates': {
         const offset = typeof body.offset === 'number' ? body.offset : undefined;
-        const pick = () => updates.filter((u) => offset === undefined || u.update_id >= offset).slice(0, 100);
+        const pick = () => [...replays.splice(0), ...updates.filter((u) => offset === undefined || u.update_id >= offset)].slice(0, 100);
         // Confirmed: Telegram forgets updates below the offset.
         if (offset !== undefined) for (let i = updates.length - 1; i >= 0; i--) if (updates[i]!.update_id < offset) updates.splice(i, 1);
         let list = pick();
@@ -129,9 +131,13 @@ export async function startFakeTelegram(token: string) {
     callback(chatId: number, data: string, username = 'asha') {
       return push({ callback_query: { id: `cq-${nextUpdateId}`, from: user(chatId, username), message: { message_id: 1, date: Math.floor(Date.now() / 1000), chat: { id: chatId, type: 'private' } }, chat_instance: `ci-${chatId}`, data } });
     },
-    /** The same update again, with its old update_id (a replay). */
+    /** The same update again with its old update_id, served even below the offset (a replay by someone on the path). */
     replay(u: Update) {
-      return push({ ...u }, u.update_id);
+      replays.push({ ...u });
+      const w = waiters;
+      waiters = [];
+      for (const fn of w) fn();
+      return u;
     },
     fail(method: string, status: number, retryAfter?: number) {
       failures.push({ method, status, retryAfter });
