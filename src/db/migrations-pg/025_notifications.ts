@@ -9,6 +9,7 @@ const statements = [
      locked_until bigint NOT NULL, last_error text, created_at bigint NOT NULL, sent_at bigint)`,
   `CREATE UNIQUE INDEX notifications_dedup ON notifications (channel, target, dedup_key)`,
   `CREATE INDEX notifications_due ON notifications (status, next_attempt_at)`,
+  `CREATE INDEX events_seq ON events (seq)`,
   `CREATE TABLE telegram_actions (
      token text PRIMARY KEY, chat_id text NOT NULL, action text NOT NULL, intent_id text NOT NULL, transaction_hash text NOT NULL,
      created_at bigint NOT NULL, expires_at bigint NOT NULL, used_at bigint, used_by text)`,
@@ -21,4 +22,5 @@ export async function up(db: Kysely<any>): Promise<void> {
 export async function down(db: Kysely<any>): Promise<void> {
   await sql.raw('DROP TABLE IF EXISTS telegram_actions').execute(db);
   await sql.raw('DROP TABLE IF EXISTS notifications').execute(db);
+  await sql.raw('DROP INDEX IF EXISTS events_seq').execute(db);
 }

@@ -24,6 +24,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   // One message per (channel, target, what it is about): a re-fed event or a repeated alert is no second message.
   await db.schema.createIndex('notifications_dedup').unique().on('notifications').columns(['channel', 'target', 'dedup_key']).execute();
   await db.schema.createIndex('notifications_due').on('notifications').columns(['status', 'next_attempt_at']).execute();
+  // The feed reads events after its cursor every second, across merchants (events_merchant_seq leads with the merchant).
+  await db.schema.createIndex('events_seq').on('events').column('seq').execute();
   await db.schema
     .createTable('telegram_actions')
     .addColumn('token', 'text', (c) => c.primaryKey())
@@ -40,5 +42,6 @@ export async function up(db: Kysely<any>): Promise<void> {
 
 export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.dropTable('telegram_actions').execute();
+  await db.schema.dropIndex('events_seq').execute();
   await db.schema.dropTable('notifications').execute();
 }
