@@ -34,6 +34,7 @@ import { createSettlementService } from './services/settlement.ts';
 import { createDoctor } from './services/doctor.ts';
 import { createUpiSilence } from './services/upi-silence.ts';
 import { createOperatorActions } from './services/operator-actions.ts';
+import { shownAmount } from './http/checkout/format.ts';
 import { createNotifications } from './services/notify/index.ts';
 import { createLeadership } from './workers/leader.ts';
 import { createWorkerLease } from './workers/lease.ts';
@@ -239,7 +240,7 @@ export async function createApp(o: AppOptions) {
   // Telegram / e-mail to the shopkeeper (live only: the sandbox is a merchant developer's playground).
   const notifications = sandbox
     ? null
-    : createNotifications({ config, db, clock, random, log: log.child({ component: 'notify' }), upiSilence, sources: () => (workerSet?.role() === 'leader' ? workerSet.health : []) });
+    : createNotifications({ config, db, clock, random, log: log.child({ component: 'notify' }), upiSilence, show: (method, minor) => shownAmount(method, minor).text, sources: () => (workerSet?.role() === 'leader' ? workerSet.health : []) });
   if (notifications) cleanups.push(() => notifications.close());
   const notifyWake = new WakeSignal();
   const mailboxTokens = createMailboxTokenStore({ db, keys, clock, random });

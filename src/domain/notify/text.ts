@@ -2,12 +2,17 @@
  * What a notification says: short, plain words, amounts as the checkout prints them, no secret
  * (no client secret, token, address book or raw mail: ids, order ids and references only).
  */
-import { shownAmount } from '../amount-text.ts';
 import { METHOD_RULES, type Method } from '../methods.ts';
 
+/**
+ * The checkout's amount text ("₹1,499.00", "12.50"): handed in by the composition root from
+ * http/checkout/format.ts, so a person reads the same figure in the chat as on the payment page.
+ */
+export type ShowAmount = (method: Method, minor: bigint) => string;
+
 /** "₹1,499.00" for UPI; "12.50 USDT (TRON)" for the chains. */
-export function amountText(method: Method, minor: bigint): string {
-  const shown = shownAmount(method, minor).text;
+export function amountText(show: ShowAmount, method: Method, minor: bigint): string {
+  const shown = show(method, minor);
   if (method === 'UPI') return shown;
   const network = method === 'USDT_TRC20' ? ' (TRON)' : method === 'USDT_SOL' ? ' (Solana)' : '';
   return `${shown} ${METHOD_RULES[method].unit}${network}`;
@@ -23,12 +28,12 @@ export interface SettledFacts {
   reference: string | null;
 }
 
-export const settledText = (p: SettledFacts): string => `Paid: ${amountText(p.method, p.amountMinor)} for order ${p.orderId}.${p.reference ? ` Ref ${p.reference}.` : ''}`;
+export const settledText = (show: ShowAmount, p: SettledFacts): string => `Paid: ${amountText(show, p.method, p.amountMinor)} for order ${p.orderId}.${p.reference ? ` Ref ${p.reference}.` : ''}`;
 
-export function digestText(items: SettledFacts[], minutes: number): string {
+export function digestText(show: ShowAmount, items: SettledFacts[], minutes: number): string {
   const totals = new Map<Method, bigint>();
   for (const i of items) totals.set(i.method, (totals.get(i.method) ?? 0n) + i.amountMinor);
-  const sums = [...totals].map(([m, t]) => amountText(m, t)).join(', ');
+  const sums = [...totals].map(([m, t]) => amountText(show, m, t)).join(', ');
   return `${items.length} payment${items.length === 1 ? '' : 's'} in the last ${ageText(minutes * 60_000)}: ${sums}.`;
 }
 
@@ -40,11 +45,11 @@ export interface HeldFacts {
   reason: string | null;
 }
 
-export const heldText = (p: HeldFacts): string =>
-  `Held, not credited: ${amountText(p.method, p.amountMinor)}${p.orderId ? ` for order ${p.orderId}` : ''} (${(p.reason ?? 'held').replace(/_/g, ' ')}). Ref ${p.reference}. Accept it or mark it refunded.`;
+export const heldText = (show: ShowAmount, p: HeldFacts): string =>
+  `Held, not credited: ${amountText(show, p.method, p.amountMinor)}${p.orderId ? ` for order ${p.orderId}` : ''} (${(p.reason ?? 'held').replace(/_/g, ' ')}). Ref ${p.reference}. Accept it or mark it refunded.`;
 
-export const unmatchedText = (p: { method: Method; amountMinor: bigint; reference: string; reason: string | null }): string =>
-  `Payment matched no order: ${amountText(p.method, p.amountMinor)} (${(p.reason ?? 'no matching intent').replace(/_/g, ' ')}). Ref ${p.reference}. See payd payments list --unmatched.`;
+export const unmatchedText = (show: ShowAmount, p: { method: Method; amountMinor: bigint; reference: string; reason: string | null }): string =>
+  `Payment matched no order: ${amountText(show, p.method, p.amountMinor)} (${(p.reason ?? 'no matching intent').replace(/_/g, ' ')}). Ref ${p.reference}. See payd payments list --unmatched.`;
 
 export const BANK_NAMES: Record<string, string> = { hdfc: 'HDFC', icici: 'ICICI', sbi: 'SBI', axis: 'Axis', kotak: 'Kotak', yes: 'YES Bank', indusind: 'IndusInd', federal: 'Federal' };
 export const bankName = (bank: string): string => BANK_NAMES[bank] ?? bank;

@@ -9,7 +9,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/open.ts';
 import { isMethod, type Method } from '../../domain/methods.ts';
 import type { HeldPayments } from '../../domain/notify/held-port.ts';
-import { amountText, clip, heldText } from '../../domain/notify/text.ts';
+import { amountText, clip, heldText, type ShowAmount } from '../../domain/notify/text.ts';
 import type { Clock, Logger, Random } from '../../domain/ports.ts';
 import { PaydError } from '../../domain/errors.ts';
 import type { NotificationQueue } from './queue.ts';
@@ -43,6 +43,7 @@ export interface BotDeps {
   random: Random;
   log: Logger;
   timeZone: string;
+  show: ShowAmount;
   /** Sources, lag and alarms in a few lines (the leader's view). */
   status(): Promise<string>;
   /** Held payments (issue #27); absent: /held says so and buttons are never issued. */
@@ -64,7 +65,7 @@ export function createTelegramBot(d: BotDeps) {
       .where('intents.verified_at', '>=', from)
       .groupBy('intents.method')
       .execute();
-    const lines = rows.filter((r) => isMethod(r.method)).map((r) => `${r.method}: ${amountText(r.method as Method, BigInt(String(r.total ?? 0)))} (${r.n} payment${String(r.n) === '1' ? '' : 's'})`);
+    const lines = rows.filter((r) => isMethod(r.method)).map((r) => `${r.method}: ${amountText(d.show, r.method as Method, BigInt(String(r.total ?? 0)))} (${r.n} payment${String(r.n) === '1' ? '' : 's'})`);
     return lines.length ? `Today (${d.timeZone}):\n${lines.join('\n')}` : `No payments yet today (${d.timeZone}).`;
   }
 
@@ -74,7 +75,7 @@ export function createTelegramBot(d: BotDeps) {
     if (rows.length === 0) return `No intent ${arg}.`;
     return rows
       .map((r) => {
-        const amount = isMethod(r.method) ? amountText(r.method, BigInt(r.pay_amount_minor)) : String(r.pay_amount_minor);
+        const amount = isMethod(r.method) ? amountText(d.show, r.method, BigInt(r.pay_amount_minor)) : String(r.pay_amount_minor);
         const when = r.verified_at ? `, paid ${new Date(Number(r.verified_at)).toISOString()}` : `, created ${new Date(Number(r.created_at)).toISOString()}`;
         return `${r.id}\norder ${r.order_id}: ${amount}, ${r.status}${when}${r.transaction_hash ? `\nref ${r.transaction_hash}` : ''}`;
       })
@@ -105,7 +106,7 @@ export function createTelegramBot(d: BotDeps) {
         { text: ACTIONS.accept, callback_data: await issue(chatId, 'accept', p.intentId, p.transactionHash) },
         { text: ACTIONS.refunded, callback_data: await issue(chatId, 'refunded', p.intentId, p.transactionHash) },
       ]];
-      await reply(chatId, heldText({ method: p.method, amountMinor: BigInt(p.amount), orderId: order?.order_id ?? null, reference: p.transactionHash, reason: p.reason }), keyboard);
+      await reply(chatId, heldText(d.show, { method: p.method, amountMinor: BigInt(p.amount), orderId: order?.order_id ?? null, reference: p.transactionHash, reason: p.reason }), keyboard);
     }
   }
 

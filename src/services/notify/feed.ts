@@ -10,7 +10,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/open.ts';
 import { isMethod, type Method } from '../../domain/methods.ts';
 import { stepConditions, type Observation, type OpenConditions, type Transition } from '../../domain/notify/conditions.ts';
-import { ageText, alertText, clip, digestText, heldText, recoveredText, settledText, unmatchedText, type SettledFacts } from '../../domain/notify/text.ts';
+import { ageText, alertText, clip, digestText, heldText, recoveredText, settledText, unmatchedText, type SettledFacts, type ShowAmount } from '../../domain/notify/text.ts';
 import type { Clock, Logger } from '../../domain/ports.ts';
 import type { Channel, NewNotification, NotificationQueue } from './queue.ts';
 
@@ -53,7 +53,7 @@ async function settledAfter(db: Db, seq: number, upTo: number, limit: number) {
     .map((r) => ({ seq: Number(r.seq), facts: { method: r.method as Method, amountMinor: BigInt(r.amount_minor ?? r.pay_amount_minor), orderId: r.order_id, reference: r.transaction_hash } satisfies SettledFacts }));
 }
 
-export function createNotificationFeed(d: { db: Db; clock: Clock; log: Logger; queue: NotificationQueue; channels: ChannelPlan[]; observe: (open: OpenConditions) => Promise<Observation[]> }) {
+export function createNotificationFeed(d: { db: Db; clock: Clock; log: Logger; show: ShowAmount; queue: NotificationQueue; channels: ChannelPlan[]; observe: (open: OpenConditions) => Promise<Observation[]> }) {
   const { db, queue } = d;
   const rowsFor = (kind: string, dedupKey: string, text: string, skip?: (c: ChannelPlan) => boolean): NewNotification[] =>
     d.channels.filter((c) => c.kinds.has(kind) && !skip?.(c)).flatMap((c) => c.targets.map((target) => ({ channel: c.channel, target, dedupKey, kind, text: clip(text) })));
@@ -74,10 +74,10 @@ export function createNotificationFeed(d: { db: Db; clock: Clock; log: Logger; q
       const seq = Number(e.seq);
       if (e.type === 'payment.success') {
         const facts = settled.get(seq);
-        if (facts) rows.push(...rowsFor('payment.settled', `settled:${e.intent_id}`, settledText(facts), (c) => c.digestMinutes !== undefined));
+        if (facts) rows.push(...rowsFor('payment.settled', `settled:${e.intent_id}`, settledText(d.show, facts), (c) => c.digestMinutes !== undefined));
       } else {
         const held = await heldFacts(e.intent_id, e.body);
-        if (held) rows.push(...rowsFor('payment.held', `held:${e.intent_id}:${held.reference}`, heldText(held)));
+        if (held) rows.push(...rowsFor('payment.held', `held:${e.intent_id}:${held.reference}`, heldText(d.show, held)));
       }
     }
     await queue.commit(rows, [{ key: EVENTS_KEY, value: { seq: last } }]);
@@ -112,7 +112,7 @@ export function createNotificationFeed(d: { db: Db; clock: Clock; log: Logger; q
     const list = await db.selectFrom('payments').select(['id', 'method', 'amount_minor', 'tx_ref', 'reason', 'observed_at']).where('status', '=', 'unmatched').where('observed_at', '>', at.at - UNMATCHED_OVERLAP_MS).orderBy('observed_at').limit(PAGE).execute();
     const fresh = list.filter((p) => isMethod(p.method));
     if (fresh.length === 0) return;
-    const rows = fresh.flatMap((p) => rowsFor('payment.unmatched', `unmatched:${p.id}`, unmatchedText({ method: p.method as Method, amountMinor: BigInt(p.amount_minor), reference: p.tx_ref, reason: p.reason })));
+    const rows = fresh.flatMap((p) => rowsFor('payment.unmatched', `unmatched:${p.id}`, unmatchedText(d.show, { method: p.method as Method, amountMinor: BigInt(p.amount_minor), reference: p.tx_ref, reason: p.reason })));
     const newest = Math.max(at.at, ...fresh.map((p) => Number(p.observed_at)));
     await queue.commit(rows, [{ key: UNMATCHED_KEY, value: { at: newest } }]);
   }
@@ -131,7 +131,7 @@ export function createNotificationFeed(d: { db: Db; clock: Clock; log: Logger; q
       const upTo = await maxSeq(db);
       const items = await settledAfter(db, st.seq, upTo, 10_000);
       const rows: NewNotification[] = items.length
-        ? c.targets.map((target) => ({ channel: c.channel, target, dedupKey: `digest:${st.seq}-${upTo}`, kind: 'payment.settled', text: digestText(items.map((i) => i.facts), c.digestMinutes!) }))
+        ? c.targets.map((target) => ({ channel: c.channel, target, dedupKey: `digest:${st.seq}-${upTo}`, kind: 'payment.settled', text: digestText(d.show, items.map((i) => i.facts), c.digestMinutes!) }))
         : [];
       await queue.commit(rows, [{ key, value: { seq: upTo, at: now } }]);
     }

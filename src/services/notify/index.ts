@@ -6,6 +6,7 @@
 import type { Config } from '../../config/load.ts';
 import type { Db } from '../../db/open.ts';
 import type { HeldPayments } from '../../domain/notify/held-port.ts';
+import type { ShowAmount } from '../../domain/notify/text.ts';
 import type { Clock, Logger, Random } from '../../domain/ports.ts';
 import type { UpiSilence } from '../upi-silence.ts';
 import { createTelegramBot } from './bot.ts';
@@ -26,6 +27,8 @@ export interface NotificationDeps {
   /** The sources running in this process (the leader's); read at each feed run. */
   sources: () => WatchedSource[];
   held?: HeldPayments;
+  /** The checkout's amount text. */
+  show: ShowAmount;
   /** Test seam: the Bot API's fetch. */
   fetch?: typeof fetch;
 }
@@ -40,7 +43,7 @@ export function createNotifications(d: NotificationDeps) {
   const telegram = n.telegram ? createTelegramApi({ apiUrl: n.telegram.apiUrl, token: n.telegram.botToken, fetch: d.fetch }) : undefined;
   const email = n.email ? createEmailSender(n.email) : undefined;
   const observe = createObservations({ db: d.db, clock: d.clock, sources: d.sources, upiSilence: d.upiSilence });
-  const feed = createNotificationFeed({ db: d.db, clock: d.clock, log: d.log, queue, channels, observe });
+  const feed = createNotificationFeed({ db: d.db, clock: d.clock, log: d.log, show: d.show, queue, channels, observe });
   const sender = createNotificationSender({ queue, clock: d.clock, random: d.random, log: d.log, telegram, email: email && n.email ? { sender: email, to: n.email.to } : undefined });
 
   async function status(): Promise<string> {
@@ -54,7 +57,7 @@ export function createNotifications(d: NotificationDeps) {
     return lines.join('\n') || 'No sources running.';
   }
 
-  const bot = telegram && n.telegram!.commands ? createTelegramBot({ db: d.db, api: telegram, queue, chatIds: n.telegram!.chatIds, clock: d.clock, random: d.random, log: d.log, timeZone: n.timeZone, status, held: d.held }) : undefined;
+  const bot = telegram && n.telegram!.commands ? createTelegramBot({ db: d.db, api: telegram, queue, chatIds: n.telegram!.chatIds, clock: d.clock, random: d.random, log: d.log, timeZone: n.timeZone, show: d.show, status, held: d.held }) : undefined;
   return { queue, feed, sender, bot, close: () => email?.close() };
 }
 
