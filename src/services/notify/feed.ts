@@ -65,9 +65,12 @@ export function createNotificationFeed(d: { db: Db; clock: Clock; log: Logger; s
       await queue.commit([], [{ key: EVENTS_KEY, value: { seq: await maxSeq(db) } }]);
       return;
     }
-    const list = await db.selectFrom('events').select(['seq', 'type', 'intent_id', 'body']).where('seq', '>', at.seq).where('type', 'in', ['payment.success', 'payment.held']).orderBy('seq').limit(PAGE).execute();
-    if (list.length === 0) return;
-    const last = Number(list[list.length - 1]!.seq);
+    // Read first: seq is handed out in commit order (the counter row is locked to commit), so every
+    // event up to it is visible to the query below, and the cursor may pass the other events' seqs too.
+    const upTo = await maxSeq(db);
+    if (upTo <= at.seq) return;
+    const list = await db.selectFrom('events').select(['seq', 'type', 'intent_id', 'body']).where('seq', '>', at.seq).where('seq', '<=', upTo).where('type', 'in', ['payment.success', 'payment.held']).orderBy('seq').limit(PAGE).execute();
+    const last = list.length === PAGE ? Number(list[list.length - 1]!.seq) : upTo;
     const rows: NewNotification[] = [];
     const settled = new Map((await settledAfter(db, at.seq, last, PAGE)).map((s) => [s.seq, s.facts]));
     for (const e of list) {
