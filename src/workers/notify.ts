@@ -1,4 +1,4 @@
-import type { Logger, Random } from '../domain/ports.ts';
+import type { Logger, Random, Wakeups } from '../domain/ports.ts';
 import type { Notifications } from '../services/notify/index.ts';
 import { runLoop, WakeSignal } from './loop.ts';
 
@@ -12,15 +12,18 @@ const KEEP_MS = 30 * 86_400_000;
  * The worker leader's notification loops: feed, sender and the bot's long poll, each its own
  * loop, so none waits for another and none waits for settlement or webhooks.
  */
-export async function runNotifications(n: Notifications, o: { signal: AbortSignal; log: Logger; random: Random; wake?: WakeSignal }): Promise<void> {
+export async function runNotifications(n: Notifications, o: { signal: AbortSignal; log: Logger; random: Random; wakeups?: Wakeups }): Promise<void> {
   await n.queue.releaseClaims();
+  // An event written by any process on this database (a settlement) wakes the feed at once.
+  const news = new WakeSignal();
+  const unsubscribe = o.wakeups?.subscribe(() => news.wake());
   let pruned = 0;
   const sendNow = new WakeSignal();
   const work = [
     runLoop({
       name: 'notification feed',
       intervalMs: NOTIFY_FEED_MS,
-      wake: o.wake,
+      wake: news,
       signal: o.signal,
       log: o.log,
       random: o.random,
@@ -40,5 +43,9 @@ export async function runNotifications(n: Notifications, o: { signal: AbortSigna
     // The long poll is the wait; a failing API backs off (1 s doubling to a minute).
     work.push(runLoop({ name: 'telegram bot', intervalMs: 0, signal: o.signal, log: o.log, random: o.random, tick: (signal) => bot.poll(signal) }));
   }
-  await Promise.all(work);
+  try {
+    await Promise.all(work);
+  } finally {
+    unsubscribe?.();
+  }
 }

@@ -7,7 +7,8 @@ import { Secret } from '../../src/config/secret.ts';
 import { migrate, openDatabase } from '../../src/db/open.ts';
 import type { HeldPayments } from '../../src/domain/notify/held-port.ts';
 import { silentLogger } from '../../src/log.ts';
-import { shownAmount } from '../../src/http/checkout/format.ts';
+import { showAmountWith } from '../../src/app/notify.ts';
+import { builtinMethods } from '../../src/methods/registry.ts';
 import { createTelegramBot } from '../../src/services/notify/bot.ts';
 import { createNotificationQueue } from '../../src/services/notify/queue.ts';
 import { createTelegramApi } from '../../src/services/notify/telegram-api.ts';
@@ -48,7 +49,7 @@ test('/held buttons: one press accepts once, as the Telegram user; a reuse, anot
   const clock = { now: () => Date.now() };
   const held = fakeHeld();
   const api = createTelegramApi({ apiUrl: tg.url, token: new Secret(TOKEN) });
-  const bot = createTelegramBot({ db, api, queue: createNotificationQueue({ db, clock, random: systemRandom }), chatIds: ['1001', '1002'], clock, random: systemRandom, log: silentLogger(), timeZone: 'UTC', show: (m, minor) => shownAmount(m, minor).text, status: async () => 'ok', held: held.service });
+  const bot = createTelegramBot({ db, api, queue: createNotificationQueue({ db, clock, random: systemRandom }), chatIds: ['1001', '1002'], clock, random: systemRandom, log: silentLogger(), timeZone: 'UTC', show: showAmountWith(builtinMethods), status: async () => 'ok', held: held.service });
   const signal = new AbortController().signal;
 
   tg.message(1001, '/held');

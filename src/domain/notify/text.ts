@@ -2,21 +2,16 @@
  * What a notification says: short, plain words, amounts as the checkout prints them, no secret
  * (no client secret, token, address book or raw mail: ids, order ids and references only).
  */
-import { METHOD_RULES, type Method } from '../methods.ts';
+import type { Method } from '../methods.ts';
 
 /**
- * The checkout's amount text ("₹1,499.00", "12.50"): handed in by the composition root from
- * http/checkout/format.ts, so a person reads the same figure in the chat as on the payment page.
+ * An amount as a person reads it ("₹1,499.00", "12.50 USDT (USDT_TRC20)"), with the checkout's
+ * own formatter: built by the composition root from the method's descriptor. null: a method
+ * this build does not know (a row written by another version).
  */
-export type ShowAmount = (method: Method, minor: bigint) => string;
+export type ShowAmount = (method: Method, minor: bigint) => string | null;
 
-/** "₹1,499.00" for UPI; "12.50 USDT (TRON)" for the chains. */
-export function amountText(show: ShowAmount, method: Method, minor: bigint): string {
-  const shown = show(method, minor);
-  if (method === 'UPI') return shown;
-  const network = method === 'USDT_TRC20' ? ' (TRON)' : method === 'USDT_SOL' ? ' (Solana)' : '';
-  return `${shown} ${METHOD_RULES[method].unit}${network}`;
-}
+export const amountText = (show: ShowAmount, method: Method, minor: bigint): string => show(method, minor) ?? `${minor} (${method} minor units)`;
 
 /** Telegram caps a message at 4096 characters; ours stay far below, this is the guard. */
 export const clip = (s: string, max = 3500): string => (s.length <= max ? s : `${s.slice(0, max - 1)}…`);

@@ -7,7 +7,6 @@
  */
 import { sql } from 'kysely';
 import type { Db } from '../../db/open.ts';
-import { isMethod, type Method } from '../../domain/methods.ts';
 import type { HeldPayments } from '../../domain/notify/held-port.ts';
 import { amountText, clip, heldText, type ShowAmount } from '../../domain/notify/text.ts';
 import type { Clock, Logger, Random } from '../../domain/ports.ts';
@@ -65,7 +64,7 @@ export function createTelegramBot(d: BotDeps) {
       .where('intents.verified_at', '>=', from)
       .groupBy('intents.method')
       .execute();
-    const lines = rows.filter((r) => isMethod(r.method)).map((r) => `${r.method}: ${amountText(d.show, r.method as Method, BigInt(String(r.total ?? 0)))} (${r.n} payment${String(r.n) === '1' ? '' : 's'})`);
+    const lines = rows.map((r) => `${r.method}: ${amountText(d.show, r.method, BigInt(String(r.total ?? 0)))} (${r.n} payment${String(r.n) === '1' ? '' : 's'})`);
     return lines.length ? `Today (${d.timeZone}):\n${lines.join('\n')}` : `No payments yet today (${d.timeZone}).`;
   }
 
@@ -75,7 +74,7 @@ export function createTelegramBot(d: BotDeps) {
     if (rows.length === 0) return `No intent ${arg}.`;
     return rows
       .map((r) => {
-        const amount = isMethod(r.method) ? amountText(d.show, r.method, BigInt(r.pay_amount_minor)) : String(r.pay_amount_minor);
+        const amount = amountText(d.show, r.method, BigInt(r.pay_amount_minor));
         const when = r.verified_at ? `, paid ${new Date(Number(r.verified_at)).toISOString()}` : `, created ${new Date(Number(r.created_at)).toISOString()}`;
         return `${r.id}\norder ${r.order_id}: ${amount}, ${r.status}${when}${r.transaction_hash ? `\nref ${r.transaction_hash}` : ''}`;
       })
@@ -100,7 +99,6 @@ export function createTelegramBot(d: BotDeps) {
       return;
     }
     for (const p of items) {
-      if (!isMethod(p.method)) continue;
       const order = await d.db.selectFrom('intents').select('order_id').where('id', '=', p.intentId).executeTakeFirst();
       const keyboard: InlineKeyboard = [[
         { text: ACTIONS.accept, callback_data: await issue(chatId, 'accept', p.intentId, p.transactionHash) },

@@ -8,7 +8,6 @@
  */
 import { sql } from 'kysely';
 import type { Db } from '../../db/open.ts';
-import { isMethod, type Method } from '../../domain/methods.ts';
 import { stepConditions, type Observation, type OpenConditions, type Transition } from '../../domain/notify/conditions.ts';
 import { ageText, alertText, clip, digestText, heldText, recoveredText, settledText, unmatchedText, type SettledFacts, type ShowAmount } from '../../domain/notify/text.ts';
 import type { Clock, Logger } from '../../domain/ports.ts';
@@ -49,8 +48,7 @@ async function settledAfter(db: Db, seq: number, upTo: number, limit: number) {
     .limit(limit)
     .execute();
   return rows
-    .filter((r) => isMethod(r.method))
-    .map((r) => ({ seq: Number(r.seq), facts: { method: r.method as Method, amountMinor: BigInt(r.amount_minor ?? r.pay_amount_minor), orderId: r.order_id, reference: r.transaction_hash } satisfies SettledFacts }));
+    .map((r) => ({ seq: Number(r.seq), facts: { method: r.method, amountMinor: BigInt(r.amount_minor ?? r.pay_amount_minor), orderId: r.order_id, reference: r.transaction_hash } satisfies SettledFacts }));
 }
 
 export function createNotificationFeed(d: { db: Db; clock: Clock; log: Logger; show: ShowAmount; queue: NotificationQueue; channels: ChannelPlan[]; observe: (open: OpenConditions) => Promise<Observation[]> }) {
@@ -101,8 +99,8 @@ export function createNotificationFeed(d: { db: Db; clock: Clock; log: Logger; s
       .where('payments.intent_id', '=', intentId)
       .where('payments.tx_ref', '=', data.transaction_hash)
       .executeTakeFirst();
-    if (!row || !isMethod(row.method)) return null;
-    return { method: row.method as Method, amountMinor: BigInt(row.amount_minor), orderId: row.order_id, reference: data.transaction_hash, reason: typeof data.reason === 'string' ? data.reason : row.reason };
+    if (!row) return null;
+    return { method: row.method, amountMinor: BigInt(row.amount_minor), orderId: row.order_id, reference: data.transaction_hash, reason: typeof data.reason === 'string' ? data.reason : row.reason };
   }
 
   async function unmatched(): Promise<void> {
@@ -113,9 +111,9 @@ export function createNotificationFeed(d: { db: Db; clock: Clock; log: Logger; s
       return;
     }
     const list = await db.selectFrom('payments').select(['id', 'method', 'amount_minor', 'tx_ref', 'reason', 'observed_at']).where('status', '=', 'unmatched').where('observed_at', '>', at.at - UNMATCHED_OVERLAP_MS).orderBy('observed_at').limit(PAGE).execute();
-    const fresh = list.filter((p) => isMethod(p.method));
+    const fresh = list;
     if (fresh.length === 0) return;
-    const rows = fresh.flatMap((p) => rowsFor('payment.unmatched', `unmatched:${p.id}`, unmatchedText(d.show, { method: p.method as Method, amountMinor: BigInt(p.amount_minor), reference: p.tx_ref, reason: p.reason })));
+    const rows = fresh.flatMap((p) => rowsFor('payment.unmatched', `unmatched:${p.id}`, unmatchedText(d.show, { method: p.method, amountMinor: BigInt(p.amount_minor), reference: p.tx_ref, reason: p.reason })));
     const newest = Math.max(at.at, ...fresh.map((p) => Number(p.observed_at)));
     await queue.commit(rows, [{ key: UNMATCHED_KEY, value: { at: newest } }]);
   }

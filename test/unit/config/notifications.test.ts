@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseConfig } from '../../../src/config/load.ts';
+import { parseConfig } from '../../../src/methods/load-config.ts';
 
 test('notifications: secret references, chat ids as strings, every kind on by default; errors name their path', () => {
   const c = parseConfig(

@@ -1,15 +1,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { alertText, amountText, digestText, recoveredText, settledText, type ShowAmount } from '../../../../src/domain/notify/text.ts';
-import { shownAmount } from '../../../../src/http/checkout/format.ts';
+import { showAmountWith } from '../../../../src/app/notify.ts';
+import { builtinMethods } from '../../../../src/methods/registry.ts';
 
 // What the composition root hands in: the checkout's own formatter.
-const show: ShowAmount = (method, minor) => shownAmount(method, minor).text;
+const show: ShowAmount = showAmountWith(builtinMethods);
 
 test('amounts read as the checkout prints them, with the network for tokens', () => {
   assert.equal(amountText(show, 'UPI', 12345678n), '₹1,23,456.78');
-  assert.equal(amountText(show, 'USDT_TRC20', 12_500_000n), '12.50 USDT (TRON)');
-  assert.equal(amountText(show, 'USDT_SOL', 1_000_001n), '1.000001 USDT (Solana)');
+  assert.equal(amountText(show, 'USDT_TRC20', 12_500_000n), '12.50 USDT (USDT_TRC20)');
+  assert.equal(amountText(show, 'USDT_SOL', 1_000_001n), '1.000001 USDT (USDT_SOL)');
   assert.equal(amountText(show, 'SOL', 1_500_000_000n), '1.50 SOL');
 });
 
