@@ -97,7 +97,8 @@ export function createNotificationFeed(d: { db: Db; clock: Clock; log: Logger; s
       .innerJoin('intents', 'intents.id', 'payments.intent_id')
       .select(['payments.method', 'payments.amount_minor', 'payments.reason', 'intents.order_id'])
       .where('payments.intent_id', '=', intentId)
-      .where('payments.tx_ref', '=', data.transaction_hash)
+      // A TRON transaction's rows are keyed `txid:…`; the event names the transaction.
+      .where((eb) => eb.or([eb('payments.tx_ref', '=', data.transaction_hash as string), eb('payments.tx_ref', 'like', `${data.transaction_hash as string}:%`)]))
       .executeTakeFirst();
     if (!row) return null;
     return { method: row.method, amountMinor: BigInt(row.amount_minor), orderId: row.order_id, reference: data.transaction_hash, reason: typeof data.reason === 'string' ? data.reason : row.reason };
