@@ -41,6 +41,7 @@ export function baseConfig(dir: string, extra: Record<string, any> = {}) {
     webhooks: { retrySchedule: [1, 1, 1], timeoutSeconds: 2, allowLoopback: true, ...(rest.webhooks ?? {}) },
     intents: rest.intents ?? {},
     ...(rest.notifications ? { notifications: rest.notifications } : {}),
+    ...(rest.pricing ? { pricing: rest.pricing } : {}),
     methods: {
       UPI: {
         vpa: 'shop@hdfcbank',
