@@ -258,6 +258,8 @@ export interface ConsoleChallengesTable {
   purpose: 'register' | 'login';
   invite_hash: string | null;
   expires_at: number;
+}
+
 /** A message to a person (db/notifications.ts owns its verbs). */
 export interface NotificationsTable {
   id: string;
