@@ -36,7 +36,8 @@ import { createUpiSilence } from './services/upi-silence.ts';
 import { createOperatorActions } from './services/operator-actions.ts';
 import { createLeadership } from './workers/leader.ts';
 import { createWorkerLease } from './workers/lease.ts';
-import { describeError, runLoop } from './workers/loop.ts';
+import { describeError } from './domain/errors.ts';
+import { runLoop } from './runtime/loop.ts';
 import { isDown, SourceHealth } from './workers/source-health.ts';
 import { superviseSource } from './workers/supervise.ts';
 

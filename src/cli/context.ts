@@ -4,7 +4,7 @@ import type { App } from '../app.ts';
 import { loadConfigFile, parseConfig, type Config, type Env } from '../config/load.ts';
 import { PaydError } from '../domain/errors.ts';
 import type { LogLevel } from '../log.ts';
-import type { Prompter } from './commands/init.ts';
+import type { Prompter } from './prompter.ts';
 import type { Output } from './output.ts';
 
 export interface GlobalOptions {

@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import * as v from 'valibot';
 import { isSolanaAddress, isTronAddress, isVpa } from './addresses.ts';
 import { SecretRefBox } from './secret.ts';
-import { PROVIDER_PRESETS, PROVIDERS } from '../methods/upi/oauth/providers.ts';
+import { PROVIDER_PRESETS, PROVIDERS } from './oauth-providers.ts';
 
 /** A secret may be inline, from the environment, or from a file (systemd credentials). */
 const SecretRef = v.pipe(

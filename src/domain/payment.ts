@@ -1,7 +1,7 @@
 import type { Method } from './methods.ts';
 
 /** Where an observation came from. `manual` is an operator's reconciliation. */
-export type PaymentSource = 'imap' | 'trongrid' | 'solana' | 'manual' | 'sandbox';
+export type ObservationSource = 'imap' | 'trongrid' | 'solana' | 'manual' | 'sandbox';
 
 /**
  * One normalized incoming payment, whatever the method. Every source's adapter
@@ -27,7 +27,7 @@ export interface ReceivedPayment {
   occurredAt: number;
   /** When payd saw it, ms since epoch. */
   observedAt: number;
-  source: PaymentSource;
+  source: ObservationSource;
   /** Provider facts kept for the operator (sender, block, DKIM verdict…). JSON-safe. */
   evidence?: Record<string, unknown>;
   /**
@@ -39,7 +39,7 @@ export interface ReceivedPayment {
 
 /** Something a source saw that is not a payment it can accept (forged mail, unparseable alert). */
 export interface RejectedObservation {
-  source: PaymentSource;
+  source: ObservationSource;
   method: Method;
   /** Stable id of the observation at the source (e.g. "imap:<uidvalidity>:<uid>"), unique. */
   ref: string;

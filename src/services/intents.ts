@@ -12,7 +12,7 @@ import { isMethod, METHOD_RULES, type Method } from '../domain/methods.ts';
 import { formatMinor, minorToDb, numberToDecimalText, parseDecimal } from '../domain/money.ts';
 import { noopMetrics, type Clock, type Logger, type Metrics, type Random } from '../domain/ports.ts';
 import type { Merchant } from './merchants.ts';
-import { UUID_V4 } from './merchants.ts';
+import { UUID_V4 } from '../domain/ids.ts';
 import type { Outbox } from './outbox.ts';
 
 /** What the composition root knows about each enabled method. */

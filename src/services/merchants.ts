@@ -4,10 +4,9 @@ import type { Db } from '../db/open.ts';
 import type { MerchantsTable } from '../db/schema.ts';
 import { PaydError } from '../domain/errors.ts';
 import type { Clock, Random } from '../domain/ports.ts';
-import { checkWebhookUrl } from '../webhooks/url.ts';
+import { checkWebhookUrl } from '../domain/webhook-url.ts';
 import type { Keyring, Keys } from './keys.ts';
-
-export const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+import { UUID_V4 } from '../domain/ids.ts';
 
 export interface Merchant {
   clientId: string;

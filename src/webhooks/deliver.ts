@@ -1,4 +1,4 @@
-import { describeError } from '../workers/loop.ts';
+import { describeError } from '../domain/errors.ts';
 
 export interface AttemptResult {
   /** HTTP status, or null when no response came (timeout, refused, reset). */

@@ -2,17 +2,17 @@ import { writeTx, type Db } from '../db/open.ts';
 import { claimDueEvents } from '../db/outbox-claim.ts';
 import { PaydError } from '../domain/errors.ts';
 import type { EventsTable } from '../db/schema.ts';
-import { noopMetrics, type Clock, type Logger, type Metrics, type Random } from '../domain/ports.ts';
-import type { MerchantService } from '../services/merchants.ts';
-import { runLoop, WakeSignal } from '../workers/loop.ts';
+import { noopMetrics, type Clock, type Logger, type Metrics, type Random, type WebhookEndpoints } from '../domain/ports.ts';
+import { runLoop } from '../runtime/loop.ts';
+import { WakeSignal } from '../runtime/wake.ts';
 import { attemptDelivery, type HttpPost } from './deliver.ts';
 import { nextStep } from './retry.ts';
 import { webhookHeaders } from './sign.ts';
-import { checkWebhookUrl } from './url.ts';
+import { checkWebhookUrl } from '../domain/webhook-url.ts';
 
 export interface DispatcherDeps {
   db: Db;
-  merchants: MerchantService;
+  merchants: WebhookEndpoints;
   clock: Clock;
   random: Random;
   log: Logger;

@@ -5,6 +5,7 @@ import { parseConfig } from '../../config/load.ts';
 import { isSolanaAddress, isTronAddress, isVpa } from '../../config/addresses.ts';
 import { PaydError } from '../../domain/errors.ts';
 import type { CliEnv } from '../context.ts';
+import type { Prompter } from '../prompter.ts';
 import { SYSTEMD, systemdRecipe } from '../systemd-recipe.ts';
 import { leaf, type Opts } from './leaf.ts';
 
@@ -20,14 +21,6 @@ export const DEFAULT_CONFIG: Json = {
 };
 
 export { SYSTEMD };
-
-/** How payd asks its questions; @inquirer/prompts by default, a script in tests. */
-export interface Prompter {
-  input(o: { message: string; default?: string; required?: boolean; validate?: (s: string) => boolean | string }): Promise<string>;
-  confirm(o: { message: string; default?: boolean }): Promise<boolean>;
-  number(o: { message: string; default?: number; min?: number; max?: number; required?: boolean }): Promise<number | undefined>;
-  select<T extends string>(o: { message: string; choices: { name: string; value: T }[]; default?: T }): Promise<T>;
-}
 
 /** One secret the operator still has to provide, and where payd will read it. */
 interface NeededSecret {

@@ -8,7 +8,7 @@ import type { Clock, Ledger, Logger } from '../../domain/ports.ts';
 import { formatMinor } from '../../domain/money.ts';
 import { METHOD_RULES } from '../../domain/methods.ts';
 import { createHeadWatch, type HeadSighting } from '../../domain/head-watch.ts';
-import { cycleReporterOf } from '../../workers/cycle.ts';
+import { cycleReporterOf } from '../../runtime/cycle.ts';
 import { adaptTransaction, type WatchTarget } from './adapt.ts';
 import { listRecent, listSince, type Checkpoint } from './signatures.ts';
 import { isUnreadableTransaction, MAX_TRANSACTION_VERSION } from './versions.ts';

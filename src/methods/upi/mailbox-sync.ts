@@ -1,5 +1,5 @@
 import type { Clock, Ledger, Logger } from '../../domain/ports.ts';
-import { describeError } from '../../workers/loop.ts';
+import { describeError } from '../../domain/errors.ts';
 import type { AlertVerdict } from './alert.ts';
 import type { UpiMailStore } from './mail-store.ts';
 import { messageRef, readCheckpoint, type MailboxCheckpoint } from './mailbox-checkpoint.ts';
