@@ -13,6 +13,7 @@ import { formatMinor, minorToDb, numberToDecimalText, parseDecimal } from '../do
 import { noopMetrics, type Clock, type Logger, type Metrics, type Random } from '../domain/ports.ts';
 import type { Merchant } from './merchants.ts';
 import { UUID_V4 } from '../domain/ids.ts';
+import { selectIntents } from './intent-list.ts';
 import type { Outbox } from './outbox.ts';
 
 /** What the composition root knows about each enabled method. */
@@ -220,14 +221,10 @@ export function createIntentService(d: IntentServiceDeps) {
       return intentView(intent, ctx());
     },
 
+    /** Every merchant's intents, newest first (the CLI): the API list's filter rule. */
     async list(filter: { status?: string; currency?: string; limit?: number }) {
-      let q = d.db.selectFrom('intents').selectAll().orderBy('created_at', 'desc').limit(filter.limit ?? 50);
-      const now = d.clock.now();
-      if (filter.status === 'pending') q = q.where('status', '=', 'pending').where('expires_at', '>', now);
-      else if (filter.status === 'expired') q = q.where((eb) => eb.or([eb('status', '=', 'expired'), eb.and([eb('status', '=', 'pending'), eb('expires_at', '<=', now)])]));
-      else if (filter.status) q = q.where('status', '=', filter.status as IntentStatus);
-      if (filter.currency) q = q.where('method', '=', filter.currency);
-      const rows = await q.execute();
+      const limit = filter.limit ?? 50;
+      const rows = (await selectIntents(d.db, undefined, { status: filter.status as IntentStatus | undefined, currency: filter.currency as Method | undefined, limit }, d.clock.now()).execute()).slice(0, limit);
       return rows.map((r) => intentView(intentFromRow(r), ctx()));
     },
 
