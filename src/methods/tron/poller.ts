@@ -3,16 +3,17 @@
  * pages) for the receiving address, whatever the number of open intents.
  */
 import { METHOD_RULES } from '../../domain/methods.ts';
-import type { IngestOutcome, ReceivedPayment } from '../../domain/payment.ts';
+import type { IngestOutcome } from '../../domain/payment.ts';
 import type { Clock, Ledger, Logger } from '../../domain/ports.ts';
 import { createHeadWatch, type HeadSighting } from '../../domain/head-watch.ts';
 import { cycleReporterOf } from '../../runtime/cycle.ts';
 import { describeError } from '../../domain/errors.ts';
 import { sleep } from '../../runtime/sleep.ts';
+import { toPayment } from './adapt.ts';
 import { TronGridError, type TronGridClient } from './client.ts';
 import { completeListing, isSeen, listFrom, markSeen, readCursor, startCursor, type TronCursor } from './cursor.ts';
 import { decideRows, heldFromJson, heldToJson, holdBack, type RowDecision } from './netting.ts';
-import { parseTrc20Page, type PageFilter, type Trc20Item, type Trc20Transfer } from './trc20-page.ts';
+import { parseTrc20Page, type PageFilter, type Trc20Item } from './trc20-page.ts';
 
 export interface PollerTuning {
   /** First start without a checkpoint: how far back to look, ms. */
@@ -267,24 +268,5 @@ export function rowKeys(): (item: Trc20Item) => string {
     const k = counts.get(base) ?? 0;
     counts.set(base, k + 1);
     return k === 0 ? base : `${base}:${k + 1}`;
-  };
-}
-
-export function toPayment(t: Trc20Transfer, row: string, receiver: string, contract: string, observedAt: number, net?: { amountMinor: bigint; nettedMinor: bigint }): ReceivedPayment {
-  const evidence: Record<string, unknown> = { from: t.from, to: receiver, block_timestamp: t.blockTimestamp, contract, value: t.value.toString() };
-  if (t.symbol !== undefined) evidence.symbol = t.symbol;
-  // Part of the row went back out in the same transaction (netting.ts): only the rest is paid.
-  if (net && net.nettedMinor > 0n) evidence.netted_by_outgoing_minor = net.nettedMinor.toString();
-  return {
-    method: METHOD,
-    receiver,
-    amountMinor: net ? net.amountMinor : t.value,
-    // Each row is its own payment; the merchant still sees the TRON transaction id.
-    txRef: row,
-    txHash: t.txid,
-    occurredAt: t.blockTimestamp,
-    observedAt,
-    source: 'trongrid',
-    evidence,
   };
 }

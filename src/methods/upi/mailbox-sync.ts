@@ -3,7 +3,8 @@ import { describeError } from '../../domain/errors.ts';
 import type { AlertVerdict } from './alert.ts';
 import type { UpiMailStore } from './mail-store.ts';
 import { messageRef, readCheckpoint, type MailboxCheckpoint } from './mailbox-checkpoint.ts';
-import { creditToPayment, rejection, type MailboxEnvelope, type MailboxMessage } from './mailbox-outcome.ts';
+import { creditToPayment } from './adapt.ts';
+import { rejection, type MailboxEnvelope, type MailboxMessage } from './mailbox-outcome.ts';
 import { headerBlock } from './mail-headers.ts';
 import { InspectorUnavailable } from './inspector-pool.ts';
 
