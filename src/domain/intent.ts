@@ -1,6 +1,6 @@
 import { isoUtc } from './iso-time.ts';
 import { DecimalNumber } from './json.ts';
-import { METHOD_RULES, type Method } from './methods.ts';
+import type { Method } from './methods.ts';
 import { formatMinor } from './money.ts';
 
 export type IntentStatus = 'pending' | 'settled' | 'expired' | 'canceled';
@@ -19,7 +19,7 @@ export interface Intent {
   /** What the payer is asked to send: the amount plus a small unique offset. */
   payAmountMinor: bigint;
   receiver: string;
-  /** Solana Pay reference (SOL, USDT_SOL), else null. */
+  /** The reference key the payer's transfer carries (Solana Pay methods), else null. */
   reference: string | null;
   paymentUri: string;
   status: IntentStatus;
@@ -45,11 +45,13 @@ export interface ViewContext {
   livemode: boolean;
   /** Base of checkout_url, without trailing slash. */
   publicUrl: string;
+  /** Decimal places of a method's minor unit (its descriptor's rules). */
+  decimalsOf: (method: Method) => number;
 }
 
 /** The fetch response (spec fields first, then ours). Also the `data` of every webhook. */
 export function intentView(intent: Intent, ctx: ViewContext) {
-  const decimals = METHOD_RULES[intent.method].decimals;
+  const decimals = ctx.decimalsOf(intent.method);
   const amount = (minor: bigint) => new DecimalNumber(formatMinor(minor, decimals));
   return {
     intent_id: intent.id,

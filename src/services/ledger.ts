@@ -19,6 +19,8 @@ export interface LedgerDeps {
   outbox: Outbox;
   livemode: boolean;
   publicUrl: string;
+  /** Decimal places of a method's minor unit. */
+  decimalsOf: (method: string) => number;
   /** How far before an intent's creation a payment may have happened and still match it, ms (clock skew). */
   skewMs?: number;
   metrics?: Metrics;
@@ -188,7 +190,7 @@ export function createLedger(d: LedgerDeps): Ledger & { ingestWith(p: ReceivedPa
     // Canceled or settled by another node since we read it: writeTx runs the ingest again.
     if (Number(upd.numUpdatedRows) !== 1) throw new TxConflict(`intent ${intent.id}`);
     const settled: Intent = { ...intent, status: 'settled', transactionHash: transaction_hash, verifiedAt: now, paymentId, updatedAt: now };
-    await d.outbox.enqueue(tx, intent.merchantId, intent.id, 'payment.success', intentView(settled, { now, livemode: d.livemode, publicUrl: d.publicUrl }));
+    await d.outbox.enqueue(tx, intent.merchantId, intent.id, 'payment.success', intentView(settled, { now, livemode: d.livemode, publicUrl: d.publicUrl, decimalsOf: d.decimalsOf }));
     if (o.intentId) {
       await tx
         .insertInto('audit_log')

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { parseConfig } from '../../config/load.ts';
+import { parseConfig } from '../../methods/load-config.ts';
 import { PaydError } from '../../domain/errors.ts';
 import type { CliEnv } from '../context.ts';
 import { nextSteps } from '../init/next-steps.ts';

@@ -10,7 +10,7 @@ export function writeConfigFile(file: string, json: unknown): void {
 
 /** Creates the config's database with every migration applied; returns its file. */
 export async function createDatabase(config: Config): Promise<string> {
-  const [{ databaseFile }, { migrate, openDatabase }] = await Promise.all([import('../../app.ts'), import('../../db/open.ts')]);
+  const [{ databaseFile }, { migrate, openDatabase }] = await Promise.all([import('../../db/paths.ts'), import('../../db/open.ts')]);
   const dbFile = databaseFile(config, false);
   const db = openDatabase(dbFile);
   try {

@@ -1,6 +1,7 @@
 import type { H3, H3Event } from 'h3';
 import { payeeShown } from '../../domain/deposit.ts';
 import type { Clock, Logger } from '../../domain/ports.ts';
+import type { MethodRegistry } from '../../methods/registry.ts';
 import type { IntentService } from '../../services/intents.ts';
 import type { MerchantService } from '../../services/merchants.ts';
 import { loadAssets, type Assets } from './assets.ts';
@@ -18,7 +19,9 @@ export interface CheckoutDeps {
   log: Logger;
   /** False in the sandbox: the page says TEST MODE. */
   livemode: boolean;
-  /** The configured payee name (methods.UPI.payeeName, '' when none): the page names the payee as the wallet does. */
+  /** The methods' words for the page (labels, warnings). */
+  methods: MethodRegistry;
+  /** The configured payee name (a method's payeeName, '' when none): the page names the payee as the wallet does. */
   payeeName: string;
   /** Per client IP (server.publicRateLimit): the page renders a QR and reads the database. */
   limiter?: RateLimiter;
@@ -70,7 +73,7 @@ export function registerCheckout(app: H3, d: CheckoutDeps): void {
     if (!intent) return htmlResponse(notFoundPage(assets.urls), 404);
     const merchant = await d.merchants.get(intent.merchantId);
     const state = checkoutState(intent, d.clock.now());
-    return htmlResponse(checkoutPage({ intent, payee: payeeShown(d.payeeName, merchant.name), merchantName: merchant.name, state, qr: await qr.svg(intent.id, intent.paymentUri), assets: assets.urls, livemode: d.livemode }));
+    return htmlResponse(checkoutPage({ intent, method: d.methods.of(intent.method), payee: payeeShown(d.payeeName, merchant.name), merchantName: merchant.name, state, qr: await qr.svg(intent.id, intent.paymentUri), assets: assets.urls, livemode: d.livemode }));
   });
   app.get('/pay/:intent_id', page, limited);
   // HEAD (link checkers, uptime probes, chat-app previews) answers like GET, without the body.

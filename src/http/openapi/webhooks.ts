@@ -1,4 +1,4 @@
-import { EXAMPLES } from './examples.ts';
+import type { OpenApiExamples } from './examples.ts';
 
 /** The webhooks payd sends (OpenAPI 3.1 `webhooks`): Standard Webhooks headers and the event body. */
 
@@ -40,7 +40,7 @@ const webhook = (type: string, summary: string, data: Record<string, unknown>, e
 
 const intent = { $ref: '#/components/schemas/Intent' };
 
-export const WEBHOOKS = {
+export const webhooksDoc = ({ EXAMPLES }: OpenApiExamples) => ({
   'payment.success': webhook('payment.success', 'An intent was paid and is now settled', intent, EXAMPLES.intent),
   'intent.expired': webhook('intent.expired', 'An intent passed expires_at unpaid', intent, { ...EXAMPLES.intent, status: 'expired', transaction_hash: null, verified_at: null }),
   'intent.canceled': webhook('intent.canceled', 'An intent was canceled (API or operator)', intent, EXAMPLES.canceled),
@@ -50,4 +50,4 @@ export const WEBHOOKS = {
     { type: 'object', required: ['client_id', 'message'], properties: { client_id: { type: 'string', format: 'uuid' }, message: { type: 'string' } } },
     { client_id: '6f1d2c9e-2f0b-4b8a-9a57-3f6f1d2c9e10', message: 'payd webhook test' },
   ),
-};
+});

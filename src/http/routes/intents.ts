@@ -2,11 +2,12 @@ import type { H3 } from 'h3';
 import type { IntentCancellation } from '../../services/intent-cancel.ts';
 import type { IntentListing } from '../../services/intent-list.ts';
 import { jsonReply } from '../errors.ts';
-import { ListIntentsQuery, parseQuery } from '../requests.ts';
+import { listIntentsQuery, parseQuery } from '../requests.ts';
 import type { RouteKit } from './kit.ts';
 
 /** GET /api/v1/intents (the merchant's list) and POST /api/v1/intents/{id}/cancel. */
-export function intentRoutes(app: H3, { route, notAllowed }: RouteKit, d: { listing: IntentListing; cancels: IntentCancellation }): void {
+export function intentRoutes(app: H3, { route, notAllowed }: RouteKit, d: { listing: IntentListing; cancels: IntentCancellation; methods: { ids: readonly string[] } }): void {
+  const ListIntentsQuery = listIntentsQuery(d.methods.ids);
   app.get(
     '/api/v1/intents',
     route(async (event, { merchant }) => {
