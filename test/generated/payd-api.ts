@@ -289,6 +289,29 @@ export interface components {
             return_url?: string;
             /** @description false in the sandbox. */
             livemode: boolean;
+            /** @description The fiat price as given at creation (only on intents created with price); amount is it converted at quote.rate. */
+            price?: {
+                amount: number;
+                /** @enum {string} */
+                currency: "INR" | "USD" | "EUR";
+            };
+            /** @description The locked rate the price was converted at (only with price). A payment after valid_until is late: the intent expires then. */
+            quote?: {
+                /** @description Price currency per 1 unit of the method's currency (83.75: ₹83.75 per USDT). */
+                rate: number;
+                /** @description Where the rate came from: a source (coindcx, kraken, …), a cross rate (kraken×frankfurter), peg (1 USDT = 1 USD) or identity. */
+                source: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds, e.g. 2026-11-22T10:00:00.000Z
+                 */
+                quoted_at: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds, e.g. 2026-11-22T10:00:00.000Z
+                 */
+                valid_until: string;
+            };
         };
         CreatedIntent: {
             /** @constant */
@@ -344,6 +367,29 @@ export interface components {
             return_url?: string;
             /** @description false in the sandbox. */
             livemode: boolean;
+            /** @description The fiat price as given at creation (only on intents created with price); amount is it converted at quote.rate. */
+            price?: {
+                amount: number;
+                /** @enum {string} */
+                currency: "INR" | "USD" | "EUR";
+            };
+            /** @description The locked rate the price was converted at (only with price). A payment after valid_until is late: the intent expires then. */
+            quote?: {
+                /** @description Price currency per 1 unit of the method's currency (83.75: ₹83.75 per USDT). */
+                rate: number;
+                /** @description Where the rate came from: a source (coindcx, kraken, …), a cross rate (kraken×frankfurter), peg (1 USDT = 1 USD) or identity. */
+                source: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds, e.g. 2026-11-22T10:00:00.000Z
+                 */
+                quoted_at: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds, e.g. 2026-11-22T10:00:00.000Z
+                 */
+                valid_until: string;
+            };
         };
         IntentPage: {
             data: components["schemas"]["Intent"][];
@@ -415,7 +461,15 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    amount: number;
+                    /** @description In the method's currency (currency). Give either amount or price, not both. */
+                    amount?: number;
+                    /** @description A price in fiat instead of amount: payd converts it to the method's currency at a locked quote (rounded up to the method's amount step). */
+                    price?: {
+                        amount: number;
+                        /** @description ISO 4217: INR, USD or EUR. */
+                        currency: string;
+                    };
+                    /** @description The payment method: UPI, USDT_TRC20, USDT_SOL or SOL. */
                     currency: string;
                     order_id: string;
                     return_url?: string;
@@ -536,7 +590,7 @@ export interface operations {
             /** @description RATE_LIMITED */
             429: {
                 headers: {
-                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -567,10 +621,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description AMOUNT_UNAVAILABLE or BUSY */
+            /** @description AMOUNT_UNAVAILABLE or RATE_UNAVAILABLE or BUSY */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -579,7 +633,7 @@ export interface operations {
                         /** @description A human-readable message. */
                         detail: string;
                         /** @enum {string} */
-                        code: "AMOUNT_UNAVAILABLE" | "BUSY";
+                        code: "AMOUNT_UNAVAILABLE" | "RATE_UNAVAILABLE" | "BUSY";
                         /** @description INVALID_REQUEST only: one entry per bad field. */
                         errors?: components["schemas"]["FieldError"][];
                     };
@@ -696,7 +750,7 @@ export interface operations {
             /** @description RATE_LIMITED */
             429: {
                 headers: {
-                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -730,7 +784,7 @@ export interface operations {
             /** @description BUSY */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -838,7 +892,7 @@ export interface operations {
             /** @description RATE_LIMITED */
             429: {
                 headers: {
-                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -872,7 +926,7 @@ export interface operations {
             /** @description BUSY */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -996,7 +1050,7 @@ export interface operations {
             /** @description RATE_LIMITED */
             429: {
                 headers: {
-                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1030,7 +1084,7 @@ export interface operations {
             /** @description BUSY */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1106,7 +1160,7 @@ export interface operations {
             /** @description RATE_LIMITED */
             429: {
                 headers: {
-                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1140,7 +1194,7 @@ export interface operations {
             /** @description BUSY */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1260,7 +1314,7 @@ export interface operations {
             /** @description RATE_LIMITED */
             429: {
                 headers: {
-                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1294,7 +1348,7 @@ export interface operations {
             /** @description BUSY */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1370,7 +1424,7 @@ export interface operations {
             /** @description RATE_LIMITED */
             429: {
                 headers: {
-                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1404,7 +1458,7 @@ export interface operations {
             /** @description BUSY */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1549,7 +1603,7 @@ export interface operations {
             /** @description RATE_LIMITED */
             429: {
                 headers: {
-                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1583,7 +1637,7 @@ export interface operations {
             /** @description BUSY */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1621,7 +1675,7 @@ export interface operations {
             /** @description RATE_LIMITED */
             429: {
                 headers: {
-                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };

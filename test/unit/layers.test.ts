@@ -15,7 +15,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['runtime', 'system', 'stdio', 'log-pipe', 'log', 'metrics'], // the loop primitive and process plumbing, no business
   ['config'],
   ['db'],
-  ['methods'],
+  ['methods', 'pricing'], // pricing: the fiat rate sources, beside the payment sources
   ['services'],
   ['webhooks', 'workers'],
   ['http'],
