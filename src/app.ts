@@ -24,6 +24,9 @@ import { createSettlementService } from './services/settlement.ts';
 import { createDoctor } from './services/doctor.ts';
 import { createUpiSilence } from './services/upi-silence.ts';
 import { createOperatorActions } from './services/operator-actions.ts';
+import { createConsoleAccess } from './services/console-access.ts';
+import { createConsoleViews } from './services/console-views.ts';
+import type { SourcesReport } from './http/console/pages/sources.ts';
 import { isDown } from './workers/source-health.ts';
 import { serveApi, type Serving } from './app/http.ts';
 import { createLeaderWork, positionKey } from './app/lead.ts';
@@ -151,6 +154,26 @@ export async function createApp(o: AppOptions) {
   });
 
   const serving: Serving = { server: null, metricsServer: null, sockets: null };
+  // The operator console (server.console): who may sign in, and what its pages read.
+  const consoleAccess = createConsoleAccess({ db, clock, random, idleMs: config.server.console.idleMinutes * 60_000 });
+  const consoleViews = createConsoleViews({ db });
+  /**
+   * The address the operator's browser shows: passkeys are bound to its host name, so it is
+   * never 127.0.0.1 (an IP address cannot hold a passkey): server.console.origin, else
+   * server.publicUrl, else http://localhost:<port>.
+   */
+  const consoleOrigin = (): string =>
+    (config.server.console.origin ?? config.server.publicUrl ?? `http://localhost:${serving.server?.port ?? config.server.port}`).replace(/\/+$/, '');
+  /** The Sources page: live states when this process leads, else what the leader recorded. */
+  const consoleSources = async (): Promise<SourcesReport> => {
+    const role = workerSet ? workerSet.role() : 'off';
+    const live = role === 'leader' && workerSet ? workerSet.health.map((h) => ({ key: h.key, name: h.name, status: h.status() })) : [];
+    const keys = sandbox ? [] : Object.keys(config.amounts);
+    const recorded = await Promise.all(keys.map(async (key) => ({ key, asOf: (await ledger.loadCheckpoint<{ asOf?: number }>(positionKey(key)))?.asOf, maxLagMs: lagLimit(config, key) })));
+    const s = upiSilence ? await upiSilence.status() : null;
+    return { workers: role, live, recorded, upi: s ? { accounts: s.accounts, silent: s.silent } : null };
+  };
+
   const abort = new AbortController();
   /** Stops of what start() started, registered as each starts; close() runs them newest first. */
   const stops: Stop[] = [];
@@ -184,6 +207,9 @@ export async function createApp(o: AppOptions) {
     doctor,
     sources,
     publicUrl,
+    consoleAccess,
+    consoleViews,
+    consoleOrigin,
     readiness,
     pricing,
 
@@ -200,7 +226,24 @@ export async function createApp(o: AppOptions) {
       const toRun = opts.workers ? await sources() : [];
       let listening: string | null = null;
       if (opts.http) {
-        const parts = { config, methods, intents, merchants, listing, cancels, feed, publicUrl, livemode, clock, log, metrics, wakeups, readiness };
+        const console = {
+          access: consoleAccess,
+          views: consoleViews,
+          intents,
+          payments,
+          events,
+          merchants,
+          sources: consoleSources,
+          cancels,
+          replays: events,
+          settlement,
+          merchantActions: merchants,
+          clock,
+          log: log.child({ component: 'console' }),
+          livemode,
+          origin: consoleOrigin,
+        };
+        const parts = { config, methods, intents, merchants, listing, cancels, feed, publicUrl, livemode, clock, log, metrics, wakeups, readiness, console };
         listening = await serveApi(parts, serving, stops, () => closingDeadline);
       }
       if (opts.workers) {

@@ -3,6 +3,7 @@ import { attemptsOf, eventsOfIntent, getEvent, listEvents, replayEvents } from '
 import type { EventsTable } from '../db/schema.ts';
 import { PaydError } from '../domain/errors.ts';
 import type { Clock } from '../domain/ports.ts';
+import type { Actor } from './merchants.ts';
 import type { Outbox } from './outbox.ts';
 
 export interface EventSummary {
@@ -72,13 +73,13 @@ export function createEventService(d: { db: Db; clock: Clock; outbox: Outbox }) 
     },
 
     /** Queues events for another round of delivery (same webhook-id, fresh retry schedule). */
-    async replay(target: { eventId: string } | { failed: true }): Promise<string[]> {
+    async replay(target: { eventId: string } | { failed: true }, actor: Actor = 'cli'): Promise<string[]> {
       const now = d.clock.now();
       const ids = await replayEvents(d.db, target, now);
       if (!ids) throw new PaydError('NOT_FOUND', `no webhook event ${'eventId' in target ? target.eventId : ''}`);
       await d.db
         .insertInto('audit_log')
-        .values({ at: now, actor: 'cli', action: 'webhooks.replay', subject: 'eventId' in target ? target.eventId : 'failed', details_json: JSON.stringify({ count: ids.length }) })
+        .values({ at: now, actor, action: 'webhooks.replay', subject: 'eventId' in target ? target.eventId : 'failed', details_json: JSON.stringify({ count: ids.length }) })
         .execute();
       d.outbox.notify();
       return ids;

@@ -3,12 +3,13 @@ import { intentFromRow } from '../db/intent-rows.ts';
 import { PaydError } from '../domain/errors.ts';
 import { effectiveStatus, intentView, type Intent, type IntentView, type ViewContext } from '../domain/intent.ts';
 import { UUID_V4 } from '../domain/ids.ts';
+import type { Actor } from './merchants.ts';
 import type { Outbox } from './outbox.ts';
 
 export interface CancelOptions {
   /** Only an intent of this merchant (the API); the operator's CLI may cancel any. */
   merchantId?: string;
-  actor: 'api' | 'cli';
+  actor: Actor;
 }
 
 /**

@@ -30,6 +30,8 @@ export interface IngestOptions {
   /** Manual reconciliation: settle exactly this intent. */
   intentId?: string;
   note?: string;
+  /** Who settled by hand, for the audit log (default `cli`; the console: `console:<passkey name>`). */
+  actor?: string;
 }
 
 /**
@@ -194,7 +196,7 @@ export function createLedger(d: LedgerDeps): Ledger & { ingestWith(p: ReceivedPa
     if (o.intentId) {
       await tx
         .insertInto('audit_log')
-        .values({ at: now, actor: 'cli', action: 'intent.settle', subject: intent.id, details_json: JSON.stringify({ tx_ref: p.txRef, note: o.note ?? null }) })
+        .values({ at: now, actor: o.actor ?? 'cli', action: 'intent.settle', subject: intent.id, details_json: JSON.stringify({ tx_ref: p.txRef, note: o.note ?? null }) })
         .execute();
     }
   }
@@ -220,7 +222,7 @@ export function createLedger(d: LedgerDeps): Ledger & { ingestWith(p: ReceivedPa
     await tx.updateTable('payments').set({ status: 'matched', intent_id: intent.id, note: o.note ?? existing.note }).where('id', '=', existing.id).where('status', '=', 'unmatched').execute();
     await tx
       .insertInto('audit_log')
-      .values({ at: now, actor: 'cli', action: 'payment.link', subject: existing.id, details_json: JSON.stringify({ intent_id: intent.id, tx_ref: p.txRef, was: existing.reason, note: o.note ?? null }) })
+      .values({ at: now, actor: o.actor ?? 'cli', action: 'payment.link', subject: existing.id, details_json: JSON.stringify({ intent_id: intent.id, tx_ref: p.txRef, was: existing.reason, note: o.note ?? null }) })
       .execute();
     await settle(tx, intent, existing.id, recorded, now, o);
     return { kind: 'settled', paymentId: existing.id, intentId: intent.id };

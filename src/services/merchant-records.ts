@@ -2,7 +2,7 @@ import type { Db } from '../db/open.ts';
 import { PaydError } from '../domain/errors.ts';
 import type { Clock, Random } from '../domain/ports.ts';
 import type { Keyring } from './keys.ts';
-import { auditMerchant, merchantRow, toMerchant, type IssuedCredentials, type Merchant } from './merchant-row.ts';
+import { auditMerchant, merchantRow, toMerchant, type Actor, type IssuedCredentials, type Merchant } from './merchant-row.ts';
 import { newWebhookSecret, validWebhookUrl } from './merchant-webhooks.ts';
 
 export interface MerchantRecordDeps {
@@ -24,10 +24,10 @@ export function merchantRecords(d: MerchantRecordDeps, forget: (clientId: string
     return n;
   };
   const row = (clientId: string) => merchantRow(d.db, clientId);
-  const audit = (action: string, subject: string, details?: Record<string, unknown>) => auditMerchant(d, action, subject, details);
+  const audit = (action: string, subject: string, details: Record<string, unknown> | undefined, actor: Actor) => auditMerchant(d, action, subject, details, actor);
 
   return {
-    async create(input: { name: string; webhookUrl?: string | null }): Promise<IssuedCredentials> {
+    async create(input: { name: string; webhookUrl?: string | null }, actor: Actor = 'cli'): Promise<IssuedCredentials> {
       const name = validName(input.name);
       const webhookUrl = validWebhookUrl(input.webhookUrl, d);
       const keys = await d.keys.get();
@@ -50,7 +50,7 @@ export function merchantRecords(d: MerchantRecordDeps, forget: (clientId: string
           updated_at: now,
         })
         .execute();
-      await audit('merchant.create', clientId, { name, webhook_url: webhookUrl });
+      await audit('merchant.create', clientId, { name, webhook_url: webhookUrl }, actor);
       return { client_id: clientId, client_secret: secret, webhook_secret: whsec, name, webhook_url: webhookUrl };
     },
 
@@ -67,7 +67,7 @@ export function merchantRecords(d: MerchantRecordDeps, forget: (clientId: string
      * Issues a new client secret. The old one keeps working for `graceSeconds` (0: stops at
      * once), so a merchant can deploy the new key without downtime.
      */
-    async rotateSecret(clientId: string, graceSeconds: number): Promise<{ client_id: string; client_secret: string; previous_valid_until: string | null }> {
+    async rotateSecret(clientId: string, graceSeconds: number, actor: Actor = 'cli'): Promise<{ client_id: string; client_secret: string; previous_valid_until: string | null }> {
       const keys = await d.keys.get();
       const r = await row(clientId);
       if (r.status === 'revoked') throw new PaydError('CONFLICT', `merchant ${clientId} is revoked`);
@@ -81,15 +81,15 @@ export function merchantRecords(d: MerchantRecordDeps, forget: (clientId: string
         .where('id', '=', clientId)
         .execute();
       forget(clientId);
-      await audit('merchant.rotate-secret', clientId, { grace_seconds: graceSeconds });
+      await audit('merchant.rotate-secret', clientId, { grace_seconds: graceSeconds }, actor);
       return { client_id: clientId, client_secret: secret, previous_valid_until: until === null ? null : new Date(until).toISOString() };
     },
 
-    async revoke(clientId: string): Promise<void> {
+    async revoke(clientId: string, actor: Actor = 'cli'): Promise<void> {
       await row(clientId);
       await d.db.updateTable('merchants').set({ status: 'revoked', updated_at: d.clock.now() }).where('id', '=', clientId).execute();
       forget(clientId);
-      await audit('merchant.revoke', clientId);
+      await audit('merchant.revoke', clientId, undefined, actor);
     },
   };
 }

@@ -13,7 +13,7 @@ export interface Merchant {
 }
 
 /** Who made a change, for the audit log. */
-export type Actor = 'cli' | 'api';
+export type Actor = 'cli' | 'api' | `console:${string}`;
 
 export interface IssuedCredentials {
   client_id: string;
