@@ -3,7 +3,7 @@ import type { PaymentSource } from '../methods/source.ts';
 import type { IntentService } from '../services/intents.ts';
 import type { PaydLedger } from '../services/ledger.ts';
 import type { Dispatcher } from '../webhooks/dispatcher.ts';
-import { runLoop } from '../workers/loop.ts';
+import { runLoop } from '../runtime/loop.ts';
 import type { SourceHealth } from '../workers/source-health.ts';
 import { superviseSource } from '../workers/supervise.ts';
 

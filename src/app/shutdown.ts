@@ -1,5 +1,5 @@
 import type { Logger } from '../domain/ports.ts';
-import { describeError } from '../workers/loop.ts';
+import { describeError } from '../domain/errors.ts';
 
 /** A stop of something start() started, registered as it starts. */
 export interface Stop {

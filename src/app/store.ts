@@ -3,7 +3,7 @@ import { migrate, type Db } from '../db/open.ts';
 import { describeTarget, openStore, type StoreTarget } from '../db/store.ts';
 import { openWakeups } from '../db/wakeups.ts';
 import type { Clock, Logger } from '../domain/ports.ts';
-import { describeError } from '../workers/loop.ts';
+import { describeError } from '../domain/errors.ts';
 
 /** How often a PostgreSQL node measures its clock against the database's again, ms. */
 const CLOCK_SYNC_MS = 60_000;

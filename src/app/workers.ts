@@ -4,7 +4,7 @@ import type { PaymentSource } from '../methods/source.ts';
 import type { Dispatcher } from '../webhooks/dispatcher.ts';
 import { createLeadership } from '../workers/leader.ts';
 import { createWorkerLease } from '../workers/lease.ts';
-import { describeError } from '../workers/loop.ts';
+import { describeError } from '../domain/errors.ts';
 import { SourceHealth } from '../workers/source-health.ts';
 import type { createLeaderWork } from './lead.ts';
 import type { WorkerSet } from './readiness.ts';

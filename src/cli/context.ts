@@ -5,7 +5,7 @@ import type { Config, Env } from '../config/load.ts';
 import { loadConfigFile, parseConfig } from '../methods/load-config.ts';
 import { PaydError } from '../domain/errors.ts';
 import type { LogLevel } from '../log.ts';
-import type { Prompter } from './commands/init.ts';
+import type { Prompter } from './prompter.ts';
 import type { Output } from './output.ts';
 
 export interface GlobalOptions {

@@ -50,6 +50,9 @@ export function intentFromRow(row: IntentsTable): Intent {
   return intentFromColumns(INTENT_COLUMNS.map((k) => row[k]) as unknown as Columns);
 }
 
+/** The row's intent, or undefined for no row (both stores' look-ups). */
+export const intentFromRowIfAny = (row: IntentsTable | undefined): Intent | undefined => (row ? intentFromRow(row) : undefined);
+
 /** The row that stores `intent` (amounts checked to fit the stores' integers). */
 export function intentToRow(intent: Intent): IntentsTable {
   return {

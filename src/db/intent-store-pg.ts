@@ -1,13 +1,9 @@
 import { sql } from 'kysely';
-import type { Intent } from '../domain/intent.ts';
-import { intentFromRow, intentToRow } from './intent-rows.ts';
+import { intentFromRowIfAny, intentToRow } from './intent-rows.ts';
 import type { IntentStore, IntentWriter, ReserveRange } from './intent-store.ts';
-import type { IntentsTable } from './schema.ts';
 import type { Db, Tx } from './open.ts';
 import { isRetryableConflict, isUniqueViolation } from './postgres.ts';
 import { rerunning } from './rerun.ts';
-
-const fromRow = (row: IntentsTable | undefined): Intent | undefined => (row ? intentFromRow(row) : undefined);
 
 /** Amounts of the window one reserving statement looks at (bounds its work on a wide window). */
 const CHUNK_STEPS = 1024;
@@ -59,7 +55,7 @@ async function reserveInChunk(tx: Tx, r: ReserveRange, from: number, to: number)
  */
 export function createPostgresIntentStore(db: Db): IntentStore {
   return {
-    byId: async (id) => fromRow(await db.selectFrom('intents').selectAll().where('id', '=', id).executeTakeFirst()),
+    byId: async (id) => intentFromRowIfAny(await db.selectFrom('intents').selectAll().where('id', '=', id).executeTakeFirst()),
     // Run again (within a time budget) when another create of the order won the race (the
     // next run returns its intent) or PostgreSQL aborted the transaction to break a deadlock.
     write: (fn) =>
@@ -73,7 +69,7 @@ export function createPostgresIntentStore(db: Db): IntentStore {
 
 function writer(tx: Tx): IntentWriter {
   return {
-    byOrder: async (merchantId, orderId) => fromRow(await tx.selectFrom('intents').selectAll().where('merchant_id', '=', merchantId).where('order_id', '=', orderId).executeTakeFirst()),
+    byOrder: async (merchantId, orderId) => intentFromRowIfAny(await tx.selectFrom('intents').selectAll().where('merchant_id', '=', merchantId).where('order_id', '=', orderId).executeTakeFirst()),
     held: async (r) => {
       const rows = await tx
         .selectFrom('amount_reservations as r')

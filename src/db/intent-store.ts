@@ -3,10 +3,8 @@ import { createGroupCommit, type GroupCommit } from './group-commit.ts';
 import type { Db } from './open.ts';
 import type { Awaitable } from '../domain/awaitable.ts';
 import type { Intent } from '../domain/intent.ts';
-import { INTENT_COLUMNS, intentFromColumns, intentFromRow, intentToRow } from './intent-rows.ts';
+import { INTENT_COLUMNS, intentFromColumns, intentFromRowIfAny, intentToRow } from './intent-rows.ts';
 import type { IntentsTable } from './schema.ts';
-
-const fromRow = (row: IntentsTable | undefined): Intent | undefined => (row ? intentFromRow(row) : undefined);
 
 /**
  * The API's hot path: intent creates and fetches. Two implementations with this interface:
@@ -93,16 +91,10 @@ export function createIntentStore(db: Db, sqlite: SQLite.Database): IntentStore 
   const heldAmounts = sqlite
     .prepare('SELECT pay_amount_minor FROM amount_reservations WHERE method = ? AND receiver = ? AND pay_amount_minor BETWEEN ? AND ? AND reserved_until > ?')
     .pluck(true);
-  const insert = sqlite.prepare(
-    `INSERT INTO intents (id, merchant_id, order_id, method, amount_minor, pay_amount_minor, receiver, reference, payment_uri, status, return_url,
-                          created_at, expires_at, transaction_hash, verified_at, payment_id, updated_at,
-                          price_amount, price_currency, quote_rate, quote_source, quoted_at, quote_valid_until)
-     VALUES (@id, @merchant_id, @order_id, @method, @amount_minor, @pay_amount_minor, @receiver, @reference, @payment_uri, @status, @return_url,
-             @created_at, @expires_at, @transaction_hash, @verified_at, @payment_id, @updated_at,
-             @price_amount, @price_currency, @quote_rate, @quote_source, @quoted_at, @quote_valid_until)`,
-  );
+  // Every column of INTENT_COLUMNS, so a new column is written (or fails here, at start) without a second list to update.
+  const insert = sqlite.prepare(`INSERT INTO intents (${INTENT_COLUMNS.join(', ')}) VALUES (${INTENT_COLUMNS.map((c) => '@' + c).join(', ')})`);
   const writer: IntentWriter = {
-    byOrder: (merchantId, orderId) => fromRow(byOrder.get(merchantId, orderId) as IntentsTable | undefined),
+    byOrder: (merchantId, orderId) => intentFromRowIfAny(byOrder.get(merchantId, orderId) as IntentsTable | undefined),
     held: (r) => {
       const rows = held.all(r) as [number, number | null][];
       return { amounts: rows.map((row) => row[0]), byMerchant: rows.filter((row) => row[1] === 1).length };
@@ -120,8 +112,7 @@ export function createIntentStore(db: Db, sqlite: SQLite.Database): IntentStore 
     },
     soonestRelease: (r) => (soonest.get(r) as { at: number | null }).at,
     insert: (intent) => {
-      const { canceled_at: _new, ...row } = intentToRow(intent);
-      insert.run(row);
+      insert.run(intentToRow(intent));
     },
   };
   const group: GroupCommit = createGroupCommit(db, sqlite);

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { sql, type Kysely } from 'kysely';
 import type { Logger, Wakeups } from '../domain/ports.ts';
-import { subscriberSet } from './wakeups.ts';
+import { subscriberSet } from './subscriber-set.ts';
 
 /** The one channel payd uses; the payload lists changed intent ids, comma-separated (may be empty). */
 export const WAKE_CHANNEL = 'payd_wake';

@@ -48,3 +48,13 @@ export class PaydError extends Error {
 }
 
 export const isPaydError = (e: unknown): e is PaydError => e instanceof PaydError;
+
+/** One line for a log or a status: the error code (ENOTFOUND…), message and cause's message. */
+export function describeError(err: unknown): string {
+  if (err instanceof Error) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const cause = err.cause instanceof Error ? `: ${err.cause.message}` : '';
+    return `${code ? code + ' ' : ''}${err.message}${cause}`;
+  }
+  return String(err);
+}

@@ -2,7 +2,7 @@ import type { Method } from './methods.ts';
 
 /** Where an observation came from. `manual` is an operator's reconciliation. */
 /** Which upstream saw a payment; a new method's source names its own. */
-export type PaymentSource = 'imap' | 'trongrid' | 'solana' | 'manual' | 'sandbox' | (string & {});
+export type ObservationSource = 'imap' | 'trongrid' | 'solana' | 'manual' | 'sandbox' | (string & {});
 
 /**
  * One normalized incoming payment, whatever the method. Every source's adapter
@@ -28,7 +28,7 @@ export interface ReceivedPayment {
   occurredAt: number;
   /** When payd saw it, ms since epoch. */
   observedAt: number;
-  source: PaymentSource;
+  source: ObservationSource;
   /** Provider facts kept for the operator (sender, block, DKIM verdict…). JSON-safe. */
   evidence?: Record<string, unknown>;
   /**
@@ -40,7 +40,7 @@ export interface ReceivedPayment {
 
 /** Something a source saw that is not a payment it can accept (forged mail, unparseable alert). */
 export interface RejectedObservation {
-  source: PaymentSource;
+  source: ObservationSource;
   method: Method;
   /** Stable id of the observation at the source (e.g. "imap:<uidvalidity>:<uid>"), unique. */
   ref: string;

@@ -107,3 +107,47 @@ export interface Wakeups {
   /** Sends what is still being published, then stops listening. */
   close(): Promise<void>;
 }
+
+/**
+ * A payment source watches one upstream (mailbox, TronGrid, Solana RPC) and feeds
+ * every observation, adapted to a ReceivedPayment, into the ledger.
+ */
+export interface PaymentSource {
+  /** e.g. "upi-imap", "tron:T…", "solana:SOL:<wallet>". */
+  readonly name: string;
+  /** The method it feeds ("UPI", "SOL", …): /readyz and /metrics name it by this (default: name). */
+  readonly method?: string;
+  /** Runs until the signal aborts. Must never throw for upstream faults: log and back off. */
+  run(signal: AbortSignal): Promise<void>;
+  /** One-shot health check for `payd doctor`. */
+  check(signal: AbortSignal): Promise<DoctorResult>;
+}
+
+export interface DoctorResult {
+  ok: boolean;
+  message: string;
+  /** With several endpoints: one line each (`what` names the endpoint, without its key). */
+  endpoints?: { ok: boolean; what: string; message: string }[];
+}
+
+/**
+ * Durable home of rotated IMAP OAuth refresh tokens, sealed under the master key.
+ * A stored token is used only while the config still holds the token it replaced:
+ * when the operator puts a new one in the config (after `payd mailbox authorize`), that one wins.
+ */
+export interface MailboxTokenStore {
+  /** The refresh token to use: the stored rotation of `configured`, else `configured` itself. */
+  current(key: string, configured: string): Promise<string>;
+  /** Keeps `rotated` as the successor of `configured`. */
+  save(key: string, configured: string, rotated: string): Promise<void>;
+}
+
+/**
+ * What the webhook dispatcher needs of a merchant: where to send and what to sign with.
+ * Implemented by the merchant service; both throw PaydError NOT_FOUND for a merchant that is gone.
+ */
+export interface WebhookEndpoints {
+  get(merchantId: string): Promise<{ webhookUrl: string | null }>;
+  /** Every secret a receiver may verify with (more than one while a rotation overlaps). */
+  signingSecrets(merchantId: string): Promise<string[]>;
+}

@@ -1,7 +1,7 @@
 import type * as v from 'valibot';
 import type { MethodRules, TxRefRules } from '../domain/methods.ts';
 import type { Db } from '../db/open.ts';
-import type { MailboxTokenStore } from '../services/mailbox-tokens.ts';
+import type { MailboxTokenStore } from '../domain/ports.ts';
 import type { PaymentSource, SourceDeps } from './source.ts';
 
 /**

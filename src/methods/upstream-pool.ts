@@ -11,7 +11,7 @@
  * newest head any endpoint reports is used only when nothing else answers.
  */
 import type { Clock, Metrics, Random } from '../domain/ports.ts';
-import { jittered } from '../workers/loop.ts';
+import { jittered } from '../runtime/sleep.ts';
 
 /** One configured endpoint, its secret already read. */
 export interface EndpointSpec {

@@ -1,4 +1,5 @@
 import type { Db } from '../db/open.ts';
+import { feedEvents, feedPositionOf } from '../db/outbox.ts';
 import { PaydError } from '../domain/errors.ts';
 import { stringifyJson } from '../domain/json.ts';
 
@@ -39,19 +40,11 @@ export function createEventFeed(d: { db: Db }) {
     async page(merchantId: string, input: EventFeedInput): Promise<string> {
       let afterSeq = 0;
       if (input.after !== undefined) {
-        const from = await d.db.selectFrom('events').select('seq').where('id', '=', input.after).where('merchant_id', '=', merchantId).executeTakeFirst();
-        if (!from || from.seq == null) throw new PaydError('INVALID_REQUEST', `no event ${JSON.stringify(input.after)} to continue after`, { errors: [{ field: 'after', message: 'unknown event id' }] });
-        afterSeq = from.seq;
+        const from = await feedPositionOf(d.db, merchantId, input.after);
+        if (from === undefined) throw new PaydError('INVALID_REQUEST', `no event ${JSON.stringify(input.after)} to continue after`, { errors: [{ field: 'after', message: 'unknown event id' }] });
+        afterSeq = from;
       }
-      const rows = await d.db
-        .selectFrom('events')
-        .select(['id', 'type', 'body', 'created_at', 'seq'])
-        .where('merchant_id', '=', merchantId)
-        .where('seq', '>', afterSeq)
-        .where('type', 'in', input.type ? [input.type] : [...FEED_TYPES])
-        .orderBy('seq')
-        .limit(input.limit + 1)
-        .execute();
+      const rows = await feedEvents(d.db, merchantId, afterSeq, input.type ? [input.type] : FEED_TYPES, input.limit + 1);
       const page = rows.slice(0, input.limit);
       const hasMore = rows.length > input.limit;
       // Where to continue from: the last event served, else where the caller already was.

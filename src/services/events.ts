@@ -1,4 +1,5 @@
 import { writeTx, type Db } from '../db/open.ts';
+import { attemptsOf, eventsOfIntent, getEvent, listEvents, replayEvents } from '../db/outbox.ts';
 import type { EventsTable } from '../db/schema.ts';
 import { PaydError } from '../domain/errors.ts';
 import type { Clock } from '../domain/ports.ts';
@@ -35,9 +36,8 @@ export const summarizeEvent = (e: EventsTable): EventSummary => ({
 
 /** Operator views of the outbox: list, show with attempts, replay. */
 export function createEventService(d: { db: Db; clock: Clock; outbox: Outbox }) {
-  async function attemptsOf(eventIds: string[]) {
-    if (eventIds.length === 0) return [];
-    const rows = await d.db.selectFrom('webhook_attempts').selectAll().where('event_id', 'in', eventIds).orderBy('id').execute();
+  async function attemptsLog(eventIds: string[]) {
+    const rows = await attemptsOf(d.db, eventIds);
     return rows.map((a) => ({
       event_id: a.event_id,
       attempt: a.attempt,
@@ -51,20 +51,18 @@ export function createEventService(d: { db: Db; clock: Clock; outbox: Outbox }) 
 
   return {
     async list(filter: { status?: string; limit?: number }): Promise<EventSummary[]> {
-      let q = d.db.selectFrom('events').selectAll().orderBy('created_at', 'desc').limit(filter.limit ?? 50);
-      if (filter.status) q = q.where('status', '=', filter.status as EventsTable['status']);
-      return (await q.execute()).map(summarizeEvent);
+      return (await listEvents(d.db, { status: (filter.status || undefined) as EventsTable['status'] | undefined, limit: filter.limit ?? 50 })).map(summarizeEvent);
     },
 
     async show(eventId: string) {
-      const e = await d.db.selectFrom('events').selectAll().where('id', '=', eventId).executeTakeFirst();
+      const e = await getEvent(d.db, eventId);
       if (!e) throw new PaydError('NOT_FOUND', `no webhook event ${eventId}`);
-      return { ...summarizeEvent(e), body: JSON.parse(e.body) as unknown, attempts_log: await attemptsOf([e.id]) };
+      return { ...summarizeEvent(e), body: JSON.parse(e.body) as unknown, attempts_log: await attemptsLog([e.id]) };
     },
 
     async forIntent(intentId: string) {
-      const events = await d.db.selectFrom('events').selectAll().where('intent_id', '=', intentId).orderBy('created_at').execute();
-      const attempts = await attemptsOf(events.map((e) => e.id));
+      const events = await eventsOfIntent(d.db, intentId);
+      const attempts = await attemptsLog(events.map((e) => e.id));
       return events.map((e) => ({ ...summarizeEvent(e), attempts_log: attempts.filter((a) => a.event_id === e.id) }));
     },
 
@@ -77,24 +75,14 @@ export function createEventService(d: { db: Db; clock: Clock; outbox: Outbox }) 
     /** Queues events for another round of delivery (same webhook-id, fresh retry schedule). */
     async replay(target: { eventId: string } | { failed: true }, actor: Actor = 'cli'): Promise<string[]> {
       const now = d.clock.now();
-      // attempts keeps counting (attempt numbers stay unique in the log); retry_base restarts the schedule.
-      // The lease (locked_until) is left alone: an event in flight finishes its attempt before the
-      // replay's starts, never two sends at once (the dispatcher then releases the lease).
-      let q = d.db.updateTable('events').set((eb) => ({ status: 'pending', retry_base: eb.ref('attempts'), next_attempt_at: now }));
-      if ('eventId' in target) {
-        const e = await d.db.selectFrom('events').select('id').where('id', '=', target.eventId).executeTakeFirst();
-        if (!e) throw new PaydError('NOT_FOUND', `no webhook event ${target.eventId}`);
-        q = q.where('id', '=', target.eventId);
-      } else {
-        q = q.where('status', '=', 'failed');
-      }
-      const rows = await q.returning('id').execute();
+      const ids = await replayEvents(d.db, target, now);
+      if (!ids) throw new PaydError('NOT_FOUND', `no webhook event ${'eventId' in target ? target.eventId : ''}`);
       await d.db
         .insertInto('audit_log')
-        .values({ at: now, actor, action: 'webhooks.replay', subject: 'eventId' in target ? target.eventId : 'failed', details_json: JSON.stringify({ count: rows.length }) })
+        .values({ at: now, actor, action: 'webhooks.replay', subject: 'eventId' in target ? target.eventId : 'failed', details_json: JSON.stringify({ count: ids.length }) })
         .execute();
       d.outbox.notify();
-      return rows.map((r) => r.id);
+      return ids;
     },
   };
 }

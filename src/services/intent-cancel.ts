@@ -2,7 +2,8 @@ import { writeTx, type Db, type Tx } from '../db/open.ts';
 import { intentFromRow } from '../db/intent-rows.ts';
 import { PaydError } from '../domain/errors.ts';
 import { effectiveStatus, intentView, type Intent, type IntentView, type ViewContext } from '../domain/intent.ts';
-import { UUID_V4, type Actor } from './merchants.ts';
+import { UUID_V4 } from '../domain/ids.ts';
+import type { Actor } from './merchants.ts';
 import type { Outbox } from './outbox.ts';
 
 export interface CancelOptions {

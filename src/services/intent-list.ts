@@ -48,26 +48,33 @@ function decodeCursor(cursor: string): Position {
  * One merchant's intents, newest first. Keyset pagination on (created_at, id): intents
  * created while a client pages are newer than its cursor, so they never shift a page.
  */
-export function createIntentListing(d: { db: Db; view: () => ViewContext }) {
-  function query(merchantId: string, input: ListIntentsInput, now: number) {
-    let q = d.db.selectFrom('intents').selectAll().where('merchant_id', '=', merchantId);
-    // `status || ''` keeps the planner off the global status index: the per-merchant index must
-    // drive, so the cost never depends on other merchants' intents.
-    const status = sql<string>`${sql.ref('status')} || ''`;
-    // pending and expired as the fetch reports them: a pending intent past expires_at is expired.
-    if (input.status === 'pending') q = q.where(status, '=', 'pending').where('expires_at', '>', now);
-    else if (input.status === 'expired') q = q.where((eb) => eb.or([eb(status, '=', 'expired'), eb.and([eb(status, '=', 'pending'), eb('expires_at', '<=', now)])]));
-    else if (input.status) q = q.where(status, '=', input.status);
-    if (input.currency) q = q.where('method', '=', input.currency);
-    if (input.order_id !== undefined) q = q.where('order_id', '=', input.order_id);
-    if (input.createdFrom !== undefined) q = q.where('created_at', '>=', input.createdFrom);
-    if (input.createdTo !== undefined) q = q.where('created_at', '<', input.createdTo);
-    if (input.cursor !== undefined) {
-      const at = decodeCursor(input.cursor);
-      q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(at.createdAt, at.id)));
-    }
-    return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(input.limit + 1);
+/**
+ * The intents a filter selects, newest first, at most `limit + 1` (the extra row says there is
+ * more): the one rule for both the API's cursor list and the CLI's `intents list` (every merchant).
+ */
+export function selectIntents(db: Db, merchantId: string | undefined, input: ListIntentsInput, now: number) {
+  let q = db.selectFrom('intents').selectAll();
+  // `status || ''` keeps the planner off the global status index: the per-merchant index must
+  // drive, so the cost never depends on other merchants' intents.
+  const status = merchantId === undefined ? sql.ref<string>('status') : sql<string>`${sql.ref('status')} || ''`;
+  if (merchantId !== undefined) q = q.where('merchant_id', '=', merchantId);
+  // pending and expired as the fetch reports them: a pending intent past expires_at is expired.
+  if (input.status === 'pending') q = q.where(status, '=', 'pending').where('expires_at', '>', now);
+  else if (input.status === 'expired') q = q.where((eb) => eb.or([eb(status, '=', 'expired'), eb.and([eb(status, '=', 'pending'), eb('expires_at', '<=', now)])]));
+  else if (input.status) q = q.where(status, '=', input.status);
+  if (input.currency) q = q.where('method', '=', input.currency);
+  if (input.order_id !== undefined) q = q.where('order_id', '=', input.order_id);
+  if (input.createdFrom !== undefined) q = q.where('created_at', '>=', input.createdFrom);
+  if (input.createdTo !== undefined) q = q.where('created_at', '<', input.createdTo);
+  if (input.cursor !== undefined) {
+    const at = decodeCursor(input.cursor);
+    q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(at.createdAt, at.id)));
   }
+  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(input.limit + 1);
+}
+
+export function createIntentListing(d: { db: Db; view: () => ViewContext }) {
+  const query = (merchantId: string, input: ListIntentsInput, now: number) => selectIntents(d.db, merchantId, input, now);
 
   return {
     query,

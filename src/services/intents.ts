@@ -14,7 +14,8 @@ import { noopMetrics, type Clock, type Logger, type Metrics, type Random } from 
 import type { MethodDescriptor } from '../methods/method.ts';
 import type { MethodRegistry } from '../methods/registry.ts';
 import type { Merchant } from './merchants.ts';
-import { UUID_V4 } from './merchants.ts';
+import { UUID_V4 } from '../domain/ids.ts';
+import { selectIntents } from './intent-list.ts';
 import type { Outbox } from './outbox.ts';
 import type { RateBook } from '../pricing/book.ts';
 import { convertPrice, FIAT_CODES, FIATS, formatRate, isFiat, ratioToRate, type Fiat } from '../domain/rates.ts';
@@ -298,14 +299,10 @@ export function createIntentService(d: IntentServiceDeps) {
       return intentView(intent, ctx());
     },
 
+    /** Every merchant's intents, newest first (the CLI): the API list's filter rule. */
     async list(filter: { status?: string; currency?: string; limit?: number }) {
-      let q = d.db.selectFrom('intents').selectAll().orderBy('created_at', 'desc').limit(filter.limit ?? 50);
-      const now = d.clock.now();
-      if (filter.status === 'pending') q = q.where('status', '=', 'pending').where('expires_at', '>', now);
-      else if (filter.status === 'expired') q = q.where((eb) => eb.or([eb('status', '=', 'expired'), eb.and([eb('status', '=', 'pending'), eb('expires_at', '<=', now)])]));
-      else if (filter.status) q = q.where('status', '=', filter.status as IntentStatus);
-      if (filter.currency) q = q.where('method', '=', filter.currency);
-      const rows = await q.execute();
+      const limit = filter.limit ?? 50;
+      const rows = (await selectIntents(d.db, undefined, { status: filter.status as IntentStatus | undefined, currency: filter.currency as Method | undefined, limit }, d.clock.now()).execute()).slice(0, limit);
       return rows.map((r) => intentView(intentFromRow(r), ctx()));
     },
 

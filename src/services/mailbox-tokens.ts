@@ -1,18 +1,6 @@
 import type { Db } from '../db/open.ts';
-import type { Clock, Random } from '../domain/ports.ts';
+import type { Clock, MailboxTokenStore, Random } from '../domain/ports.ts';
 import type { Keyring } from './keys.ts';
-
-/**
- * Durable home of rotated IMAP OAuth refresh tokens, sealed under the master key.
- * A stored token is used only while the config still holds the token it replaced:
- * when the operator puts a new one in the config (after `payd mailbox authorize`), that one wins.
- */
-export interface MailboxTokenStore {
-  /** The refresh token to use: the stored rotation of `configured`, else `configured` itself. */
-  current(key: string, configured: string): Promise<string>;
-  /** Keeps `rotated` as the successor of `configured`. */
-  save(key: string, configured: string, rotated: string): Promise<void>;
-}
 
 export function createMailboxTokenStore(d: { db: Db; keys: Keyring; clock: Clock; random: Random }): MailboxTokenStore {
   return {

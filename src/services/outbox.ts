@@ -1,4 +1,5 @@
 import type { Tx } from '../db/open.ts';
+import { enqueueEvent } from '../db/outbox.ts';
 import { stringifyJson } from '../domain/json.ts';
 import type { Clock, Random, Wakeups } from '../domain/ports.ts';
 
@@ -15,19 +16,10 @@ export function createOutbox(d: { clock: Clock; random: Random; wakeups?: Wakeup
      * inside the write transaction: the counter row it bumps numbers events in commit order.
      */
     async enqueue(tx: Tx, merchantId: string, intentId: string | null, type: EventType, data: unknown): Promise<string> {
-      const { value: seq } = await tx
-        .updateTable('sequences')
-        .set((eb) => ({ value: eb('value', '+', 1) }))
-        .where('name', '=', 'events')
-        .returning('value')
-        .executeTakeFirstOrThrow();
       const now = d.clock.now();
       const id = `evt_${d.random.uuid().replace(/-/g, '')}`;
       const body = stringifyJson({ type, timestamp: new Date(now).toISOString(), data });
-      await tx
-        .insertInto('events')
-        .values({ id, merchant_id: merchantId, intent_id: intentId, type, body, status: 'pending', attempts: 0, retry_base: 0, next_attempt_at: now, locked_until: 0, last_error: null, created_at: now, delivered_at: null, seq })
-        .execute();
+      await enqueueEvent(tx, { id, merchantId, intentId, type, body, now });
       return id;
     },
     /**

@@ -1,4 +1,4 @@
-import { describeError } from '../workers/loop.ts';
+import { describeError } from '../domain/errors.ts';
 
 export interface AttemptResult {
   /** HTTP status, or null when no response came (timeout, refused, reset). */
@@ -11,15 +11,6 @@ export interface AttemptResult {
 
 /** `signal` (optional) cuts the POST off early: shutdown. */
 export type HttpPost = (url: string, headers: Record<string, string>, body: string, timeoutMs: number, signal?: AbortSignal) => Promise<{ statusCode: number }>;
-
-/** One POST with a wall-clock timeout; redirects are not followed and the response body is always drained. */
-export const undiciPost: HttpPost = async (url, headers, body, timeoutMs, cut) => {
-  const { request } = await import('./undici.ts');
-  const signal = cut ? AbortSignal.any([AbortSignal.timeout(timeoutMs), cut]) : AbortSignal.timeout(timeoutMs);
-  const res = await request(url, { method: 'POST', headers, body, signal, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
-  await res.body.dump({ limit: 64 * 1024, signal }).catch(() => {});
-  return { statusCode: res.statusCode };
-};
 
 export async function attemptDelivery(post: HttpPost, url: string, headers: Record<string, string>, body: string, timeoutMs: number, now: () => number, cut?: AbortSignal): Promise<AttemptResult> {
   const started = now();

@@ -1,18 +1,18 @@
-import { writeTx, type Db } from '../db/open.ts';
-import { claimDueEvents } from '../db/outbox-claim.ts';
+import type { Db } from '../db/open.ts';
+import { claimDueEvents, claimEvent, finishEvent, postponeEvent, releaseLeasesOf, skipEvent } from '../db/outbox.ts';
 import { PaydError } from '../domain/errors.ts';
 import type { EventsTable } from '../db/schema.ts';
-import { noopMetrics, type Clock, type Logger, type Metrics, type Random } from '../domain/ports.ts';
-import type { MerchantService } from '../services/merchants.ts';
-import { runLoop, WakeSignal } from '../workers/loop.ts';
+import { noopMetrics, type Clock, type Logger, type Metrics, type Random, type WebhookEndpoints } from '../domain/ports.ts';
+import { runLoop } from '../runtime/loop.ts';
+import { WakeSignal } from '../runtime/wake.ts';
 import { attemptDelivery, type HttpPost } from './deliver.ts';
 import { nextStep } from './retry.ts';
 import { webhookHeaders } from './sign.ts';
-import { checkWebhookUrl } from './url.ts';
+import { checkWebhookUrl } from '../domain/webhook-url.ts';
 
 export interface DispatcherDeps {
   db: Db;
-  merchants: MerchantService;
+  merchants: WebhookEndpoints;
   clock: Clock;
   random: Random;
   log: Logger;
@@ -62,7 +62,7 @@ export function createDispatcher(d: DispatcherDeps) {
       return;
     }
     if (!merchant.webhookUrl) {
-      await d.db.updateTable('events').set({ status: 'skipped', last_error: 'merchant has no webhook_url', locked_until: 0 }).where('id', '=', ev.id).execute();
+      await skipEvent(d.db, ev.id, 'merchant has no webhook_url');
       return;
     }
     let secrets: string[];
@@ -92,7 +92,7 @@ export function createDispatcher(d: DispatcherDeps) {
     d.log.warn('webhook delivery postponed', { event_id: ev.id, error: String(err) });
     const retryAt = d.clock.now() + 5_000;
     // If even this write fails, the lease (locked_until) still runs out and the event is claimed again.
-    await d.db.updateTable('events').set({ locked_until: retryAt }).where('id', '=', ev.id).where('status', '=', 'pending').execute().catch(() => {});
+    await postponeEvent(d.db, ev.id, retryAt).catch(() => {});
   }
 
   async function finish(
@@ -103,23 +103,9 @@ export function createDispatcher(d: DispatcherDeps) {
     step: ReturnType<typeof nextStep>,
   ): Promise<void> {
     const now = d.clock.now();
-    await writeTx(d.db, async (tx) => {
-      await tx
-        .insertInto('webhook_attempts')
-        .values({ event_id: ev.id, attempt, url: url === null ? '' : withoutQuery(url), started_at: now - result.durationMs, duration_ms: result.durationMs, status_code: result.statusCode, error: result.error })
-        .execute();
-      const base = { attempts: attempt, locked_until: 0, last_error: result.error };
-      const update =
-        step.kind === 'delivered'
-          ? { ...base, status: 'delivered' as const, delivered_at: now }
-          : step.kind === 'retry'
-            ? { ...base, next_attempt_at: step.atMs }
-            : { ...base, status: 'failed' as const, last_error: `${result.error ?? ''}; ${step.why}` };
-      // Only if still ours: a replay may have reset the row (attempts back to 0) meanwhile; then
-      // this attempt stays on record, the replay's round goes ahead, and only the lease is let go.
-      const mine = await tx.updateTable('events').set(update).where('id', '=', ev.id).where('status', '=', 'pending').where('attempts', '=', ev.attempts).executeTakeFirst();
-      if (Number(mine.numUpdatedRows) === 0) await tx.updateTable('events').set({ locked_until: 0 }).where('id', '=', ev.id).where('status', '=', 'pending').execute();
-    });
+    const outcome =
+      step.kind === 'delivered' ? { kind: 'delivered' as const, at: now } : step.kind === 'retry' ? { kind: 'retry' as const, atMs: step.atMs } : { kind: 'failed' as const, lastError: `${result.error ?? ''}; ${step.why}` };
+    await finishEvent(d.db, ev, { attempt, url: url === null ? '' : withoutQuery(url), startedAt: now - result.durationMs, durationMs: result.durationMs, statusCode: result.statusCode, error: result.error }, outcome);
     metrics.webhookAttempt(step.kind, result.durationMs / 1000);
     if (step.kind === 'delivered') metrics.webhookDelivered(Math.max(0, now - ev.created_at) / 1000);
     const fields = { event_id: ev.id, type: ev.type, attempt, status_code: result.statusCode, duration_ms: result.durationMs, error: result.error };
@@ -170,24 +156,14 @@ export function createDispatcher(d: DispatcherDeps) {
      * gone), so its events are sent now instead of after their lease runs out. Never called
      * for a holder that may be alive: its in-flight sends would go out twice.
      */
-    async releaseLeasesOf(holder: string): Promise<number> {
-      const res = await d.db.updateTable('events').set({ locked_until: 0, locked_by: null }).where('status', '=', 'pending').where('locked_by', '=', holder).where('locked_until', '>', 0).executeTakeFirst();
-      return Number(res.numUpdatedRows);
-    },
+    releaseLeasesOf: (holder: string): Promise<number> => releaseLeasesOf(d.db, holder),
     /** Sends one event now in this process (webhooks test); returns the attempt result. */
     async deliverNow(eventId: string): Promise<void> {
-      const [ev] = await claimById(eventId);
+      const now = d.clock.now();
+      const ev = await claimEvent(d.db, eventId, { now, lockedUntil: now + leaseMs, holder: d.holder ?? null });
       if (ev) await deliverOne(ev);
     },
   };
-
-  async function claimById(eventId: string): Promise<EventsTable[]> {
-    const now = d.clock.now();
-    const ev = await d.db.selectFrom('events').selectAll().where('id', '=', eventId).where('status', '=', 'pending').executeTakeFirst();
-    if (!ev) return [];
-    const res = await d.db.updateTable('events').set({ locked_until: now + leaseMs, locked_by: d.holder ?? null }).where('id', '=', eventId).where('locked_until', '<=', now).executeTakeFirst();
-    return Number(res.numUpdatedRows) === 1 ? [ev] : [];
-  }
 }
 
 export type Dispatcher = ReturnType<typeof createDispatcher>;

@@ -1,5 +1,5 @@
 import type { Random } from '../domain/ports.ts';
-import { jittered } from '../workers/loop.ts';
+import { jittered } from '../runtime/sleep.ts';
 
 export type NextStep = { kind: 'delivered' } | { kind: 'retry'; atMs: number } | { kind: 'failed'; why: string };
 

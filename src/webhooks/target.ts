@@ -2,7 +2,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
 import type { Dispatcher } from 'undici';
 import type { HttpPost } from './deliver.ts';
-import { embeddedIpv4 } from './ip6.ts';
+import { embeddedIpv4 } from '../domain/ip6.ts';
 
 /**
  * Where a webhook may connect. The check is on the address actually connected to (undici's

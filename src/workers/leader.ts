@@ -1,7 +1,8 @@
 import type { WorkerLeaseTable } from '../db/schema.ts';
 import type { Clock, Logger } from '../domain/ports.ts';
 import type { WorkerLease } from './lease.ts';
-import { describeError, sleep } from './loop.ts';
+import { describeError } from '../domain/errors.ts';
+import { sleep } from '../runtime/sleep.ts';
 
 export type WorkerRole = 'leader' | 'standby';
 

@@ -1,6 +1,7 @@
 import type { Logger, Random, Wakeups } from '../domain/ports.ts';
 import type { Notifications } from '../services/notify/index.ts';
-import { runLoop, WakeSignal } from './loop.ts';
+import { runLoop } from '../runtime/loop.ts';
+import { WakeSignal } from '../runtime/wake.ts';
 
 /** How often the feed looks for news and the sender for due messages, ms. */
 export const NOTIFY_FEED_MS = 1_000;

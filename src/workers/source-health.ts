@@ -1,5 +1,5 @@
 import type { Clock } from '../domain/ports.ts';
-import type { CycleReporter } from './cycle.ts';
+import type { CycleReporter } from '../runtime/cycle.ts';
 
 /**
  * - standby: not running here (another process holds the worker lease)

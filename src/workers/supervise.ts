@@ -1,7 +1,7 @@
-import type { Logger, Random } from '../domain/ports.ts';
-import type { PaymentSource } from '../methods/source.ts';
-import { runWithCycleReporter } from './cycle.ts';
-import { describeError, jittered, sleep } from './loop.ts';
+import type { Logger, PaymentSource, Random } from '../domain/ports.ts';
+import { runWithCycleReporter } from '../runtime/cycle.ts';
+import { describeError } from '../domain/errors.ts';
+import { jittered, sleep } from '../runtime/sleep.ts';
 import type { SourceHealth } from './source-health.ts';
 
 export interface SuperviseOptions {

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createSolanaSource } from '../../src/methods/solana/source.ts';
-import { runWithCycleReporter, type CycleReporter } from '../../src/workers/cycle.ts';
+import { runWithCycleReporter, type CycleReporter } from '../../src/runtime/cycle.ts';
 import { solConfig } from '../helpers/solana-harness.ts';
 import { FakeLedger, recordingLogger, testRandom, waitFor } from '../helpers/solana-ledger.ts';
 import { startFakeSolanaRpc } from '../fakes/solana-rpc.ts';

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Secret } from '../../src/config/secret.ts';
 import { createTronSource } from '../../src/methods/tron/source.ts';
-import { runWithCycleReporter, type CycleReporter } from '../../src/workers/cycle.ts';
+import { runWithCycleReporter, type CycleReporter } from '../../src/runtime/cycle.ts';
 import { recordingLogger } from '../helpers/solana-ledger.ts';
 import { createFakeLedger } from '../helpers/tron-ledger.ts';
 import { midRandom } from '../helpers/tron-harness.ts';

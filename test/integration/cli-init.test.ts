@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import type { Prompter } from '../../src/cli/commands/init.ts';
+import type { Prompter } from '../../src/cli/prompter.ts';
 import { runCli } from '../../src/cli/main.ts';
 import { parseConfig } from '../../src/methods/load-config.ts';
 import { PAYD_BIN } from '../helpers/cli.ts';

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Prompter } from '../../src/cli/commands/init.ts';
+import type { Prompter } from '../../src/cli/prompter.ts';
 import { runCli } from '../../src/cli/main.ts';
 import { startFakeOAuth, type FakeOAuth } from '../fakes/oauth-provider.ts';
 import { waitFor } from '../helpers/wait.ts';

@@ -5,7 +5,7 @@ import { writeTx } from '../../src/db/open.ts';
 import { createOutbox } from '../../src/services/outbox.ts';
 import { systemRandom } from '../../src/system.ts';
 import { createDispatcher } from '../../src/webhooks/dispatcher.ts';
-import { undiciPost } from '../../src/webhooks/deliver.ts';
+import { undiciPost } from '../helpers/undici-post.ts';
 import { silentLogger } from '../../src/log.ts';
 import { startPayd, testClock } from '../helpers/payd.ts';
 import { startReceiver } from '../helpers/receiver.ts';

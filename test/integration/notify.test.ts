@@ -4,7 +4,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { silentLogger } from '../../src/log.ts';
 import type { PaymentSource } from '../../src/methods/source.ts';
 import { systemRandom } from '../../src/system.ts';
-import { runLoop } from '../../src/workers/loop.ts';
+import { runLoop } from '../../src/runtime/loop.ts';
 import { BOT_TOKEN, OWNER_CHAT, SHOP_CHAT, startNotifyingPayd, STRANGER_CHAT, upiPayment } from '../helpers/notify.ts';
 import { forEachStore } from '../helpers/stores.ts';
 import { waitFor } from '../helpers/wait.ts';

@@ -7,7 +7,7 @@ import { writeTx } from '../../src/db/open.ts';
 import { silentLogger } from '../../src/log.ts';
 import { createOutbox } from '../../src/services/outbox.ts';
 import { systemRandom } from '../../src/system.ts';
-import { undiciPost } from '../../src/webhooks/deliver.ts';
+import { undiciPost } from '../helpers/undici-post.ts';
 import { createDispatcher } from '../../src/webhooks/dispatcher.ts';
 import { createWorkerLease } from '../../src/workers/lease.ts';
 import { startPayd, type PaydHarness } from '../helpers/payd.ts';

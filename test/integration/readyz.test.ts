@@ -7,7 +7,7 @@ import { startDovecot } from '../helpers/dovecot.ts';
 import { startPayd } from '../helpers/payd.ts';
 import { waitFor } from '../helpers/wait.ts';
 import type { PaymentSource } from '../../src/methods/source.ts';
-import { runLoop } from '../../src/workers/loop.ts';
+import { runLoop } from '../../src/runtime/loop.ts';
 import { systemRandom } from '../../src/system.ts';
 import { silentLogger } from '../../src/log.ts';
 

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { PaydError } from '../../domain/errors.ts';
 import type { Authorized } from '../../methods/upi/oauth/authorize.ts';
-import { microsoftEndpoints, PROVIDER_PRESETS, PROVIDERS, type ProviderName } from '../../methods/upi/oauth/providers.ts';
+import { microsoftEndpoints, PROVIDER_PRESETS, PROVIDERS, type ProviderName } from '../../config/oauth-providers.ts';
 import { systemRandom } from '../../system.ts';
 import { resolveConfig, type CliEnv } from '../context.ts';
 import { leaf, type Opts } from './leaf.ts';

@@ -6,7 +6,7 @@ import type { SettlementService } from '../../services/settlement.ts';
 import { htmlPage, seeOther } from './headers.ts';
 import { page } from './layout.ts';
 import { secretsBody } from './pages/merchants.ts';
-import type { ConsoleKit } from './routes.ts';
+import type { ConsoleKit } from './kit.ts';
 
 export interface ActionDeps {
   cancels: Pick<IntentCancellation, 'cancel'>;

@@ -1,7 +1,7 @@
 import type { H3, H3Event } from 'h3';
 import { PaydError } from '../../domain/errors.ts';
 import type { Clock, Logger } from '../../domain/ports.ts';
-import type { ConsoleAccess, ConsoleSession, RelyingParty } from '../../services/console-access.ts';
+import type { ConsoleAccess, RelyingParty } from '../../services/console-access.ts';
 import { html } from '../checkout/escape.ts';
 import type { PeerRequest } from '../client-address.ts';
 import { HTTP_STATUS } from '../errors.ts';
@@ -15,6 +15,7 @@ import { actionRoutes, type ActionDeps } from './actions.ts';
 import { readForm } from './form.ts';
 import { inviteBody, signInBody } from './pages/sign-in.ts';
 import { viewRoutes, type ViewDeps } from './views.ts';
+import type { ConsoleKit, Signed } from './kit.ts';
 
 export interface ConsoleDeps extends ViewDeps, ActionDeps {
   access: ConsoleAccess;
@@ -30,22 +31,7 @@ export interface ConsoleDeps extends ViewDeps, ActionDeps {
   limiter: RateLimiter;
 }
 
-/** What a signed-in handler gets. */
-export interface Signed {
-  event: H3Event;
-  session: ConsoleSession;
-  shell: Shell;
-  /** The actor the audit log records: `console:<passkey name>`. */
-  actor: `console:${string}`;
-}
-
-export type SignedHandler = (s: Signed) => Promise<Response>;
-
-export interface ConsoleKit {
-  get(path: string, handler: SignedHandler): void;
-  /** A change: form body read, its CSRF token checked against the session's, then the handler. */
-  post(path: string, handler: (s: Signed, form: URLSearchParams) => Promise<Response>): void;
-}
+export type { ConsoleKit, Signed, SignedHandler } from './kit.ts';
 
 /**
  * The operator console under /console (issue #29): server-rendered pages over the services

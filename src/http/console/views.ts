@@ -14,7 +14,7 @@ import { merchantsBody } from './pages/merchants.ts';
 import { paymentsBody, rejectionBody, type PaymentsTab } from './pages/payments.ts';
 import { sourcesBody, type SourcesReport } from './pages/sources.ts';
 import { todayBody } from './pages/today.ts';
-import type { ConsoleKit } from './routes.ts';
+import type { ConsoleKit } from './kit.ts';
 
 export interface ViewDeps {
   views: ConsoleViews;

@@ -2,7 +2,7 @@ import type { Db } from '../../db/open.ts';
 import type { Method } from '../../domain/methods.ts';
 import { minorToDb } from '../../domain/money.ts';
 import type { PaymentSource, SourceDeps } from '../source.ts';
-import { runLoop } from '../../workers/loop.ts';
+import { runLoop } from '../../runtime/loop.ts';
 
 const CHECKPOINT = 'sandbox:transfers';
 

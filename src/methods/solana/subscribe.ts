@@ -1,7 +1,8 @@
 /** Optional push: a logs subscription only wakes the poll loop early; polling stays the source of truth. */
 import { PublicKey, type Connection, type Finality } from '@solana/web3.js';
 import type { Logger } from '../../domain/ports.ts';
-import { describeError, type WakeSignal } from '../../workers/loop.ts';
+import { describeError } from '../../domain/errors.ts';
+import { type WakeSignal } from '../../runtime/wake.ts';
 
 /** Subscribes to logs mentioning `account`; returns the unsubscribe. Never throws: a dead socket only costs promptness. */
 export function subscribeWake(conn: Connection, account: string, commitment: Finality, wake: WakeSignal, log: Logger): () => Promise<void> {

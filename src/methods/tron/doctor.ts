@@ -1,7 +1,7 @@
 /** `payd doctor` for one TronGrid-compatible endpoint: reachable, its key, its head, its quota, what went wrong. */
 import { USDT_TRC20_DECIMALS } from './units.ts';
 import type { Clock } from '../../domain/ports.ts';
-import { describeError } from '../../workers/loop.ts';
+import { describeError } from '../../domain/errors.ts';
 import type { DoctorResult } from '../source.ts';
 import type { Member } from '../upstream-pool.ts';
 import { TronGridError } from './client.ts';

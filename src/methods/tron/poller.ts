@@ -13,47 +13,20 @@ import { USDT_TRC20_DECIMALS } from './units.ts';
 import type { IngestOutcome } from '../../domain/payment.ts';
 import type { Clock, Ledger, Logger } from '../../domain/ports.ts';
 import { createHeadWatch } from '../../domain/head-watch.ts';
-import { cycleReporterOf } from '../../workers/cycle.ts';
-import { describeError, sleep } from '../../workers/loop.ts';
+import { cycleReporterOf } from '../../runtime/cycle.ts';
+import { describeError } from '../../domain/errors.ts';
+import { sleep } from '../../runtime/sleep.ts';
 import { AllEndpointsFailed, type Fault, type Member, type UpstreamPool } from '../upstream-pool.ts';
 import { toPayment, rowKeys } from './adapt.ts';
-import { TronGridError, type TronGridClient } from './client.ts';
+import { TronGridError } from './client.ts';
 import { completeListing, isSeen, listFrom, markSeen, readCursor, startCursor, type TronCursor } from './cursor.ts';
 import { decideRows, type RowDecision } from './netting.ts';
 import { walkPages } from './pages.ts';
 import { createRescan } from './rescan.ts';
 import type { PageFilter, Trc20Item } from './trc20-page.ts';
 
-
-export interface PollerTuning {
-  /** First start without a checkpoint: how far back to look, ms. */
-  lookbackMs: number;
-  /** Re-list this much before the watermark, ms; must exceed TRON confirmation + indexing lag (~1 min). */
-  overlapMs: number;
-  /** With no open intents, still sweep this often so stray payments are recorded, ms. */
-  idleSweepMs: number;
-  /** TronGrid's maximum page size. */
-  pageLimit: number;
-  /** Bounds one tick; the next tick continues from the checkpoint. */
-  maxPagesPerTick: number;
-  /** Deep re-scan period, ms: list `rescanWindowMs` again, whatever the watermark says. */
-  rescanMs: number;
-  rescanWindowMs: number;
-  /** At least this long between two requests to an endpoint without a key, ms (TronGrid's anonymous limit is 1 per second per method). */
-  minRequestIntervalMs: number;
-  /** How long a cycle waits for the endpoints' heads before listing on one that answered, ms. */
-  headWaitMs?: number;
-}
-
-/** One TronGrid-compatible endpoint: its client and its own pacing. */
-export interface TronEndpoint {
-  url: string;
-  apiKey?: string;
-  weight: number;
-  client: TronGridClient;
-  /** 0 with a key; TronGrid's anonymous pace without. */
-  minRequestIntervalMs: number;
-}
+export type { PollerTuning, TronEndpoint } from './tuning.ts';
+import type { PollerTuning, TronEndpoint } from './tuning.ts';
 
 export interface PollerDeps {
   address: string;

@@ -12,7 +12,7 @@ import type { Member } from '../upstream-pool.ts';
 import { rowKeys } from './adapt.ts';
 import { decideRows, heldFromJson, heldToJson, type RowDecision } from './netting.ts';
 import { walkPages } from './pages.ts';
-import type { PollerTuning, TronEndpoint } from './poller.ts';
+import type { PollerTuning, TronEndpoint } from './tuning.ts';
 import type { PageFilter } from './trc20-page.ts';
 
 /** Progress of the deep re-scan, kept beside the cursor; a run cut short resumes at its page. */

@@ -12,7 +12,7 @@
  */
 import { fetch as undiciFetch } from 'undici';
 import type { DoctorResult, PaymentSource, SourceDeps } from '../source.ts';
-import { runLoop } from '../../workers/loop.ts';
+import { runLoop } from '../../runtime/loop.ts';
 import { toBase58 } from './address.ts';
 import { callUrl, createUpstreamPool } from '../upstream-pool.ts';
 import { tronEndpoints } from '../endpoints.ts';

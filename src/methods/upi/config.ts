@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { isVpa } from '../../config/addresses.ts';
 import { httpUrl, methodCommon, num, port, SecretRef, seconds } from '../../config/parts.ts';
 import type { Resolved } from '../../config/secret.ts';
-import { PROVIDER_PRESETS, PROVIDERS } from './oauth/providers.ts';
+import { PROVIDER_PRESETS, PROVIDERS } from '../../config/oauth-providers.ts';
 
 /** The `methods.UPI` config section. */
 

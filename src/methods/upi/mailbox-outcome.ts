@@ -1,5 +1,4 @@
-import type { ReceivedPayment, RejectedObservation } from '../../domain/payment.ts';
-import type { CreditAlert } from './alert.ts';
+import type { RejectedObservation } from '../../domain/payment.ts';
 import { messageRef } from './mailbox-checkpoint.ts';
 
 /** One fetched message, as much of it as the source needs. */
@@ -16,32 +15,6 @@ export interface MailboxEnvelope {
   /** RFC822.SIZE, bytes. */
   size: number;
   internalDate?: number;
-}
-
-/** A verified credit alert → the normalized payment the ledger matches on (txRef = UTR). */
-export function creditToPayment(alert: CreditAlert, ctx: { vpa: string; uid: number; observedAt: number; origin?: ReceivedPayment['origin'] }): ReceivedPayment {
-  return {
-    // Kept with its raw bytes should the UTR already be recorded with other facts.
-    ...(ctx.origin ? { origin: ctx.origin } : {}),
-    method: 'UPI',
-    receiver: ctx.vpa,
-    amountMinor: alert.amountMinor,
-    txRef: alert.utr,
-    occurredAt: alert.occurredAt,
-    observedAt: ctx.observedAt,
-    source: 'imap',
-    // JSON-safe facts for the operator; undefined fields drop out when serialized.
-    evidence: {
-      bank: alert.bank,
-      accountMask: alert.accountMask,
-      payerVpa: alert.payerVpa,
-      payerName: alert.payerName,
-      messageId: alert.messageId,
-      auth: alert.auth,
-      utrDerived: alert.utrDerived,
-      uid: ctx.uid,
-    },
-  };
 }
 
 /** Raw bytes kept of a rejected message the bank's DKIM signature does not vouch for. */

@@ -1,7 +1,8 @@
 import type { Clock, Ledger, Logger } from '../../domain/ports.ts';
 import type { AlertVerdict } from './alert.ts';
 import type { ParkedMail, UpiMailStore } from './mail-store.ts';
-import { creditToPayment, rejection } from './mailbox-outcome.ts';
+import { creditToPayment } from './adapt.ts';
+import { rejection } from './mailbox-outcome.ts';
 import { inspectSafely } from './mailbox-sync.ts';
 
 export interface ParkedContext {

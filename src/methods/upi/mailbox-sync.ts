@@ -1,9 +1,10 @@
 import type { Clock, Ledger, Logger } from '../../domain/ports.ts';
-import { describeError } from '../../workers/loop.ts';
+import { describeError } from '../../domain/errors.ts';
 import type { AlertVerdict } from './alert.ts';
 import type { UpiMailStore } from './mail-store.ts';
 import { messageRef, readCheckpoint, type MailboxCheckpoint } from './mailbox-checkpoint.ts';
-import { creditToPayment, rejection, type MailboxEnvelope, type MailboxMessage } from './mailbox-outcome.ts';
+import { creditToPayment } from './adapt.ts';
+import { rejection, type MailboxEnvelope, type MailboxMessage } from './mailbox-outcome.ts';
 import { headerBlock } from './mail-headers.ts';
 import { InspectorUnavailable } from './inspector-pool.ts';
 

@@ -1,6 +1,8 @@
 import type { Logger, Random } from '../../domain/ports.ts';
-import { cycleReporterOf } from '../../workers/cycle.ts';
-import { jittered, runLoop, sleep, WakeSignal } from '../../workers/loop.ts';
+import { cycleReporterOf } from '../../runtime/cycle.ts';
+import { jittered, sleep } from '../../runtime/sleep.ts';
+import { runLoop } from '../../runtime/loop.ts';
+import { WakeSignal } from '../../runtime/wake.ts';
 import { connectImap, mailboxView, type ImapFactory, type ImapSettings } from './mailbox-client.ts';
 import { describeImapFailure } from './mailbox-errors.ts';
 import { syncMailbox, type SyncContext } from './mailbox-sync.ts';

@@ -4,7 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import { PaydError } from '../../../src/domain/errors.ts';
 import { nextStep } from '../../../src/webhooks/retry.ts';
 import { signatureFor, webhookHeaders } from '../../../src/webhooks/sign.ts';
-import { checkWebhookUrl } from '../../../src/webhooks/url.ts';
+import { checkWebhookUrl } from '../../../src/domain/webhook-url.ts';
 
 const fixed = (f: number) => ({ bytes: (n: number) => new Uint8Array(n), uuid: () => '', float: () => f });
 

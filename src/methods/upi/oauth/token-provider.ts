@@ -1,7 +1,7 @@
 import type { Secret } from '../../../config/secret.ts';
 import { PaydError } from '../../../domain/errors.ts';
 import type { Clock, Logger } from '../../../domain/ports.ts';
-import type { MailboxTokenStore } from '../../../services/mailbox-tokens.ts';
+import type { MailboxTokenStore } from '../../../domain/ports.ts';
 import { describePostFailure, oauthErrorCode, oauthErrorText, readGrant, safeOrigin, undiciFormPost, type FormPost } from './token-endpoint.ts';
 
 export interface OAuthSettings {

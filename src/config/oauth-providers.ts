@@ -1,3 +1,5 @@
+// In config/ because the config schema validates a mailbox's provider against these presets (config may
+// not import methods/); `payd mailbox authorize` reads them too.
 /**
  * What payd needs to know about each mail provider's OAuth 2.0 service, from their documentation:
  * - Google: "Using OAuth 2.0 for Web Server / Installed Applications" (token endpoint

@@ -1,5 +1,8 @@
 import type { Logger, Random } from '../domain/ports.ts';
+import { describeError } from '../domain/errors.ts';
 import { cycleReporterOf } from './cycle.ts';
+import { jittered, sleep } from './sleep.ts';
+import type { WakeSignal } from './wake.ts';
 
 export interface LoopOptions {
   name: string;
@@ -42,57 +45,4 @@ export async function runLoop(o: LoopOptions): Promise<void> {
     if (failures > 0) report?.failed(error, wait, needsOperator);
     await sleep(wait, o.signal, failures === 0 ? o.wake : undefined);
   }
-}
-
-export const jittered = (ms: number, random: Random, spread = 0.2): number => Math.max(0, ms * (1 - spread + 2 * spread * random.float()));
-
-/** Sleeps `ms`, ending early on abort or on a wake-up. */
-export function sleep(ms: number, signal?: AbortSignal, wake?: WakeSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      wake?.off(done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-    wake?.on(done);
-  });
-}
-
-/** An edge-triggered "work may be waiting" signal; a wake with nobody sleeping is remembered once. */
-export class WakeSignal {
-  #waiters = new Set<() => void>();
-  #pending = false;
-  on(fn: () => void): void {
-    if (this.#pending) {
-      this.#pending = false;
-      queueMicrotask(fn);
-      return;
-    }
-    this.#waiters.add(fn);
-  }
-  off(fn: () => void): void {
-    this.#waiters.delete(fn);
-  }
-  wake(): void {
-    if (this.#waiters.size === 0) {
-      this.#pending = true;
-      return;
-    }
-    const fns = [...this.#waiters];
-    this.#waiters.clear();
-    for (const fn of fns) fn();
-  }
-}
-
-export function describeError(err: unknown): string {
-  if (err instanceof Error) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const cause = err.cause instanceof Error ? `: ${err.cause.message}` : '';
-    return `${code ? code + ' ' : ''}${err.message}${cause}`;
-  }
-  return String(err);
 }

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { PaydError } from '../domain/errors.ts';
+import { PaydError } from './errors.ts';
 import { embeddedIpv4 } from './ip6.ts';
 
 const isLoopbackHost = (host: string): boolean => {
