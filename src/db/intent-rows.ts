@@ -7,6 +7,7 @@ import type { IntentsTable } from './schema.ts';
 export const INTENT_COLUMNS = [
   'id', 'merchant_id', 'order_id', 'method', 'amount_minor', 'pay_amount_minor', 'receiver', 'reference', 'payment_uri',
   'status', 'return_url', 'created_at', 'expires_at', 'transaction_hash', 'verified_at', 'payment_id', 'updated_at', 'canceled_at',
+  'payment_count',
 ] as const satisfies ReadonlyArray<keyof IntentsTable>;
 
 type Columns = { readonly [K in keyof typeof INTENT_COLUMNS & `${number}`]: IntentsTable[(typeof INTENT_COLUMNS)[K]] };
@@ -36,6 +37,7 @@ export function intentFromColumns(c: Columns): Intent {
     paymentId: c[15],
     updatedAt: c[16],
     canceledAt: c[17] ?? null,
+    paymentCount: c[18] ?? 0,
   };
 }
 
@@ -65,5 +67,6 @@ export function intentToRow(intent: Intent): IntentsTable {
     payment_id: intent.paymentId,
     updated_at: intent.updatedAt,
     canceled_at: intent.canceledAt,
+    payment_count: intent.paymentCount ?? 0,
   };
 }

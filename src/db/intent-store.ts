@@ -118,7 +118,7 @@ export function createIntentStore(db: Db, sqlite: SQLite.Database): IntentStore 
     },
     soonestRelease: (r) => (soonest.get(r) as { at: number | null }).at,
     insert: (intent) => {
-      const { canceled_at: _new, ...row } = intentToRow(intent);
+      const { canceled_at: _new, payment_count: _none, ...row } = intentToRow(intent);
       insert.run(row);
     },
   };
