@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { join, dirname, basename, extname } from 'node:path';
-import { revealSecrets, type Config, type MethodAmounts } from './config/load.ts';
+import { methodPolicy, revealSecrets, type Config, type MethodAmounts } from './config/load.ts';
 import { migrate, type Db } from './db/open.ts';
 import { describeTarget, openStore, type StoreTarget } from './db/store.ts';
 import { openWakeups } from './db/wakeups.ts';
@@ -22,7 +22,7 @@ import { createIntentCancellation } from './services/intent-cancel.ts';
 import { createIntentListing } from './services/intent-list.ts';
 import { createIntentService, type MethodDeposit } from './services/intents.ts';
 import { createKeyring } from './services/keys.ts';
-import { createLedger } from './services/ledger.ts';
+import { createLedger, DEFAULT_POLICY } from './services/ledger.ts';
 import { createMailboxTokenStore } from './services/mailbox-tokens.ts';
 import { createMerchantService } from './services/merchants.ts';
 import { createOutbox } from './services/outbox.ts';
@@ -31,6 +31,7 @@ import { createDispatcher } from './webhooks/dispatcher.ts';
 import type { HttpPost } from './webhooks/deliver.ts';
 import { createWebhookPost } from './webhooks/target.ts';
 import { createSettlementService } from './services/settlement.ts';
+import { createHeldPayments } from './services/held-payments.ts';
 import { createDoctor } from './services/doctor.ts';
 import { createUpiSilence } from './services/upi-silence.ts';
 import { createOperatorActions } from './services/operator-actions.ts';
@@ -202,7 +203,10 @@ export async function createApp(o: AppOptions) {
     metrics,
     log: log.child({ component: 'intents' }),
   });
-  const ledger = createLedger({ db, clock, random, log: log.child({ component: 'ledger' }), outbox, livemode, publicUrl, metrics });
+  const deposits = methodDeposits(config, sandbox);
+  // Sandbox methods without a config section get the defaults over their sandbox amounts.
+  const policies = (m: Method) => config.policies[m] ?? (deposits[m] ? methodPolicy(m, {}, deposits[m].amounts) : DEFAULT_POLICY);
+  const ledger = createLedger({ db, clock, random, log: log.child({ component: 'ledger' }), outbox, livemode, publicUrl, metrics, policies });
   const events = createEventService({ db, clock, outbox });
   const view = () => ({ now: clock.now(), livemode, publicUrl });
   const listing = createIntentListing({ db, view });
@@ -210,6 +214,7 @@ export async function createApp(o: AppOptions) {
   const feed = createEventFeed({ db });
   const payments = createPaymentQueries({ db });
   const settlement = createSettlementService({ db, ledger, intents, clock });
+  const heldPayments = createHeldPayments({ db, ledger, view });
   // Webhook connections check the address they connect to (private networks refused unless allowed).
   const webhookTarget = createWebhookPost({ allowPrivateNetworks: config.webhooks.allowPrivateNetworks, allowLoopback });
   cleanups.push(() => webhookTarget.close());
@@ -323,6 +328,7 @@ export async function createApp(o: AppOptions) {
     cancels,
     feed,
     payments,
+    heldPayments,
     settlement,
     dispatcher,
     sandboxSource,

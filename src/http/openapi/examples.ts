@@ -48,6 +48,7 @@ export const ERROR_EXAMPLES: Record<string, { detail: string; code: string; erro
   AMOUNT_OUT_OF_RANGE: { detail: 'amount must be at least 1 and at most 100000 INR for UPI', code: 'AMOUNT_OUT_OF_RANGE' },
   ORDER_ID_CONFLICT: { detail: 'order_id "ORD-1" already has an intent with a different amount or currency', code: 'ORDER_ID_CONFLICT' },
   INTENT_NOT_FOUND: { detail: 'no payment intent "3f0c2a8e-6a1b-4c55-9d1e-0b7f2f4c9a10"', code: 'INTENT_NOT_FOUND' },
+  PAYMENT_NOT_ACCEPTABLE: { detail: 'payment 412345678901 is not held for intent 3f0c2a8e-6a1b-4c55-9d1e-0b7f2f4c9a10: it settled the intent already by another payment', code: 'PAYMENT_NOT_ACCEPTABLE' },
   INTENT_NOT_CANCELABLE: { detail: 'intent 3f0c2a8e-6a1b-4c55-9d1e-0b7f2f4c9a10 is settled; only a pending intent can be canceled', code: 'INTENT_NOT_CANCELABLE' },
   PAYLOAD_TOO_LARGE: { detail: 'request body exceeds 16384 bytes', code: 'PAYLOAD_TOO_LARGE' },
   RATE_LIMITED: { detail: 'too many requests; slow down', code: 'RATE_LIMITED' },
