@@ -373,6 +373,7 @@ export async function createApp(o: AppOptions) {
           merchants,
           listing,
           cancels,
+          heldPayments,
           feed,
           publicUrl,
           rateLimiter: createRateLimiter({ ...config.server.rateLimit, clock }),

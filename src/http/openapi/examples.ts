@@ -16,8 +16,22 @@ const intent = {
   expires_at: '2026-11-22T10:30:00.000Z',
   checkout_url: 'https://pay.example.com/pay/3f0c2a8e-6a1b-4c55-9d1e-0b7f2f4c9a10',
   livemode: true,
+  amount_received: 0,
+  payments: [] as unknown[],
 };
-const settled = { ...intent, status: 'settled', transaction_hash: '412345678901', verified_at: '2026-11-22T10:04:12.345Z' };
+const settled = {
+  ...intent,
+  status: 'settled',
+  transaction_hash: '412345678901',
+  verified_at: '2026-11-22T10:04:12.345Z',
+  amount_received: 100.51,
+  payments: [{ transaction_hash: '412345678901', amount: 100.51, received_at: '2026-11-22T10:04:10.000Z', status: 'credited', reason: null }],
+};
+const heldIntent = {
+  ...intent,
+  amount_received: 0,
+  payments: [{ transaction_hash: '412345678902', amount: 100, received_at: '2026-11-22T10:03:00.000Z', status: 'held', reason: 'underpaid' }],
+};
 const canceled = { ...intent, status: 'canceled', canceled_at: '2026-11-22T10:02:00.000Z' };
 
 export const EXAMPLES = {
@@ -25,6 +39,17 @@ export const EXAMPLES = {
   created: { success: true, ...intent, return_url: 'https://shop.example.com/orders/ORD-1' },
   intent: settled,
   canceled,
+  heldIntent,
+  accepted: {
+    ...heldIntent,
+    status: 'settled',
+    transaction_hash: '412345678902',
+    verified_at: '2026-11-22T10:06:00.000Z',
+    amount_received: 100,
+    payments: [{ ...heldIntent.payments[0], status: 'credited' }],
+  },
+  refunded: { ...heldIntent, payments: [{ ...heldIntent.payments[0], status: 'refunded' }] },
+  held: { intent_id: '3f0c2a8e-6a1b-4c55-9d1e-0b7f2f4c9a10', transaction_hash: '412345678902', amount: 100, reason: 'underpaid' },
   page: { data: [settled], has_more: true, next_cursor: 'WzE3OTUzMTI4MDAwMDAsIjNmMGMyYThlLTZhMWItNGM1NS05ZDFlLTBiN2YyZjRjOWExMCJd' },
   events: {
     data: [
