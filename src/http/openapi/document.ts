@@ -69,7 +69,7 @@ export function buildOpenApiDocument(o: { serverUrl?: string } = {}): Json {
           summary: 'Accept a held payment: the intent settles with it (again: answered the same)',
           description: 'One payment.success with "accepted": true (and "underpaid_by" when short). 409 PAYMENT_NOT_ACCEPTABLE when the payment is not held for this intent or another payment settled it already.',
           ok: { schema: 'Intent', example: EXAMPLES.accepted },
-          errors: ['INTENT_NOT_FOUND', 'PAYMENT_NOT_ACCEPTABLE', 'BUSY'],
+          errors: ['INVALID_REQUEST', 'INTENT_NOT_FOUND', 'PAYMENT_NOT_ACCEPTABLE', 'BUSY'],
         }),
       },
       '/api/v1/intents/{intent_id}/payments/{transaction_hash}/refunded': {
@@ -79,7 +79,7 @@ export function buildOpenApiDocument(o: { serverUrl?: string } = {}): Json {
           summary: 'Record that you returned a held payment (payd moves no money; again: answered the same)',
           description: 'The payment reads status refunded; sends payment.refunded. 409 PAYMENT_NOT_ACCEPTABLE for a credited payment.',
           ok: { schema: 'Intent', example: EXAMPLES.refunded },
-          errors: ['INTENT_NOT_FOUND', 'PAYMENT_NOT_ACCEPTABLE', 'BUSY'],
+          errors: ['INVALID_REQUEST', 'INTENT_NOT_FOUND', 'PAYMENT_NOT_ACCEPTABLE', 'BUSY'],
         }),
       },
       '/api/v1/webhook-endpoint': {
