@@ -296,10 +296,12 @@ export function createLedger(d: LedgerDeps): Ledger & {
    */
   async function linkRecorded(tx: Tx, p: ReceivedPayment, o: IngestOptions & { intentId: string }): Promise<IngestOutcome> {
     const existing = await tx.selectFrom('payments').selectAll().where('method', '=', p.method).where('tx_ref', '=', p.txRef).executeTakeFirstOrThrow();
-    if (existing.status === 'held') {
-      throw new PaydError('CONFLICT', `transaction reference ${p.txRef} is held for intent ${existing.intent_id ?? '(unknown)'}: accept it with payd payments accept ${p.txRef} --intent ${existing.intent_id ?? '<id>'}`);
+    // Held for another intent: that intent's merchant decides (or the operator accepts it there).
+    if (existing.status === 'held' && existing.intent_id !== o.intentId) {
+      throw new PaydError('CONFLICT', `transaction reference ${p.txRef} is held for intent ${existing.intent_id ?? '(unknown)'}: accept it there with payd payments accept ${p.txRef} --intent ${existing.intent_id ?? '<id>'}`);
     }
-    if (existing.status !== 'unmatched') {
+    const wasHeld = existing.status === 'held';
+    if (existing.status !== 'unmatched' && !wasHeld) {
       throw new PaydError('CONFLICT', `transaction reference ${p.txRef} already settled intent ${existing.intent_id ?? '(unknown)'}`);
     }
     const recorded: ReceivedPayment = { ...p, amountMinor: BigInt(existing.amount_minor), receiver: existing.receiver, occurredAt: existing.occurred_at };
@@ -310,12 +312,13 @@ export function createLedger(d: LedgerDeps): Ledger & {
       throw new PaydError('CONFLICT', `payment ${existing.id} was made to ${existing.method} ${existing.receiver}, not to this intent's ${intent.method} ${intent.receiver}`);
     }
     const now = d.clock.now();
-    await tx.updateTable('payments').set({ status: 'matched', reason: null, intent_id: intent.id, note: o.note ?? existing.note }).where('id', '=', existing.id).where('status', '=', 'unmatched').execute();
+    const upd = await tx.updateTable('payments').set({ status: 'matched', reason: wasHeld ? existing.reason : null, intent_id: intent.id, note: o.note ?? existing.note }).where('id', '=', existing.id).where('status', '=', existing.status).executeTakeFirst();
+    if (Number(upd.numUpdatedRows) !== 1) throw new TxConflict(`payment ${existing.id}`);
     await tx
       .insertInto('audit_log')
       .values({ at: now, actor: 'cli', action: 'payment.link', subject: existing.id, details_json: JSON.stringify({ intent_id: intent.id, tx_ref: p.txRef, was: existing.reason, note: o.note ?? null }) })
       .execute();
-    await settle(tx, intent, existing.id, recorded, now, o);
+    await settle(tx, intent, existing.id, recorded, now, o, wasHeld ? { accepted: true, alreadyCounted: true } : {});
     return { kind: 'settled', paymentId: existing.id, intentId: intent.id };
   }
 
