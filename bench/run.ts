@@ -1,16 +1,16 @@
 // `npm run bench [section…] [--profile]`: runs the sections (all by default), prints a
 // plain-text report and writes the same as JSON to bench/results/latest.json.
-// To add a section: write bench/<name>.ts exporting a `Section` and list it below.
+// To add a section: write bench/sections/<name>.ts exporting a `Section` and list it below.
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { apiSection } from './api.ts';
-import { cliSection } from './cli.ts';
-import { formatReport, writeJson, type BenchContext, type Section, type SectionResult } from './report.ts';
-import { webhooksSection } from './webhooks.ts';
-import { upiSection } from './upi.ts';
-import { tronSection } from './tron.ts';
-import { solanaSection } from './solana.ts';
-import { pgSection } from './pg.ts';
+import { apiSection } from './sections/api.ts';
+import { cliSection } from './sections/cli.ts';
+import { formatReport, writeJson, type BenchContext, type Section, type SectionResult } from './lib/report.ts';
+import { webhooksSection } from './sections/webhooks.ts';
+import { upiSection } from './sections/upi.ts';
+import { tronSection } from './sections/tron.ts';
+import { solanaSection } from './sections/solana.ts';
+import { pgSection } from './sections/pg.ts';
 
 const SECTIONS: Record<string, Section> = {
   cli: cliSection,

@@ -4,9 +4,9 @@
 //
 // Why a bundle rather than tsc's file-per-module output: V8 keeps every loaded module's source
 // text for the life of the process. Loading ~800 separate files with their comments and
-// whitespace cost `payd serve` ~15 MB of RSS and half of its start-up time (README,
-// Performance). Dynamic `import()`s stay separate chunks, so each payment method's libraries
-// still load only when that method is configured. Types are `npm run typecheck`'s job.
+// whitespace cost `payd serve` ~15 MB of RSS and half of its start-up time (docs/performance.md).
+// Dynamic `import()`s stay separate chunks, so each payment method's libraries still load only
+// when that method is configured. Types are `npm run typecheck`'s job.
 import { copyFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';

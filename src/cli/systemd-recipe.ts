@@ -16,7 +16,7 @@ export interface RecipeSecret {
 
 /**
  * The one recipe from a config at hand to a running unit: `payd init --systemd` prints it for
- * the config it wrote, and the README's "Running under systemd" shows it for the example config
+ * the config it wrote, and docs/operations.md's "Running under systemd" shows it for the example config
  * (test/integration/cli-init.test.ts holds the two equal). Run from the payd checkout (/opt/payd).
  * `config`: where the config is now (a path for `install`), or SYSTEMD.config when it is already there.
  */

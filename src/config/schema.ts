@@ -54,7 +54,7 @@ const methodCommon = {
   maxAmount: decimalAmount,
   amountStep: decimalAmount,
   maxOffsetSteps: v.optional(v.pipe(num(), v.integer('expected an integer'), v.minValue(0), v.maxValue(100_000)), 100),
-  /** Under pressure the unique-amount window widens up to this share of the price (README: unique pay_amount); default 1 (config/load.ts). */
+  /** Under pressure the unique-amount window widens up to this share of the price (docs/api.md: unique pay_amount); default 1 (config/load.ts). */
   maxSurchargePercent: v.optional(v.pipe(num(), v.finite(), v.minValue(0, 'must not be negative'), v.maxValue(100))),
   /** Under pressure one merchant's intents may hold at most this share of a price's window; default 100 (config/load.ts). */
   merchantSharePercent: v.optional(v.pipe(num(), v.finite(), v.gtValue(0, 'must be greater than 0'), v.maxValue(100))),

@@ -75,7 +75,7 @@ export async function startNginx(t: TestContext, upstreamPort: number): Promise<
   execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=pay.example.test', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
   const tlsPort = await freePort();
   const httpPort = await freePort();
-  // The shipped example, with only what the README says to edit (and test ports) changed.
+  // The shipped example, with only what docs/operations.md says to edit (and test ports) changed.
   const site = readFileSync(new URL('../../config/nginx-payd.conf', import.meta.url), 'utf8')
     .replaceAll('pay.example.com', 'pay.example.test')
     .replace('/etc/letsencrypt/live/pay.example.test/fullchain.pem', join(dir, 'cert.pem'))

@@ -1,4 +1,4 @@
-// The unique-amount pool under pressure (README "Unique pay_amount"): one client creating the
+// The unique-amount pool under pressure (docs/api.md "Unique pay_amount"): one client creating the
 // same price hundreds of times cannot lock it, every pay_amount stays unique and within the
 // merchant-visible bound (the price + maxSurchargePercent, default 1 %), and an amount is not
 // handed out again while an older intent could still receive it (until expires_at + cooldown).

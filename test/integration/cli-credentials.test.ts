@@ -11,7 +11,7 @@ import { PAYD_BIN, payd } from '../helpers/cli.ts';
 const KEY_A = 'q2Fv6S0m2cJ8mQ0bqk8m8r3m0Pj3dQy5a3S8bP2s0yQ='; // base64 of 32 bytes, as `head -c 32 /dev/urandom | base64` writes
 const KEY_B = 'Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGw=';
 
-/** A config as in the README's systemd recipe: master key and IMAP password from credentials. */
+/** A config as in the systemd recipe of docs/operations.md: master key and IMAP password from credentials. */
 function setup(t: TestContext) {
   const dir = mkdtempSync(join(tmpdir(), 'payd-creds-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));

@@ -168,7 +168,7 @@ test('payd init --systemd writes credential references that match systemd/payd.s
   assert.equal(migrate.status, 0, migrate.stderr);
 });
 
-test('init --systemd prints the README\'s systemd recipe word for word; it parses in bash, creates the payd user before anything needs its group, and never replaces a master key', async (t) => {
+test('init --systemd prints the systemd recipe of docs/operations.md word for word; it parses in bash, creates the payd user before anything needs its group, and never replaces a master key', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'payd-init-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const { prompter } = scripted({
@@ -184,10 +184,10 @@ test('init --systemd prints the README\'s systemd recipe word for word; it parse
   const code = await runCli(['init', '--systemd', '--config', 'payd.config.json'], { env: {}, cwd: dir, io: { out: (s) => void (out += s + '\n'), err: (s) => void (out += s + '\n') }, prompter });
   assert.equal(code, 0, out);
   const printed = out.slice(out.indexOf('next steps')).split('\n').slice(1).filter((l) => l.startsWith('  ')).map((l) => l.slice(2)).join('\n');
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const readme = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');
   const section = readme.slice(readme.indexOf('## Running under systemd'), readme.indexOf('## Going live'));
   const recipe = /```sh\n(id -u payd[\s\S]*?)\n```/.exec(section)?.[1];
-  assert.ok(recipe, 'the README shows the recipe');
+  assert.ok(recipe, 'docs/operations.md shows the recipe');
   assert.equal(printed, recipe);
 
   // Every command parses.

@@ -1,4 +1,4 @@
-// The README's reverse-proxy example (config/nginx-payd.conf) with Debian's nginx in front of a
+// The reverse-proxy example of docs/operations.md (config/nginx-payd.conf) with Debian's nginx in front of a
 // real payd: TLS, the API, the checkout page and the checkout's WebSocket upgrade pass through.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -12,7 +12,7 @@ test('nginx from config/nginx-payd.conf terminates TLS and passes the API, the c
   const p = await startPayd({ sandbox: true });
   t.after(() => p.close());
   const { tlsPort, httpPort } = await startNginx(t, Number(new URL(p.url).port));
-  // What the README says to edit (host name, certificate, payd's port) is marked EDIT in the file.
+  // What docs/operations.md says to edit (host name, certificate, payd's port) is marked EDIT in the file.
   const editable = readFileSync(new URL('../../config/nginx-payd.conf', import.meta.url), 'utf8').split('\n').filter((l) => /^\s*(server_name|ssl_certificate|ssl_certificate_key|proxy_pass)\s/.test(l));
   assert.ok(editable.some((l) => l.includes('proxy_pass')));
   for (const line of editable) assert.match(line, /# EDIT/, line);

@@ -226,7 +226,7 @@ test('trial copy while the shop runs: the live file is refused (its daemon holds
   }
   assert.equal(lease?.pid, daemon.child.pid);
 
-  // A consistent snapshot, as the README's trial copy takes it; its lease row is the live one
+  // A consistent snapshot, as the trial copy of docs/scaling.md takes it; its lease row is the live one
   // (made to look fresh for a minute, so the test does not depend on how fast the copy starts).
   const snapshot = join(dir, 'trial.sqlite');
   await sql`vacuum into ${snapshot}`.execute(reader);

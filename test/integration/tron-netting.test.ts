@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import { CUSTOMER, MERCHANT, STRANGER, startFakeTronGrid, txid, type FakeTronGrid } from '../fakes/trongrid.ts';
-import { startHarness } from '../fakes/tron-harness.ts';
+import { startHarness } from '../helpers/tron-harness.ts';
 import { startPayd, type PaydHarness } from '../helpers/payd.ts';
 import { waitFor } from '../helpers/wait.ts';
 

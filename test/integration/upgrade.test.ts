@@ -1,4 +1,4 @@
-// The README's upgrade, run as written against a running daemon (issue 25, item 4).
+// The upgrade of docs/operations.md, run as written against a running daemon (issue 25, item 4).
 // A local clone of this repository stands in for the upstream; /opt/payd lives in a temp dir;
 // the daemon is started with the systemd unit's own ExecStartPre/ExecStart lines. The only
 // stand-in is `npm ci`, which needs the registry: a shim on PATH does what it does offline
@@ -18,13 +18,13 @@ import { startReceiver } from '../helpers/receiver.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const README = readFileSync(join(ROOT, 'docs/operations.md'), 'utf8');
 const UNIT = readFileSync(join(ROOT, 'systemd/payd.service'), 'utf8');
 
 /** The lines of the first ```sh block after `marker` (list indentation removed). */
 function shBlockAfter(marker: string): string[] {
   const at = README.indexOf(marker);
-  assert.ok(at >= 0, `README has ${marker}`);
+  assert.ok(at >= 0, `docs/operations.md has ${marker}`);
   const m = /\n( *)```sh\n([\s\S]*?)\n *```/.exec(README.slice(at));
   assert.ok(m, `a sh block after ${marker}`);
   return m[2]!.split('\n').map((l) => l.slice(m[1]!.length));
@@ -89,7 +89,7 @@ echo "npm shim: unexpected npm $*" >&2; exit 1
 `,
   );
   chmodSync(join(bin, 'npm'), 0o755);
-  // README lines → this sandbox: no sudo, /opt → the temp dir, the repository → the local upstream.
+  // The doc's lines → this sandbox: no sudo, /opt → the temp dir, the repository → the local upstream.
   // A restart inside the lines (the first-time conversion's, skipped here) must never reach the host's systemd.
   const adapt = (line: string) =>
     line.replaceAll('sudo ', '').replaceAll('/opt/payd', join(opt, 'payd')).replaceAll('<this repository>', origin).replaceAll('systemctl restart payd', '{ echo unexpected restart >&2; false; }');

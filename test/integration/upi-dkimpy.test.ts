@@ -17,7 +17,7 @@ import { dnsStub } from '../helpers/dns-stub.ts';
 import { startDovecot } from '../helpers/dovecot.ts';
 import { runPayd, spawnPayd, workdir } from '../helpers/cli.ts';
 import { waitFor } from '../helpers/wait.ts';
-import { options, show } from '../unit/upi/helpers.ts';
+import { options, show } from '../helpers/upi-kit.ts';
 
 const DIST = fileURLToPath(new URL('../../dist', import.meta.url));
 const DOMAIN = 'hdfcbank.bank.in';

@@ -136,7 +136,7 @@ function nextSteps(e: CliEnv, file: string, a: Asked, systemd: boolean, dbFile: 
     const at = file === SYSTEMD.config ? SYSTEMD.config : shellQuote(rel && !rel.startsWith('..') ? rel : file);
     const secrets = a.secrets.flatMap((s) => (s.credential ? [{ credential: s.credential, what: s.what }] : []));
     const unused = Object.values(SYSTEMD.credentials).filter((c) => !secrets.some((s) => s.credential === c));
-    lines.push(`next steps (the recipe of README "Running under systemd", for this config; from the payd checkout, /opt/payd):`);
+    lines.push(`next steps (the recipe of docs/operations.md "Running under systemd", for this config; from the payd checkout, /opt/payd):`);
     if (methods.length === 0) lines.push('  # no payment method is enabled yet: edit the config before starting payd');
     if (unused.length) lines.push(`  # this config does not use ${unused.join(', ')}: delete those LoadCredential= lines from /etc/systemd/system/payd.service after copying it`);
     lines.push(...systemdRecipe({ config: at, secrets }).map((l) => `  ${l}`));

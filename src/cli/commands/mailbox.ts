@@ -44,7 +44,7 @@ export function mailboxCommands(program: Command, e: CliEnv): void {
       const preset = PROVIDER_PRESETS[name];
       const fromConfig = o.clientId ? {} : clientFromConfig(cmd.optsWithGlobals(), e);
       const clientId = (o.clientId as string | undefined) ?? fromConfig.clientId;
-      if (!clientId) throw new PaydError('INVALID_REQUEST', 'no OAuth client id: pass --client-id (see the README, "Gmail, Google Workspace and Microsoft 365")');
+      if (!clientId) throw new PaydError('INVALID_REQUEST', 'no OAuth client id: pass --client-id (see docs/methods/upi.md, "Gmail, Google Workspace and Microsoft 365")');
       const clientSecret = (o.clientSecret as string | undefined) ?? fromConfig.clientSecret ?? e.env.PAYD_OAUTH_CLIENT_SECRET;
       if (preset.needsClientSecret && !clientSecret) throw new PaydError('INVALID_REQUEST', 'Google needs the OAuth client secret: pass --client-secret or set $PAYD_OAUTH_CLIENT_SECRET');
       const tenantUrls = microsoftEndpoints(o.tenant as string);
