@@ -2,6 +2,9 @@
 // merchant's hands: on the intent (amount_received, payments[]), as events (payment.held,
 // payment.refunded, payment.success extras) and resolvable over the API. Both stores.
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { payd } from '../helpers/cli.ts';
 import { test } from 'node:test';
 import { createResponseChecker } from '../helpers/openapi.ts';
 import { baseConfig, startPayd, testClock, RECEIVERS, type PaydHarness } from '../helpers/payd.ts';
@@ -199,6 +202,31 @@ forEachStore((store) => {
     const unknown = await act(intent.intent_id, '699999999999', 'accept');
     assert.equal(unknown.status, 409);
     assert.equal(unknown.body.code, 'PAYMENT_NOT_ACCEPTABLE');
+  });
+
+  test('the operator: payd payments list --held, payd payments accept <tx> --intent <id> (audited)', async (t) => {
+    // The CLI runs on the real clock, so the intents are created on it too.
+    const { p, create, fetchIntent } = await setup(t, store);
+    (p.clock as ReturnType<typeof testClock>).set(Date.now());
+    const intent = await create('cli-held', 150.37);
+    await p.app.cancels.cancel(intent.intent_id, { actor: 'cli' });
+    assert.equal((await pay(p, 'UPI', 150.37, '677777777777')).kind, 'held');
+    writeFileSync(join(p.dir, 'payd.config.json'), JSON.stringify(p.rawConfig));
+    const listed = await payd(['payments', 'list', '--held', '--json'], { cwd: p.dir });
+    assert.equal(listed.code, 0, listed.err);
+    assert.deepEqual(listed.json().map((x: any) => [x.transaction_hash, x.intent_id, x.amount, x.reason]), [['677777777777', intent.intent_id, '150.37', 'canceled']]);
+    const accepted = await payd(['payments', 'accept', '677777777777', '--intent', intent.intent_id], { cwd: p.dir });
+    assert.equal(accepted.code, 0, accepted.err);
+    assert.match(accepted.out, /settled by 677777777777/);
+    const f = (await fetchIntent(intent.intent_id)).body;
+    assert.equal(f.status, 'settled');
+    assert.equal(f.amount_received, 150.37);
+    assert.equal((await payd(['payments', 'list', '--held', '--json'], { cwd: p.dir })).json().length, 0);
+    const wrong = await payd(['payments', 'accept', '600000000000', '--intent', intent.intent_id], { cwd: p.dir });
+    assert.equal(wrong.code, 1);
+    assert.match(wrong.err, /no payment 600000000000/);
+    const audit = await p.app.db.selectFrom('audit_log').select(['actor', 'action']).where('action', '=', 'payment.accept').execute();
+    assert.deepEqual(audit, [{ actor: 'cli', action: 'payment.accept' }]);
   });
 
   test('accept racing an automatic settlement, 30 times: one winner, one payment.success, the other answered 409 or held', async (t) => {
