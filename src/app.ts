@@ -32,6 +32,7 @@ import type { HttpPost } from './webhooks/deliver.ts';
 import { createWebhookPost } from './webhooks/target.ts';
 import { createSettlementService } from './services/settlement.ts';
 import { createHeldPayments } from './services/held-payments.ts';
+import { moneyOfOne } from './services/intent-money.ts';
 import { createDoctor } from './services/doctor.ts';
 import { createUpiSilence } from './services/upi-silence.ts';
 import { createOperatorActions } from './services/operator-actions.ts';
@@ -386,7 +387,7 @@ export async function createApp(o: AppOptions) {
               readiness,
               metrics: metricsEndpoint,
             });
-            registerCheckout(h3, { intents, merchants, clock, log: checkoutLog, livemode, limiter: publicLimiter, clientAddress, payeeName: config.methods.UPI?.payeeName ?? '' });
+            registerCheckout(h3, { intents, merchants, clock, log: checkoutLog, livemode, limiter: publicLimiter, clientAddress, payeeName: config.methods.UPI?.payeeName ?? '', money: (i) => moneyOfOne(db, i) });
           },
         });
         metrics.collectProcessMetrics();

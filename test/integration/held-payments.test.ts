@@ -81,6 +81,7 @@ forEachStore((store) => {
     assert.equal(f.amount_received, 0);
     assert.deepEqual(f.payments.map((x: any) => [x.transaction_hash, x.amount, x.status, x.reason]), [[tx, 25.01, 'held', 'late']]);
     assert.deepEqual((await events(p, intent.intent_id)).map((e) => e.type), ['payment.held']);
+    assert.match(await (await fetch(`${p.url}/pay/${intent.intent_id}`)).text(), /We received your payment of 25\.01 USDT after this payment request had expired/);
     const held = (await events(p, intent.intent_id)).find((e) => e.type === 'payment.held')!;
     assert.deepEqual(held.data, { intent_id: intent.intent_id, transaction_hash: tx, amount: 25.01, reason: 'late' });
     // The API's event feed carries it too.
@@ -94,6 +95,10 @@ forEachStore((store) => {
     assert.equal(accepted.body.transaction_hash, tx);
     assert.equal(accepted.body.amount_received, 25.01);
     assert.equal(accepted.body.payments[0].status, 'credited');
+    const page = await (await fetch(`${p.url}/pay/${intent.intent_id}`)).text();
+    assert.match(page, /data-status="settled"/);
+    assert.match(page, /Payment received/);
+    assert.doesNotMatch(page, /held-note/);
     const again = await act(intent.intent_id, tx, 'accept');
     assert.equal(again.status, 200);
     assert.deepEqual(again.body, accepted.body);
@@ -176,6 +181,9 @@ forEachStore((store) => {
     let f = (await fetchIntent(intent.intent_id)).body;
     assert.equal(f.status, 'canceled');
     assert.deepEqual(f.payments.map((x: any) => [x.status, x.reason]), [['held', 'canceled']]);
+    // The customer's checkout page says what arrived and what happens next.
+    const page = await (await fetch(`${p.url}/pay/${intent.intent_id}`)).text();
+    assert.match(page, /id="held-note"[^>]*>We received your payment of ₹120\.37 after this payment request was canceled\. The shop has been told/);
     const refunded = await act(intent.intent_id, '644444444444', 'refunded');
     assert.equal(refunded.status, 200, refunded.text);
     assert.deepEqual(refunded.body.payments.map((x: any) => [x.status, x.reason]), [['refunded', 'canceled']]);
