@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp, type App } from '../../src/app.ts';
-import { parseConfig } from '../../src/config/load.ts';
+import { parseConfig } from '../../src/methods/load-config.ts';
 import { silentLogger } from '../../src/log.ts';
 import { systemClock, systemRandom } from '../../src/system.ts';
 import { baseConfig } from '../../test/helpers/payd.ts';

@@ -3,9 +3,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseConfig } from '../../src/config/load.ts';
+import { parseConfig } from '../../src/methods/load-config.ts';
 import { silentLogger } from '../../src/log.ts';
-import { createSources } from '../../src/methods/registry.ts';
+import { builtinMethods, createSources } from '../../src/methods/registry.ts';
 import { systemRandom } from '../../src/system.ts';
 import { baseConfig, startPayd, type PaydHarness } from '../../test/helpers/payd.ts';
 import { percentile, round, type Row } from './report.ts';
@@ -54,7 +54,7 @@ export async function startCountedPayd(methods: Record<string, unknown>, upstrea
           };
         },
       });
-      return createSources(config, { ledger: counted, clock: { now: () => Date.now() }, random: systemRandom, log: silentLogger() });
+      return createSources(config, builtinMethods, { ledger: counted, clock: { now: () => Date.now() }, random: systemRandom, log: silentLogger() });
     },
   });
   return {

@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import * as v from 'valibot';
 import { PaydError } from '../domain/errors.ts';
-import { DEFAULT_MERCHANT_SHARE_PERCENT, DEFAULT_SURCHARGE_BASIS_POINTS, METHOD_RULES, METHODS, type Method } from '../domain/methods.ts';
+import { DEFAULT_MERCHANT_SHARE_PERCENT, DEFAULT_SURCHARGE_BASIS_POINTS, type Method, type MethodRules } from '../domain/methods.ts';
 import { numberToDecimalText, parseDecimal } from '../domain/money.ts';
 import { parseTolerance, type PaymentPolicy } from '../domain/payment-policy.ts';
-import { ConfigSchema, type ParsedConfig } from './schema.ts';
+import { configSchema, type ParsedConfig } from './schema.ts';
 import { Secret, SecretRefBox, type Resolved } from './secret.ts';
 
 export type Config = Omit<Resolved<ParsedConfig>, 'database'> & {
@@ -23,6 +23,14 @@ export type Config = Omit<Resolved<ParsedConfig>, 'database'> & {
   /** What each enabled method does with late, short and over-payments (issue 27). */
   policies: Partial<Record<Method, PaymentPolicy>>;
 };
+
+/** What the config needs of each method (its descriptor, methods/method.ts): its section and money rules. */
+export interface ConfigMethod {
+  id: string;
+  rules: Pick<MethodRules, 'decimals' | 'amountStep'>;
+  config: v.GenericSchema;
+  receiver(section: never): string;
+}
 
 export interface MethodAmounts {
   /** Receiving address (VPA, TRON address, Solana wallet). */
@@ -46,7 +54,7 @@ const fail = (path: string, message: string): never => {
 };
 
 /** Reads, validates and resolves a config file. The only place that reads process.env. */
-export function loadConfigFile(file: string, env: Env = process.env): Config {
+export function loadConfigFileWith(methods: readonly ConfigMethod[], file: string, env: Env = process.env): Config {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -59,12 +67,12 @@ export function loadConfigFile(file: string, env: Env = process.env): Config {
   } catch (e) {
     throw new PaydError('CONFIG_INVALID', `${file}: not valid JSON (${(e as Error).message})`);
   }
-  return parseConfig(raw, dirname(resolve(file)), env);
+  return parseConfigWith(methods, raw, dirname(resolve(file)), env);
 }
 
 /** Validates a config object; every error names its path ("methods.UPI.imap.port: expected a number"). */
-export function parseConfig(raw: unknown, baseDir: string, env: Env = process.env): Config {
-  const result = v.safeParse(ConfigSchema, raw);
+export function parseConfigWith(methods: readonly ConfigMethod[], raw: unknown, baseDir: string, env: Env = process.env): Config {
+  const result = v.safeParse(configSchema(Object.fromEntries(methods.map((m) => [m.id, m.config]))), raw);
   if (!result.success) {
     const lines = result.issues.map((issue) => `${v.getDotPath(issue) ?? '(root)'}: ${describeIssue(issue)}`);
     throw new PaydError('CONFIG_INVALID', `invalid config:\n  ${[...new Set(lines)].join('\n  ')}`);
@@ -80,11 +88,11 @@ export function parseConfig(raw: unknown, baseDir: string, env: Env = process.en
   const parsed = { ...resolved, database: { ...resolved.database, file: resolve(baseDir, resolved.database.file ?? DEFAULT_DATABASE_FILE) } };
   const amounts: Config['amounts'] = {};
   const policies: Config['policies'] = {};
-  for (const method of METHODS) {
-    const section = parsed.methods[method];
+  for (const method of methods) {
+    const section = parsed.methods[method.id];
     if (!section) continue;
-    const a = (amounts[method] = methodAmounts(method, section, receiverOf(method, parsed)));
-    policies[method] = methodPolicy(method, section, a);
+    const a = (amounts[method.id] = methodAmounts(method, section, (method.receiver as (s: unknown) => string)(section)));
+    policies[method.id] = methodPolicy(method.id, method.rules.decimals, section, a);
   }
   return { ...parsed, baseDir, amounts, policies };
 }
@@ -96,26 +104,12 @@ function describeIssue(issue: v.BaseIssue<unknown>): string {
   return issue.message;
 }
 
-function receiverOf(method: Method, c: Resolved<ParsedConfig>): string {
-  const m = c.methods;
-  switch (method) {
-    case 'UPI':
-      return m.UPI!.vpa;
-    case 'USDT_TRC20':
-      return m.USDT_TRC20!.address;
-    case 'USDT_SOL':
-      return m.USDT_SOL!.wallet;
-    case 'SOL':
-      return m.SOL!.wallet;
-  }
-}
-
 function methodAmounts(
-  method: Method,
+  { id: method, rules }: ConfigMethod,
   s: { minAmount?: number; maxAmount?: number; amountStep?: number; maxOffsetSteps: number; maxSurchargePercent?: number; merchantSharePercent?: number },
   receiver: string,
 ): MethodAmounts {
-  const { decimals, amountStep } = METHOD_RULES[method];
+  const { decimals, amountStep } = rules;
   const toMinor = (key: string, n: number | undefined): bigint | null => {
     if (n === undefined) return null;
     const parsed = parseDecimal(numberToDecimalText(n), decimals);
@@ -139,10 +133,10 @@ function methodAmounts(
 /** The policies of one method section; defaults: late payments settle, no tolerance, the window is the offset range. */
 export function methodPolicy(
   method: Method,
+  decimals: number,
   s: { latePayments?: 'settle' | 'hold'; underpaymentTolerance?: string; attributionWindow?: number },
   a: Pick<MethodAmounts, 'stepMinor' | 'maxOffsetSteps'>,
 ): PaymentPolicy {
-  const { decimals } = METHOD_RULES[method];
   let underpaymentTolerance: PaymentPolicy['underpaymentTolerance'] = null;
   if (s.underpaymentTolerance !== undefined) {
     const t = parseTolerance(s.underpaymentTolerance, decimals);

@@ -1,6 +1,6 @@
 import { isoUtc } from './iso-time.ts';
 import { DecimalNumber } from './json.ts';
-import { METHOD_RULES, type Method } from './methods.ts';
+import type { Method } from './methods.ts';
 import { formatMinor } from './money.ts';
 
 export type IntentStatus = 'pending' | 'settled' | 'expired' | 'canceled';
@@ -19,7 +19,7 @@ export interface Intent {
   /** What the payer is asked to send: the amount plus a small unique offset. */
   payAmountMinor: bigint;
   receiver: string;
-  /** Solana Pay reference (SOL, USDT_SOL), else null. */
+  /** The reference key the payer's transfer carries (Solana Pay methods), else null. */
   reference: string | null;
   paymentUri: string;
   status: IntentStatus;
@@ -47,6 +47,8 @@ export interface ViewContext {
   livemode: boolean;
   /** Base of checkout_url, without trailing slash. */
   publicUrl: string;
+  /** Decimal places of a method's minor unit (its descriptor's rules). */
+  decimalsOf: (method: Method) => number;
 }
 
 /** A payment as the merchant sees it on its intent (issue 27). */
@@ -69,7 +71,7 @@ export const NO_MONEY: IntentMoney = Object.freeze({ receivedMinor: 0n, payments
 
 /** The fetch response (spec fields first, then ours). Also the `data` of every webhook. */
 export function intentView(intent: Intent, ctx: ViewContext, money: IntentMoney) {
-  const decimals = METHOD_RULES[intent.method].decimals;
+  const decimals = ctx.decimalsOf(intent.method);
   const amount = (minor: bigint) => new DecimalNumber(formatMinor(minor, decimals));
   return {
     intent_id: intent.id,

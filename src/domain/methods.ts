@@ -1,8 +1,9 @@
-/** Payment methods and their money rules. Amounts inside payd are integer minor units. */
-export const METHODS = ['UPI', 'USDT_TRC20', 'USDT_SOL', 'SOL'] as const;
-export type Method = (typeof METHODS)[number];
-
-export const isMethod = (v: unknown): v is Method => typeof v === 'string' && (METHODS as readonly string[]).includes(v);
+/**
+ * Payment methods as the pure core sees them: an id and its money rules. Which methods exist
+ * is told by the method descriptors (methods/registry.ts); the core is handed their facts.
+ * Amounts inside payd are integer minor units.
+ */
+export type Method = string;
 
 export interface MethodRules {
   /** Decimal places of the minor unit: paise 2, USDT 6, lamports 9. */
@@ -13,12 +14,18 @@ export interface MethodRules {
   unit: string;
 }
 
-export const METHOD_RULES: Record<Method, MethodRules> = {
-  UPI: { decimals: 2, amountStep: 1n, unit: 'INR' }, // 0.01 INR
-  USDT_TRC20: { decimals: 6, amountStep: 10_000n, unit: 'USDT' }, // 0.01 USDT
-  USDT_SOL: { decimals: 6, amountStep: 10_000n, unit: 'USDT' }, // 0.01 USDT
-  SOL: { decimals: 9, amountStep: 1_000n, unit: 'SOL' }, // 0.000001 SOL
-};
+/** How a method spells the references of its transfers. */
+export interface TxRefRules {
+  /** The canonical spelling of a trimmed reference (default: as is). */
+  normalize?: (trimmed: string) => string;
+  /** What an operator types (`--tx must be a … of at most 200 characters`). */
+  noun: string;
+  /**
+   * One transaction may carry several recorded rows, keyed `txid:…` (TRON: one per Transfer):
+   * a bare transaction id names them, and the merchant sees the id before the first colon.
+   */
+  rowKeyed?: boolean;
+}
 
 export const DEFAULT_MAX_OFFSET_STEPS = 100;
 /** methods.<M>.maxSurchargePercent's default, 1 %, in hundredths of a percent. */
@@ -29,24 +36,13 @@ export const DEFAULT_MERCHANT_SHARE_PERCENT = 100;
 /**
  * A transaction reference as the method's source records it, so one transfer typed by
  * hand in another spelling (`0xABC…`, `UTR 1234 5678 9012`) is still the same transfer.
- * TRON: lower-case hex without 0x; UPI: the UTR's digits; Solana: the base58 signature as is.
  * Returns null when nothing usable is left.
  */
-export function normalizeTxRef(method: Method, raw: string): string | null {
+export function normalizeTxRef(rules: Pick<TxRefRules, 'normalize'>, raw: string): string | null {
   const t = raw.trim();
-  let out: string;
-  switch (method) {
-    case 'USDT_TRC20': {
-      // A row key (txid:from:value) keeps its base58 sender as is.
-      const [txid, ...rest] = t.split(':');
-      out = [txid.toLowerCase().replace(/^0x/, ''), ...rest].join(':');
-      break;
-    }
-    case 'UPI':
-      out = t.replace(/\D/g, '');
-      break;
-    default:
-      out = t;
-  }
+  const out = rules.normalize ? rules.normalize(t) : t;
   return out && out.length <= 200 ? out : null;
 }
+
+/** The transaction id a merchant sees for a recorded reference. */
+export const txHashOf = (rules: Pick<TxRefRules, 'rowKeyed'>, txRef: string): string | undefined => (rules.rowKeyed ? txRef.split(':')[0] : undefined);

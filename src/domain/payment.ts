@@ -2,7 +2,8 @@ import type { Method } from './methods.ts';
 import type { PaymentReason } from './payment-policy.ts';
 
 /** Where an observation came from. `manual` is an operator's reconciliation. */
-export type PaymentSource = 'imap' | 'trongrid' | 'solana' | 'manual' | 'sandbox';
+/** Which upstream saw a payment; a new method's source names its own. */
+export type PaymentSource = 'imap' | 'trongrid' | 'solana' | 'manual' | 'sandbox' | (string & {});
 
 /**
  * One normalized incoming payment, whatever the method. Every source's adapter

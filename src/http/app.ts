@@ -1,3 +1,4 @@
+import type { MethodRegistry } from '../methods/registry.ts';
 import { H3, type H3Event } from 'h3';
 import { PaydError } from '../domain/errors.ts';
 import type { Clock, Logger, RequestLogEntry } from '../domain/ports.ts';
@@ -21,6 +22,8 @@ import type { IntentListing } from '../services/intent-list.ts';
 import type { HeldPayments } from '../services/held-payments.ts';
 
 export interface HttpDeps {
+  /** Every method this payd knows: the list filter and the API document name them. */
+  methods: MethodRegistry;
   intents: IntentService;
   merchants: MerchantService;
   listing: IntentListing;

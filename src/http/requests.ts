@@ -1,6 +1,5 @@
 import * as v from 'valibot';
 import { PaydError } from '../domain/errors.ts';
-import { METHODS } from '../domain/methods.ts';
 import { FEED_TYPES } from '../services/event-feed.ts';
 
 /**
@@ -32,25 +31,27 @@ const timestamp = (what: string) =>
 
 export const INTENT_STATUSES = ['pending', 'settled', 'expired', 'canceled'] as const;
 
-export const ListIntentsQuery = v.strictObject(
-  {
-    status: v.optional(v.pipe(v.picklist(INTENT_STATUSES, `status must be one of ${INTENT_STATUSES.join(', ')}`), v.description('Only intents in this status (as the fetch reports it).'))),
-    currency: v.optional(v.pipe(v.picklist(METHODS, `currency must be one of ${METHODS.join(', ')}`), v.description('Only intents of this payment method.'))),
-    order_id: v.optional(
-      v.pipe(
-        v.string(),
-        v.minLength(1, 'order_id must not be empty'),
-        v.maxLength(128, 'order_id must be at most 128 characters'),
-        v.description('Only the intent with this order_id.'),
+/** GET /api/v1/intents' query; `currency` is one of the methods this payd knows. */
+export const listIntentsQuery = (methods: readonly string[]) =>
+  v.strictObject(
+    {
+      status: v.optional(v.pipe(v.picklist(INTENT_STATUSES, `status must be one of ${INTENT_STATUSES.join(', ')}`), v.description('Only intents in this status (as the fetch reports it).'))),
+      currency: v.optional(v.pipe(v.picklist(methods, `currency must be one of ${methods.join(', ')}`), v.description('Only intents of this payment method.'))),
+      order_id: v.optional(
+        v.pipe(
+          v.string(),
+          v.minLength(1, 'order_id must not be empty'),
+          v.maxLength(128, 'order_id must be at most 128 characters'),
+          v.description('Only the intent with this order_id.'),
+        ),
       ),
-    ),
-    created_from: v.pipe(timestamp('created_from'), v.description('Only intents created at or after this time.')),
-    created_to: v.pipe(timestamp('created_to'), v.description('Only intents created before this time.')),
-    limit,
-    cursor: v.optional(v.pipe(v.string(), v.maxLength(200, 'cursor is not one this server issued'), v.description('The next_cursor of the previous page; keep the other parameters the same.'))),
-  },
-  'unknown query parameter',
-);
+      created_from: v.pipe(timestamp('created_from'), v.description('Only intents created at or after this time.')),
+      created_to: v.pipe(timestamp('created_to'), v.description('Only intents created before this time.')),
+      limit,
+      cursor: v.optional(v.pipe(v.string(), v.maxLength(200, 'cursor is not one this server issued'), v.description('The next_cursor of the previous page; keep the other parameters the same.'))),
+    },
+    'unknown query parameter',
+  );
 
 export const EventsQuery = v.strictObject(
   {

@@ -1,31 +1,51 @@
 import type { Config } from '../config/load.ts';
-import type { Method } from '../domain/methods.ts';
-import type { Db } from '../db/open.ts';
-import type { MailboxTokenStore } from '../services/mailbox-tokens.ts';
-import type { PaymentSource, SourceDeps } from './source.ts';
+import type { MethodDescriptor, MethodSourceDeps } from './method.ts';
+import type { PaymentSource } from './source.ts';
+import { solMethod, usdtSolMethod } from './solana/method.ts';
+import { usdtTrc20Method } from './tron/method.ts';
+import { upiMethod } from './upi/method.ts';
+
+/** Every method payd ships, in the order the API document and error messages list them. A new method is one line here. */
+export const BUILTIN_METHODS: readonly MethodDescriptor[] = [upiMethod, usdtTrc20Method, usdtSolMethod, solMethod];
+
+/** The methods one payd knows: the built-in ones plus any a caller adds (tests add a test-only method). */
+export interface MethodRegistry {
+  readonly list: readonly MethodDescriptor[];
+  readonly ids: readonly string[];
+  get(id: string): MethodDescriptor | undefined;
+  /** A method stored on a row: known, or the store holds something this build never wrote. */
+  of(id: string): MethodDescriptor;
+}
+
+export function methodRegistry(extra: readonly MethodDescriptor[] = []): MethodRegistry {
+  const list = [...BUILTIN_METHODS, ...extra];
+  const byId = new Map(list.map((m) => [m.id, m]));
+  if (byId.size !== list.length) throw new Error('two payment methods share an id');
+  return {
+    list,
+    ids: list.map((m) => m.id),
+    get: (id) => byId.get(id),
+    of(id) {
+      const m = byId.get(id);
+      if (!m) throw new Error(`unknown payment method ${JSON.stringify(id)}`);
+      return m;
+    },
+  };
+}
+
+/** The built-in methods alone: what a CLI command's help and the shipped API document list. */
+export const builtinMethods: MethodRegistry = methodRegistry();
 
 /**
  * One live source per enabled method, built from its config section. Each method's module
- * is imported only when its method is enabled: @solana/web3.js, imapflow and mailauth cost
- * start-up time and tens of MB each, and most commands need none. (The TRON source needs no
- * tronweb: base58check is all it used; UPI's mail parsers load with the first mail.)
+ * is imported only when its method is enabled (its descriptor's `loadSource`): @solana/web3.js,
+ * imapflow and mailauth cost start-up time and tens of MB each, and most commands need none.
  */
-export async function createSources(config: Config, deps: SourceDeps & { db?: Db; mailboxTokens?: MailboxTokenStore }): Promise<PaymentSource[]> {
-  const m = config.methods;
+export async function createSources(config: Config, methods: MethodRegistry, deps: MethodSourceDeps): Promise<PaymentSource[]> {
   const sources: PaymentSource[] = [];
-  if (m.UPI) {
-    // Parked and unreadable mail must survive restarts: the UPI source keeps them in the database.
-    if (!deps.db) throw new Error('the UPI source needs the database');
-    const [{ createUpiSource }, { createUpiMailStore }] = await Promise.all([import('./upi/imap-source.ts'), import('./upi/mail-store.ts')]);
-    sources.push(forMethod('UPI', createUpiSource(m.UPI, { ...deps, store: createUpiMailStore(deps.db) })));
-  }
-  if (m.USDT_TRC20) sources.push(forMethod('USDT_TRC20', (await import('./tron/source.ts')).createTronSource(m.USDT_TRC20, deps)));
-  if (m.SOL || m.USDT_SOL) {
-    const { createSolanaSource } = await import('./solana/source.ts');
-    if (m.SOL) sources.push(forMethod('SOL', createSolanaSource('SOL', m.SOL, deps)));
-    if (m.USDT_SOL) sources.push(forMethod('USDT_SOL', createSolanaSource('USDT_SOL', m.USDT_SOL, deps)));
+  for (const m of methods.list) {
+    const section = config.methods[m.id];
+    if (section) sources.push(Object.assign(await m.loadSource(section, deps), { method: m.id }));
   }
   return sources;
 }
-
-const forMethod = (method: Method, source: PaymentSource): PaymentSource => Object.assign(source, { method });

@@ -4,13 +4,15 @@ import { andThen, type Awaitable } from '../domain/awaitable.ts';
 import { writeTx, type Db } from '../db/open.ts';
 import { intentFromRow } from '../db/intent-rows.ts';
 import { base58Encode } from '../domain/base58.ts';
-import { paymentUri, payeeShown } from '../domain/deposit.ts';
+import { payeeShown } from '../domain/deposit.ts';
 import { merchantShare, topOffsetSteps } from '../domain/amount-window.ts';
 import { PaydError } from '../domain/errors.ts';
 import { createdView, intentView, NO_MONEY, type Intent, type IntentStatus, type IntentView, type ViewContext } from '../domain/intent.ts';
-import { isMethod, METHOD_RULES, type Method } from '../domain/methods.ts';
+import type { Method } from '../domain/methods.ts';
 import { formatMinor, minorToDb, numberToDecimalText, parseDecimal } from '../domain/money.ts';
 import { noopMetrics, type Clock, type Logger, type Metrics, type Random } from '../domain/ports.ts';
+import type { MethodDescriptor } from '../methods/method.ts';
+import type { MethodRegistry } from '../methods/registry.ts';
 import type { Merchant } from './merchants.ts';
 import { UUID_V4 } from './merchants.ts';
 import type { Outbox } from './outbox.ts';
@@ -18,9 +20,11 @@ import { moneyOf, moneyOfOne } from './intent-money.ts';
 
 /** What the composition root knows about each enabled method. */
 export interface MethodDeposit {
+  /** What the method is: its money rules, payment link and whether it needs a reference. */
+  method: MethodDescriptor;
   amounts: MethodAmounts;
   payeeName: string;
-  /** USDT token id: TRC20 contract or SPL mint. */
+  /** Token id: TRC20 contract or SPL mint. */
   token?: string;
 }
 
@@ -39,7 +43,10 @@ export interface IntentServiceDeps {
   store: IntentStore;
   clock: Clock;
   random: Random;
+  /** The enabled methods. */
   methods: Partial<Record<Method, MethodDeposit>>;
+  /** Every method payd knows (an intent of a method since disabled still reads in its decimals). */
+  registry: MethodRegistry;
   ttlSeconds: number;
   amountReuseCooldownSeconds: number;
   livemode: boolean;
@@ -75,16 +82,17 @@ export function createIntentService(d: IntentServiceDeps) {
     });
   }
 
-  const ctx = (): ViewContext => ({ now: d.clock.now(), livemode: d.livemode, publicUrl: d.publicUrl });
+  const decimalsOf = (method: Method): number => d.registry.of(method).rules.decimals;
+  const ctx = (): ViewContext => ({ now: d.clock.now(), livemode: d.livemode, publicUrl: d.publicUrl, decimalsOf });
 
   /** Business rules in DESIGN §8 order: method → decimals → range. */
   function checkAmount(input: CreateIntentInput): { method: Method; amountMinor: bigint; deposit: MethodDeposit } {
     const method = input.currency;
-    const deposit = isMethod(method) ? d.methods[method] : undefined;
-    if (!isMethod(method) || !deposit) {
+    const deposit = Object.hasOwn(d.methods, method) ? d.methods[method] : undefined;
+    if (!deposit) {
       throw new PaydError('METHOD_UNSUPPORTED', `currency ${JSON.stringify(method)} is not supported here; use one of: ${Object.keys(d.methods).join(', ') || '(none enabled)'}`);
     }
-    const { decimals, unit } = METHOD_RULES[method];
+    const { decimals, unit } = deposit.method.rules;
     const parsed = parseDecimal(numberToDecimalText(input.amount), decimals);
     if (!parsed.ok) {
       throw new PaydError('INVALID_REQUEST', `amount has more than ${decimals} decimal places for ${method}`, {
@@ -121,13 +129,13 @@ export function createIntentService(d: IntentServiceDeps) {
       if ((await w.reserveFirst({ ...slot, from: price, to: price })) !== null) return amountMinor;
       const found = await w.held({ ...scope, merchantId, from: price, to: last });
       if (found.byMerchant >= merchantShare(top, a.merchantSharePercent)) {
-        return unavailable(`this shop already holds ${found.byMerchant} of the ${top + 1n} pay amounts near ${formatMinor(amountMinor, METHOD_RULES[method].decimals)} ${method} (its share: ${a.merchantSharePercent} %)`);
+        return unavailable(`this shop already holds ${found.byMerchant} of the ${top + 1n} pay amounts near ${formatMinor(amountMinor, decimalsOf(method))} ${method} (its share: ${a.merchantSharePercent} %)`);
       }
       from = price + slot.step;
     }
     const taken = from <= last ? await w.reserveFirst({ ...slot, from, to: last }) : null;
     if (taken !== null) return BigInt(taken);
-    return unavailable(`no unique pay amount is free near ${formatMinor(amountMinor, METHOD_RULES[method].decimals)} ${method}`);
+    return unavailable(`no unique pay amount is free near ${formatMinor(amountMinor, decimalsOf(method))} ${method}`);
 
     /** Retry-After: when the first amount of the window frees up (one being reserved by a concurrent create: soon). */
     async function unavailable(why: string): Promise<never> {
@@ -162,7 +170,7 @@ export function createIntentService(d: IntentServiceDeps) {
         const id = d.random.uuid();
         const expiresAt = now + d.ttlSeconds * 1000;
         const payAmount = await reserveAmount(w, merchant.clientId, method, deposit.amounts, amountMinor, id, expiresAt + d.amountReuseCooldownSeconds * 1000, now);
-        const reference = method === 'SOL' || method === 'USDT_SOL' ? newReference() : null;
+        const reference = deposit.method.needsReference ? newReference() : null;
         const intent: Intent = {
           id,
           merchantId: merchant.clientId,
@@ -172,8 +180,7 @@ export function createIntentService(d: IntentServiceDeps) {
           payAmountMinor: payAmount,
           receiver: deposit.amounts.receiver,
           reference,
-          paymentUri: paymentUri({
-            method,
+          paymentUri: deposit.method.paymentUri({
             receiver: deposit.amounts.receiver,
             payAmountMinor: payAmount,
             orderId: input.order_id,

@@ -9,7 +9,7 @@ import { decideMatch } from '../domain/matching.ts';
 import { DecimalNumber } from '../domain/json.ts';
 import type { PaymentPolicy, PaymentReason } from '../domain/payment-policy.ts';
 import { moneyOfOne } from './intent-money.ts';
-import { METHOD_RULES, type Method } from '../domain/methods.ts';
+import type { Method } from '../domain/methods.ts';
 import { formatMinor, minorToDb } from '../domain/money.ts';
 import type { IngestOutcome, ReceivedPayment, RejectedObservation } from '../domain/payment.ts';
 import { noopMetrics, type CheckpointUpdate, type Clock, type Ledger, type Logger, type Metrics, type Random } from '../domain/ports.ts';
@@ -23,6 +23,8 @@ export interface LedgerDeps {
   outbox: Outbox;
   livemode: boolean;
   publicUrl: string;
+  /** Decimal places of a method's minor unit. */
+  decimalsOf: (method: string) => number;
   /** How far before an intent's creation a payment may have happened and still match it, ms (clock skew). */
   skewMs?: number;
   metrics?: Metrics;
@@ -146,7 +148,7 @@ export function createLedger(d: LedgerDeps): Ledger & {
     return {
       intent_id: intent.id,
       transaction_hash: p.txHash ?? p.txRef,
-      amount: new DecimalNumber(formatMinor(amountMinor, METHOD_RULES[intent.method].decimals)),
+      amount: new DecimalNumber(formatMinor(amountMinor, d.decimalsOf(intent.method))),
       reason,
     };
   }
@@ -273,8 +275,8 @@ export function createLedger(d: LedgerDeps): Ledger & {
     // Canceled or settled by another node since we read it: writeTx runs the ingest again.
     if (Number(upd.numUpdatedRows) !== 1) throw new TxConflict(`intent ${intent.id}`);
     const settled: Intent = { ...intent, status: 'settled', transactionHash: transaction_hash, verifiedAt: now, paymentId, updatedAt: now, paymentCount };
-    const view = intentView(settled, { now, livemode: d.livemode, publicUrl: d.publicUrl }, await moneyOfOne(tx, settled));
-    const decimals = METHOD_RULES[intent.method].decimals;
+    const view = intentView(settled, { now, livemode: d.livemode, publicUrl: d.publicUrl, decimalsOf: d.decimalsOf }, await moneyOfOne(tx, settled));
+    const decimals = d.decimalsOf(intent.method);
     await d.outbox.enqueue(tx, intent.merchantId, intent.id, 'payment.success', {
       ...view,
       ...(extra.late ? { late: true } : {}),

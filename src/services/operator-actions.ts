@@ -1,8 +1,7 @@
 import { PaydError } from '../domain/errors.ts';
-import { METHOD_RULES, type Method } from '../domain/methods.ts';
 import { parseDecimal } from '../domain/money.ts';
 import type { Random } from '../domain/ports.ts';
-import { sandboxTxRef } from '../methods/sandbox/receivers.ts';
+import type { MethodRegistry } from '../methods/registry.ts';
 import type { createSandboxSource } from '../methods/sandbox/source.ts';
 import type { Dispatcher } from '../webhooks/dispatcher.ts';
 import type { EventService } from './events.ts';
@@ -14,7 +13,7 @@ import type { createPaymentQueries } from './payments.ts';
  * Operator actions that take several services, each one call for its CLI command; they
  * return the outcome and leave printing (and the exit code) to the CLI.
  */
-export function createOperatorActions(d: { merchants: MerchantService; events: EventService; dispatcher: Dispatcher; intents: IntentService; payments: Pick<ReturnType<typeof createPaymentQueries>, 'outcomeOf'>; sandboxSource: Pick<ReturnType<typeof createSandboxSource>, 'simulate' | 'tick'>; random: Random; /** How long to wait for another process's attempt, ms (default 15 s: one webhook timeout plus margin). */ waitForOtherMs?: number }) {
+export function createOperatorActions(d: { merchants: MerchantService; events: EventService; dispatcher: Dispatcher; intents: IntentService; payments: Pick<ReturnType<typeof createPaymentQueries>, 'outcomeOf'>; sandboxSource: Pick<ReturnType<typeof createSandboxSource>, 'simulate' | 'tick'>; methods: MethodRegistry; random: Random; /** How long to wait for another process's attempt, ms (default 15 s: one webhook timeout plus margin). */ waitForOtherMs?: number }) {
   return {
     /** `payd webhooks test`: a signed webhook.test sent now, in this process; the event with its attempt. */
     async sendTestWebhook(clientId: string) {
@@ -39,14 +38,15 @@ export function createOperatorActions(d: { merchants: MerchantService; events: E
     async sandboxPay(intentId: string, amount?: string) {
       const intent = await d.intents.find(intentId);
       if (!intent) throw new PaydError('NOT_FOUND', `no sandbox intent ${intentId}`);
-      const method = intent.method as Method;
+      const method = intent.method;
+      const { rules, sandbox } = d.methods.of(method);
       let amountMinor = intent.payAmountMinor;
       if (amount !== undefined) {
-        const parsed = parseDecimal(amount, METHOD_RULES[method].decimals);
-        if (!parsed.ok || parsed.minor <= 0n) throw new PaydError('INVALID_REQUEST', `--amount must be a positive decimal with at most ${METHOD_RULES[method].decimals} decimals`);
+        const parsed = parseDecimal(amount, rules.decimals);
+        if (!parsed.ok || parsed.minor <= 0n) throw new PaydError('INVALID_REQUEST', `--amount must be a positive decimal with at most ${rules.decimals} decimals`);
         amountMinor = parsed.minor;
       }
-      const txRef = sandboxTxRef(method, d.random.bytes(64));
+      const txRef = sandbox.txRef(d.random.bytes(64));
       await d.sandboxSource.simulate({ method, receiver: intent.receiver, amountMinor, txRef, reference: intent.reference });
       await d.sandboxSource.tick();
       // A running sandbox daemon may have ingested the transfer first: read what became of it.

@@ -1,15 +1,15 @@
 import type { Db } from '../db/open.ts';
 import type { PaymentsTable } from '../db/schema.ts';
 import { DecimalNumber } from '../domain/json.ts';
-import { METHOD_RULES, type Method } from '../domain/methods.ts';
 import { formatMinor } from '../domain/money.ts';
+import type { MethodRegistry } from '../methods/registry.ts';
 
-export const paymentView = (p: PaymentsTable) => ({
+export const paymentView = (p: PaymentsTable, decimals: number) => ({
   payment_id: p.id,
   method: p.method,
   tx_ref: p.tx_ref,
   receiver: p.receiver,
-  amount: new DecimalNumber(formatMinor(BigInt(p.amount_minor), METHOD_RULES[p.method as Method].decimals)),
+  amount: new DecimalNumber(formatMinor(BigInt(p.amount_minor), decimals)),
   status: p.status,
   reason: p.reason,
   intent_id: p.intent_id,
@@ -21,20 +21,21 @@ export const paymentView = (p: PaymentsTable) => ({
 });
 
 /** Read side of recorded payments, for the operator. */
-export function createPaymentQueries(d: { db: Db }) {
+export function createPaymentQueries(d: { db: Db; methods: MethodRegistry }) {
+  const view = (p: PaymentsTable) => paymentView(p, d.methods.of(p.method).rules.decimals);
   return {
     async list(filter: { unmatched?: boolean; limit?: number }) {
       let q = d.db.selectFrom('payments').selectAll().orderBy('observed_at', 'desc').limit(filter.limit ?? 50);
       if (filter.unmatched) q = q.where('status', '=', 'unmatched');
-      return (await q.execute()).map(paymentView);
+      return (await q.execute()).map(view);
     },
     async forIntent(intentId: string) {
-      return (await d.db.selectFrom('payments').selectAll().where('intent_id', '=', intentId).orderBy('observed_at').execute()).map(paymentView);
+      return (await d.db.selectFrom('payments').selectAll().where('intent_id', '=', intentId).orderBy('observed_at').execute()).map(view);
     },
     /** What became of one observed transfer: the payment it was recorded as, or its rejection. */
     async outcomeOf(method: string, txRef: string) {
       const p = await d.db.selectFrom('payments').selectAll().where('method', '=', method).where('tx_ref', '=', txRef).executeTakeFirst();
-      if (p) return { kind: 'payment' as const, payment: paymentView(p) };
+      if (p) return { kind: 'payment' as const, payment: view(p) };
       const r = await d.db.selectFrom('rejections').select(['reason']).where('ref', '=', `${method}:${txRef}`).executeTakeFirst();
       return r ? { kind: 'rejected' as const, reason: r.reason } : { kind: 'unseen' as const };
     },

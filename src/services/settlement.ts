@@ -1,6 +1,7 @@
 import type { Db } from '../db/open.ts';
 import { PaydError } from '../domain/errors.ts';
-import { normalizeTxRef, type Method } from '../domain/methods.ts';
+import { normalizeTxRef, txHashOf, type Method } from '../domain/methods.ts';
+import type { MethodRegistry } from '../methods/registry.ts';
 import type { Clock } from '../domain/ports.ts';
 import type { IntentService } from './intents.ts';
 import type { PaydLedger } from './ledger.ts';
@@ -20,11 +21,11 @@ export interface ManualSettlement {
  * normalised by the method first, so a transfer the source already recorded is found under
  * any spelling: kept unmatched, it is linked to the intent; settled, it is refused.
  */
-export function createSettlementService(d: { db: Db; ledger: PaydLedger; intents: Pick<IntentService, 'find'>; clock: Clock }) {
+export function createSettlementService(d: { db: Db; ledger: PaydLedger; intents: Pick<IntentService, 'find'>; methods: MethodRegistry; clock: Clock }) {
   /** The recorded row a reference names: the exact one, or the one row of a TRON transaction stored per Transfer row. */
   async function recorded(method: Method, ref: string): Promise<{ tx_ref: string } | undefined> {
     const exact = await d.db.selectFrom('payments').select('tx_ref').where('method', '=', method).where('tx_ref', '=', ref).executeTakeFirst();
-    if (exact || method !== 'USDT_TRC20' || ref.includes(':')) return exact;
+    if (exact || !d.methods.of(method).txRef.rowKeyed || ref.includes(':')) return exact;
     const rows = await d.db.selectFrom('payments').select(['tx_ref', 'status', 'intent_id']).where('method', '=', method).where('tx_ref', 'like', `${ref}:%`).execute();
     const settled = rows.find((r) => r.status === 'matched');
     if (settled) throw new PaydError('CONFLICT', `transaction ${ref} already settled intent ${settled.intent_id ?? '(unknown)'}`);
@@ -38,9 +39,10 @@ export function createSettlementService(d: { db: Db; ledger: PaydLedger; intents
     async settle(input: { intentId: string; txRef: string; note?: string }): Promise<ManualSettlement> {
       const row = await d.intents.find(input.intentId);
       if (!row) throw new PaydError('NOT_FOUND', `no payment intent ${input.intentId}`);
-      const method = row.method as Method;
-      const ref = normalizeTxRef(method, input.txRef);
-      if (!ref) throw new PaydError('INVALID_REQUEST', `--tx must be a ${method === 'UPI' ? 'UTR (digits)' : 'transaction id'} of at most 200 characters`);
+      const method = row.method;
+      const rules = d.methods.of(method).txRef;
+      const ref = normalizeTxRef(rules, input.txRef);
+      if (!ref) throw new PaydError('INVALID_REQUEST', `--tx must be a ${rules.noun} of at most 200 characters`);
       const known = await recorded(method, ref);
       const txRef = known?.tx_ref ?? ref;
       const now = d.clock.now();
@@ -51,7 +53,7 @@ export function createSettlementService(d: { db: Db; ledger: PaydLedger; intents
           amountMinor: row.payAmountMinor,
           txRef,
           // The merchant sees the transaction id, also for a TRON row key.
-          txHash: method === 'USDT_TRC20' ? txRef.split(':')[0] : undefined,
+          txHash: txHashOf(rules, txRef),
           occurredAt: now,
           observedAt: now,
           source: 'manual',

@@ -1296,7 +1296,7 @@ export interface operations {
                      *       "amount": 100.5,
                      *       "currency": "UPI",
                      *       "status": "settled",
-                     *       "transaction_hash": "412345678902",
+                     *       "transaction_hash": "4123456789012",
                      *       "verified_at": "2026-11-22T10:06:00.000Z",
                      *       "canceled_at": null,
                      *       "order_id": "ORD-1",
@@ -1307,11 +1307,11 @@ export interface operations {
                      *       "expires_at": "2026-11-22T10:30:00.000Z",
                      *       "checkout_url": "https://pay.example.com/pay/3f0c2a8e-6a1b-4c55-9d1e-0b7f2f4c9a10",
                      *       "livemode": true,
-                     *       "amount_received": 100,
+                     *       "amount_received": 100.5,
                      *       "payments": [
                      *         {
-                     *           "transaction_hash": "412345678902",
-                     *           "amount": 100,
+                     *           "transaction_hash": "4123456789012",
+                     *           "amount": 100.5,
                      *           "received_at": "2026-11-22T10:03:00.000Z",
                      *           "status": "credited",
                      *           "reason": "underpaid"
@@ -1496,8 +1496,8 @@ export interface operations {
                      *       "amount_received": 0,
                      *       "payments": [
                      *         {
-                     *           "transaction_hash": "412345678902",
-                     *           "amount": 100,
+                     *           "transaction_hash": "4123456789012",
+                     *           "amount": 100.5,
                      *           "received_at": "2026-11-22T10:03:00.000Z",
                      *           "status": "refunded",
                      *           "reason": "underpaid"
@@ -2358,8 +2358,8 @@ export interface operations {
                  *       "timestamp": "2026-11-22T10:04:12.351Z",
                  *       "data": {
                  *         "intent_id": "3f0c2a8e-6a1b-4c55-9d1e-0b7f2f4c9a10",
-                 *         "transaction_hash": "412345678902",
-                 *         "amount": 100,
+                 *         "transaction_hash": "4123456789012",
+                 *         "amount": 100.5,
                  *         "reason": "underpaid"
                  *       }
                  *     }
@@ -2412,8 +2412,8 @@ export interface operations {
                  *       "timestamp": "2026-11-22T10:04:12.351Z",
                  *       "data": {
                  *         "intent_id": "3f0c2a8e-6a1b-4c55-9d1e-0b7f2f4c9a10",
-                 *         "transaction_hash": "412345678902",
-                 *         "amount": 100,
+                 *         "transaction_hash": "4123456789012",
+                 *         "amount": 100.5,
                  *         "reason": "underpaid"
                  *       }
                  *     }

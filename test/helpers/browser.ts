@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { createApp, type App } from '../../src/app.ts';
-import { parseConfig } from '../../src/config/load.ts';
+import { parseConfig } from '../../src/methods/load-config.ts';
 import type { Clock } from '../../src/domain/ports.ts';
 import { silentLogger } from '../../src/log.ts';
 import { systemRandom } from '../../src/system.ts';

@@ -2,10 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp, type App } from '../../src/app.ts';
-import { parseConfig } from '../../src/config/load.ts';
+import { parseConfig } from '../../src/methods/load-config.ts';
 import type { Clock, Logger } from '../../src/domain/ports.ts';
 import { silentLogger } from '../../src/log.ts';
 import { sandboxReceivers } from '../../src/methods/sandbox/receivers.ts';
+import type { MethodRegistry } from '../../src/methods/registry.ts';
 import type { PaymentSource } from '../../src/methods/source.ts';
 import { systemRandom } from '../../src/system.ts';
 import type { HttpPost } from '../../src/webhooks/deliver.ts';
@@ -84,6 +85,8 @@ export async function startPayd(o: {
   keepDir?: boolean;
   /** Where the app logs (default: nowhere). */
   log?: Logger;
+  /** The methods it knows (default: the built-in ones). */
+  methods?: MethodRegistry;
   /** The store to run on (test/helpers/stores.ts); default: a SQLite file in `dir`. */
   store?: TestStore;
   /** On PostgreSQL, align the clock to the database's (default: only when no clock is injected: a test's clock rules). */
@@ -96,9 +99,9 @@ export async function startPayd(o: {
     extra = { ...on, ...o.config, server: { ...on.server, ...o.config?.server } };
   }
   const raw = o.rawConfig ?? baseConfig(dir, extra);
-  const config = parseConfig(raw, dir, {});
+  const config = parseConfig(raw, dir, {}, o.methods);
   const clock = o.clock ?? { now: () => Date.now() };
-  const app = await createApp({ config, sandbox: o.sandbox, clock, databaseClock: o.databaseClock ?? o.clock === undefined, random: systemRandom, log: o.log ?? silentLogger(), post: o.post, sources: o.sources === 'configured' ? undefined : (o.sources ?? (() => [])) });
+  const app = await createApp({ config, sandbox: o.sandbox, clock, databaseClock: o.databaseClock ?? o.clock === undefined, random: systemRandom, log: o.log ?? silentLogger(), post: o.post, methods: o.methods, sources: o.sources === 'configured' ? undefined : (o.sources ?? (() => [])) });
   await app.start({ http: o.http ?? true, workers: o.workers ?? false });
   const url = app.url ?? '';
   return {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Prompter } from '../../src/cli/commands/init.ts';
 import { runCli } from '../../src/cli/main.ts';
-import { parseConfig } from '../../src/config/load.ts';
+import { parseConfig } from '../../src/methods/load-config.ts';
 import { PAYD_BIN } from '../helpers/cli.ts';
 
 /** Answers each question from a script, running the question's own validation like the terminal would. */

@@ -114,7 +114,7 @@ test('intents settle, show, payments and webhooks from the CLI; settling twice i
   const dir = workdir(t);
   writeFileSync(join(dir, 'payd.config.json'), JSON.stringify(baseConfig(dir)));
   const { createApp } = await import('../../src/app.ts');
-  const { loadConfigFile } = await import('../../src/config/load.ts');
+  const { loadConfigFile } = await import('../../src/methods/load-config.ts');
   const { silentLogger } = await import('../../src/log.ts');
   const { systemClock, systemRandom } = await import('../../src/system.ts');
   const app = await createApp({ config: loadConfigFile(join(dir, 'payd.config.json'), {}), clock: systemClock, random: systemRandom, log: silentLogger() });

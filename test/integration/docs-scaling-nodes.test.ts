@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { parseConfig } from '../../src/config/load.ts';
+import { parseConfig } from '../../src/methods/load-config.ts';
 import { payd } from '../helpers/cli.ts';
 
 const DOC = readFileSync(new URL('../../docs/scaling.md', import.meta.url), 'utf8');

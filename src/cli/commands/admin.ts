@@ -7,7 +7,7 @@ export function adminCommands(program: Command, e: CliEnv): void {
   leaf(program.command('migrate').description('apply pending database migrations')).action(async (_o: Opts, cmd: Command) => {
     const g = cmd.optsWithGlobals();
     const { config } = resolveConfig(g, e);
-    const [{ storeTarget }, { migrate }, { describeTarget, openDb }] = await Promise.all([import('../../app.ts'), import('../../db/open.ts'), import('../../db/store.ts')]);
+    const [{ storeTarget }, { migrate }, { describeTarget, openDb }] = await Promise.all([import('../../db/paths.ts'), import('../../db/open.ts'), import('../../db/store.ts')]);
     const target = storeTarget(config, Boolean(g.sandbox));
     const where = describeTarget(target);
     const db = openDb(target);

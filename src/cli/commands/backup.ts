@@ -15,7 +15,7 @@ export function backupCommand(program: Command, e: CliEnv): void {
       const g = cmd.optsWithGlobals();
       const { config, file: configFile } = resolveConfig(g, e);
       const sandbox = Boolean(g.sandbox);
-      const [{ databaseFile }, { backupDatabase }, { systemClock }] = await Promise.all([import('../../app.ts'), import('../../services/backup.ts'), import('../../system.ts')]);
+      const [{ databaseFile }, { backupDatabase }, { systemClock }] = await Promise.all([import('../../db/paths.ts'), import('../../services/backup.ts'), import('../../system.ts')]);
       // Not storeTarget(): that reads the URL, a secret the backup unit does not load (the sandbox stays on SQLite).
       if (config.database.url !== undefined && !sandbox) {
         throw new PaydError('CONFLICT', 'this shop keeps its data in PostgreSQL: back it up with PostgreSQL\'s own tools (pg_dump -Fc, or your provider\'s snapshots); payd backup copies SQLite databases only. Nothing was written');

@@ -1,8 +1,9 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { parseConfig } from '../../config/load.ts';
-import { isSolanaAddress, isTronAddress, isVpa } from '../../config/addresses.ts';
+import { parseConfig } from '../../methods/load-config.ts';
+import type { InitWizard } from '../../methods/method.ts';
+import { builtinMethods } from '../../methods/registry.ts';
 import { PaydError } from '../../domain/errors.ts';
 import type { CliEnv } from '../context.ts';
 import { SYSTEMD, systemdRecipe } from '../systemd-recipe.ts';
@@ -74,36 +75,11 @@ async function ask(p: Prompter, systemd: boolean): Promise<Asked> {
   const publicUrl = await input({ message: 'Public base URL (for checkout links)', default: systemd ? 'https://pay.example.com' : `http://${host}:${port}` });
   const file = systemd ? SYSTEMD.database : await input({ message: 'Database file', default: 'data/payd.sqlite' });
   const methods: Json = {};
-  if (await confirm({ message: 'Accept UPI (bank credit-alert e-mails over IMAP)?', default: false })) {
-    const vpa = (await input({ message: 'Your UPI VPA', validate: req(isVpa, 'expected something like shop@hdfcbank') })).trim();
-    const payeeName = await input({ message: 'Payee name shown to customers', required: true });
-    const imapHost = await input({ message: 'IMAP host', required: true });
-    const imapPort = (await number({ message: 'IMAP port', default: 993, required: true })) ?? 993;
-    const secure = await confirm({ message: 'IMAP over TLS?', default: true });
-    const user = await input({ message: 'IMAP user', required: true });
-    const password = await secretSource(p, systemd, { path: 'methods.UPI.imap.password', what: 'IMAP password', env: 'PAYD_IMAP_PASSWORD', credential: SYSTEMD.credentials.imapPassword }, needed);
-    const bank = await input({ message: 'Bank id (hdfc, icici, sbi, axis, kotak, yes, indusind, federal)', default: 'hdfc' });
-    const accountEnding = await input({ message: 'Last 4 digits of the receiving account', validate: req((s) => /^\d{3,6}$/.test(s), 'expected 3 to 6 digits') });
-    // Only alerts the bank signed to this address count: a replayed alert for someone else must not settle.
-    const recipient = await input({
-      message: 'E-mail address the bank sends the alerts to',
-      ...(user.trim().includes('@') ? { default: user.trim() } : {}),
-      validate: req((s) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s), 'expected an e-mail address'),
-    });
-    methods.UPI = { vpa, payeeName, imap: { host: imapHost, port: imapPort, secure, user, password, mailbox: 'INBOX' }, accounts: [{ bank, accountEnding }], alertRecipients: [recipient.trim()] };
-  }
-  if (await confirm({ message: 'Accept USDT on TRON (TRC20)?', default: false })) {
-    const address = (await input({ message: 'Your TRON address', validate: req(isTronAddress, 'expected a TRON address (T…)') })).trim();
-    const section: Json = { address };
-    if (await confirm({ message: 'Use a TronGrid API key (recommended: without one TronGrid rate-limits hard)?', default: true })) {
-      section.apiKey = await secretSource(p, systemd, { path: 'methods.USDT_TRC20.apiKey', what: 'TronGrid API key', env: 'PAYD_TRONGRID_KEY', credential: SYSTEMD.credentials.trongridKey }, needed);
-    }
-    methods.USDT_TRC20 = section;
-  }
-  for (const [method, what] of [['SOL', 'SOL on Solana'], ['USDT_SOL', 'USDT on Solana']] as const) {
-    if (await confirm({ message: `Accept ${what}?`, default: false })) {
-      methods[method] = { wallet: (await input({ message: 'Your Solana wallet address', validate: req(isSolanaAddress, 'expected a base58 public key') })).trim() };
-    }
+  // Each method asks its own questions (its descriptor's init), in the wizard's order.
+  const wizard: InitWizard = { input, confirm, number, req, secret: (s) => secretSource(p, systemd, s, needed), credentials: SYSTEMD.credentials };
+  for (const m of [...builtinMethods.list].filter((m) => m.init).sort((x, y) => x.init!.order - y.init!.order)) {
+    const section = await m.init!.ask(wizard);
+    if (section) methods[m.id] = section;
   }
   const server: Json = { host, port, publicUrl };
   if (systemd) {
@@ -185,7 +161,7 @@ export function initCommand(program: Command, e: CliEnv): void {
       let dbFile: string | null = null;
       // Under systemd the service creates the database as its own user (ExecStartPre: payd migrate).
       if (!systemd) {
-        const [{ databaseFile }, { migrate, openDatabase }] = await Promise.all([import('../../app.ts'), import('../../db/open.ts')]);
+        const [{ databaseFile }, { migrate, openDatabase }] = await Promise.all([import('../../db/paths.ts'), import('../../db/open.ts')]);
         dbFile = databaseFile(config, false);
         const db = openDatabase(dbFile);
         try {

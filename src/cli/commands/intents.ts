@@ -1,6 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { PaydError } from '../../domain/errors.ts';
-import { isMethod } from '../../domain/methods.ts';
+import { builtinMethods } from '../../methods/registry.ts';
 import { confirmed, withApp, type CliEnv } from '../context.ts';
 import { printJson, printRecord, printTable } from '../output.ts';
 import { leaf, positiveInt, type Opts } from './leaf.ts';
@@ -10,17 +10,14 @@ const choice = (allowed: string[]) => (v: string) => {
   if (!allowed.includes(v)) throw new InvalidArgumentError(`expected one of ${allowed.join(', ')}`);
   return v;
 };
-const method = (v: string) => {
-  if (!isMethod(v)) throw new InvalidArgumentError('expected one of UPI, USDT_TRC20, USDT_SOL, SOL');
-  return v;
-};
+const method = choice([...builtinMethods.ids]);
 
 export function intentCommands(program: Command, e: CliEnv): void {
   const i = program.command('intents').description('inspect and reconcile payment intents');
 
   leaf(i.command('list').description('list intents, newest first'))
     .option('--status <status>', 'pending | settled | expired | canceled', choice(STATUSES))
-    .option('--currency <method>', 'UPI | USDT_TRC20 | USDT_SOL | SOL', method)
+    .option('--currency <method>', builtinMethods.ids.join(' | '), method)
     .option('--limit <n>', 'how many', positiveInt, 50)
     .option('--json', 'print JSON')
     .action((o: Opts, cmd: Command) =>

@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { withApp, type CliEnv } from '../context.ts';
 import { printJson, printTable } from '../output.ts';
-import { METHOD_RULES } from '../../domain/methods.ts';
 import { formatMinor } from '../../domain/money.ts';
 import { leaf, positiveInt, type Opts } from './leaf.ts';
 
@@ -23,7 +22,7 @@ export function paymentCommands(program: Command, e: CliEnv): void {
         }
         if (o.held) {
           const { items } = await app.heldPayments.listPayments({ status: 'held', limit: o.limit as number });
-          const rows = items.map((r) => ({ transaction_hash: r.transactionHash, intent_id: r.intentId, merchant_id: r.merchantId, method: r.method, amount: formatMinor(r.amount, METHOD_RULES[r.method].decimals), reason: r.reason, received_at: new Date(r.receivedAt).toISOString() }));
+          const rows = items.map((r) => ({ transaction_hash: r.transactionHash, intent_id: r.intentId, merchant_id: r.merchantId, method: r.method, amount: formatMinor(r.amount, app.methods.of(r.method).rules.decimals), reason: r.reason, received_at: new Date(r.receivedAt).toISOString() }));
           if (o.json) return printJson(e.io, rows);
           return printTable(e.io, rows, ['transaction_hash', 'intent_id', 'method', 'amount', 'reason', 'received_at']);
         }

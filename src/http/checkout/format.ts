@@ -1,4 +1,3 @@
-import { METHOD_RULES, type Method } from '../../domain/methods.ts';
 import { formatMinor, formatMinorFixed } from '../../domain/money.ts';
 
 /** Indian digit grouping of a whole number: 1499 → "1,499", 1234567 → "12,34,567". */
@@ -16,15 +15,15 @@ export interface ShownAmount {
 }
 
 /**
- * Rupees with the ₹ sign, Indian grouping and paise; crypto with every significant decimal
+ * Fiat (rupees) with its sign (₹), Indian grouping and paise; crypto with every significant decimal
  * (never rounded: the exact amount is how the payment is matched), at least two.
  */
-export function shownAmount(method: Method, minor: bigint): ShownAmount {
-  const { decimals } = METHOD_RULES[method];
-  if (method === 'UPI') {
+export function shownAmount(method: { decimals: number; fiatSign?: string }, minor: bigint): ShownAmount {
+  const { decimals, fiatSign } = method;
+  if (fiatSign !== undefined) {
     const fixed = formatMinorFixed(minor, decimals);
     const [int, frac] = fixed.split('.');
-    return { text: `₹${groupIndian(int)}.${frac}`, plain: fixed };
+    return { text: `${fiatSign}${groupIndian(int)}.${frac}`, plain: fixed };
   }
   const exact = formatMinor(BigInt(minor), decimals);
   const [int, frac = ''] = exact.split('.');

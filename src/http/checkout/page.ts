@@ -1,5 +1,5 @@
 import type { Intent } from '../../domain/intent.ts';
-import { METHOD_RULES, type Method } from '../../domain/methods.ts';
+import type { MethodDescriptor } from '../../methods/method.ts';
 import { html, type Safe } from './escape.ts';
 import { shownAmount } from './format.ts';
 import type { ShownPayment } from '../../domain/intent.ts';
@@ -12,6 +12,8 @@ export interface AssetUrls {
 
 export interface PageInput {
   intent: Intent;
+  /** The intent's method: its unit and the page's words for it. */
+  method: Pick<MethodDescriptor, 'rules' | 'checkout'>;
   /** Who is paid, as the payment link names them (domain/deposit.ts payeeShown): the page's title and heading. */
   payee: string;
   /** The merchant (API client) whose order this is; named beside the order when it differs from the payee. */
@@ -34,32 +36,11 @@ const HELD_WHY: Record<NonNullable<ShownPayment['reason']>, string> = {
   after_settlement: 'after this order was already paid',
 };
 
-const METHOD_LABEL: Record<Method, string> = {
-  UPI: 'UPI',
-  USDT_TRC20: 'USDT on TRON (TRC-20)',
-  USDT_SOL: 'USDT on Solana (SPL)',
-  SOL: 'SOL on Solana',
-};
-
 const STATUS_TEXT: Record<CheckoutState['status'], string> = {
   pending: 'Waiting for your payment',
   settled: 'Payment received',
   expired: 'This payment request has expired',
   canceled: 'This payment request was canceled',
-};
-
-/** Said next to the address: a transfer on another network never arrives and cannot be returned. */
-const NETWORK_WARNING: Partial<Record<Method, string>> = {
-  USDT_TRC20: 'Send only USDT on the TRON network (TRC-20). USDT sent on any other network (Ethereum, BNB Chain, Solana…) does not arrive and is lost.',
-  USDT_SOL: 'Send only USDT on the Solana network (SPL). USDT sent on any other network (TRON, Ethereum, BNB Chain…) does not arrive and is lost.',
-  SOL: 'Send only SOL on the Solana network. Anything sent on another network does not arrive and is lost.',
-};
-
-const APP_BUTTON: Record<Method, string> = {
-  UPI: 'Pay with a UPI app',
-  USDT_TRC20: 'Open in a TRON wallet',
-  USDT_SOL: 'Open in a Solana wallet',
-  SOL: 'Open in a Solana wallet',
 };
 
 /** "12:05" or "1:02:05"; what the page shows before its script takes over. */
@@ -94,11 +75,11 @@ ${body}
 /** The hosted checkout page; every merchant or customer value goes through the escaping `html` tag. */
 export function checkoutPage(p: PageInput): string {
   const { intent, state } = p;
-  const method = intent.method;
-  const unit = method === 'UPI' ? '' : METHOD_RULES[method].unit;
-  const pay = shownAmount(method, intent.payAmountMinor);
-  const addressLabel = method === 'UPI' ? 'UPI ID (VPA)' : 'Address';
-  const warning = NETWORK_WARNING[method];
+  const { rules, checkout: words } = p.method;
+  // A fiat amount carries its sign instead of the unit.
+  const unit = words.fiatSign !== undefined ? '' : rules.unit;
+  const pay = shownAmount({ decimals: rules.decimals, fiatSign: words.fiatSign }, intent.payAmountMinor);
+  const warning = words.warning;
   const testBanner = p.livemode
     ? html``
     : html`<p class="test-mode" id="test-mode" role="note"><strong>TEST MODE</strong> · sandbox payment: no real money moves. Do not pay this with a real app.</p>`;
@@ -125,16 +106,16 @@ export function checkoutPage(p: PageInput): string {
       <p class="note" id="exact-note"><strong>Pay exactly this amount</strong>, in one payment: the exact amount is how your payment is recognised.</p>
     </div>
 
-    <a class="app-button" id="app-button" href="${intent.paymentUri}">${APP_BUTTON[method]}</a>
+    <a class="app-button" id="app-button" href="${intent.paymentUri}">${words.appButton}</a>
     <div class="qr-box">
       <a class="qr-link" href="${intent.paymentUri}" aria-label="Open in a payment app">${p.qr}</a>
-      <p class="hint">Scan with your ${method === 'UPI' ? 'UPI' : 'wallet'} app.</p>
+      <p class="hint">Scan with your ${words.scanWith} app.</p>
     </div>
 
     <dl class="details">
       <dt>Method</dt>
-      <dd id="method">${METHOD_LABEL[method]}</dd>
-      <dt>${addressLabel}</dt>
+      <dd id="method">${words.label}</dd>
+      <dt>${words.addressLabel}</dt>
       <dd><code id="address">${intent.receiver}</code>
         <button type="button" class="copy" data-copy="address">Copy</button></dd>
     </dl>
@@ -170,8 +151,9 @@ export function checkoutPage(p: PageInput): string {
 function heldNote(p: PageInput): Safe {
   const held = (p.held ?? []).filter((x) => x.status === 'held');
   if (held.length === 0 || p.state.status === 'settled') return html``;
-  const unit = p.intent.method === 'UPI' ? '' : METHOD_RULES[p.intent.method].unit;
-  const items = held.map((x) => `${shownAmount(p.intent.method, x.amountMinor).text}${unit ? ` ${unit}` : ''} ${HELD_WHY[x.reason ?? 'underpaid']}`);
+  const { rules, checkout: words } = p.method;
+  const unit = words.fiatSign !== undefined ? '' : rules.unit;
+  const items = held.map((x) => `${shownAmount({ decimals: rules.decimals, fiatSign: words.fiatSign }, x.amountMinor).text}${unit ? ` ${unit}` : ''} ${HELD_WHY[x.reason ?? 'underpaid']}`);
   return html`<p class="held-note" id="held-note" role="note">We received your payment of ${items.join(' and ')}. The shop has been told and will decide what happens next: please do not pay again. Contact ${p.merchantName} if you have a question.</p>`;
 }
 

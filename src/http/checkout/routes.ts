@@ -2,6 +2,7 @@ import type { H3, H3Event } from 'h3';
 import { payeeShown } from '../../domain/deposit.ts';
 import type { Intent, IntentMoney } from '../../domain/intent.ts';
 import type { Clock, Logger } from '../../domain/ports.ts';
+import type { MethodRegistry } from '../../methods/registry.ts';
 import type { IntentService } from '../../services/intents.ts';
 import type { MerchantService } from '../../services/merchants.ts';
 import { loadAssets, type Assets } from './assets.ts';
@@ -19,7 +20,9 @@ export interface CheckoutDeps {
   log: Logger;
   /** False in the sandbox: the page says TEST MODE. */
   livemode: boolean;
-  /** The configured payee name (methods.UPI.payeeName, '' when none): the page names the payee as the wallet does. */
+  /** The methods' words for the page (labels, warnings). */
+  methods: MethodRegistry;
+  /** The configured payee name (a method's payeeName, '' when none): the page names the payee as the wallet does. */
   payeeName: string;
   /** Per client IP (server.publicRateLimit): the page renders a QR and reads the database. */
   limiter?: RateLimiter;
@@ -74,7 +77,7 @@ export function registerCheckout(app: H3, d: CheckoutDeps): void {
     const merchant = await d.merchants.get(intent.merchantId);
     const state = checkoutState(intent, d.clock.now());
     const held = d.money && (intent.paymentCount ?? 0) > 0 ? (await d.money(intent)).payments : undefined;
-    return htmlResponse(checkoutPage({ intent, payee: payeeShown(d.payeeName, merchant.name), merchantName: merchant.name, state, qr: await qr.svg(intent.id, intent.paymentUri), assets: assets.urls, livemode: d.livemode, held }));
+    return htmlResponse(checkoutPage({ intent, method: d.methods.of(intent.method), payee: payeeShown(d.payeeName, merchant.name), merchantName: merchant.name, state, qr: await qr.svg(intent.id, intent.paymentUri), assets: assets.urls, livemode: d.livemode, held }));
   });
   app.get('/pay/:intent_id', page, limited);
   // HEAD (link checkers, uptime probes, chat-app previews) answers like GET, without the body.

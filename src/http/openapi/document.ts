@@ -2,11 +2,12 @@ import { toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 import type { ErrorCode } from '../../domain/errors.ts';
 import { HTTP_STATUS } from '../errors.ts';
-import { EventsQuery, ListIntentsQuery, WebhookEndpointBody } from '../requests.ts';
+import { builtinMethods, type MethodRegistry } from '../../methods/registry.ts';
+import { EventsQuery, listIntentsQuery, WebhookEndpointBody } from '../requests.ts';
 import { CreateBody } from '../validate.ts';
-import { ERROR_EXAMPLES, EXAMPLES } from './examples.ts';
-import { errorSchema, SCHEMAS } from './schemas.ts';
-import { WEBHOOKS } from './webhooks.ts';
+import { openApiExamples } from './examples.ts';
+import { apiSchemas, errorSchema, type ApiSchemaName } from './schemas.ts';
+import { webhooksDoc } from './webhooks.ts';
 
 type Json = Record<string, unknown>;
 
@@ -16,7 +17,11 @@ type Json = Record<string, unknown>;
  * docs/openapi.json is this with the default server (npm run openapi writes it; a test
  * checks it is current).
  */
-export function buildOpenApiDocument(o: { serverUrl?: string } = {}): Json {
+export function buildOpenApiDocument(o: { serverUrl?: string; methods?: MethodRegistry } = {}): Json {
+  const methods = o.methods ?? builtinMethods;
+  const examples = openApiExamples(methods);
+  const { EXAMPLES, ERROR_EXAMPLES } = examples;
+  const operation = (op: Operation) => operationOf(op, ERROR_EXAMPLES);
   return {
     openapi: '3.1.0',
     info: {
@@ -43,7 +48,7 @@ export function buildOpenApiDocument(o: { serverUrl?: string } = {}): Json {
         get: operation({
           id: 'listIntents',
           summary: 'List your intents, newest first (cursor pagination)',
-          query: ListIntentsQuery,
+          query: listIntentsQuery(methods.ids),
           ok: { schema: 'IntentPage', example: EXAMPLES.page },
           errors: ['INVALID_REQUEST'],
         }),
@@ -116,18 +121,18 @@ export function buildOpenApiDocument(o: { serverUrl?: string } = {}): Json {
           security: [],
           responses: {
             '200': { description: 'The OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object' } } } },
-            ...errorResponses(['RATE_LIMITED', 'INTERNAL']),
+            ...errorResponses(['RATE_LIMITED', 'INTERNAL'], ERROR_EXAMPLES),
           },
         },
       },
     },
-    webhooks: WEBHOOKS,
+    webhooks: webhooksDoc(examples),
     components: {
       securitySchemes: {
         ClientId: { type: 'apiKey', in: 'header', name: 'X-Client-ID', description: 'Your client id (UUID v4), from payd merchant create.' },
         ClientSecret: { type: 'apiKey', in: 'header', name: 'X-Client-Secret', description: 'Your client secret. Backend only: never in a web page or app.' },
       },
-      schemas: SCHEMAS,
+      schemas: apiSchemas(methods),
     },
   };
 }
@@ -150,7 +155,7 @@ function queryParameters(schema: v.GenericSchema): Json[] {
   return Object.entries(json.properties).map(([name, { description, ...s }]) => ({ name, in: 'query', required: (json.required ?? []).includes(name), description, schema: s }));
 }
 
-function errorResponses(codes: ErrorCode[]): Record<string, Json> {
+function errorResponses(codes: ErrorCode[], ERROR_EXAMPLES: Record<string, unknown>): Record<string, Json> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) byStatus.set(HTTP_STATUS[code], [...(byStatus.get(HTTP_STATUS[code]) ?? []), code]);
   const out: Record<string, Json> = {};
@@ -171,15 +176,17 @@ function errorResponses(codes: ErrorCode[]): Record<string, Json> {
   return out;
 }
 
-function operation(o: {
+interface Operation {
   id: string;
   summary: string;
   description?: string;
   query?: v.GenericSchema;
   body?: { schema: v.GenericSchema; example: unknown };
-  ok: { schema: keyof typeof SCHEMAS; example: unknown };
+  ok: { schema: ApiSchemaName; example: unknown };
   errors: ErrorCode[];
-}): Json {
+}
+
+function operationOf(o: Operation, ERROR_EXAMPLES: Record<string, unknown>): Json {
   return {
     operationId: o.id,
     summary: o.summary,
@@ -188,7 +195,7 @@ function operation(o: {
     ...(o.body ? { requestBody: { required: true, content: { 'application/json': { schema: fromValibot(o.body.schema), example: o.body.example } } } } : {}),
     responses: {
       '200': { description: 'OK', content: { 'application/json': { schema: { $ref: `#/components/schemas/${o.ok.schema}` }, example: o.ok.example } } },
-      ...errorResponses([...new Set([...o.errors, ...AUTH_ERRORS])]),
+      ...errorResponses([...new Set([...o.errors, ...AUTH_ERRORS])], ERROR_EXAMPLES),
     },
   };
 }

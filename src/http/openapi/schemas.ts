@@ -1,4 +1,4 @@
-import { METHODS } from '../../domain/methods.ts';
+import type { MethodRegistry } from '../../methods/registry.ts';
 import { FEED_TYPES } from '../../services/event-feed.ts';
 import { INTENT_STATUSES } from '../requests.ts';
 
@@ -8,10 +8,10 @@ const nullable = (schema: Record<string, unknown>) => ({ ...schema, type: [schem
 const timestamp = { type: 'string', format: 'date-time', description: 'ISO 8601 UTC with milliseconds, e.g. 2026-11-22T10:00:00.000Z' };
 
 /** The fetch response; also the `data` of every webhook and event. */
-const intentProperties = {
+const intentPropertiesOf = (methods: MethodRegistry) => ({
   intent_id: { type: 'string', format: 'uuid' },
   amount: { type: 'number', description: 'The amount you asked for, as a plain decimal.' },
-  currency: { type: 'string', enum: [...METHODS] },
+  currency: { type: 'string', enum: [...methods.ids] },
   status: { type: 'string', enum: [...INTENT_STATUSES], description: 'A pending intent past expires_at reads as expired.' },
   transaction_hash: nullable({ type: 'string', description: 'UTR, TRON transaction id or Solana signature; null until settled.' }),
   verified_at: nullable({ ...timestamp, description: 'When payd verified the payment; null until settled.' }),
@@ -20,7 +20,7 @@ const intentProperties = {
   pay_amount: { type: 'number', description: 'The exact amount the customer must send (unique among open intents of the address).' },
   payment_address: { type: 'string', description: 'VPA for UPI, TRON address, or Solana wallet.' },
   payment_uri: { type: 'string', description: 'UPI deep link, Solana Pay transfer request, or tron: URI.' },
-  reference: { type: 'string', description: 'Solana Pay reference key (SOL and USDT_SOL only).' },
+  reference: { type: 'string', description: `Solana Pay reference key (${methods.list.filter((m) => m.needsReference).map((m) => m.id).sort().join(' and ')} only).` },
   created_at: timestamp,
   expires_at: timestamp,
   checkout_url: { type: 'string', format: 'uri', description: 'The hosted checkout page for the customer.' },
@@ -28,7 +28,7 @@ const intentProperties = {
   livemode: { type: 'boolean', description: 'false in the sandbox.' },
   amount_received: { type: 'number', description: 'The sum of the payments credited to this intent (0 until one is).' },
   payments: { type: 'array', items: { $ref: '#/components/schemas/Payment' }, description: 'Every payment attributed to this intent, oldest first: credited, held for your decision, or marked refunded.' },
-};
+});
 const paymentReason = nullable({
   type: 'string',
   enum: ['late', 'underpaid', 'overpaid', 'canceled', 'after_settlement', null],
@@ -46,83 +46,89 @@ const page = (item: string, cursorDescription: string) => ({
   },
 });
 
-export const SCHEMAS = {
-  Intent: { type: 'object', required: intentRequired, properties: intentProperties },
-  CreatedIntent: {
-    type: 'object',
-    required: ['success', ...intentRequired],
-    properties: { success: { type: 'boolean', const: true }, ...intentProperties },
-  },
-  IntentPage: page('Intent', 'Pass as cursor for the next page; null on the last page.'),
-  Payment: {
-    type: 'object',
-    required: ['transaction_hash', 'amount', 'received_at', 'status', 'reason'],
-    properties: {
-      transaction_hash: { type: 'string', description: 'UTR, TRON transaction id or Solana signature: the {transaction_hash} of accept and refunded.' },
-      amount: { type: 'number', description: 'What this payment brought, in the intent\'s currency.' },
-      received_at: { ...timestamp, description: 'When it was paid (block time, bank alert time).' },
-      status: { type: 'string', enum: ['credited', 'held', 'refunded'], description: 'credited: counts towards amount_received; held: waits for you (accept or refund it); refunded: you said you returned it.' },
-      reason: paymentReason,
+/** The response schemas; `currency` lists the methods this payd knows. */
+export function apiSchemas(methods: MethodRegistry) {
+  const intentProperties = intentPropertiesOf(methods);
+  return {
+    Intent: { type: 'object', required: intentRequired, properties: intentProperties },
+    CreatedIntent: {
+      type: 'object',
+      required: ['success', ...intentRequired],
+      properties: { success: { type: 'boolean', const: true }, ...intentProperties },
     },
-  },
-  HeldPayment: {
-    type: 'object',
-    required: ['intent_id', 'transaction_hash', 'amount', 'reason'],
-    description: 'The data of payment.held and payment.refunded.',
-    properties: {
-      intent_id: { type: 'string', format: 'uuid' },
-      transaction_hash: { type: 'string' },
-      amount: { type: 'number' },
-      reason: { type: 'string', enum: ['late', 'underpaid', 'overpaid', 'canceled', 'after_settlement'] },
-    },
-  },
-  PaymentSuccess: {
-    type: 'object',
-    required: intentRequired,
-    description: 'The intent, plus what was unusual about the payment that settled it.',
-    properties: {
-      ...intentProperties,
-      late: { type: 'boolean', const: true, description: 'Paid after expires_at while the amount was still reserved (latePayments: settle).' },
-      underpaid_by: { type: 'number', description: 'Settled short, within underpaymentTolerance or by your accept, by this much.' },
-      accepted: { type: 'boolean', const: true, description: 'Settled by an accept of a held payment.' },
-    },
-  },
-  Event: {
-    type: 'object',
-    required: ['id', 'type', 'created_at', 'data'],
-    properties: {
-      id: { type: 'string', description: 'The event id: the webhook-id header of its webhook.' },
-      type: { type: 'string', enum: [...FEED_TYPES] },
-      created_at: { ...timestamp, description: 'The webhook body\'s timestamp.' },
-      data: {
-        description: 'payment.success: PaymentSuccess; payment.held and payment.refunded: HeldPayment; intent.*: Intent.',
-        anyOf: [{ $ref: '#/components/schemas/PaymentSuccess' }, { $ref: '#/components/schemas/HeldPayment' }],
+    IntentPage: page('Intent', 'Pass as cursor for the next page; null on the last page.'),
+    Payment: {
+      type: 'object',
+      required: ['transaction_hash', 'amount', 'received_at', 'status', 'reason'],
+      properties: {
+        transaction_hash: { type: 'string', description: 'UTR, TRON transaction id or Solana signature: the {transaction_hash} of accept and refunded.' },
+        amount: { type: 'number', description: "What this payment brought, in the intent's currency." },
+        received_at: { ...timestamp, description: 'When it was paid (block time, bank alert time).' },
+        status: { type: 'string', enum: ['credited', 'held', 'refunded'], description: 'credited: counts towards amount_received; held: waits for you (accept or refund it); refunded: you said you returned it.' },
+        reason: paymentReason,
       },
     },
-  },
-  EventPage: page('Event', 'Pass as after next time: the last event id of this page, or the after you sent when there is nothing new.'),
-  WebhookEndpoint: {
-    type: 'object',
-    required: ['url', 'secret_hint'],
-    properties: {
-      url: nullable({ type: 'string', format: 'uri' }),
-      secret_hint: { type: 'string', pattern: '^whsec_….{4}$', description: 'The last 4 characters of the current signing secret.' },
+    HeldPayment: {
+      type: 'object',
+      required: ['intent_id', 'transaction_hash', 'amount', 'reason'],
+      description: 'The data of payment.held and payment.refunded.',
+      properties: {
+        intent_id: { type: 'string', format: 'uuid' },
+        transaction_hash: { type: 'string' },
+        amount: { type: 'number' },
+        reason: { type: 'string', enum: ['late', 'underpaid', 'overpaid', 'canceled', 'after_settlement'] },
+      },
     },
-  },
-  RotatedWebhookSecret: {
-    type: 'object',
-    required: ['webhook_secret', 'previous_valid_until'],
-    properties: {
-      webhook_secret: { type: 'string', pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$', description: 'The new signing secret. Shown only this once.' },
-      previous_valid_until: { ...timestamp, description: 'Until then the previous secret signs too.' },
+    PaymentSuccess: {
+      type: 'object',
+      required: intentRequired,
+      description: 'The intent, plus what was unusual about the payment that settled it.',
+      properties: {
+        ...intentProperties,
+        late: { type: 'boolean', const: true, description: 'Paid after expires_at while the amount was still reserved (latePayments: settle).' },
+        underpaid_by: { type: 'number', description: 'Settled short, within underpaymentTolerance or by your accept, by this much.' },
+        accepted: { type: 'boolean', const: true, description: 'Settled by an accept of a held payment.' },
+      },
     },
-  },
-  FieldError: {
-    type: 'object',
-    required: ['field', 'message'],
-    properties: { field: { type: 'string' }, message: { type: 'string' } },
-  },
-};
+    Event: {
+      type: 'object',
+      required: ['id', 'type', 'created_at', 'data'],
+      properties: {
+        id: { type: 'string', description: 'The event id: the webhook-id header of its webhook.' },
+        type: { type: 'string', enum: [...FEED_TYPES] },
+        created_at: { ...timestamp, description: 'The webhook body\'s timestamp.' },
+        data: {
+          description: 'payment.success: PaymentSuccess; payment.held and payment.refunded: HeldPayment; intent.*: Intent.',
+          anyOf: [{ $ref: '#/components/schemas/PaymentSuccess' }, { $ref: '#/components/schemas/HeldPayment' }],
+        },
+      },
+    },
+    EventPage: page('Event', 'Pass as after next time: the last event id of this page, or the after you sent when there is nothing new.'),
+    WebhookEndpoint: {
+      type: 'object',
+      required: ['url', 'secret_hint'],
+      properties: {
+        url: nullable({ type: 'string', format: 'uri' }),
+        secret_hint: { type: 'string', pattern: '^whsec_….{4}$', description: 'The last 4 characters of the current signing secret.' },
+      },
+    },
+    RotatedWebhookSecret: {
+      type: 'object',
+      required: ['webhook_secret', 'previous_valid_until'],
+      properties: {
+        webhook_secret: { type: 'string', pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$', description: 'The new signing secret. Shown only this once.' },
+        previous_valid_until: { ...timestamp, description: 'Until then the previous secret signs too.' },
+      },
+    },
+    FieldError: {
+      type: 'object',
+      required: ['field', 'message'],
+      properties: { field: { type: 'string' }, message: { type: 'string' } },
+    },
+  };
+}
+
+export type ApiSchemaName = keyof ReturnType<typeof apiSchemas>;
 
 /** An error response whose `code` is one of `codes`. */
 export const errorSchema = (codes: string[]) => ({

@@ -1,4 +1,4 @@
-import { EXAMPLES } from './examples.ts';
+import type { OpenApiExamples } from './examples.ts';
 
 /** The webhooks payd sends (OpenAPI 3.1 `webhooks`): Standard Webhooks headers and the event body. */
 
@@ -40,7 +40,7 @@ const webhook = (type: string, summary: string, data: Record<string, unknown>, e
 
 const intent = { $ref: '#/components/schemas/Intent' };
 
-export const WEBHOOKS = {
+export const webhooksDoc = ({ EXAMPLES }: OpenApiExamples) => ({
   'payment.success': webhook('payment.success', 'An intent was paid and is now settled (late, underpaid_by, accepted say how, when unusual)', { $ref: '#/components/schemas/PaymentSuccess' }, EXAMPLES.intent),
   'payment.held': webhook('payment.held', 'A payment reached one of your intents but was not credited: accept it or refund it', { $ref: '#/components/schemas/HeldPayment' }, EXAMPLES.held),
   'payment.refunded': webhook('payment.refunded', 'A held payment was marked refunded (payd moves no money)', { $ref: '#/components/schemas/HeldPayment' }, EXAMPLES.held),
@@ -52,4 +52,4 @@ export const WEBHOOKS = {
     { type: 'object', required: ['client_id', 'message'], properties: { client_id: { type: 'string', format: 'uuid' }, message: { type: 'string' } } },
     { client_id: '6f1d2c9e-2f0b-4b8a-9a57-3f6f1d2c9e10', message: 'payd webhook test' },
   ),
-};
+});

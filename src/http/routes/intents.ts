@@ -4,11 +4,12 @@ import type { IntentListing } from '../../services/intent-list.ts';
 import type { HeldPayments } from '../../services/held-payments.ts';
 import { PaydError } from '../../domain/errors.ts';
 import { jsonReply } from '../errors.ts';
-import { ListIntentsQuery, parseQuery } from '../requests.ts';
+import { listIntentsQuery, parseQuery } from '../requests.ts';
 import type { RouteKit } from './kit.ts';
 
 /** GET /api/v1/intents (the merchant's list) and POST /api/v1/intents/{id}/cancel. */
-export function intentRoutes(app: H3, { route, notAllowed }: RouteKit, d: { listing: IntentListing; cancels: IntentCancellation; heldPayments: HeldPayments }): void {
+export function intentRoutes(app: H3, { route, notAllowed }: RouteKit, d: { listing: IntentListing; cancels: IntentCancellation; heldPayments: HeldPayments; methods: { ids: readonly string[] } }): void {
+  const ListIntentsQuery = listIntentsQuery(d.methods.ids);
   app.get(
     '/api/v1/intents',
     route(async (event, { merchant }) => {

@@ -1,5 +1,5 @@
 /** One Solana transaction → one ReceivedPayment (or the reason it is none). Pure. */
-import { METHOD_RULES } from '../../domain/methods.ts';
+import { USDT_SPL_DECIMALS } from './units.ts';
 import type { ReceivedPayment } from '../../domain/payment.ts';
 import { payerOf, referenceCandidates, solCredit, succeeded, tokenCredit, type TxView } from './validate.ts';
 
@@ -15,7 +15,7 @@ export function adaptTransaction(tx: TxView, signature: string, target: WatchTar
   const amountMinor =
     target.method === 'SOL'
       ? solCredit(tx, target.wallet)
-      : tokenCredit(tx, { wallet: target.wallet, ata: target.account, mint: target.mint, decimals: METHOD_RULES.USDT_SOL.decimals });
+      : tokenCredit(tx, { wallet: target.wallet, ata: target.account, mint: target.mint, decimals: USDT_SPL_DECIMALS });
   if (amountMinor <= 0n) return { kind: 'skip', reason: 'no_credit' };
   const blockTime = tx.blockTime ?? null;
   return {

@@ -6,7 +6,7 @@
 import type { ConfirmedSignatureInfo, Connection, Finality } from '@solana/web3.js';
 import type { Clock, Ledger, Logger } from '../../domain/ports.ts';
 import { formatMinor } from '../../domain/money.ts';
-import { METHOD_RULES } from '../../domain/methods.ts';
+import { SOL_DECIMALS, USDT_SPL_DECIMALS } from './units.ts';
 import { createHeadWatch, type HeadSighting } from '../../domain/head-watch.ts';
 import { cycleReporterOf } from '../../workers/cycle.ts';
 import { adaptTransaction, type WatchTarget } from './adapt.ts';
@@ -143,7 +143,7 @@ export function createPoller(conn: Connection, o: PollerOptions): { tick(signal:
         unsaved = undefined;
         o.log.info('solana payment ingested', {
           tx: info.signature,
-          amount: formatMinor(adapted.payment.amountMinor, METHOD_RULES[o.target.method].decimals),
+          amount: formatMinor(adapted.payment.amountMinor, o.target.method === 'SOL' ? SOL_DECIMALS : USDT_SPL_DECIMALS),
           outcome: outcome.kind,
         });
       }

@@ -8,7 +8,7 @@
  * A wsUrl adds a logs subscription that only wakes the poll early.
  */
 import type { Connection } from '@solana/web3.js';
-import type { SolMethodConfig, UsdtSolMethodConfig } from '../../config/schema.ts';
+import type { SolMethodConfig, UsdtSolMethodConfig } from './config.ts';
 import { isSolanaAddress } from '../../config/addresses.ts';
 import type { DoctorResult, PaymentSource, SourceDeps } from '../source.ts';
 import { describeError, runLoop, WakeSignal } from '../../workers/loop.ts';

@@ -2,7 +2,7 @@
  * One polling cycle of the TRON source: at most one TronGrid listing (plus its
  * pages) for the receiving address, whatever the number of open intents.
  */
-import { METHOD_RULES } from '../../domain/methods.ts';
+import { USDT_TRC20_DECIMALS } from './units.ts';
 import type { IngestOutcome, ReceivedPayment } from '../../domain/payment.ts';
 import type { Clock, Ledger, Logger } from '../../domain/ports.ts';
 import { createHeadWatch, type HeadSighting } from '../../domain/head-watch.ts';
@@ -64,7 +64,7 @@ const METHOD = 'USDT_TRC20';
 
 export function createTronPoller(d: PollerDeps) {
   const key = `trongrid:${METHOD}:${d.address}:${d.contract}`;
-  const filter: PageFilter = { receiver: d.address, contract: d.contract, decimals: METHOD_RULES[METHOD].decimals };
+  const filter: PageFilter = { receiver: d.address, contract: d.contract, decimals: USDT_TRC20_DECIMALS };
   /** When the last complete listing ended (this process); undefined until the start-up catch-up is done. */
   let caughtUpAt: number | undefined;
   /** No request before this time (ms): the wait TronGrid last asked for. */

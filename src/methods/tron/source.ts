@@ -11,17 +11,17 @@
  *   5 min so a stray payment is recorded as unmatched for the operator.
  */
 import { fetch as undiciFetch } from 'undici';
-import type { Config } from '../../config/load.ts';
-import { METHOD_RULES } from '../../domain/methods.ts';
 import type { DoctorResult, PaymentSource, SourceDeps } from '../source.ts';
 import { describeError, runLoop } from '../../workers/loop.ts';
 import { toBase58 } from './address.ts';
 import { createTronGridClient, TronGridError, type Fetch } from './client.ts';
 import { createTronPoller, type PollerTuning } from './poller.ts';
 import { parseTrc20Page, Trc20FormatError } from './trc20-page.ts';
+import type { TronSection } from './config.ts';
+import { USDT_TRC20_DECIMALS } from './units.ts';
 
 /** The resolved `methods.USDT_TRC20` section; `backfillHours` is read if the schema ever offers it. */
-export type TronSourceConfig = NonNullable<Config['methods']['USDT_TRC20']> & { backfillHours?: number };
+export type TronSourceConfig = TronSection & { backfillHours?: number };
 
 export interface TronTuning extends PollerTuning {
   /** Per-request wall-clock limit, ms. */
@@ -80,7 +80,7 @@ export function createTronSource(config: TronSourceConfig, deps: TronSourceDeps)
     async check(signal): Promise<DoctorResult> {
       try {
         const body = await client.listTrc20({ address, contract, limit: 1 }, signal);
-        parseTrc20Page(body, { receiver: address, contract, decimals: METHOD_RULES.USDT_TRC20.decimals });
+        parseTrc20Page(body, { receiver: address, contract, decimals: USDT_TRC20_DECIMALS });
         const key = config.apiKey ? 'API key accepted' : 'no API key set (TronGrid\'s anonymous rate limit applies)';
         return { ok: true, message: `TronGrid reachable at ${config.apiUrl}; ${key}` };
       } catch (err) {

@@ -1,5 +1,5 @@
 import type { Resolved } from '../../config/secret.ts';
-import type { UpiMethodConfig } from '../../config/schema.ts';
+import type { UpiMethodConfig } from './config.ts';
 import type { DoctorResult, PaymentSource, SourceDeps } from '../source.ts';
 import type { AlertVerdict, DnsResolver, InspectOptions } from './alert.ts';
 import { createDnsResolver } from './dns.ts';

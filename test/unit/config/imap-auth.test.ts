@@ -2,7 +2,7 @@
 // provider presets fill the token endpoint and scope from the providers' documentation.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { parseConfig } from '../../../src/config/load.ts';
+import { parseConfig } from '../../../src/methods/load-config.ts';
 
 const withImap = (imap: Record<string, unknown>) => ({
   methods: { UPI: { vpa: 'shop@hdfcbank', payeeName: 'Shop', imap: { host: 'imap.gmail.com', user: 'alerts@shop.example', ...imap }, accounts: [{ bank: 'hdfc', accountEnding: '4321' }] } },

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { loadConfigFile, parseConfig } from '../../../src/config/load.ts';
+import { loadConfigFile, parseConfig } from '../../../src/methods/load-config.ts';
 
 test('embedded defaults: a config with nothing in it is valid and enables no method', () => {
   const c = parseConfig({}, '/srv/payd', {});

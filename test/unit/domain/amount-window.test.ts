@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseConfig } from '../../../src/config/load.ts';
+import { parseConfig } from '../../../src/methods/load-config.ts';
 import { MAX_SURCHARGE_STEPS, maxPayAmount, merchantShare, topOffsetSteps } from '../../../src/domain/amount-window.ts';
 
 const upi = { stepMinor: 1n, maxOffsetSteps: 100, surchargeBasisPoints: 100n };

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseConfig } from '../../../src/config/load.ts';
+import { parseConfig } from '../../../src/methods/load-config.ts';
 import { createClientAddress, isForwarded } from '../../../src/http/client-address.ts';
 
 const req = (peer: string, xff?: string | string[]) => ({ socket: { remoteAddress: peer }, headers: xff === undefined ? {} : { 'x-forwarded-for': xff } });

@@ -1,0 +1,112 @@
+import type { HeldPayments } from '../services/held-payments.ts';
+import type { Intent, IntentMoney } from '../domain/intent.ts';
+import type { Config } from '../config/load.ts';
+import type { Clock, Logger, Wakeups } from '../domain/ports.ts';
+import type { CheckoutSockets } from '../http/checkout/index.ts';
+import type { Readiness } from '../http/ops.ts';
+import { createRateLimiter } from '../http/rate-limit.ts';
+import type { RunningServer } from '../http/server.ts';
+import type { PrometheusMetrics } from '../metrics/prometheus.ts';
+import type { MethodRegistry } from '../methods/registry.ts';
+import type { EventFeed } from '../services/event-feed.ts';
+import type { IntentCancellation } from '../services/intent-cancel.ts';
+import type { IntentListing } from '../services/intent-list.ts';
+import type { IntentService } from '../services/intents.ts';
+import type { MerchantService } from '../services/merchants.ts';
+import { payeeNameOf } from './methods.ts';
+import type { Stop } from './shutdown.ts';
+
+export interface HttpParts {
+  config: Config;
+  methods: MethodRegistry;
+  intents: IntentService;
+  merchants: MerchantService;
+  listing: IntentListing;
+  cancels: IntentCancellation;
+  heldPayments: HeldPayments;
+  /** The payments on an intent, for the checkout's held-payment note (issue 27). */
+  money: (intent: Intent) => Promise<IntentMoney>;
+  feed: EventFeed;
+  publicUrl: string;
+  livemode: boolean;
+  clock: Clock;
+  log: Logger;
+  metrics: PrometheusMetrics;
+  wakeups: Wakeups;
+  readiness: () => Promise<Readiness>;
+}
+
+/** What is serving; each field is set as soon as it serves (close() then stops it even if a later part failed). */
+export interface Serving {
+  server: RunningServer | null;
+  metricsServer: { url: string } | null;
+  sockets: CheckoutSockets | null;
+}
+
+/**
+ * The API, checkout and ops routes on one listener (and /metrics on its own, when configured).
+ * Each part's stop is registered as it starts; in-flight requests get until shortly before the
+ * closing deadline.
+ */
+export async function serveApi(d: HttpParts, serving: Serving, stops: Stop[], closingDeadline: () => number | null): Promise<string> {
+  const { config, clock, log, metrics } = d;
+  // Loaded only to serve: every CLI command builds the app too, and h3 cost each one's
+  // start-up (its web Headers alone make Node compile its own fetch: 32 ms in a profile).
+  const [{ createHttpApp }, { createCheckoutSockets, registerCheckout }, { registerOps, serveMetrics }, { serveHttp }, { createClientAddress }] = await Promise.all([
+    import('../http/app.ts'),
+    import('../http/checkout/index.ts'),
+    import('../http/ops.ts'),
+    import('../http/server.ts'),
+    import('../http/client-address.ts'),
+  ]);
+  // Behind a trusted reverse proxy, the client is read from X-Forwarded-For: every per-IP limit counts it.
+  const clientAddress = createClientAddress(config.server.trustedProxies, (peer) =>
+    log.warn('requests arrive through a proxy on this host, but server.trustedProxies is empty: every client behind it shares one per-IP bucket', { peer }),
+  );
+  const metricsEndpoint = { text: () => metrics.registry.metrics(), contentType: metrics.registry.contentType, allow: config.server.metrics.allow, listen: config.server.metrics.listen };
+  const checkoutLog = log.child({ component: 'checkout' });
+  // One per-IP bucket for all anonymous traffic: API, checkout page and its websocket.
+  const publicLimiter = createRateLimiter({ ...config.server.publicRateLimit, clock });
+  const { methods, intents, merchants, livemode } = d;
+  const app = createHttpApp({
+    methods,
+    intents,
+    merchants,
+    listing: d.listing,
+    cancels: d.cancels,
+    heldPayments: d.heldPayments,
+    feed: d.feed,
+    publicUrl: d.publicUrl,
+    rateLimiter: createRateLimiter({ ...config.server.rateLimit, clock }),
+    publicLimiter,
+    clientAddress,
+    clock,
+    log: log.child({ component: 'http' }),
+    extend: (h3) => {
+      registerOps(h3, { readiness: d.readiness, metrics: metricsEndpoint });
+      registerCheckout(h3, { money: d.money, intents, merchants, methods, clock, log: checkoutLog, livemode, limiter: publicLimiter, clientAddress, payeeName: payeeNameOf(config, methods) });
+    },
+  });
+  metrics.collectProcessMetrics();
+  const sockets = createCheckoutSockets({
+    intents,
+    clock,
+    log: checkoutLog,
+    limiter: publicLimiter,
+    clientAddress,
+    maxPerIntent: config.server.liveSockets.perIntent,
+    maxTotal: config.server.liveSockets.total,
+    wakeups: d.wakeups,
+  });
+  serving.sockets = sockets;
+  const running = await serveHttp(app, config.server.host, config.server.port, sockets);
+  serving.server = running;
+  stops.push({ name: 'http', stop: () => running.close(Math.max(0, (closingDeadline() ?? Date.now() + 8000) - Date.now() - 1000)) });
+  const listen = metricsEndpoint.listen;
+  if (listen) {
+    const m = await serveMetrics({ ...metricsEndpoint, listen });
+    serving.metricsServer = m;
+    stops.push({ name: 'metrics', stop: () => m.close() });
+  }
+  return running.url;
+}

@@ -1,0 +1,63 @@
+import * as v from 'valibot';
+import { SecretRefBox } from './secret.ts';
+
+/** Building blocks of the config schema, shared by its sections and the methods' (methods/<family>/config.ts). */
+
+/** A secret may be inline, from the environment, or from a file (systemd credentials). */
+export const SecretRef = v.pipe(
+  v.union(
+    [
+      v.pipe(v.string(), v.minLength(1, 'must not be empty')),
+      v.strictObject({ env: v.pipe(v.string(), v.minLength(1)) }),
+      v.strictObject({ file: v.pipe(v.string(), v.minLength(1)) }),
+    ],
+    'expected a string, { "env": "NAME" } or { "file": "PATH" }',
+  ),
+  v.transform((ref) => new SecretRefBox(ref)),
+);
+
+export const num = (msg = 'expected a number') => v.number(msg);
+export const positive = v.pipe(num(), v.finite(), v.minValue(0, 'must not be negative'));
+export const port = v.pipe(num(), v.integer('expected an integer'), v.minValue(0), v.maxValue(65535));
+export const seconds = (def: number) => v.optional(v.pipe(num(), v.finite(), v.gtValue(0, 'must be greater than 0')), def);
+export const decimalAmount = v.optional(v.pipe(num(), v.finite(), v.gtValue(0, 'must be greater than 0')));
+export const httpUrl = v.pipe(
+  v.string(),
+  v.url('expected a URL'),
+  v.check((s) => /^https?:\/\//.test(s), 'expected an http(s) URL'),
+);
+export const wsUrl = v.nullable(
+  v.pipe(
+    v.string(),
+    v.url('expected a URL'),
+    v.check((s) => /^wss?:\/\//.test(s), 'expected a ws(s) URL'),
+  ),
+);
+export const commitment = v.optional(v.picklist(['processed', 'confirmed', 'finalized'], 'expected processed, confirmed or finalized'), 'finalized');
+
+/** Settings every method accepts. Amounts are decimal numbers in the method's unit. */
+export const methodCommon = {
+  minAmount: decimalAmount,
+  maxAmount: decimalAmount,
+  amountStep: decimalAmount,
+  maxOffsetSteps: v.optional(v.pipe(num(), v.integer('expected an integer'), v.minValue(0), v.maxValue(100_000)), 100),
+  /** Under pressure the unique-amount window widens up to this share of the price (docs/api.md: unique pay_amount); default 1 (config/load.ts). */
+  maxSurchargePercent: v.optional(v.pipe(num(), v.finite(), v.minValue(0, 'must not be negative'), v.maxValue(100))),
+  /** Under pressure one merchant's intents may hold at most this share of a price's window; default 100 (config/load.ts). */
+  merchantSharePercent: v.optional(v.pipe(num(), v.finite(), v.gtValue(0, 'must be greater than 0'), v.maxValue(100))),
+  /** An exact payment after expires_at while its amount is still reserved: settle the intent (default) or hold it for the merchant (issue 27). */
+  latePayments: v.optional(v.picklist(['settle', 'hold'], 'expected "settle" or "hold"')),
+  /** How short an attributed payment may be and still settle: "1%" or an amount ("1.00"); absent: not at all (config/load.ts parses it). */
+  underpaymentTolerance: v.optional(v.string('expected a string like "1%" or "1.00"')),
+  /** How far below a pay_amount a short payment is still attributed to it; default maxOffsetSteps × amountStep; 0: never. */
+  attributionWindow: v.optional(v.pipe(num(), v.finite(), v.minValue(0, 'must not be negative'))),
+};
+
+/** A healthy source is up to one poll behind: a limit at or under it would always fail. */
+export const lagOverPoll = <T extends { maxLagSeconds?: number; pollSeconds: number }>() => [
+  v.forward<T, v.CheckIssue<T>, ['maxLagSeconds']>(v.check((c: T) => c.maxLagSeconds === undefined || c.maxLagSeconds > c.pollSeconds, 'must be greater than pollSeconds'), ['maxLagSeconds'] as never),
+  // Default 120 s, or three polls when polling is slower than that (a config written before the limit existed).
+  v.transform((c: T) => ({ ...c, maxLagSeconds: c.maxLagSeconds ?? Math.max(120, Math.ceil(c.pollSeconds * 3)) })),
+] as const;
+export const chainMaxLag = v.optional(v.pipe(num(), v.finite(), v.gtValue(0, 'must be greater than 0')));
+

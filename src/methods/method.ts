@@ -1,0 +1,101 @@
+import type * as v from 'valibot';
+import type { MethodRules, TxRefRules } from '../domain/methods.ts';
+import type { Db } from '../db/open.ts';
+import type { MailboxTokenStore } from '../services/mailbox-tokens.ts';
+import type { PaymentSource, SourceDeps } from './source.ts';
+
+/**
+ * A payment method, described in its own folder (methods/<family>/method.ts) and listed once in
+ * methods/registry.ts: every layer asks the registry instead of switching on method names.
+ * A descriptor is light: it imports no upstream library (tronweb, @solana/web3.js, imapflow,
+ * mailparser, mailauth), only `loadSource` does, lazily, when the method is enabled.
+ */
+export interface MethodDescriptor<Section = any> {
+  /** The currency code merchants send and see ("UPI", "SOL"). */
+  readonly id: string;
+  /** The folder it lives in (upi, tron, solana). */
+  readonly family: string;
+  readonly rules: MethodRules;
+  readonly txRef: TxRefRules;
+  /** Its `methods.<id>` config section (valibot); its output is what `receiver` and `loadSource` read. */
+  readonly config: v.GenericSchema;
+  /** The receiving address in a configured section (VPA, TRON address, Solana wallet). */
+  receiver(section: Section): string;
+  /** The token a wallet is asked for (TRC20 contract, SPL mint), its default when unconfigured. */
+  token?(section: Section | undefined): string;
+  /** The payee name this method's section configures for payment links (UPI's `payeeName`). */
+  payeeName?(section: Section): string;
+  /** Whether each intent gets a fresh reference key (Solana Pay) the payer's transfer carries. */
+  readonly needsReference: boolean;
+  /** The QR-able URI a customer's wallet opens for an intent. */
+  paymentUri(d: DepositInput): string;
+  readonly checkout: CheckoutText;
+  readonly sandbox: {
+    /** A fixed, well-formed receiving address no one holds the keys of. */
+    receiver: string;
+    /** A realistic-looking reference for a simulated transfer, from 64 random bytes. */
+    txRef(bytes: Uint8Array): string;
+  };
+  /** An intent of this method as the API document's examples show it (the first method with one is shown). */
+  readonly openapi?: { example: OpenApiExample };
+  /** `payd init`: asks for its section (undefined: not accepted). Asked in ascending `order`. */
+  readonly init?: { order: number; ask(w: InitWizard): Promise<Record<string, unknown> | undefined> };
+  /** Builds its live source; the heavy upstream libraries load here, never with the descriptor. */
+  loadSource(section: Section, deps: MethodSourceDeps): Promise<PaymentSource>;
+}
+
+export interface OpenApiExample {
+  amount: number;
+  pay_amount: number;
+  payment_address: string;
+  payment_uri: string;
+  /** A settled intent's transaction_hash. */
+  transaction_hash: string;
+  /** Bounds for the AMOUNT_OUT_OF_RANGE example, in the method's unit. */
+  range: [number, number];
+}
+
+export interface DepositInput {
+  receiver: string;
+  payAmountMinor: bigint;
+  orderId: string;
+  /** Shown by wallets: UPI payee name / Solana Pay label. */
+  payeeName: string;
+  reference?: string;
+  /** Token id: SPL mint or TRC20 contract. */
+  token?: string;
+}
+
+/** The checkout page's words for one method. */
+export interface CheckoutText {
+  /** "USDT on TRON (TRC-20)". */
+  label: string;
+  /** The button that opens the payment link. */
+  appButton: string;
+  /** "Scan with your <scanWith> app." */
+  scanWith: string;
+  /** Beside the receiving address: "Address", "UPI ID (VPA)". */
+  addressLabel: string;
+  /** Said next to the address: a transfer on another network never arrives. */
+  warning?: string;
+  /** A fiat amount: shown with this sign, fixed decimals and Indian grouping, without the unit. */
+  fiatSign?: string;
+}
+
+export interface MethodSourceDeps extends SourceDeps {
+  db?: Db;
+  mailboxTokens?: MailboxTokenStore;
+}
+
+/** What `payd init` offers a method's questions (cli/commands/init.ts). */
+export interface InitWizard {
+  input(o: { message: string; default?: string; required?: boolean; validate?: (s: string) => boolean | string }): Promise<string>;
+  confirm(o: { message: string; default?: boolean }): Promise<boolean>;
+  number(o: { message: string; default?: number; min?: number; max?: number; required?: boolean }): Promise<number | undefined>;
+  /** A validator: trimmed input passes `check`, else `message`. */
+  req(check: (s: string) => boolean, message: string): (s: string) => boolean | string;
+  /** Where a secret is read from (never the secret itself); recorded for the next steps. */
+  secret(s: { path: string; what: string; env: string; credential: string }): Promise<unknown>;
+  /** systemd credential names (cli/systemd-recipe.ts). */
+  credentials: { imapPassword: string; trongridKey: string };
+}

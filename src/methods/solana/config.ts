@@ -1,0 +1,36 @@
+import * as v from 'valibot';
+import { isSolanaAddress } from '../../config/addresses.ts';
+import { chainMaxLag, commitment, httpUrl, lagOverPoll, methodCommon, seconds, wsUrl } from '../../config/parts.ts';
+import type { Resolved } from '../../config/secret.ts';
+
+/** USDT's mint on Solana mainnet: the default `mint`. */
+export const USDT_SPL_MINT = 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB';
+
+/** The `methods.SOL` and `methods.USDT_SOL` config sections. */
+
+const solanaCommon = {
+  ...methodCommon,
+  wallet: v.pipe(v.string(), v.check(isSolanaAddress, 'expected a Solana public key (base58)')),
+  rpcUrl: v.optional(httpUrl, 'https://api.mainnet-beta.solana.com'),
+  wsUrl: v.optional(wsUrl, null),
+  commitment,
+  pollSeconds: seconds(10),
+  /** /readyz 503 when the source is this far behind the RPC's slot at the commitment. */
+  maxLagSeconds: chainMaxLag,
+};
+
+const SolFields = v.strictObject(solanaCommon);
+export const SolConfig = v.pipe(SolFields, ...lagOverPoll<v.InferOutput<typeof SolFields>>());
+const UsdtSolFields = v.strictObject({
+  ...solanaCommon,
+  mint: v.optional(
+    v.pipe(v.string(), v.check(isSolanaAddress, 'expected a Solana mint address (base58)')),
+    USDT_SPL_MINT,
+  ),
+});
+export const UsdtSolConfig = v.pipe(UsdtSolFields, ...lagOverPoll<v.InferOutput<typeof UsdtSolFields>>());
+
+export type SolMethodConfig = v.InferOutput<typeof SolConfig>;
+export type UsdtSolMethodConfig = v.InferOutput<typeof UsdtSolConfig>;
+export type SolSection = Resolved<SolMethodConfig>;
+export type UsdtSolSection = Resolved<UsdtSolMethodConfig>;
