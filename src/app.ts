@@ -36,6 +36,7 @@ import { closeWithin, type Stop } from './app/shutdown.ts';
 import { openAppStore } from './app/store.ts';
 import { LEASE_DEFAULTS, startWorkers } from './app/workers.ts';
 import type { AppOptions } from './app/options.ts';
+import { createPricing } from './pricing/index.ts';
 
 export type { AppOptions };
 
@@ -58,6 +59,8 @@ export async function createApp(o: AppOptions) {
   const upi = config.methods.UPI as UpiSection | undefined;
   const upiSilence = upi && !sandbox ? createUpiSilence({ db, clock, accounts: upi.accounts, expectAlertWithinHours: upi.expectAlertWithinHours }) : null;
 
+  // Fiat prices: the rate cache every process reads; the leader refreshes it (lead()).
+  const pricing = createPricing(config.pricing, { db, clock, log: log.child({ component: 'rates' }) });
   // Read at scrape time: the running sources' health and the lease role (set by start()).
   let workerSet: WorkerSet = null;
   const metrics = createPrometheusMetrics({
@@ -65,6 +68,7 @@ export async function createApp(o: AppOptions) {
     leader: () => workerSet?.role() === 'leader',
     now: () => clock.now(),
     upiAlerts: upiSilence ? async () => (await upiSilence.status()).accounts : undefined,
+    rates: () => pricing.book.status(),
   });
 
   // Read at first use: commands that need no key never ask for one (systemd credentials).
@@ -89,6 +93,7 @@ export async function createApp(o: AppOptions) {
   // Sandbox methods without a config section get the defaults over their sandbox amounts.
   const policies = (m: Method) => config.policies[m] ?? (deposits[m] ? methodPolicy(m, decimalsOf(m), {}, deposits[m].amounts) : DEFAULT_POLICY);
   const intents = createIntentService({
+    pricing: { book: pricing.book, quoteSeconds: config.pricing.quoteSeconds, retryAfterSeconds: Math.ceil(config.pricing.refreshSeconds) },
     db,
     store,
     clock,
@@ -148,6 +153,7 @@ export async function createApp(o: AppOptions) {
     upiSilence,
     clock,
     // What the worker leader last recorded (every 5 s), and the limit it is held to.
+    rates: () => pricing.book.status(),
     lag: async (key) => ({ asOf: (await ledger.loadCheckpoint<{ asOf?: number }>(positionKey(key)))?.asOf, maxLagMs: sandbox ? undefined : lagLimit(config, key) }),
   });
 
@@ -157,8 +163,9 @@ export async function createApp(o: AppOptions) {
   const stops: Stop[] = [];
   /** Epoch ms by which close() must be done; set when closing starts. */
   let closingDeadline: number | null = null;
-  const lead = createLeaderWork({ dispatcher, ledger, intents, log, random, webhookTimeoutMs: config.webhooks.timeoutSeconds * 1000, closingDeadline: () => closingDeadline });
-  const readiness = createReadiness({ workers: () => workerSet, upiSilence });
+  const rates = pricing.refresher ? { run: pricing.refresher.run, intervalMs: config.pricing.refreshSeconds * 1000 } : null;
+  const lead = createLeaderWork({ dispatcher, ledger, intents, log, random, webhookTimeoutMs: config.webhooks.timeoutSeconds * 1000, closingDeadline: () => closingDeadline, rates });
+  const readiness = createReadiness({ workers: () => workerSet, upiSilence, rates: () => pricing.book.status() });
 
   return {
     config,
@@ -186,6 +193,7 @@ export async function createApp(o: AppOptions) {
     sources,
     publicUrl,
     readiness,
+    pricing,
 
     /**
      * The API first (a port that cannot be bound fails here, before any worker starts), then

@@ -6,7 +6,7 @@ import { isDown, type SourceHealth } from '../workers/source-health.ts';
 export type WorkerSet = { role: () => 'leader' | 'standby'; health: SourceHealth[] } | null;
 
 /** /readyz: every running source up, and no UPI silence past its limit (when that alarm is on). */
-export function createReadiness(d: { workers: () => WorkerSet; upiSilence: UpiSilence | null }) {
+export function createReadiness(d: { workers: () => WorkerSet; upiSilence: UpiSilence | null; rates?: () => Promise<Array<{ pair: string; rate: string | null }>> }) {
   return async function readiness(): Promise<Readiness> {
     const workerSet = d.workers();
     const sourcesOut: Record<string, unknown> = {};
@@ -28,6 +28,9 @@ export function createReadiness(d: { workers: () => WorkerSet; upiSilence: UpiSi
     const ready = failing.length === 0;
     const body: Record<string, unknown> = { status: ready ? 'ok' : 'unavailable', workers, sources: sourcesOut };
     if (alerts) body.alerts = alerts;
+    // Noted, not failing: a pair without a fresh rate refuses only creates priced in it.
+    const stale = ((await d.rates?.()) ?? []).filter((p) => p.rate === null).map((p) => p.pair);
+    if (stale.length > 0) body.rates = { stale };
     if (!ready) body.failing = failing;
     return { ready, body };
   };

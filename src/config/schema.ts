@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import * as v from 'valibot';
 import { num, port, positive, SecretRef, seconds, httpUrl } from './parts.ts';
+import { RATE_SOURCES } from '../domain/rates.ts';
 
 /** "10.0.0.0/8", "2001:db8::/32" or a bare address. */
 export function isCidr(s: string): boolean {
@@ -88,6 +89,37 @@ export function configSchema(methods: Record<string, v.GenericSchema>) {
       allowLoopback: v.optional(v.boolean('expected a boolean'), false),
       concurrency: v.optional(v.pipe(num(), v.integer(), v.minValue(1), v.maxValue(256)), 16),
       secretRotationGraceSeconds: v.optional(v.pipe(num(), v.finite(), v.minValue(0)), 86400),
+    }),
+    {},
+  ),
+  /** Prices in fiat (issue #31): rate sources per pair, fetched by the worker leader (src/pricing/). */
+  pricing: v.optional(
+    v.strictObject({
+      /** USDT priced in USD: true treats 1 USDT as 1 USD; false uses the USDT/USD pair's market rate. */
+      usdtPeg: v.optional(v.boolean('expected a boolean'), true),
+      /** How long a quote holds (default: the intent's lifetime, intents.ttlSeconds); never longer than it. */
+      quoteSeconds: v.optional(v.pipe(num(), v.finite(), v.gtValue(0, 'must be greater than 0'))),
+      /** A fetched rate older than this is not used. */
+      maxAgeSeconds: seconds(300),
+      /** How often the worker leader asks every source of every pair (one request each). */
+      refreshSeconds: seconds(60),
+      /** A source further than this from the median of a pair's sources is ignored. */
+      maxSpreadPercent: v.optional(v.pipe(num(), v.finite(), v.gtValue(0, 'must be greater than 0'), v.maxValue(100)), 3),
+      /** "BASE/QUOTE" (USDT/INR, SOL/USD, USD/INR…) → its sources in fallback order; empty: no source is asked. */
+      pairs: v.optional(
+        v.record(
+          v.pipe(v.string(), v.regex(/^[A-Z]{3,5}\/[A-Z]{3,5}$/, 'expected a pair like "USDT/INR"')),
+          v.pipe(v.array(v.picklist(RATE_SOURCES, `expected one of ${RATE_SOURCES.join(', ')}`)), v.minLength(1, 'name at least one source')),
+        ),
+        {},
+      ),
+      /** Per source: another base URL (a self-hosted Frankfurter, a test fake) and CoinGecko's demo key. */
+      sources: v.optional(
+        v.strictObject(Object.fromEntries(RATE_SOURCES.map((s) => [s, v.optional(v.strictObject({ baseUrl: v.optional(httpUrl), apiKey: v.optional(SecretRef) }))])) as {
+          [K in (typeof RATE_SOURCES)[number]]: v.OptionalSchema<v.StrictObjectSchema<{ baseUrl: v.OptionalSchema<typeof httpUrl, undefined>; apiKey: v.OptionalSchema<typeof SecretRef, undefined> }, undefined>, undefined>;
+        }),
+        {},
+      ),
     }),
     {},
   ),

@@ -24,6 +24,8 @@ export const COPY_PLAN: Record<keyof Database, { copy: true; identity?: string }
   upi_inspecting: { copy: true },
   mailbox_oauth_tokens: { copy: true },
   // Who runs the workers is a fact about live processes, not data: the nodes on the new store elect their own.
+  // Refetched within one refresh by the new leader; a copied rate would only be older.
+  rates: { copy: false, why: 'a cache the worker leader refills within pricing.refreshSeconds' },
   worker_lease: { copy: false, why: 'held by a running process; the new nodes take it themselves' },
 };
 

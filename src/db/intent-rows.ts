@@ -1,12 +1,14 @@
 import type { Intent } from '../domain/intent.ts';
 import type { Method } from '../domain/methods.ts';
 import { minorToDb } from '../domain/money.ts';
+import type { Fiat } from '../domain/rates.ts';
 import type { IntentsTable } from './schema.ts';
 
 /** The intents table's columns in one fixed order: the order `intentFromColumns` reads. */
 export const INTENT_COLUMNS = [
   'id', 'merchant_id', 'order_id', 'method', 'amount_minor', 'pay_amount_minor', 'receiver', 'reference', 'payment_uri',
   'status', 'return_url', 'created_at', 'expires_at', 'transaction_hash', 'verified_at', 'payment_id', 'updated_at', 'canceled_at',
+  'price_amount', 'price_currency', 'quote_rate', 'quote_source', 'quoted_at', 'quote_valid_until',
   'payment_count',
 ] as const satisfies ReadonlyArray<keyof IntentsTable>;
 
@@ -37,7 +39,11 @@ export function intentFromColumns(c: Columns): Intent {
     paymentId: c[15],
     updatedAt: c[16],
     canceledAt: c[17] ?? null,
-    paymentCount: c[18] ?? 0,
+    pricing:
+      c[18] != null && c[22] != null && c[23] != null
+        ? { priceAmount: c[18], priceCurrency: c[19] as Fiat, rate: c[20]!, source: c[21]!, quotedAt: Number(c[22]), validUntil: Number(c[23]) }
+        : null,
+    paymentCount: c[24] ?? 0,
   };
 }
 
@@ -67,6 +73,12 @@ export function intentToRow(intent: Intent): IntentsTable {
     payment_id: intent.paymentId,
     updated_at: intent.updatedAt,
     canceled_at: intent.canceledAt,
+    price_amount: intent.pricing?.priceAmount ?? null,
+    price_currency: intent.pricing?.priceCurrency ?? null,
+    quote_rate: intent.pricing?.rate ?? null,
+    quote_source: intent.pricing?.source ?? null,
+    quoted_at: intent.pricing?.quotedAt ?? null,
+    quote_valid_until: intent.pricing?.validUntil ?? null,
     payment_count: intent.paymentCount ?? 0,
   };
 }

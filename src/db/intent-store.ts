@@ -95,9 +95,11 @@ export function createIntentStore(db: Db, sqlite: SQLite.Database): IntentStore 
     .pluck(true);
   const insert = sqlite.prepare(
     `INSERT INTO intents (id, merchant_id, order_id, method, amount_minor, pay_amount_minor, receiver, reference, payment_uri, status, return_url,
-                          created_at, expires_at, transaction_hash, verified_at, payment_id, updated_at)
+                          created_at, expires_at, transaction_hash, verified_at, payment_id, updated_at,
+                          price_amount, price_currency, quote_rate, quote_source, quoted_at, quote_valid_until)
      VALUES (@id, @merchant_id, @order_id, @method, @amount_minor, @pay_amount_minor, @receiver, @reference, @payment_uri, @status, @return_url,
-             @created_at, @expires_at, @transaction_hash, @verified_at, @payment_id, @updated_at)`,
+             @created_at, @expires_at, @transaction_hash, @verified_at, @payment_id, @updated_at,
+             @price_amount, @price_currency, @quote_rate, @quote_source, @quoted_at, @quote_valid_until)`,
   );
   const writer: IntentWriter = {
     byOrder: (merchantId, orderId) => fromRow(byOrder.get(merchantId, orderId) as IntentsTable | undefined),

@@ -41,6 +41,29 @@ export interface IntentsTable {
   canceled_at?: number | null;
   /** Payments shown on the intent (credited, held, refunded) (022); absent before. */
   payment_count?: number;
+  /** A fiat price and its locked quote (026); null for intents created with `amount`. */
+  price_amount?: string | null;
+  price_currency?: string | null;
+  quote_rate?: string | null;
+  quote_source?: string | null;
+  quoted_at?: number | null;
+  quote_valid_until?: number | null;
+}
+
+/** The rate cache (026): per pair and source, the last good rate and the last attempt. Owned by pricing/book.ts. */
+export interface RatesTable {
+  pair: string;
+  source: string;
+  /** Decimal text: price currency per 1 base unit; null until a fetch succeeded. */
+  rate: string | null;
+  fetched_at: number | null;
+  source_at: number | null;
+  /** 1: the stored rate was too far from the pair's median and is not used. */
+  outlier: number;
+  checked_at: number;
+  error: string | null;
+  /** Failed attempts in a row. */
+  failures: number;
 }
 
 export interface AmountReservationsTable {
@@ -207,6 +230,7 @@ export interface MailboxOAuthTokensTable {
 export interface Database {
   merchants: MerchantsTable;
   intents: IntentsTable;
+  rates: RatesTable;
   amount_reservations: AmountReservationsTable;
   payments: PaymentsTable;
   rejections: RejectionsTable;

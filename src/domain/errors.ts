@@ -12,6 +12,7 @@ export const ERROR_CODES = [
   'PAYLOAD_TOO_LARGE',
   'RATE_LIMITED',
   'AMOUNT_UNAVAILABLE',
+  'RATE_UNAVAILABLE',
   'BUSY',
   'NOT_FOUND',
   'METHOD_NOT_ALLOWED',
@@ -32,7 +33,7 @@ export interface FieldError {
 export class PaydError extends Error {
   readonly code: ErrorCode;
   readonly errors?: FieldError[];
-  /** Seconds the caller should wait (RATE_LIMITED, BUSY). */
+  /** Seconds the caller should wait (RATE_LIMITED, BUSY, AMOUNT_UNAVAILABLE, RATE_UNAVAILABLE). */
   readonly retryAfter?: number;
   /** Retrying will not fix it; the operator must (e.g. a revoked OAuth refresh token): readiness reports it at once. */
   readonly needsOperator?: boolean;

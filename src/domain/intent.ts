@@ -2,6 +2,7 @@ import { isoUtc } from './iso-time.ts';
 import { DecimalNumber } from './json.ts';
 import type { Method } from './methods.ts';
 import { formatMinor } from './money.ts';
+import type { Fiat } from './rates.ts';
 
 export type IntentStatus = 'pending' | 'settled' | 'expired' | 'canceled';
 
@@ -33,6 +34,21 @@ export interface Intent {
   canceledAt: number | null;
   /** How many payments the intent shows (credited, held, refunded); 0 or absent: none, nothing to read. */
   paymentCount?: number;
+  /** Set when the intent was priced in fiat: the price as given and the quote it was converted at. */
+  pricing: IntentPricing | null;
+}
+
+/** A fiat price and the locked quote that turned it into `amountMinor` (issue #31). */
+export interface IntentPricing {
+  /** Decimal text, as the merchant gave it ("1999", "19.99"). */
+  priceAmount: string;
+  priceCurrency: Fiat;
+  /** Decimal text: price currency per 1 unit of the method's currency. */
+  rate: string;
+  /** Which source(s) gave the rate: "coindcx", "kraken×frankfurter", "peg", "identity". */
+  source: string;
+  quotedAt: number;
+  validUntil: number;
 }
 
 const iso = (ms: number | null): string | null => (ms === null ? null : isoUtc(ms));
@@ -99,6 +115,10 @@ export function intentView(intent: Intent, ctx: ViewContext, money: IntentMoney)
       status: p.status,
       reason: p.reason,
     })),
+    price: intent.pricing ? { amount: new DecimalNumber(intent.pricing.priceAmount), currency: intent.pricing.priceCurrency } : undefined,
+    quote: intent.pricing
+      ? { rate: new DecimalNumber(intent.pricing.rate), source: intent.pricing.source, quoted_at: isoUtc(intent.pricing.quotedAt), valid_until: isoUtc(intent.pricing.validUntil) }
+      : undefined,
   };
 }
 

@@ -5,13 +5,23 @@ import type { CreateIntentInput } from '../services/intents.ts';
 /** Control characters would corrupt logs and UPI deep links. */
 const printable = (s: string) => !/[\u0000-\u001f\u007f]/.test(s);
 
+const positive = (field: string) => v.pipe(v.number(`${field} must be a number`), v.finite(`${field} must be a finite number`), v.gtValue(0, `${field} must be greater than 0`));
+
 export const CreateBody = v.object({
-  amount: v.pipe(
-    v.number('amount must be a number'),
-    v.finite('amount must be a finite number'),
-    v.gtValue(0, 'amount must be greater than 0'),
+  amount: v.optional(v.pipe(positive('amount'), v.description("In the method's currency (currency). Give either amount or price, not both."))),
+  price: v.optional(
+    v.pipe(
+      v.strictObject(
+        {
+          amount: positive('price.amount'),
+          currency: v.pipe(v.string('price.currency must be a string'), v.description('ISO 4217: INR, USD or EUR.')),
+        },
+        'price has an unknown field',
+      ),
+      v.description("A price in fiat instead of amount: payd converts it to the method's currency at a locked quote (rounded up to the method's amount step)."),
+    ),
   ),
-  currency: v.string('currency must be a string'),
+  currency: v.pipe(v.string('currency must be a string'), v.description('The payment method: UPI, USDT_TRC20, USDT_SOL or SOL.')),
   order_id: v.pipe(
     v.string('order_id must be a string'),
     v.minLength(1, 'order_id must not be empty'),
@@ -38,7 +48,14 @@ export const CreateBody = v.object({
 export function parseCreateBody(body: unknown): CreateIntentInput {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new PaydError('INVALID_REQUEST', 'request body must be a JSON object', { errors: [{ field: '(body)', message: 'request body must be a JSON object' }] });
   const r = v.safeParse(CreateBody, body);
-  if (r.success) return r.output;
+  if (r.success) {
+    const both = r.output.amount !== undefined && r.output.price !== undefined;
+    if (both || (r.output.amount === undefined && r.output.price === undefined)) {
+      const message = both ? 'give either amount or price, not both' : 'amount (or price) is required';
+      throw new PaydError('INVALID_REQUEST', message, { errors: [{ field: 'amount', message }] });
+    }
+    return r.output;
+  }
   const errors = r.issues.map((i) => {
     const field = v.getDotPath(i) ?? '(body)';
     return { field, message: i.input === undefined ? `${field} is required` : i.message };

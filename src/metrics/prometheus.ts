@@ -11,6 +11,8 @@ export interface ScrapeSources {
   now(): number;
   /** UPI only: the newest verified alert per configured account (services/upi-silence.ts). */
   upiAlerts?: () => Promise<Array<{ bank: string; account: string; lastAlertAt: number | null }>>;
+  /** Fiat pricing: each configured pair and its sources (pricing/book.ts status()). */
+  rates?: () => Promise<Array<{ pair: string; rate: string | null; sources: Array<{ source: string; ageSeconds: number | null; failures: number; outlier: boolean }> }>>;
 }
 
 /**
@@ -88,6 +90,52 @@ export function createPrometheusMetrics(scrape: ScrapeSources): Metrics & { regi
         this.reset();
         const now = scrape.now();
         for (const a of await upiAlerts()) if (a.lastAlertAt !== null) this.set({ bank: a.bank, account: a.account }, Math.max(0, now - a.lastAlertAt) / 1000);
+      },
+    });
+  }
+  const rates = scrape.rates;
+  if (rates) {
+    // One read of the rate cache per scrape feeds all three.
+    let reading: ReturnType<typeof rates> | null = null;
+    const read = () => (reading ??= rates().finally(() => setImmediate(() => (reading = null))));
+    new Gauge({
+      name: 'payd_rate_available',
+      help: 'Fiat pricing: 1 when the pair has a fresh, trusted rate (creates priced in it work), by pair.',
+      labelNames: ['pair'] as const,
+      registers,
+      async collect() {
+        this.reset();
+        for (const p of await read()) this.set({ pair: p.pair }, p.rate === null ? 0 : 1);
+      },
+    });
+    new Gauge({
+      name: 'payd_rate_age_seconds',
+      help: 'Fiat pricing: seconds since the source last gave a usable rate for the pair; absent while it never did.',
+      labelNames: ['pair', 'source'] as const,
+      registers,
+      async collect() {
+        this.reset();
+        for (const p of await read()) for (const s of p.sources) if (s.ageSeconds !== null) this.set({ pair: p.pair, source: s.source }, s.ageSeconds);
+      },
+    });
+    new Gauge({
+      name: 'payd_rate_source_failures',
+      help: 'Fiat pricing: failed fetches in a row (0 after a success), by pair and source.',
+      labelNames: ['pair', 'source'] as const,
+      registers,
+      async collect() {
+        this.reset();
+        for (const p of await read()) for (const s of p.sources) this.set({ pair: p.pair, source: s.source }, s.failures);
+      },
+    });
+    new Gauge({
+      name: 'payd_rate_outlier',
+      help: 'Fiat pricing: 1 when the source\'s latest rate was too far from the pair\'s median (pricing.maxSpreadPercent) and is ignored.',
+      labelNames: ['pair', 'source'] as const,
+      registers,
+      async collect() {
+        this.reset();
+        for (const p of await read()) for (const s of p.sources) this.set({ pair: p.pair, source: s.source }, s.outlier ? 1 : 0);
       },
     });
   }

@@ -2,6 +2,8 @@ import type { Db } from '../db/open.ts';
 import type { Clock } from '../domain/ports.ts';
 import type { PaymentSource } from '../methods/source.ts';
 import { describeAge, type UpiSilence } from './upi-silence.ts';
+import type { PairStatus } from '../pricing/book.ts';
+import { describePair } from '../pricing/describe.ts';
 
 export interface DoctorLine {
   ok: boolean;
@@ -27,6 +29,8 @@ export function createDoctor(d: {
   clock: Clock;
   /** Where the worker leader last recorded a source (by method) to be caught up to, and its limit. */
   lag?: (key: string) => Promise<{ asOf: number | undefined; maxLagMs: number | undefined }>;
+  /** Fiat pricing: each configured pair's rate, age and source (pricing/book.ts). */
+  rates?: () => Promise<PairStatus[]>;
 }) {
   return {
     async run(): Promise<DoctorLine[]> {
@@ -56,6 +60,7 @@ export function createDoctor(d: {
         if (d.lag && d.livemode) lines.push(await lagLine(source.method ?? source.name, await d.lag(source.method ?? source.name), d.clock.now()));
       }
       if (d.upiSilence) lines.push(...(await silenceLines(d.upiSilence, d.clock.now())));
+      for (const p of (await d.rates?.()) ?? []) lines.push({ what: `rate ${p.pair}`, ...describePair(p) });
       return lines;
     },
   };

@@ -17,6 +17,9 @@ import type { Merchant } from './merchants.ts';
 import { UUID_V4 } from './merchants.ts';
 import type { Outbox } from './outbox.ts';
 import { moneyOf, moneyOfOne } from './intent-money.ts';
+import type { RateBook } from '../pricing/book.ts';
+import { convertPrice, FIAT_CODES, FIATS, formatRate, isFiat, ratioToRate, type Fiat } from '../domain/rates.ts';
+import type { IntentPricing } from '../domain/intent.ts';
 
 /** What the composition root knows about each enabled method. */
 export interface MethodDeposit {
@@ -31,7 +34,10 @@ export interface MethodDeposit {
 const MAX_STORABLE_MINOR = 2n ** 52n;
 
 export interface CreateIntentInput {
-  amount: number;
+  /** In the method's currency; exactly one of amount and price (http/validate.ts checks). */
+  amount?: number;
+  /** A fiat price converted at a locked quote (issue #31). */
+  price?: { amount: number; currency: string };
   currency: string;
   order_id: string;
   return_url?: string;
@@ -55,6 +61,8 @@ export interface IntentServiceDeps {
   metrics?: Metrics;
   /** Warnings (an amount pool nearly full); default: none. */
   log?: Logger;
+  /** Fiat prices: the rate cache and how long a quote holds (default and cap: ttlSeconds). */
+  pricing?: { book: Pick<RateBook, 'quote'>; quoteSeconds?: number; retryAfterSeconds: number };
 }
 
 /** A create that had to search past this share of the unique-amount window logs a warning. */
@@ -86,27 +94,71 @@ export function createIntentService(d: IntentServiceDeps) {
   const ctx = (): ViewContext => ({ now: d.clock.now(), livemode: d.livemode, publicUrl: d.publicUrl, decimalsOf });
 
   /** Business rules in DESIGN §8 order: method → decimals → range. */
-  function checkAmount(input: CreateIntentInput): { method: Method; amountMinor: bigint; deposit: MethodDeposit } {
+  function checkMethod(input: CreateIntentInput): { method: Method; deposit: MethodDeposit } {
     const method = input.currency;
     const deposit = Object.hasOwn(d.methods, method) ? d.methods[method] : undefined;
     if (!deposit) {
       throw new PaydError('METHOD_UNSUPPORTED', `currency ${JSON.stringify(method)} is not supported here; use one of: ${Object.keys(d.methods).join(', ') || '(none enabled)'}`);
     }
+    return { method, deposit };
+  }
+
+  function checkRange(method: Method, deposit: MethodDeposit, amountMinor: bigint, priced: boolean): void {
     const { decimals, unit } = deposit.method.rules;
+    const { minMinor } = deposit.amounts;
+    // Without a configured maximum, the storable range (with headroom for offsets) is the limit.
+    const maxMinor = deposit.amounts.maxMinor ?? MAX_STORABLE_MINOR;
+    if ((minMinor !== null && amountMinor < minMinor) || amountMinor > maxMinor) {
+      const range = [minMinor !== null ? `at least ${formatMinor(minMinor, decimals)}` : '', maxMinor !== null ? `at most ${formatMinor(maxMinor, decimals)}` : ''];
+      const what = priced ? `the price converts to ${formatMinor(amountMinor, decimals)} ${unit}; it` : 'amount';
+      throw new PaydError('AMOUNT_OUT_OF_RANGE', `${what} must be ${range.filter(Boolean).join(' and ')} ${unit} for ${method}`);
+    }
+  }
+
+  function checkAmount(input: CreateIntentInput & { amount: number }): { method: Method; amountMinor: bigint; deposit: MethodDeposit } {
+    const { method, deposit } = checkMethod(input);
+    const { decimals } = deposit.method.rules;
     const parsed = parseDecimal(numberToDecimalText(input.amount), decimals);
     if (!parsed.ok) {
       throw new PaydError('INVALID_REQUEST', `amount has more than ${decimals} decimal places for ${method}`, {
         errors: [{ field: 'amount', message: `at most ${decimals} decimal places` }],
       });
     }
-    const { minMinor } = deposit.amounts;
-    // Without a configured maximum, the storable range (with headroom for offsets) is the limit.
-    const maxMinor = deposit.amounts.maxMinor ?? MAX_STORABLE_MINOR;
-    if ((minMinor !== null && parsed.minor < minMinor) || parsed.minor > maxMinor) {
-      const range = [minMinor !== null ? `at least ${formatMinor(minMinor, decimals)}` : '', maxMinor !== null ? `at most ${formatMinor(maxMinor, decimals)}` : ''];
-      throw new PaydError('AMOUNT_OUT_OF_RANGE', `amount must be ${range.filter(Boolean).join(' and ')} ${unit} for ${method}`);
-    }
+    checkRange(method, deposit, parsed.minor, false);
     return { method, amountMinor: parsed.minor, deposit };
+  }
+
+  /** A fiat price: its currency and minor units (shape and decimals), checked before any rate is looked at. */
+  function checkPrice(price: { amount: number; currency: string }): { fiat: Fiat; priceMinor: bigint; text: string } {
+    if (!isFiat(price.currency)) {
+      throw new PaydError('INVALID_REQUEST', `price.currency must be one of ${FIAT_CODES.join(', ')}`, { errors: [{ field: 'price.currency', message: `one of ${FIAT_CODES.join(', ')}` }] });
+    }
+    const { decimals } = FIATS[price.currency];
+    const text = numberToDecimalText(price.amount);
+    const parsed = parseDecimal(text, decimals);
+    if (!parsed.ok) {
+      throw new PaydError('INVALID_REQUEST', `price.amount has more than ${decimals} decimal places for ${price.currency}`, { errors: [{ field: 'price.amount', message: `at most ${decimals} decimal places` }] });
+    }
+    return { fiat: price.currency, priceMinor: parsed.minor, text: formatMinor(parsed.minor, decimals) };
+  }
+
+  /**
+   * The price converted at the freshest trusted rate, rounded up to the method's amount step
+   * (domain/rates.ts convertPrice); the quote holds for pricing.quoteSeconds, at most the
+   * intent's lifetime. No fresh rate: RATE_UNAVAILABLE, never a stale or made-up one.
+   */
+  async function quotePrice(method: Method, deposit: MethodDeposit, price: { amount: number; currency: string }, now: number): Promise<{ amountMinor: bigint; pricing: IntentPricing }> {
+    const { fiat, priceMinor, text } = checkPrice(price);
+    const { unit, decimals } = deposit.method.rules;
+    const rate = await (d.pricing?.book.quote(unit, fiat) ?? (unit === fiat ? Promise.resolve({ rate: { num: 1n, den: 1n }, source: 'identity', at: now }) : undefined));
+    if (!rate) {
+      const retryAfter = d.pricing?.retryAfterSeconds ?? 60;
+      throw new PaydError('RATE_UNAVAILABLE', `no fresh ${unit}/${fiat} rate right now; retry in ${retryAfter} s (Retry-After) or price in ${unit}`, { retryAfter });
+    }
+    const amountMinor = convertPrice(priceMinor, FIATS[fiat].decimals, rate.rate, decimals, deposit.amounts.stepMinor);
+    checkRange(method, deposit, amountMinor, true);
+    const quoteSeconds = Math.min(d.pricing?.quoteSeconds ?? d.ttlSeconds, d.ttlSeconds);
+    return { amountMinor, pricing: { priceAmount: text, priceCurrency: fiat, rate: formatRate(ratioToRate(rate.rate)), source: rate.source, quotedAt: now, validUntil: now + Math.round(quoteSeconds * 1000) } };
   }
 
   /**
@@ -150,33 +202,51 @@ export function createIntentService(d: IntentServiceDeps) {
     return base58Encode(d.random.bytes(32));
   }
 
-  function sameRequest(intent: Intent, method: Method, amountMinor: bigint): boolean {
-    return intent.method === method && intent.amountMinor === amountMinor;
+  /** A retried create: same method and the same amount, or the same price (the rate may have moved since). */
+  function sameRequest(intent: Intent, method: Method, amountMinor: bigint | null, price: IntentPricing | null): boolean {
+    if (intent.method !== method) return false;
+    if (price) return intent.pricing?.priceCurrency === price.priceCurrency && intent.pricing.priceAmount === price.priceAmount;
+    return intent.pricing === null && intent.amountMinor === amountMinor;
   }
 
   return {
     async create(merchant: Merchant, input: CreateIntentInput) {
-      const { method, amountMinor, deposit } = checkAmount(input);
+      let method: Method, deposit: MethodDeposit;
+      let amountMinor: bigint | null = null;
+      let quoted: Promise<{ amountMinor: bigint; pricing: IntentPricing }> | null = null;
+      if (input.price) {
+        ({ method, deposit } = checkMethod(input));
+        const at = d.clock.now();
+        quoted = quotePrice(method, deposit, input.price, at);
+        // Reported inside the write, after the order lookup: a retried create still gets its intent.
+        quoted.catch(() => {});
+      } else {
+        ({ method, amountMinor, deposit } = checkAmount(input as CreateIntentInput & { amount: number }));
+      }
+      const asked = input.price ? { priceAmount: checkPrice(input.price).text, priceCurrency: input.price.currency as Fiat } : null;
       // SQLite: one savepoint in a group commit, answered once the group's transaction is durable.
       // The job may run twice (see IntentStore.write): it reports what it did instead of setting state.
       const { row, created } = await d.store.write(async (w): Promise<{ row: Intent; created?: { payAmount: bigint; amounts: MethodAmounts } }> => {
         // Inside the write transaction, so concurrent identical creates see each other.
         const existing = await w.byOrder(merchant.clientId, input.order_id);
         if (existing) {
-          if (!sameRequest(existing, method, amountMinor)) throw conflict(input.order_id);
+          if (!sameRequest(existing, method, amountMinor, asked as IntentPricing | null)) throw conflict(input.order_id);
           return { row: existing };
         }
+        const q = quoted ? await quoted : null;
+        const amount = q?.amountMinor ?? amountMinor!;
         const now = d.clock.now();
         const id = d.random.uuid();
-        const expiresAt = now + d.ttlSeconds * 1000;
-        const payAmount = await reserveAmount(w, merchant.clientId, method, deposit.amounts, amountMinor, id, expiresAt + d.amountReuseCooldownSeconds * 1000, now);
+        // A priced intent lives as long as its quote: a payment after valid_until is late, never re-priced.
+        const expiresAt = q ? q.pricing.validUntil : now + d.ttlSeconds * 1000;
+        const payAmount = await reserveAmount(w, merchant.clientId, method, deposit.amounts, amount, id, expiresAt + d.amountReuseCooldownSeconds * 1000, now);
         const reference = deposit.method.needsReference ? newReference() : null;
         const intent: Intent = {
           id,
           merchantId: merchant.clientId,
           orderId: input.order_id,
           method,
-          amountMinor,
+          amountMinor: amount,
           payAmountMinor: payAmount,
           receiver: deposit.amounts.receiver,
           reference,
@@ -197,13 +267,14 @@ export function createIntentService(d: IntentServiceDeps) {
           paymentId: null,
           updatedAt: now,
           canceledAt: null,
+          pricing: q?.pricing ?? null,
         };
         await w.insert(intent);
         return { row: intent, created: { payAmount, amounts: deposit.amounts } };
       });
       if (created) {
         metrics.intentCreated(method);
-        notePoolUse(method, created.amounts, amountMinor, created.payAmount);
+        notePoolUse(method, created.amounts, row.amountMinor, created.payAmount);
       }
       return createdView(row, ctx());
     },

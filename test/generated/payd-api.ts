@@ -383,6 +383,29 @@ export interface components {
             amount_received: number;
             /** @description Every payment attributed to this intent, oldest first: credited, held for your decision, or marked refunded. */
             payments: components["schemas"]["Payment"][];
+            /** @description The fiat price as given at creation (only on intents created with price); amount is it converted at quote.rate. */
+            price?: {
+                amount: number;
+                /** @enum {string} */
+                currency: "INR" | "USD" | "EUR";
+            };
+            /** @description The locked rate the price was converted at (only with price). A payment after valid_until is late: the intent expires then. */
+            quote?: {
+                /** @description Price currency per 1 unit of the method's currency (83.75: ₹83.75 per USDT). */
+                rate: number;
+                /** @description Where the rate came from: a source (coindcx, kraken, …), a cross rate (kraken×frankfurter), peg (1 USDT = 1 USD) or identity. */
+                source: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds, e.g. 2026-11-22T10:00:00.000Z
+                 */
+                quoted_at: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds, e.g. 2026-11-22T10:00:00.000Z
+                 */
+                valid_until: string;
+            };
         };
         CreatedIntent: {
             /** @constant */
@@ -442,6 +465,29 @@ export interface components {
             amount_received: number;
             /** @description Every payment attributed to this intent, oldest first: credited, held for your decision, or marked refunded. */
             payments: components["schemas"]["Payment"][];
+            /** @description The fiat price as given at creation (only on intents created with price); amount is it converted at quote.rate. */
+            price?: {
+                amount: number;
+                /** @enum {string} */
+                currency: "INR" | "USD" | "EUR";
+            };
+            /** @description The locked rate the price was converted at (only with price). A payment after valid_until is late: the intent expires then. */
+            quote?: {
+                /** @description Price currency per 1 unit of the method's currency (83.75: ₹83.75 per USDT). */
+                rate: number;
+                /** @description Where the rate came from: a source (coindcx, kraken, …), a cross rate (kraken×frankfurter), peg (1 USDT = 1 USD) or identity. */
+                source: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds, e.g. 2026-11-22T10:00:00.000Z
+                 */
+                quoted_at: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds, e.g. 2026-11-22T10:00:00.000Z
+                 */
+                valid_until: string;
+            };
         };
         IntentPage: {
             data: components["schemas"]["Intent"][];
@@ -536,6 +582,29 @@ export interface components {
             amount_received: number;
             /** @description Every payment attributed to this intent, oldest first: credited, held for your decision, or marked refunded. */
             payments: components["schemas"]["Payment"][];
+            /** @description The fiat price as given at creation (only on intents created with price); amount is it converted at quote.rate. */
+            price?: {
+                amount: number;
+                /** @enum {string} */
+                currency: "INR" | "USD" | "EUR";
+            };
+            /** @description The locked rate the price was converted at (only with price). A payment after valid_until is late: the intent expires then. */
+            quote?: {
+                /** @description Price currency per 1 unit of the method's currency (83.75: ₹83.75 per USDT). */
+                rate: number;
+                /** @description Where the rate came from: a source (coindcx, kraken, …), a cross rate (kraken×frankfurter), peg (1 USDT = 1 USD) or identity. */
+                source: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds, e.g. 2026-11-22T10:00:00.000Z
+                 */
+                quoted_at: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds, e.g. 2026-11-22T10:00:00.000Z
+                 */
+                valid_until: string;
+            };
             /**
              * @description Paid after expires_at while the amount was still reserved (latePayments: settle).
              * @constant
@@ -614,7 +683,15 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    amount: number;
+                    /** @description In the method's currency (currency). Give either amount or price, not both. */
+                    amount?: number;
+                    /** @description A price in fiat instead of amount: payd converts it to the method's currency at a locked quote (rounded up to the method's amount step). */
+                    price?: {
+                        amount: number;
+                        /** @description ISO 4217: INR, USD or EUR. */
+                        currency: string;
+                    };
+                    /** @description The payment method: UPI, USDT_TRC20, USDT_SOL or SOL. */
                     currency: string;
                     order_id: string;
                     return_url?: string;
@@ -737,7 +814,7 @@ export interface operations {
             /** @description RATE_LIMITED */
             429: {
                 headers: {
-                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -768,10 +845,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description AMOUNT_UNAVAILABLE or BUSY */
+            /** @description AMOUNT_UNAVAILABLE or RATE_UNAVAILABLE or BUSY */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -780,7 +857,7 @@ export interface operations {
                         /** @description A human-readable message. */
                         detail: string;
                         /** @enum {string} */
-                        code: "AMOUNT_UNAVAILABLE" | "BUSY";
+                        code: "AMOUNT_UNAVAILABLE" | "RATE_UNAVAILABLE" | "BUSY";
                         /** @description INVALID_REQUEST only: one entry per bad field. */
                         errors?: components["schemas"]["FieldError"][];
                     };
@@ -907,7 +984,7 @@ export interface operations {
             /** @description RATE_LIMITED */
             429: {
                 headers: {
-                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -941,7 +1018,7 @@ export interface operations {
             /** @description BUSY */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1059,7 +1136,7 @@ export interface operations {
             /** @description RATE_LIMITED */
             429: {
                 headers: {
-                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1093,7 +1170,7 @@ export interface operations {
             /** @description BUSY */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1219,7 +1296,7 @@ export interface operations {
             /** @description RATE_LIMITED */
             429: {
                 headers: {
-                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1253,7 +1330,7 @@ export interface operations {
             /** @description BUSY */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1405,7 +1482,7 @@ export interface operations {
             /** @description RATE_LIMITED */
             429: {
                 headers: {
-                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1439,7 +1516,7 @@ export interface operations {
             /** @description BUSY */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1591,7 +1668,7 @@ export interface operations {
             /** @description RATE_LIMITED */
             429: {
                 headers: {
-                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1625,7 +1702,7 @@ export interface operations {
             /** @description BUSY */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1701,7 +1778,7 @@ export interface operations {
             /** @description RATE_LIMITED */
             429: {
                 headers: {
-                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1735,7 +1812,7 @@ export interface operations {
             /** @description BUSY */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1855,7 +1932,7 @@ export interface operations {
             /** @description RATE_LIMITED */
             429: {
                 headers: {
-                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1889,7 +1966,7 @@ export interface operations {
             /** @description BUSY */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1965,7 +2042,7 @@ export interface operations {
             /** @description RATE_LIMITED */
             429: {
                 headers: {
-                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1999,7 +2076,7 @@ export interface operations {
             /** @description BUSY */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -2156,7 +2233,7 @@ export interface operations {
             /** @description RATE_LIMITED */
             429: {
                 headers: {
-                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -2190,7 +2267,7 @@ export interface operations {
             /** @description BUSY */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -2228,7 +2305,7 @@ export interface operations {
             /** @description RATE_LIMITED */
             429: {
                 headers: {
-                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount). */
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };

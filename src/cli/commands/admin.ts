@@ -19,6 +19,21 @@ export function adminCommands(program: Command, e: CliEnv): void {
     }
   });
 
+  leaf(program.command('rates').description("fiat pricing: each configured pair's rate in use, its age and source, and every source's state"))
+    .option('--refresh', 'ask every source once now and record the answers (as the worker leader does)')
+    .action((o: Opts, cmd: Command) =>
+      withApp(cmd.optsWithGlobals(), e, async (app) => {
+        const [{ describePair, describeSources }] = await Promise.all([import('../../pricing/describe.ts')]);
+        if (o.refresh && app.pricing.refresher) await app.pricing.refresher.refreshOnce(AbortSignal.timeout(30_000));
+        const pairs = await app.pricing.book.status();
+        if (pairs.length === 0) e.io.out('no pairs configured (pricing.pairs): only UPI priced in INR and USDT priced in USD (pricing.usdtPeg) can be quoted');
+        for (const p of pairs) {
+          e.io.out(`${p.pair}: ${describePair(p).message}`);
+          for (const line of describeSources(p)) e.io.out(line);
+        }
+      }),
+    );
+
   leaf(program.command('doctor').description('check the config, the database and every enabled upstream')).action((_o: Opts, cmd: Command) =>
     withApp(cmd.optsWithGlobals(), e, async (app) => {
       const lines = await app.doctor.run();

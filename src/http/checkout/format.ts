@@ -1,4 +1,6 @@
 import { formatMinor, formatMinorFixed } from '../../domain/money.ts';
+import type { Intent } from '../../domain/intent.ts';
+import { FIATS, type Fiat } from '../../domain/rates.ts';
 
 /** Indian digit grouping of a whole number: 1499 → "1,499", 1234567 → "12,34,567". */
 export function groupIndian(int: string): string {
@@ -29,4 +31,25 @@ export function shownAmount(method: { decimals: number; fiatSign?: string }, min
   const [int, frac = ''] = exact.split('.');
   const text = `${int}.${frac.padEnd(2, '0')}`;
   return { text, plain: exact };
+}
+
+/** A fiat price for people: ₹ with Indian grouping, $ and € with thousands commas; always two decimals. */
+export function shownPrice(amount: string, currency: Fiat): string {
+  const [int, frac = ''] = amount.split('.');
+  const grouped = currency === 'INR' ? groupIndian(int) : int.replace(/\B(?=(\d{3})+$)/g, ',');
+  return `${FIATS[currency].sign}${grouped}.${frac.padEnd(FIATS[currency].decimals, '0')}`;
+}
+
+/**
+ * The quote line of a priced intent: "₹1,999.00 = 23.87 USDT at 83.75 ₹/USDT, valid until 14:32"
+ * (the converted amount, before any unique offset; the time in UTC, HH:MM). Null without a quote
+ * or for the identity (UPI priced in INR says nothing new).
+ */
+export function quoteLine(intent: Intent, method: { decimals: number; fiatSign?: string; unit: string }): { text: string; validUntil: string } | null {
+  const q = intent.pricing;
+  if (!q || q.source === 'identity') return null;
+  const shown = shownAmount(method, intent.amountMinor).text;
+  const amount = method.fiatSign !== undefined ? shown : `${shown} ${method.unit}`;
+  const hhmm = new Date(q.validUntil).toISOString().slice(11, 16);
+  return { text: `${shownPrice(q.priceAmount, q.priceCurrency)} = ${amount} at ${q.rate} ${FIATS[q.priceCurrency].sign}/${method.unit}, valid until ${hhmm} UTC`, validUntil: new Date(q.validUntil).toISOString() };
 }

@@ -1,7 +1,7 @@
 import type { Intent } from '../../domain/intent.ts';
 import type { MethodDescriptor } from '../../methods/method.ts';
 import { html, type Safe } from './escape.ts';
-import { shownAmount } from './format.ts';
+import { quoteLine, shownAmount } from './format.ts';
 import type { ShownPayment } from '../../domain/intent.ts';
 import type { CheckoutState } from './state.ts';
 
@@ -80,6 +80,7 @@ export function checkoutPage(p: PageInput): string {
   const unit = words.fiatSign !== undefined ? '' : rules.unit;
   const pay = shownAmount({ decimals: rules.decimals, fiatSign: words.fiatSign }, intent.payAmountMinor);
   const warning = words.warning;
+  const quote = quoteLine(intent, { decimals: rules.decimals, fiatSign: words.fiatSign, unit: rules.unit });
   const testBanner = p.livemode
     ? html``
     : html`<p class="test-mode" id="test-mode" role="note"><strong>TEST MODE</strong> · sandbox payment: no real money moves. Do not pay this with a real app.</p>`;
@@ -104,6 +105,7 @@ export function checkoutPage(p: PageInput): string {
       <p class="amount"><span id="pay-amount" data-copy-value="${pay.plain}">${pay.text}</span>${unit ? html` <span class="unit">${unit}</span>` : html``}
         <button type="button" class="copy" data-copy="pay-amount">Copy</button></p>
       <p class="note" id="exact-note"><strong>Pay exactly this amount</strong>, in one payment: the exact amount is how your payment is recognised.</p>
+      ${quote ? html`<p class="note" id="quote" data-valid-until="${quote.validUntil}">${quote.text}</p>` : html``}
     </div>
 
     <a class="app-button" id="app-button" href="${intent.paymentUri}">${words.appButton}</a>

@@ -41,7 +41,7 @@ export function buildOpenApiDocument(o: { serverUrl?: string; methods?: MethodRe
           summary: 'Create a payment intent (idempotent on order_id)',
           body: { schema: CreateBody, example: EXAMPLES.createRequest },
           ok: { schema: 'CreatedIntent', example: EXAMPLES.created },
-          errors: ['INVALID_REQUEST', 'METHOD_UNSUPPORTED', 'AMOUNT_OUT_OF_RANGE', 'ORDER_ID_CONFLICT', 'PAYLOAD_TOO_LARGE', 'AMOUNT_UNAVAILABLE', 'BUSY'],
+          errors: ['INVALID_REQUEST', 'METHOD_UNSUPPORTED', 'AMOUNT_OUT_OF_RANGE', 'ORDER_ID_CONFLICT', 'PAYLOAD_TOO_LARGE', 'AMOUNT_UNAVAILABLE', 'RATE_UNAVAILABLE', 'BUSY'],
         }),
       },
       '/api/v1/intents': {
@@ -162,8 +162,8 @@ function errorResponses(codes: ErrorCode[], ERROR_EXAMPLES: Record<string, unkno
   for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
     out[String(status)] = {
       description: list.join(' or '),
-      ...(status === 429 || list.includes('BUSY') || list.includes('AMOUNT_UNAVAILABLE')
-        ? { headers: { 'Retry-After': { description: 'Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again; or ask for another amount).', schema: { type: 'integer' } } } }
+      ...(status === 429 || list.includes('BUSY') || list.includes('AMOUNT_UNAVAILABLE') || list.includes('RATE_UNAVAILABLE')
+        ? { headers: { 'Retry-After': { description: 'Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method\'s currency).', schema: { type: 'integer' } } } }
         : {}),
       content: {
         'application/json': {

@@ -73,6 +73,7 @@ export function openApiExamples(methods: MethodRegistry) {
     INTENT_NOT_CANCELABLE: { detail: 'intent 3f0c2a8e-6a1b-4c55-9d1e-0b7f2f4c9a10 is settled; only a pending intent can be canceled', code: 'INTENT_NOT_CANCELABLE' },
     PAYLOAD_TOO_LARGE: { detail: 'request body exceeds 16384 bytes', code: 'PAYLOAD_TOO_LARGE' },
     RATE_LIMITED: { detail: 'too many requests; slow down', code: 'RATE_LIMITED' },
+    RATE_UNAVAILABLE: { detail: `no fresh SOL/INR rate right now; retry in 60 s (Retry-After) or price in SOL`, code: 'RATE_UNAVAILABLE' },
     AMOUNT_UNAVAILABLE: { detail: `no unique pay amount is free near ${e.amount} ${shown.id}; the first is free again in 3650 s (Retry-After), or ask for another amount`, code: 'AMOUNT_UNAVAILABLE' },
     BUSY: { detail: 'the database is busy (another process holds its write lock); try again shortly', code: 'BUSY' },
     INTERNAL: { detail: 'internal error', code: 'INTERNAL' },

@@ -1,3 +1,4 @@
+import { FIAT_CODES } from '../../domain/rates.ts';
 import type { MethodRegistry } from '../../methods/registry.ts';
 import { FEED_TYPES } from '../../services/event-feed.ts';
 import { INTENT_STATUSES } from '../requests.ts';
@@ -28,6 +29,23 @@ const intentPropertiesOf = (methods: MethodRegistry) => ({
   livemode: { type: 'boolean', description: 'false in the sandbox.' },
   amount_received: { type: 'number', description: 'The sum of the payments credited to this intent (0 until one is).' },
   payments: { type: 'array', items: { $ref: '#/components/schemas/Payment' }, description: 'Every payment attributed to this intent, oldest first: credited, held for your decision, or marked refunded.' },
+  price: {
+    type: 'object',
+    description: 'The fiat price as given at creation (only on intents created with price); amount is it converted at quote.rate.',
+    required: ['amount', 'currency'],
+    properties: { amount: { type: 'number' }, currency: { type: 'string', enum: [...FIAT_CODES] } },
+  },
+  quote: {
+    type: 'object',
+    description: 'The locked rate the price was converted at (only with price). A payment after valid_until is late: the intent expires then.',
+    required: ['rate', 'source', 'quoted_at', 'valid_until'],
+    properties: {
+      rate: { type: 'number', description: "Price currency per 1 unit of the method's currency (83.75: ₹83.75 per USDT)." },
+      source: { type: 'string', description: 'Where the rate came from: a source (coindcx, kraken, …), a cross rate (kraken×frankfurter), peg (1 USDT = 1 USD) or identity.' },
+      quoted_at: timestamp,
+      valid_until: timestamp,
+    },
+  },
 });
 const paymentReason = nullable({
   type: 'string',

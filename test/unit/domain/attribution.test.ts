@@ -25,6 +25,7 @@ const intent = (id: string, payAmountMinor: bigint, over: Partial<Intent> = {}):
   paymentId: null,
   updatedAt: T0,
   canceledAt: null,
+  pricing: null,
   ...over,
 });
 const held = (i: Intent, creditedMinor = 0n): Candidate => ({ intent: i, creditedMinor, holdsAmount: true });

@@ -1,0 +1,146 @@
+import { numberToDecimalText } from './money.ts';
+
+/**
+ * Exchange rates as exact decimals: a rate is a bigint scaled by 10^18 (never a float), and
+ * always reads "units of the price currency per 1 unit of the method's currency"
+ * (83.75 = 83.75 ₹ per USDT).
+ */
+export const RATE_DECIMALS = 18;
+const SCALE = 10n ** BigInt(RATE_DECIMALS);
+export const RATE_ONE = SCALE;
+
+/** The public rate sources payd can ask (src/pricing/sources/). */
+export const RATE_SOURCES = ['coindcx', 'wazirx', 'kraken', 'coinbase', 'binance', 'frankfurter', 'coingecko'] as const;
+export type RateSourceName = (typeof RATE_SOURCES)[number];
+
+/** Fiat currencies a price may be given in, with their minor-unit decimals and the sign shown to people. */
+export const FIATS = { INR: { decimals: 2, sign: '₹' }, USD: { decimals: 2, sign: '$' }, EUR: { decimals: 2, sign: '€' } } as const;
+export type Fiat = keyof typeof FIATS;
+export const FIAT_CODES = Object.keys(FIATS) as Fiat[];
+export const isFiat = (v: unknown): v is Fiat => typeof v === 'string' && Object.hasOwn(FIATS, v);
+
+/**
+ * A source's rate (decimal string, or a JSON number as its shortest exact text) as a scaled
+ * bigint; null for anything that is not a plain positive decimal (zero, negative, "NaN", "",
+ * exponents, null): such an answer is a source failure, never a rate.
+ */
+export function parseRate(raw: unknown): bigint | null {
+  let text: string;
+  if (typeof raw === 'string') text = raw.trim();
+  else if (typeof raw === 'number' && Number.isFinite(raw)) text = numberToDecimalText(raw);
+  else return null;
+  const m = /^(\d{1,30})(?:\.(\d{1,40}))?$/.exec(text);
+  if (!m) return null;
+  const frac = m[2] ?? '';
+  const r = BigInt(m[1] + frac.slice(0, RATE_DECIMALS).padEnd(RATE_DECIMALS, '0'));
+  // Digits past the 18th are dropped (no source sends that many), like derived rates: down.
+  return r > 0n ? r : null;
+}
+
+/** A rate as plain decimal text, trailing zeros trimmed ("83.75", "0.011947"). */
+export function formatRate(r: bigint): string {
+  const int = r / SCALE;
+  const frac = (r % SCALE).toString().padStart(RATE_DECIMALS, '0').replace(/0+$/, '');
+  return frac ? `${int}.${frac}` : `${int}`;
+}
+
+/**
+ * A rate as an exact fraction num/den: inverse pairs and cross rates stay exact until the one
+ * rounding convertPrice does (a cached rate r is r/10^18).
+ */
+export interface Ratio {
+  num: bigint;
+  den: bigint;
+}
+export const ratio = (r: bigint): Ratio => ({ num: r, den: SCALE });
+export const multiplyRates = (a: Ratio, b: Ratio): Ratio => ({ num: a.num * b.num, den: a.den * b.den });
+export const invertRate = (r: Ratio): Ratio => ({ num: r.den, den: r.num });
+/** The fraction as a scaled rate for showing and storing (rounded down at 18 decimals). */
+export const ratioToRate = (r: Ratio): bigint => (r.num * SCALE) / r.den;
+
+/** The median of the values (even count: the mean of the middle two). */
+export function median(values: readonly bigint[]): bigint {
+  const s = [...values].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2n;
+}
+
+/** Whether `value` is within `maxSpreadPercent` % of `reference` (exact: percent taken in hundredths). */
+export function withinSpread(value: bigint, reference: bigint, maxSpreadPercent: number): boolean {
+  const bp = BigInt(Math.round(maxSpreadPercent * 100));
+  const diff = value > reference ? value - reference : reference - value;
+  return diff * 10_000n <= reference * bp;
+}
+
+/**
+ * Of the sources' readings for one pair, which to trust: with two or more, a reading further
+ * than maxSpreadPercent from the median of all of them is an outlier (a source gone wild, a
+ * wrong market); with one, there is nothing to compare it with and it stands.
+ */
+export function screenOutliers<T extends { rate: bigint }>(readings: readonly T[], maxSpreadPercent: number): { kept: T[]; outliers: T[]; median: bigint | null } {
+  if (readings.length < 2) return { kept: [...readings], outliers: [], median: readings[0]?.rate ?? null };
+  const m = median(readings.map((r) => r.rate));
+  const kept: T[] = [];
+  const outliers: T[] = [];
+  for (const r of readings) (withinSpread(r.rate, m, maxSpreadPercent) ? kept : outliers).push(r);
+  return { kept, outliers, median: m };
+}
+
+/**
+ * A price converted to the method's minor units at `rate` (price currency per method unit),
+ * rounded UP to the method's amount step, so the merchant never gets less than the price at
+ * the quoted rate: minor = ceil(ceil(price × 10^decimals / rate) / step) × step.
+ * `priceMinor` is in the price currency's minor units (`priceDecimals` places).
+ */
+export function convertPrice(priceMinor: bigint, priceDecimals: number, rate: Ratio, methodDecimals: number, stepMinor: bigint): bigint {
+  const num = priceMinor * rate.den * 10n ** BigInt(methodDecimals);
+  const den = rate.num * 10n ** BigInt(priceDecimals);
+  const raw = (num + den - 1n) / den;
+  return ((raw + stepMinor - 1n) / stepMinor) * stepMinor;
+}
+
+/** One pair's rate as the cache holds it. */
+export interface PairRate {
+  rate: bigint;
+  source: string;
+  /** When it was fetched, ms. */
+  at: number;
+}
+
+/** The rate a price converts at: exact, with where it came from. */
+export interface QuotedRate {
+  rate: Ratio;
+  source: string;
+  /** When it was fetched, ms. */
+  at: number;
+}
+
+/**
+ * The rate for paying a price in `fiat` with `unit` (the method's currency), from the fresh
+ * rates `fresh(pair)` offers ("USDT/INR"): the identity for the same currency, the USDT peg for
+ * USDT/USD when the operator chose it, the direct pair, its inverse, or a cross rate through
+ * USD (e.g. SOL/INR = SOL/USD × USD/INR, the fiat leg from ECB rates). Undefined: no fresh rate.
+ * A pair the operator configured (`fresh` answers 'stale' while it has no fresh rate) is never
+ * replaced by its inverse or a cross rate: those are other prices (USDT/INR on Indian books
+ * carries a premium over USD/INR), so its outage refuses creates instead of re-pricing them.
+ */
+export function resolveRate(unit: string, fiat: Fiat, fresh: (pair: string) => PairRate | 'stale' | undefined, usdtPeg: boolean): QuotedRate | undefined {
+  const one: Ratio = { num: 1n, den: 1n };
+  const leg = (base: string, quote: string): QuotedRate | 'stale' | undefined => {
+    if (base === quote) return { rate: one, source: 'identity', at: Number.POSITIVE_INFINITY };
+    if (base === 'USDT' && quote === 'USD' && usdtPeg) return { rate: one, source: 'peg', at: Number.POSITIVE_INFINITY };
+    const direct = fresh(`${base}/${quote}`);
+    if (direct) return direct === 'stale' ? direct : { ...direct, rate: ratio(direct.rate) };
+    const inverse = fresh(`${quote}/${base}`);
+    if (inverse) return inverse === 'stale' ? inverse : { ...inverse, rate: invertRate(ratio(inverse.rate)) };
+    return undefined;
+  };
+  const direct = leg(unit, fiat);
+  if (direct === 'stale') return undefined;
+  if (direct) return direct;
+  if (unit === 'USD' || fiat === 'USD') return undefined;
+  const a = leg(unit, 'USD');
+  const b = a && a !== 'stale' ? leg('USD', fiat) : undefined;
+  if (!a || a === 'stale' || !b || b === 'stale') return undefined;
+  return { rate: multiplyRates(a.rate, b.rate), source: [a.source, b.source].filter((s) => s !== 'identity').join('×'), at: Math.min(a.at, b.at) };
+}

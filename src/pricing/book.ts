@@ -1,0 +1,125 @@
+import { writeTx, type Db } from '../db/open.ts';
+import type { RatesTable } from '../db/schema.ts';
+import { formatRate, parseRate, resolveRate, type Fiat, type PairRate, type QuotedRate } from '../domain/rates.ts';
+import type { Clock } from '../domain/ports.ts';
+import type { RateReading } from './source.ts';
+
+/** One source's outcome for one pair in a refresh. */
+export type RateOutcome = { pair: string; source: string } & ({ reading: RateReading; outlier: boolean } | { error: string });
+
+/** A pair as `payd rates`, `payd doctor` and /readyz show it. */
+export interface PairStatus {
+  pair: string;
+  /** The rate a create would use now, and its source; null: none fresh. */
+  rate: string | null;
+  source: string | null;
+  /** Age of that rate, seconds (null: none). */
+  ageSeconds: number | null;
+  sources: { source: string; rate: string | null; ageSeconds: number | null; outlier: boolean; failures: number; error: string | null }[];
+}
+
+export interface RateBookOptions {
+  db: Db;
+  clock: Clock;
+  /** "USDT/INR" → its sources in fallback order (pricing.pairs). */
+  pairs: Record<string, readonly string[]>;
+  maxAgeSeconds: number;
+  usdtPeg: boolean;
+}
+
+/** Rows are read again at most this often per process: creates never wait on more than a cached read. */
+const SNAPSHOT_MS = 1000;
+
+/**
+ * The rate cache (the `rates` table): written by the worker leader after each refresh, read
+ * by every process. A rate is used only while younger than pricing.maxAgeSeconds, not marked an
+ * outlier, and from the first source in the pair's configured order that has one.
+ */
+export function createRateBook(o: RateBookOptions) {
+  const maxAgeMs = o.maxAgeSeconds * 1000;
+  let snapshot: { at: number; rows: RatesTable[] } | null = null;
+  let loading: Promise<RatesTable[]> | null = null;
+
+  async function rows(): Promise<RatesTable[]> {
+    const now = o.clock.now();
+    if (snapshot && now - snapshot.at < SNAPSHOT_MS && now >= snapshot.at) return snapshot.rows;
+    loading ??= o.db
+      .selectFrom('rates')
+      .selectAll()
+      .execute()
+      .then((r) => {
+        snapshot = { at: now, rows: r.map((x) => ({ ...x, fetched_at: x.fetched_at === null ? null : Number(x.fetched_at), checked_at: Number(x.checked_at), source_at: x.source_at === null ? null : Number(x.source_at) })) };
+        return snapshot.rows;
+      })
+      .finally(() => (loading = null));
+    return loading;
+  }
+
+  /** The usable rate of `pair` now: fresh, not an outlier, first in the configured order. */
+  function freshFrom(all: RatesTable[], now: number, pair: string): PairRate | undefined {
+    for (const source of o.pairs[pair] ?? []) {
+      const row = all.find((r) => r.pair === pair && r.source === source);
+      if (!row || row.rate === null || row.fetched_at === null || row.outlier) continue;
+      if (now - row.fetched_at > maxAgeMs) continue;
+      const rate = parseRate(row.rate);
+      if (rate !== null) return { rate, source, at: row.fetched_at };
+    }
+    return undefined;
+  }
+
+  return {
+    /** The rate to convert a `fiat` price into `unit` (the method's currency) now; undefined: none fresh. */
+    async quote(unit: string, fiat: Fiat): Promise<QuotedRate | undefined> {
+      // The identity and the peg need no rows.
+      const direct = resolveRate(unit, fiat, () => undefined, o.usdtPeg);
+      if (direct) return direct;
+      const all = await rows();
+      const now = o.clock.now();
+      return resolveRate(unit, fiat, (pair) => freshFrom(all, now, pair) ?? (o.pairs[pair] ? 'stale' : undefined), o.usdtPeg);
+    },
+
+    /** Writes one refresh's outcomes in one transaction. A failure keeps the previous good rate (until it is too old). */
+    async record(outcomes: readonly RateOutcome[]): Promise<void> {
+      const now = o.clock.now();
+      await writeTx(o.db, async (tx) => {
+        for (const x of outcomes) {
+          const key = { pair: x.pair, source: x.source };
+          if ('reading' in x) {
+            const ok = { rate: formatRate(x.reading.rate), fetched_at: now, source_at: x.reading.sourceAt ?? null, outlier: x.outlier ? 1 : 0, checked_at: now, error: null, failures: 0 };
+            await tx.insertInto('rates').values({ ...key, ...ok }).onConflict((oc) => oc.columns(['pair', 'source']).doUpdateSet(ok)).execute();
+          } else {
+            const error = x.error.slice(0, 300);
+            await tx
+              .insertInto('rates')
+              .values({ ...key, rate: null, fetched_at: null, source_at: null, outlier: 0, checked_at: now, error, failures: 1 })
+              .onConflict((oc) => oc.columns(['pair', 'source']).doUpdateSet((eb) => ({ checked_at: now, error, failures: eb('rates.failures', '+', 1) })))
+              .execute();
+          }
+        }
+      });
+      snapshot = null;
+    },
+
+    /** Every configured pair with the rate a create would use and each source's state. */
+    async status(): Promise<PairStatus[]> {
+      const all = await rows();
+      const now = o.clock.now();
+      const age = (at: number | null) => (at === null ? null : Math.max(0, Math.round((now - at) / 1000)));
+      return Object.entries(o.pairs).map(([pair, sources]) => {
+        const used = freshFrom(all, now, pair);
+        return {
+          pair,
+          rate: used ? formatRate(used.rate) : null,
+          source: used?.source ?? null,
+          ageSeconds: used ? age(used.at) : null,
+          sources: sources.map((source) => {
+            const row = all.find((r) => r.pair === pair && r.source === source);
+            return { source, rate: row?.rate ?? null, ageSeconds: age(row?.fetched_at ?? null), outlier: row?.outlier === 1, failures: row?.failures ?? 0, error: row?.error ?? null };
+          }),
+        };
+      });
+    },
+  };
+}
+
+export type RateBook = ReturnType<typeof createRateBook>;

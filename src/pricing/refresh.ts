@@ -1,0 +1,82 @@
+import { screenOutliers, formatRate } from '../domain/rates.ts';
+import type { Clock, Logger } from '../domain/ports.ts';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { RateBook, RateOutcome } from './book.ts';
+import type { RateReading, RateSource } from './source.ts';
+import { RateSourceError } from './source.ts';
+
+export interface RefresherOptions {
+  book: Pick<RateBook, 'record'>;
+  /** By name: the sources some pair lists. */
+  sources: ReadonlyMap<string, RateSource>;
+  pairs: Record<string, readonly string[]>;
+  maxSpreadPercent: number;
+  clock: Clock;
+  log: Logger;
+  /** One request's wall-clock limit, ms. */
+  timeoutMs?: number;
+}
+
+/**
+ * The worker leader's rate refresh: every source of every pair asked once per round, in
+ * parallel, whatever the API traffic (creates only read the cache). A source that answered
+ * 429/418 with Retry-After is not asked again before that time. Readings too far from the
+ * pair's median are stored as outliers (not used) and logged.
+ */
+export function createRateRefresher(o: RefresherOptions) {
+  const blockedUntil = new Map<string, number>();
+  const timeoutMs = o.timeoutMs ?? 10_000;
+
+  async function ask(source: RateSource | undefined, name: string, pair: string, signal: AbortSignal): Promise<RateReading | { error: string }> {
+    if (!source) return { error: `unknown source ${name}` };
+    if (!source.supports(pair)) return { error: `${name} does not quote ${pair}` };
+    const until = blockedUntil.get(name) ?? 0;
+    if (o.clock.now() < until) return { error: `rate limited: not asked before ${new Date(until).toISOString()}` };
+    try {
+      return await source.fetch(pair, AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]));
+    } catch (err) {
+      if (err instanceof RateSourceError && err.retryAfter) blockedUntil.set(name, o.clock.now() + err.retryAfter * 1000);
+      return { error: err instanceof RateSourceError ? err.message : describeError(err) };
+    }
+  }
+
+  async function refreshOnce(signal: AbortSignal): Promise<RateOutcome[]> {
+    const asked = Object.entries(o.pairs).flatMap(([pair, names]) => names.map(async (name) => ({ pair, source: name, answer: await ask(o.sources.get(name), name, pair, signal) })));
+    const answers = await Promise.all(asked);
+    const outcomes: RateOutcome[] = [];
+    for (const pair of Object.keys(o.pairs)) {
+      const mine = answers.filter((a) => a.pair === pair);
+      const good = mine.flatMap((a) => ('rate' in a.answer ? [{ source: a.source, rate: a.answer.rate, reading: a.answer }] : []));
+      const { outliers, median } = screenOutliers(good, o.maxSpreadPercent);
+      for (const a of mine) {
+        if ('error' in a.answer) {
+          o.log.warn('rate source failed', { pair, source: a.source, error: a.answer.error });
+          outcomes.push({ pair, source: a.source, error: a.answer.error });
+          continue;
+        }
+        const outlier = outliers.some((x) => x.source === a.source);
+        if (outlier) o.log.warn('rate ignored: too far from the other sources', { pair, source: a.source, rate: formatRate(a.answer.rate), median: median === null ? null : formatRate(median), max_spread_percent: o.maxSpreadPercent });
+        outcomes.push({ pair, source: a.source, reading: a.answer, outlier });
+      }
+    }
+    if (!signal.aborted) await o.book.record(outcomes);
+    return outcomes;
+  }
+
+  return {
+    refreshOnce,
+    /** Refreshes every `intervalMs` until `signal` aborts (the leader steps down or the app stops). */
+    async run(signal: AbortSignal, intervalMs: number): Promise<void> {
+      while (!signal.aborted) {
+        try {
+          await refreshOnce(signal);
+        } catch (err) {
+          if (!signal.aborted) o.log.warn('rate refresh failed', { error: describeError(err) });
+        }
+        await delay(intervalMs, undefined, { signal }).catch(() => {});
+      }
+    },
+  };
+}
+
+const describeError = (err: unknown): string => (err instanceof Error ? err.message : String(err));

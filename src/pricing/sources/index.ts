@@ -1,0 +1,20 @@
+import type { RateSourceName } from '../../domain/rates.ts';
+import type { RateSource, SourceOptions } from '../source.ts';
+import { binance } from './binance.ts';
+import { coinbase } from './coinbase.ts';
+import { coindcx } from './coindcx.ts';
+import { coingecko } from './coingecko.ts';
+import { frankfurter } from './frankfurter.ts';
+import { kraken } from './kraken.ts';
+import { wazirx } from './wazirx.ts';
+
+/** Each source's builder and its public base URL. */
+export const SOURCE_FACTORIES: Record<RateSourceName, { build: (o: SourceOptions) => RateSource; baseUrl: string }> = {
+  coindcx: { build: coindcx, baseUrl: 'https://api.coindcx.com' },
+  wazirx: { build: wazirx, baseUrl: 'https://api.wazirx.com' },
+  kraken: { build: kraken, baseUrl: 'https://api.kraken.com' },
+  coinbase: { build: coinbase, baseUrl: 'https://api.coinbase.com' },
+  binance: { build: binance, baseUrl: 'https://data-api.binance.vision' },
+  frankfurter: { build: frankfurter, baseUrl: 'https://api.frankfurter.dev' },
+  coingecko: { build: coingecko, baseUrl: 'https://api.coingecko.com' },
+};
