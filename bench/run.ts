@@ -11,6 +11,7 @@ import { upiSection } from './sections/upi.ts';
 import { tronSection } from './sections/tron.ts';
 import { solanaSection } from './sections/solana.ts';
 import { pgSection } from './sections/pg.ts';
+import { outageSection } from './sections/outage.ts';
 
 const SECTIONS: Record<string, Section> = {
   cli: cliSection,
@@ -20,6 +21,7 @@ const SECTIONS: Record<string, Section> = {
   tron: tronSection,
   solana: solanaSection,
   pg: pgSection,
+  outage: outageSection,
 };
 
 /** Bounds the whole run: a hung section must not hang the machine's shared CPU forever. */

@@ -1,6 +1,6 @@
 // `npm run build` (also run by `prepare`, so `npm install` / `npm ci` leave a working
 // bin/payd): bundles src/ and the libraries it imports into dist/ with esbuild, and copies
-// the checkout page's CSS and JS beside the bundle.
+// the checkout page's and the console's CSS and JS beside the bundle.
 //
 // Why a bundle rather than tsc's file-per-module output: V8 keeps every loaded module's source
 // text for the life of the process. Loading ~800 separate files with their comments and
@@ -52,6 +52,9 @@ await esbuild.build({
   logLevel: 'warning',
 });
 
-const assets = join(root, 'src/http/checkout/assets');
 mkdirSync(join(dist, 'assets'), { recursive: true });
-for (const name of readdirSync(assets)) copyFileSync(join(assets, name), join(dist, 'assets', name));
+// The checkout page's and the operator console's (their names do not collide).
+for (const dir of ['src/http/checkout/assets', 'src/http/console/assets']) {
+  const assets = join(root, dir);
+  for (const name of readdirSync(assets)) copyFileSync(join(assets, name), join(dist, 'assets', name));
+}

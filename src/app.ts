@@ -27,6 +27,9 @@ import { moneyOfOne } from './services/intent-money.ts';
 import { createDoctor } from './services/doctor.ts';
 import { createUpiSilence } from './services/upi-silence.ts';
 import { createOperatorActions } from './services/operator-actions.ts';
+import { createConsoleAccess } from './services/console-access.ts';
+import { createConsoleViews } from './services/console-views.ts';
+import type { SourcesReport } from './http/console/pages/sources.ts';
 import { isDown } from './workers/source-health.ts';
 import { serveApi, type Serving } from './app/http.ts';
 import { createLeaderWork, positionKey } from './app/lead.ts';
@@ -138,7 +141,7 @@ export async function createApp(o: AppOptions) {
     allowLoopback,
   });
 
-  const sourceDeps = { ledger, db, clock, random, log: log.child({ component: 'source' }) };
+  const sourceDeps = { ledger, db, clock, random, log: log.child({ component: 'source' }), upstreamMetrics: metrics };
   const sandboxSource = createSandboxSource(db, sourceDeps);
   const actions = createOperatorActions({ merchants, events, dispatcher, intents, payments, sandboxSource, methods, random, waitForOtherMs: config.webhooks.timeoutSeconds * 1000 + 5000 });
   const mailboxTokens = createMailboxTokenStore({ db, keys, clock, random });
@@ -158,6 +161,26 @@ export async function createApp(o: AppOptions) {
   });
 
   const serving: Serving = { server: null, metricsServer: null, sockets: null };
+  // The operator console (server.console): who may sign in, and what its pages read.
+  const consoleAccess = createConsoleAccess({ db, clock, random, idleMs: config.server.console.idleMinutes * 60_000 });
+  const consoleViews = createConsoleViews({ db });
+  /**
+   * The address the operator's browser shows: passkeys are bound to its host name, so it is
+   * never 127.0.0.1 (an IP address cannot hold a passkey): server.console.origin, else
+   * server.publicUrl, else http://localhost:<port>.
+   */
+  const consoleOrigin = (): string =>
+    (config.server.console.origin ?? config.server.publicUrl ?? `http://localhost:${serving.server?.port ?? config.server.port}`).replace(/\/+$/, '');
+  /** The Sources page: live states when this process leads, else what the leader recorded. */
+  const consoleSources = async (): Promise<SourcesReport> => {
+    const role = workerSet ? workerSet.role() : 'off';
+    const live = role === 'leader' && workerSet ? workerSet.health.map((h) => ({ key: h.key, name: h.name, status: h.status() })) : [];
+    const keys = sandbox ? [] : Object.keys(config.amounts);
+    const recorded = await Promise.all(keys.map(async (key) => ({ key, asOf: (await ledger.loadCheckpoint<{ asOf?: number }>(positionKey(key)))?.asOf, maxLagMs: lagLimit(config, key) })));
+    const s = upiSilence ? await upiSilence.status() : null;
+    return { workers: role, live, recorded, upi: s ? { accounts: s.accounts, silent: s.silent } : null };
+  };
+
   const abort = new AbortController();
   /** Stops of what start() started, registered as each starts; close() runs them newest first. */
   const stops: Stop[] = [];
@@ -192,6 +215,9 @@ export async function createApp(o: AppOptions) {
     doctor,
     sources,
     publicUrl,
+    consoleAccess,
+    consoleViews,
+    consoleOrigin,
     readiness,
     pricing,
 
@@ -208,7 +234,24 @@ export async function createApp(o: AppOptions) {
       const toRun = opts.workers ? await sources() : [];
       let listening: string | null = null;
       if (opts.http) {
-        const parts = { config, methods, intents, merchants, listing, cancels, heldPayments, money: (i: Intent) => moneyOfOne(db, i), feed, publicUrl, livemode, clock, log, metrics, wakeups, readiness };
+        const console = {
+          access: consoleAccess,
+          views: consoleViews,
+          intents,
+          payments,
+          events,
+          merchants,
+          sources: consoleSources,
+          cancels,
+          replays: events,
+          settlement,
+          merchantActions: merchants,
+          clock,
+          log: log.child({ component: 'console' }),
+          livemode,
+          origin: consoleOrigin,
+        };
+        const parts = { config, methods, intents, merchants, listing, cancels, heldPayments, money: (i: Intent) => moneyOfOne(db, i), feed, publicUrl, livemode, clock, log, metrics, wakeups, readiness, console };
         listening = await serveApi(parts, serving, stops, () => closingDeadline);
       }
       if (opts.workers) {

@@ -1,15 +1,18 @@
 // Issue 13: the API as operators run it. Real `payd serve` processes (compiled dist/, default
-// logging to a file, every method configured, workers on) against ceilings in their own
-// processes built from the same libraries (h3 on node:http, valibot, Kysely over
-// better-sqlite3 with payd's pragmas). A/B interleaved rounds; plus start-up time, RSS, and
-// the same load on a payd whose database already holds 1,000,000 intents.
+// logging to a file, every method configured, workers on) against the durable one-INSERT server
+// in its own process on the same libraries (h3 on node:http, valibot, better-sqlite3 with payd's
+// pragmas, statements prepared once; issue 26 item 6). Both get the same requests (amounts spread
+// over 1.00–99,000.00) and keep one database each that grows round after round. A/B interleaved
+// rounds; plus start-up time, RSS, and the same load on a payd whose database holds 1,000,000 intents.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon, { type Request, type Result } from 'autocannon';
 import { startChild, type Child } from '../lib/child.ts';
 import { ensureBuild, preparePaydDir, startServe, type PaydDir, type PaydProcess } from '../lib/payd-process.ts';
 import { round, type BenchContext, type Row, type SectionResult } from '../lib/report.ts';
 import { seedIntents } from '../lib/seed.ts';
-import type { CeilingServerData } from '../lib/servers/ceiling.ts';
+import type { DurableServerData } from '../lib/servers/durable.ts';
 import { UPI_VPA } from '../lib/harness.ts';
 
 const CONNECTIONS = 10;
@@ -23,12 +26,16 @@ const BIG = Number(process.env.BENCH_BIG ?? 1_000_000);
 const CREATES_FOR_RSS = Number(process.env.BENCH_CREATES ?? 100_000);
 /** "After start" is read twice: 2 s after listening, and once the idle heap has settled. */
 const SETTLED_MS = 15_000;
-const GOALS = { create: 0.7, fetch: 0.8, p99: 1.5, rssStartMb: 90, rssAfterMb: 150 };
+const GOALS = { create: 1.0, fetch: 0.8, p99: 1.5, rssStartMb: 90, rssAfterMb: 150 };
 
 let orderSeq = 0;
 const runTag = Date.now().toString(36);
-/** Whole rupees 1…90,000: far enough apart (100 steps) that the unique-amount search rarely needs a second try. */
-const amountOf = (n: number) => 1 + (n % 90_000);
+/**
+ * What shops send: prices with paise, spread over ₹1.00–99,000.00 (a Weyl sequence, so every run
+ * asks the same), landing all over the amount indexes. The old whole rupees 1…90,000 in order
+ * appended to them instead and never hit a held amount: a cheaper create than operators see.
+ */
+const amountOf = (n: number) => (100 + ((n * 7_919_777) % 9_899_901)) / 100;
 
 function createRequest(path: string, headers: Record<string, string>): Request {
   return {
@@ -115,7 +122,9 @@ export async function apiSection(ctx: BenchContext): Promise<SectionResult> {
   ensureBuild(ctx.progress);
   const dirs: PaydDir[] = [];
   const procs: PaydProcess[] = [];
-  let ceiling: Child<CeilingServerData> | null = null;
+  let ceiling: Child<DurableServerData> | null = null;
+  // The ceiling's database lives as long as payd's: both grow over the rounds.
+  const ceilingDir = mkdtempSync(join(tmpdir(), 'payd-bench-durable-'));
   try {
     const profileDir = ctx.profileDir ? join(ctx.profileDir, `api-${runTag}`) : null;
     const execArgv = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
@@ -153,17 +162,20 @@ export async function apiSection(ctx: BenchContext): Promise<SectionResult> {
     // Fresh processes every round, ceiling and payd alike: identical `payd serve` processes were
     // seen to differ by up to 25 % in CPU per fetch, consistently over 8 rounds (bench/probes/ab.ts).
     // Each round then draws its own processes, and one unlucky process weighs one round, not all.
+    // The databases stay: each round's creates land in what the rounds before wrote.
+    let ceilingIds: string[] = [];
     const r = { cC: [] as Measured[], cE: [] as Measured[], cB: [] as Measured[], fC: [] as Measured[], fE: [] as Measured[], fB: [] as Measured[] };
     for (let i = 1; i <= ROUNDS; i++) {
       ctx.progress(`api: round ${i}/${ROUNDS}: fresh processes; create then fetch, each ceiling → payd → payd with ${BIG.toLocaleString('en')} intents (${WARMUP_S}+${MEASURE_S} s each, ${CONNECTIONS} connections)`);
-      ceiling = await startChild<CeilingServerData>('ceiling', [String(FETCH_IDS)]);
+      ceiling = await startChild<DurableServerData>('durable', [String(i === 1 ? FETCH_IDS : 0), join(ceilingDir, 'durable.sqlite')]);
+      if (i === 1) ceilingIds = ceiling.data.itemIds;
       const pEmpty = i === 1 ? first : await startServe(empty, { execArgv });
       const pBig = i === 1 ? firstBig : await startServe(big, { name: 'payd-big' });
       procs.push(pEmpty, pBig);
       r.cC.push(await load(ceiling.data.url, createRequest('/items', {})));
       r.cE.push(await load(pEmpty.url, createRequest('/api/v1/intents/create-payment', empty.headers)));
       r.cB.push(await load(pBig.url, createRequest('/api/v1/intents/create-payment', big.headers)));
-      r.fC.push(await load(ceiling.data.url, fetchRequest((id) => `/items/${id}`, ceiling.data.itemIds, {})));
+      r.fC.push(await load(ceiling.data.url, fetchRequest((id) => `/items/${id}`, ceilingIds, {})));
       r.fE.push(await load(pEmpty.url, fetchRequest((id) => `/api/v1/intents/${id}`, emptyIds, empty.headers)));
       r.fB.push(await load(pBig.url, fetchRequest((id) => `/api/v1/intents/${id}`, bigIds, big.headers)));
       await ceiling.close();
@@ -202,7 +214,8 @@ export async function apiSection(ctx: BenchContext): Promise<SectionResult> {
       `autocannon in the bench process, ${CONNECTIONS} connections, ${WARMUP_S} s warm-up + ${MEASURE_S} s measured per figure, ${ROUNDS} rounds alternating ceiling / payd / payd on the big db, each round with freshly started processes; loopback`,
       'payd: `bin/payd --config <file> serve --port 0` (dist/), log level info to a file (one JSON line per request), all four methods configured with upstreams on closed loopback ports, workers on, rate limit off',
       `big-db: ${BIG.toLocaleString('en')} past intents (expired/settled) and 90,000 expired amount reservations seeded with direct SQL in ${round(seeded.ms / 1000, 1)} s`,
-      "ceiling: its own process; h3 through payd's serveHttp, payd's openDatabase (WAL, synchronous=FULL); create = payd's valibot body parse + 1 INSERT (one fsync each); fetch = 1 SELECT by primary key; no auth, no log",
+      "ceiling: the durable one-INSERT server (bench/lib/servers/durable.ts), its own process; h3 through payd's serveHttp, payd's openSqlite (WAL, synchronous=FULL), statements prepared once; create = payd's valibot body parse + 1 INSERT (one fsync each); fetch = 1 SELECT by primary key; no auth, no log; its database kept across rounds like payd's",
+      'requests: the same for both; amounts spread over 1.00–99,000.00 with paise, a fresh order_id each',
     ];
     if (profileDir) notes.push(`CPU profile of the payd server in ${profileDir} (summarise: node --import tsx bench/lib/profile.ts ${profileDir})`);
     return { title: 'HTTP API: payd serve vs bare h3 + SQLite ceiling; start-up and memory', rows, notes };
@@ -210,5 +223,6 @@ export async function apiSection(ctx: BenchContext): Promise<SectionResult> {
     for (const p of procs) await p.stop().catch(() => {});
     await ceiling?.close();
     for (const d of dirs) d.close();
+    rmSync(ceilingDir, { recursive: true, force: true });
   }
 }

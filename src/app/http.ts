@@ -13,6 +13,7 @@ import type { IntentCancellation } from '../services/intent-cancel.ts';
 import type { IntentListing } from '../services/intent-list.ts';
 import type { IntentService } from '../services/intents.ts';
 import type { MerchantService } from '../services/merchants.ts';
+import type { ConsoleDeps } from '../http/console/routes.ts';
 import { payeeNameOf } from './methods.ts';
 import type { Stop } from './shutdown.ts';
 
@@ -34,6 +35,8 @@ export interface HttpParts {
   metrics: PrometheusMetrics;
   wakeups: Wakeups;
   readiness: () => Promise<Readiness>;
+  /** The operator console's parts (served under /console when server.console.enabled). */
+  console: Omit<ConsoleDeps, 'clientAddress' | 'limiter' | 'secure'>;
 }
 
 /** What is serving; each field is set as soon as it serves (close() then stops it even if a later part failed). */
@@ -52,12 +55,14 @@ export async function serveApi(d: HttpParts, serving: Serving, stops: Stop[], cl
   const { config, clock, log, metrics } = d;
   // Loaded only to serve: every CLI command builds the app too, and h3 cost each one's
   // start-up (its web Headers alone make Node compile its own fetch: 32 ms in a profile).
-  const [{ createHttpApp }, { createCheckoutSockets, registerCheckout }, { registerOps, serveMetrics }, { serveHttp }, { createClientAddress }] = await Promise.all([
+  const [{ createHttpApp }, { createCheckoutSockets, registerCheckout }, { registerOps, serveMetrics }, { serveHttp }, { createClientAddress, addressMatcher }, consoleModule] = await Promise.all([
     import('../http/app.ts'),
     import('../http/checkout/index.ts'),
     import('../http/ops.ts'),
     import('../http/server.ts'),
     import('../http/client-address.ts'),
+    // Loaded only when turned on (server.console.enabled; off by default).
+    config.server.console.enabled ? import('../http/console/routes.ts') : null,
   ]);
   // Behind a trusted reverse proxy, the client is read from X-Forwarded-For: every per-IP limit counts it.
   const clientAddress = createClientAddress(config.server.trustedProxies, (peer) =>
@@ -85,6 +90,17 @@ export async function serveApi(d: HttpParts, serving: Serving, stops: Stop[], cl
     extend: (h3) => {
       registerOps(h3, { readiness: d.readiness, metrics: metricsEndpoint });
       registerCheckout(h3, { money: d.money, intents, merchants, methods, clock, log: checkoutLog, livemode, limiter: publicLimiter, clientAddress, payeeName: payeeNameOf(config, methods) });
+      if (consoleModule) {
+        const trusted = addressMatcher(config.server.trustedProxies);
+        const origin = d.console.origin;
+        consoleModule.registerConsole(h3, {
+          ...d.console,
+          clientAddress,
+          limiter: publicLimiter,
+          // HTTPS as the browser sees it: the configured origin, or a trusted proxy's X-Forwarded-Proto.
+          secure: (req) => origin().startsWith('https:') || (trusted(req.socket?.remoteAddress ?? undefined) && String(req.headers['x-forwarded-proto'] ?? '').split(',').at(-1)?.trim() === 'https'),
+        });
+      }
     },
   });
   metrics.collectProcessMetrics();

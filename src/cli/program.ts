@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import type { CliEnv } from './context.ts';
 import { adminCommands } from './commands/admin.ts';
 import { backupCommand } from './commands/backup.ts';
+import { consoleCommands } from './commands/console.ts';
 import { dbCommands } from './commands/db.ts';
 import { initCommand } from './commands/init.ts';
 import { intentCommands } from './commands/intents.ts';
@@ -37,6 +38,7 @@ export function buildProgram(e: CliEnv): Command {
   intentCommands(program, e);
   paymentCommands(program, e);
   webhookCommands(program, e);
+  consoleCommands(program, e);
   sandboxCommands(program, e);
   demoCommand(program, e);
   return program;

@@ -61,3 +61,32 @@ export const lagOverPoll = <T extends { maxLagSeconds?: number; pollSeconds: num
 ] as const;
 export const chainMaxLag = v.optional(v.pipe(num(), v.finite(), v.gtValue(0, 'must be greater than 0')));
 
+
+/**
+ * Several upstreams for one chain (methods/upstream-pool.ts): any TronGrid-compatible API or
+ * Solana JSON-RPC. `weight` (default 1) divides an endpoint's latency score: 2 is preferred to 1.
+ */
+const Endpoint = v.strictObject({
+  url: httpUrl,
+  apiKey: v.optional(SecretRef),
+  weight: v.optional(v.pipe(num(), v.finite(), v.gtValue(0, 'must be greater than 0')), 1),
+});
+const endpointArray = v.pipe(
+  v.array(Endpoint, 'expected a list of { "url", "apiKey"?, "weight"? }'),
+  v.minLength(1, 'must list at least one endpoint'),
+  v.check((list) => new Set(list.map((e) => e.url.replace(/\/+$/, ''))).size === list.length, 'lists the same url twice'),
+);
+export const endpointList = v.optional(endpointArray);
+/** Solana RPC has no key header of its own: a key goes where the provider wants it, at `{apiKey}` in the url. */
+export const solanaEndpointList = v.optional(
+  v.pipe(
+    endpointArray,
+    v.check((list) => list.every((e) => e.apiKey === undefined || e.url.includes('{apiKey}')), 'an apiKey needs {apiKey} in its url, where the provider wants the key (e.g. "https://mainnet.helius-rpc.com/?api-key={apiKey}")'),
+  ),
+);
+/** `endpoints` replaces the single-upstream keys; both at once would leave one of them unused. */
+export const endpointsAlone = <T extends { endpoints?: unknown[] }>(single: string[]) =>
+  v.forward<T, v.CheckIssue<T>, ['endpoints']>(
+    v.check((c: T) => c.endpoints === undefined || single.every((k) => (c as Record<string, unknown>)[k] === undefined), `cannot be combined with ${single.join(' or ')} (move them into the list)`),
+    ['endpoints'] as never,
+  );

@@ -55,6 +55,20 @@ export function configSchema(methods: Record<string, v.GenericSchema>) {
        * is what every per-IP limit counts.
        */
       trustedProxies: v.optional(v.array(cidr), []),
+      /** The operator console under /console (off by default; docs/console.md). */
+      console: v.optional(
+        v.strictObject({
+          enabled: v.optional(v.boolean('expected a boolean'), false),
+          /**
+           * The address the operator's browser shows (passkeys are bound to its host name);
+           * default server.publicUrl, else http://localhost:<port>.
+           */
+          origin: v.optional(httpUrl),
+          /** A session unused this long is signed out, minutes. */
+          idleMinutes: v.optional(v.pipe(num(), v.integer('expected an integer'), v.minValue(1), v.maxValue(7 * 24 * 60)), 30),
+        }),
+        { enabled: false, idleMinutes: 30 },
+      ),
     }),
     {},
   ),

@@ -23,6 +23,11 @@ export const COPY_PLAN: Record<keyof Database, { copy: true; identity?: string }
   upi_unread_alerts: { copy: true },
   upi_inspecting: { copy: true },
   mailbox_oauth_tokens: { copy: true },
+  // The console's passkeys and sessions move with the data: an operator stays signed in.
+  console_invites: { copy: true },
+  console_passkeys: { copy: true },
+  console_sessions: { copy: true },
+  console_challenges: { copy: false, why: 'a sign-in in progress lives five minutes; it is started again' },
   // Who runs the workers is a fact about live processes, not data: the nodes on the new store elect their own.
   // Refetched within one refresh by the new leader; a copied rate would only be older.
   rates: { copy: false, why: 'a cache the worker leader refills within pricing.refreshSeconds' },

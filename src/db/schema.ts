@@ -227,6 +227,44 @@ export interface MailboxOAuthTokensTable {
   updated_at: number;
 }
 
+/** A single-use link that registers one passkey for the operator console. */
+export interface ConsoleInvitesTable {
+  token_hash: string;
+  name: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+export interface ConsolePasskeysTable {
+  id: string;
+  name: string;
+  public_key: string;
+  counter: number;
+  transports: string | null;
+  created_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
+export interface ConsoleSessionsTable {
+  id: string;
+  token_hash: string;
+  passkey_id: string;
+  csrf: string;
+  address: string | null;
+  created_at: number;
+  last_seen_at: number;
+  revoked_at: number | null;
+}
+
+export interface ConsoleChallengesTable {
+  challenge: string;
+  purpose: 'register' | 'login';
+  invite_hash: string | null;
+  expires_at: number;
+}
+
 export interface Database {
   merchants: MerchantsTable;
   intents: IntentsTable;
@@ -246,4 +284,8 @@ export interface Database {
   upi_inspecting: UpiInspectingTable;
   worker_lease: WorkerLeaseTable;
   mailbox_oauth_tokens: MailboxOAuthTokensTable;
+  console_invites: ConsoleInvitesTable;
+  console_passkeys: ConsolePasskeysTable;
+  console_sessions: ConsoleSessionsTable;
+  console_challenges: ConsoleChallengesTable;
 }

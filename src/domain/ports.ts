@@ -72,6 +72,10 @@ export interface Metrics {
   webhookDelivered(latencySeconds: number): void;
   /** Share (0..1) of the unique-amount window a create had to search to find a free pay_amount. */
   amountPoolUse(method: Method, receiver: string, ratio: number): void;
+  /** One request to a chain upstream, by endpoint (its URL without key or query) and outcome. */
+  upstreamRequest(endpoint: string, outcome: 'ok' | 'throttled' | 'error'): void;
+  /** An endpoint asked to be left alone (a rate limit) for this long, seconds. */
+  upstreamThrottled(endpoint: string, seconds: number): void;
 }
 
 export const noopMetrics: Metrics = {
@@ -83,6 +87,8 @@ export const noopMetrics: Metrics = {
   webhookAttempt: () => {},
   webhookDelivered: () => {},
   amountPoolUse: () => {},
+  upstreamRequest: () => {},
+  upstreamThrottled: () => {},
 };
 
 /**

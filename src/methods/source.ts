@@ -1,4 +1,4 @@
-import type { Clock, Ledger, Logger, Random } from '../domain/ports.ts';
+import type { Clock, Ledger, Logger, Metrics, Random } from '../domain/ports.ts';
 
 /**
  * A payment source watches one upstream (mailbox, TronGrid, Solana RPC) and feeds
@@ -18,6 +18,8 @@ export interface PaymentSource {
 export interface DoctorResult {
   ok: boolean;
   message: string;
+  /** With several endpoints: one line each (`what` names the endpoint, without its key). */
+  endpoints?: { ok: boolean; what: string; message: string }[];
 }
 
 export interface SourceDeps {
@@ -25,4 +27,6 @@ export interface SourceDeps {
   clock: Clock;
   random: Random;
   log: Logger;
+  /** Chain sources count their upstream requests and rate limits here (per endpoint). */
+  upstreamMetrics?: Pick<Metrics, 'upstreamRequest' | 'upstreamThrottled'>;
 }

@@ -49,6 +49,18 @@ export function createPrometheusMetrics(scrape: ScrapeSources): Metrics & { regi
     labelNames: ['method', 'receiver'] as const,
     registers,
   });
+  const upstreamRequests = new Counter({
+    name: 'payd_upstream_requests_total',
+    help: 'Requests to chain upstreams (TronGrid-compatible APIs, Solana RPC), by endpoint (URL without key or query) and outcome (ok, throttled, error).',
+    labelNames: ['endpoint', 'outcome'] as const,
+    registers,
+  });
+  const upstreamThrottled = new Counter({
+    name: 'payd_upstream_throttled_seconds_total',
+    help: 'Seconds chain upstreams asked to be left alone (rate limits: 429, TronGrid 403/503, Solana -32429), by endpoint.',
+    labelNames: ['endpoint'] as const,
+    registers,
+  });
   new Gauge({
     name: 'payd_source_up',
     help: '1 when the payment source is ready (/readyz: ok or failing, a cycle completed since it started and recently enough), by method. Absent on a standby.',
@@ -71,7 +83,7 @@ export function createPrometheusMetrics(scrape: ScrapeSources): Metrics & { regi
   });
   new Gauge({
     name: 'payd_source_lag_seconds',
-    help: 'How far the source\'s processed position is behind the head its upstream reports (TRON solidified block, Solana slot at the commitment), or for UPI since the last completed mailbox sync, seconds, by method.',
+    help: 'How far the source\'s processed position is behind the newest head any of its endpoints reports (TRON solidified block, Solana slot at the commitment), or for UPI since the last completed mailbox sync, seconds, by method.',
     labelNames: ['method'] as const,
     registers,
     collect() {
@@ -168,6 +180,8 @@ export function createPrometheusMetrics(scrape: ScrapeSources): Metrics & { regi
     },
     webhookDelivered: (seconds) => latency.observe(seconds),
     amountPoolUse: (method: Method, receiver: string, ratio: number) => pool.set({ method, receiver }, ratio),
+    upstreamRequest: (endpoint, outcome) => upstreamRequests.inc({ endpoint, outcome }),
+    upstreamThrottled: (endpoint, seconds) => upstreamThrottled.inc({ endpoint }, seconds),
   };
 }
 

@@ -54,6 +54,8 @@ export function createDoctor(d: {
         try {
           const r = await source.check(AbortSignal.timeout(d.timeoutMs ?? 15_000));
           lines.push({ ok: r.ok, what: source.name, message: r.message });
+          // Several endpoints: each its own line (health, head, quota, what went wrong), named without its key.
+          for (const e of r.endpoints ?? []) lines.push({ ok: e.ok, what: `${source.method ?? source.name} ${e.what}`, message: e.message });
         } catch (err) {
           lines.push({ ok: false, what: source.name, message: (err as Error).message });
         }

@@ -2,6 +2,7 @@ import { writeTx, type Db } from '../db/open.ts';
 import type { EventsTable } from '../db/schema.ts';
 import { PaydError } from '../domain/errors.ts';
 import type { Clock } from '../domain/ports.ts';
+import type { Actor } from './merchants.ts';
 import type { Outbox } from './outbox.ts';
 
 export interface EventSummary {
@@ -74,7 +75,7 @@ export function createEventService(d: { db: Db; clock: Clock; outbox: Outbox }) 
     },
 
     /** Queues events for another round of delivery (same webhook-id, fresh retry schedule). */
-    async replay(target: { eventId: string } | { failed: true }): Promise<string[]> {
+    async replay(target: { eventId: string } | { failed: true }, actor: Actor = 'cli'): Promise<string[]> {
       const now = d.clock.now();
       // attempts keeps counting (attempt numbers stay unique in the log); retry_base restarts the schedule.
       // The lease (locked_until) is left alone: an event in flight finishes its attempt before the
@@ -90,7 +91,7 @@ export function createEventService(d: { db: Db; clock: Clock; outbox: Outbox }) 
       const rows = await q.returning('id').execute();
       await d.db
         .insertInto('audit_log')
-        .values({ at: now, actor: 'cli', action: 'webhooks.replay', subject: 'eventId' in target ? target.eventId : 'failed', details_json: JSON.stringify({ count: rows.length }) })
+        .values({ at: now, actor, action: 'webhooks.replay', subject: 'eventId' in target ? target.eventId : 'failed', details_json: JSON.stringify({ count: rows.length }) })
         .execute();
       d.outbox.notify();
       return rows.map((r) => r.id);

@@ -2,14 +2,14 @@ import { writeTx, type Db, type Tx } from '../db/open.ts';
 import { intentFromRow } from '../db/intent-rows.ts';
 import { PaydError } from '../domain/errors.ts';
 import { effectiveStatus, intentView, type Intent, type IntentView, type ViewContext } from '../domain/intent.ts';
-import { UUID_V4 } from './merchants.ts';
+import { UUID_V4, type Actor } from './merchants.ts';
 import type { Outbox } from './outbox.ts';
 import { moneyOfOne } from './intent-money.ts';
 
 export interface CancelOptions {
   /** Only an intent of this merchant (the API); the operator's CLI may cancel any. */
   merchantId?: string;
-  actor: 'api' | 'cli';
+  actor: Actor;
 }
 
 /**

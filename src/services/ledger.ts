@@ -36,6 +36,8 @@ export interface IngestOptions {
   /** Manual reconciliation: settle exactly this intent. */
   intentId?: string;
   note?: string;
+  /** Who settled by hand, for the audit log (default `cli`; the console: `console:<passkey name>`). */
+  actor?: string;
 }
 
 /**
@@ -286,7 +288,7 @@ export function createLedger(d: LedgerDeps): Ledger & {
     if (o.intentId) {
       await tx
         .insertInto('audit_log')
-        .values({ at: now, actor: 'cli', action: 'intent.settle', subject: intent.id, details_json: JSON.stringify({ tx_ref: p.txRef, note: o.note ?? null }) })
+        .values({ at: now, actor: o.actor ?? 'cli', action: 'intent.settle', subject: intent.id, details_json: JSON.stringify({ tx_ref: p.txRef, note: o.note ?? null }) })
         .execute();
     }
   }
@@ -318,7 +320,7 @@ export function createLedger(d: LedgerDeps): Ledger & {
     if (Number(upd.numUpdatedRows) !== 1) throw new TxConflict(`payment ${existing.id}`);
     await tx
       .insertInto('audit_log')
-      .values({ at: now, actor: 'cli', action: 'payment.link', subject: existing.id, details_json: JSON.stringify({ intent_id: intent.id, tx_ref: p.txRef, was: existing.reason, note: o.note ?? null }) })
+      .values({ at: now, actor: o.actor ?? 'cli', action: 'payment.link', subject: existing.id, details_json: JSON.stringify({ intent_id: intent.id, tx_ref: p.txRef, was: existing.reason, note: o.note ?? null }) })
       .execute();
     await settle(tx, intent, existing.id, recorded, now, o, wasHeld ? { accepted: true, alreadyCounted: true } : {});
     return { kind: 'settled', paymentId: existing.id, intentId: intent.id };

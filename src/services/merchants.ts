@@ -18,7 +18,7 @@ export interface Merchant {
 }
 
 /** Who made a change, for the audit log. */
-export type Actor = 'cli' | 'api';
+export type Actor = 'cli' | 'api' | `console:${string}`;
 
 export interface IssuedCredentials {
   client_id: string;
@@ -156,7 +156,7 @@ export function createMerchantService(d: MerchantServiceDeps) {
   }
 
   return {
-    async create(input: { name: string; webhookUrl?: string | null }): Promise<IssuedCredentials> {
+    async create(input: { name: string; webhookUrl?: string | null }, actor: Actor = 'cli'): Promise<IssuedCredentials> {
       const name = validName(input.name);
       const webhookUrl = validUrl(input.webhookUrl);
       const keys = await d.keys.get();
@@ -179,7 +179,7 @@ export function createMerchantService(d: MerchantServiceDeps) {
           updated_at: now,
         })
         .execute();
-      await audit('merchant.create', clientId, { name, webhook_url: webhookUrl });
+      await audit('merchant.create', clientId, { name, webhook_url: webhookUrl }, actor);
       return { client_id: clientId, client_secret: secret, webhook_secret: whsec, name, webhook_url: webhookUrl };
     },
 
@@ -196,7 +196,7 @@ export function createMerchantService(d: MerchantServiceDeps) {
      * Issues a new client secret. The old one keeps working for `graceSeconds` (0: stops at
      * once), so a merchant can deploy the new key without downtime.
      */
-    async rotateSecret(clientId: string, graceSeconds: number): Promise<{ client_id: string; client_secret: string; previous_valid_until: string | null }> {
+    async rotateSecret(clientId: string, graceSeconds: number, actor: Actor = 'cli'): Promise<{ client_id: string; client_secret: string; previous_valid_until: string | null }> {
       const keys = await d.keys.get();
       const r = await row(clientId);
       if (r.status === 'revoked') throw new PaydError('CONFLICT', `merchant ${clientId} is revoked`);
@@ -210,15 +210,15 @@ export function createMerchantService(d: MerchantServiceDeps) {
         .where('id', '=', clientId)
         .execute();
       forget(clientId);
-      await audit('merchant.rotate-secret', clientId, { grace_seconds: graceSeconds });
+      await audit('merchant.rotate-secret', clientId, { grace_seconds: graceSeconds }, actor);
       return { client_id: clientId, client_secret: secret, previous_valid_until: until === null ? null : new Date(until).toISOString() };
     },
 
-    async revoke(clientId: string): Promise<void> {
+    async revoke(clientId: string, actor: Actor = 'cli'): Promise<void> {
       await row(clientId);
       await d.db.updateTable('merchants').set({ status: 'revoked', updated_at: d.clock.now() }).where('id', '=', clientId).execute();
       forget(clientId);
-      await audit('merchant.revoke', clientId);
+      await audit('merchant.revoke', clientId, undefined, actor);
     },
 
     /** The one webhook-URL rule for the CLI and the API (https, or http to loopback unless allowed). */

@@ -4,6 +4,7 @@ import { normalizeTxRef, txHashOf, type Method } from '../domain/methods.ts';
 import type { MethodRegistry } from '../methods/registry.ts';
 import type { Clock } from '../domain/ports.ts';
 import type { IntentService } from './intents.ts';
+import type { Actor } from './merchants.ts';
 import type { PaydLedger } from './ledger.ts';
 
 export interface ManualSettlement {
@@ -36,7 +37,7 @@ export function createSettlementService(d: { db: Db; ledger: PaydLedger; intents
   }
 
   return {
-    async settle(input: { intentId: string; txRef: string; note?: string }): Promise<ManualSettlement> {
+    async settle(input: { intentId: string; txRef: string; note?: string; actor?: Actor }): Promise<ManualSettlement> {
       const row = await d.intents.find(input.intentId);
       if (!row) throw new PaydError('NOT_FOUND', `no payment intent ${input.intentId}`);
       const method = row.method;
@@ -60,7 +61,7 @@ export function createSettlementService(d: { db: Db; ledger: PaydLedger; intents
           evidence: { note: input.note ?? null },
         },
         undefined,
-        { intentId: row.id, note: input.note },
+        { intentId: row.id, note: input.note, actor: input.actor },
       );
       if (outcome.kind !== 'settled') throw new PaydError('CONFLICT', `not settled: ${outcome.kind}`);
       return { intent_id: row.id, tx_ref: txRef, payment_id: outcome.paymentId, linked: known !== undefined };

@@ -6,6 +6,7 @@ import { associatedTokenAddress } from '../../src/methods/solana/accounts.ts';
 import { createPoller } from '../../src/methods/solana/poller.ts';
 import { openConnection } from '../../src/methods/solana/rpc.ts';
 import { createSolanaSource } from '../../src/methods/solana/source.ts';
+import { createUpstreamPool } from '../../src/methods/upstream-pool.ts';
 import { start, solConfig, usdtConfig } from '../helpers/solana-harness.ts';
 import { FakeLedger, recordingLogger, testRandom, waitFor } from '../helpers/solana-ledger.ts';
 import { startFakeSolanaRpc, type FakeSolanaRpc } from '../fakes/solana-rpc.ts';
@@ -25,7 +26,9 @@ const pay = (wallet: string, lamports: bigint) => rpc.add(solTransfer({ from: ne
 
 function pollerFor(wallet: string, ledger: FakeLedger, clock: Clock = { now: () => Date.now() }, maxUnavailableCycles = 30) {
   const conn = openConnection({ rpcUrl: rpc.url, wsUrl: null, requestTimeoutMs: 2000 }, ac.signal);
-  return createPoller(conn, {
+  const pool = createUpstreamPool({ endpoints: [{ url: rpc.url, weight: 1, conn }], clock, random: testRandom(), backoff: { baseMs: 20, maxMs: 100 }, behindBy: 150 });
+  return createPoller({
+    pool,
     target: { method: 'SOL', wallet, account: wallet },
     commitment: 'finalized',
     ledger,

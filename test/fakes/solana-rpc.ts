@@ -49,9 +49,22 @@ export class FakeSolanaRpc {
   #lagging = new Set<string>();
   #mints = new Map<string, string>();
   #overrides = new Map<string, (result: Record<string, unknown>) => unknown>();
+  /** A second provider over the same chain (replica()): its transactions and slots are the primary's. */
+  #primary: FakeSolanaRpc | undefined;
+  /**
+   * Slots this endpoint trails the chain by (a lagging provider): getSlot answers that much less,
+   * and transactions in later slots are neither listed nor returned yet.
+   */
+  behindSlots = 0;
 
-  constructor(server: Server) {
+  constructor(server: Server, primary?: FakeSolanaRpc) {
     this.#server = server;
+    this.#primary = primary;
+    if (primary) {
+      this.#txs = primary.#txs;
+      this.#mints = primary.#mints;
+      this.#overrides = primary.#overrides;
+    }
     // The mainnet mints the tests use, with their real owner programs.
     this.mint(USDT_MINT, TOKEN_PROGRAM);
     this.mint(USDC_MINT, TOKEN_PROGRAM);
@@ -61,7 +74,13 @@ export class FakeSolanaRpc {
 
   /** The newest slot: the last one a transaction landed in, or the one the time has reached. */
   #current(): number {
+    if (this.#primary) return this.#primary.#current();
     return Math.max(this.#slot, 1000 + Math.floor((Date.now() - this.#startedAt) / 400));
+  }
+
+  /** The newest slot this endpoint shows. */
+  #head(): number {
+    return (this.#frozen ?? this.#current()) - this.behindSlots;
   }
 
   /** The node stops advancing (getSlot keeps answering the same slot) until resumeSlot(). */
@@ -75,6 +94,7 @@ export class FakeSolanaRpc {
 
   /** Lands a transaction in a new slot, at `status`; returns its signature. */
   add(tx: BuiltTx, status: Status = 'finalized'): string {
+    if (this.#primary) return this.#primary.add(tx, status);
     this.#slot = this.#current() + 1;
     this.#txs.push({ tx, slot: this.#slot, status, seq: this.#txs.length });
     return tx.signature;
@@ -170,7 +190,7 @@ export class FakeSolanaRpc {
       case 'getVersion':
         return { result: { 'solana-core': '2.2.14', 'feature-set': 3294202862 } };
       case 'getSlot':
-        return { result: this.#frozen ?? this.#current() };
+        return { result: this.#head() };
       default:
         return { error: { code: -32601, message: 'Method not found' } };
     }
@@ -189,6 +209,7 @@ export class FakeSolanaRpc {
         continue;
       }
       if (t.tx.signature === o.until) break;
+      if (t.slot > this.#head()) continue; // not on this endpoint yet
       if (visible(t.status, commitment) && t.tx.transaction.message.accountKeys.some((k) => k.pubkey === address)) out.push(t);
     }
     return out.map((t) => ({
@@ -204,7 +225,7 @@ export class FakeSolanaRpc {
   #transaction(signature: string, o: Record<string, unknown>) {
     if (o.encoding !== 'jsonParsed') return { error: { code: -32602, message: 'this fake serves encoding jsonParsed only' } };
     const t = this.#txs.find((x) => x.tx.signature === signature);
-    if (!t || this.#lagging.has(signature) || !visible(t.status, o.commitment as string | undefined)) return { result: null };
+    if (!t || t.slot > this.#head() || this.#lagging.has(signature) || !visible(t.status, o.commitment as string | undefined)) return { result: null };
     const max = o.maxSupportedTransactionVersion as number | undefined;
     if (t.tx.version !== 'legacy' && (max === undefined || t.tx.version > max)) {
       return {
@@ -221,7 +242,8 @@ export class FakeSolanaRpc {
   }
 }
 
-export async function startFakeSolanaRpc(): Promise<FakeSolanaRpc> {
+/** A fake RPC; with `primary`, another provider over the same chain (same transactions and slots, its own faults and lag). */
+export async function startFakeSolanaRpc(primary?: FakeSolanaRpc): Promise<FakeSolanaRpc> {
   let fake: FakeSolanaRpc | undefined;
   const server = createServer((req, res) => {
     fake!.handle(req, res).catch((err) => {
@@ -230,7 +252,7 @@ export async function startFakeSolanaRpc(): Promise<FakeSolanaRpc> {
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  fake = new FakeSolanaRpc(server);
+  fake = new FakeSolanaRpc(server, primary);
   return fake;
 }
 

@@ -70,8 +70,15 @@ export interface FakeTronGrid {
   faults: Fault[];
   /** When set, requests without this TRON-PRO-API-KEY get 401. */
   apiKey?: string;
-  /** GET /walletsolidity/getnowblock requests (kept apart from `requests`, the listings; `faults` never apply to them). */
+  /** GET /walletsolidity/getnowblock requests (kept apart from `requests`, the listings; `faults` apply to them only with `faultsHitHead`). */
   headRequests: number;
+  /** Faults answer head reads too (an endpoint rate-limited or down as a whole). */
+  faultsHitHead?: boolean;
+  /**
+   * Blocks this endpoint trails the chain by (a lagging provider): its head is that much older and
+   * its listings end there. 0 (default): up to date. Two fakes may share one `transfers` list.
+   */
+  behindBlocks: number;
   /** The solidified head stops moving (a node or indexer that is stuck) until resumeHead(). */
   freezeHead(): void;
   resumeHead(): void;
@@ -93,13 +100,17 @@ export async function startFakeTronGrid(): Promise<FakeTronGrid> {
     faults: [] as Fault[],
     apiKey: undefined as string | undefined,
     headRequests: 0,
+    behindBlocks: 0,
   } as FakeTronGrid;
   const hanging = new Set<ServerResponse>();
   let frozen: number | undefined;
   const server = createServer((req, res) => {
     if (new URL(req.url ?? '/', fake.url).pathname !== '/walletsolidity/getnowblock') return handle(fake, req, res, hanging);
     fake.headRequests += 1;
-    send(res, 200, nowBlock(frozen ?? solidifiedBlock()));
+    const fault = fake.faults[0];
+    // A fault meant for the whole endpoint (a rate limit, an outage) applies to the head too.
+    if (fault && fake.faultsHitHead) return void serveFault(fake, res, hanging);
+    send(res, 200, nowBlock(headOf(fake, frozen)));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -145,6 +156,18 @@ export async function startFakeTronGrid(): Promise<FakeTronGrid> {
 
 /** TRON makes a block every 3 s; the solidified head trails the newest block by 19 (about 57 s). */
 const solidifiedBlock = (): number => Math.floor(Date.now() / 3000) - 19 - 500_000_000;
+const blockAt = (ms: number): number => Math.ceil(ms / 3000) - 500_000_000;
+const timeOf = (block: number): number => (block + 500_000_000) * 3000;
+
+/**
+ * The endpoint's solidified head: the chain's (time, and never below a confirmed transfer it knows:
+ * a real node cannot list a confirmed transfer above its solidified head), less what it trails by.
+ */
+function headOf(fake: FakeTronGrid, frozen: number | undefined): number {
+  let chain = frozen ?? solidifiedBlock();
+  if (frozen === undefined) for (const t of fake.transfers) if (t.confirmed && t.indexed) chain = Math.max(chain, blockAt(t.block_timestamp));
+  return chain - fake.behindBlocks;
+}
 
 /**
  * java-tron's GetNowBlock answer, abridged (developers.tron.network/reference/getnowblock-1):
@@ -169,6 +192,12 @@ function handle(fake: FakeTronGrid, req: IncomingMessage, res: ServerResponse, h
   const apiKey = req.headers['tron-pro-api-key'];
   fake.requests.push({ url, at: Date.now(), apiKey: typeof apiKey === 'string' ? apiKey : undefined });
 
+  if (serveFault(fake, res, hanging)) return;
+  handleListing(fake, req, res, url, apiKey);
+}
+
+/** The next fault, if one is queued: answered (or left hanging); true when it was. */
+function serveFault(fake: FakeTronGrid, res: ServerResponse, hanging: Set<ServerResponse>): boolean {
   const fault = fake.faults[0];
   if (fault) {
     fault.times -= 1;
@@ -176,15 +205,18 @@ function handle(fake: FakeTronGrid, req: IncomingMessage, res: ServerResponse, h
     if ('hang' in fault) {
       hanging.add(res);
       res.on('close', () => hanging.delete(res));
-      return;
+      return true;
     }
     // Headers as measured: Server: openresty, CORS only; no Retry-After, no X-RateLimit-*.
     const body = fault.body ?? faultBody(fault.status);
     res.writeHead(fault.status, { 'content-type': typeof body === 'string' ? 'text/plain' : 'application/json', server: 'openresty', 'access-control-allow-origin': '*' });
     res.end(typeof body === 'string' ? body : JSON.stringify(body));
-    return;
+    return true;
   }
+  return false;
+}
 
+function handleListing(fake: FakeTronGrid, req: IncomingMessage, res: ServerResponse, url: URL, apiKey: string | string[] | undefined): void {
   const route = ROUTE.exec(url.pathname);
   if (req.method !== 'GET' || !route) return send(res, 404, { success: false, error: 'not found', statusCode: 404 });
   if (fake.apiKey !== undefined && apiKey !== fake.apiKey) return send(res, 401, { Error: 'ApiKey not exists' });
@@ -210,6 +242,8 @@ function handle(fake: FakeTronGrid, req: IncomingMessage, res: ServerResponse, h
     .filter((t) => !flag('only_unconfirmed') || !t.confirmed)
     .filter((t) => contract === undefined || t.token.address === contract)
     .filter((t) => t.block_timestamp >= minTs && t.block_timestamp <= maxTs)
+    // A trailing endpoint has not seen blocks past its head yet.
+    .filter((t) => fake.behindBlocks === 0 || t.block_timestamp <= timeOf(headOf(fake, undefined)))
     .sort((a, b) => a.block_timestamp - b.block_timestamp || a.transaction_id.localeCompare(b.transaction_id));
   if (!asc) matching.reverse();
 

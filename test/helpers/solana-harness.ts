@@ -1,5 +1,5 @@
 /** Runs the real Solana source (real web3.js Connection) against the fake RPC, for integration tests. */
-import type { SolMethodConfig, UsdtSolMethodConfig } from '../../src/methods/solana/config.ts';
+import type { SolSection as SolMethodConfig, UsdtSolSection as UsdtSolMethodConfig } from '../../src/methods/solana/config.ts';
 import type { PaymentSource } from '../../src/methods/source.ts';
 import { createSolanaSource, type SolanaSourceOptions } from '../../src/methods/solana/source.ts';
 import { FakeLedger, recordingLogger, testClock, testRandom } from './solana-ledger.ts';

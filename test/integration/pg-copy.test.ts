@@ -70,6 +70,10 @@ async function sqliteShop(t: TestContext) {
   await db.insertInto('upi_unread_alerts').values({ ref: 'imap:7:45', mailbox: 'INBOX', bank: 'axis', subject: 'A new template', raw: Buffer.from('unread alert'), observed_at: now }).execute();
   await db.insertInto('upi_inspecting').values({ mailbox: 'INBOX', ref: 'imap:7:46', uid: 46, started_at: now, holder: 'run-1' }).execute();
   await db.insertInto('mailbox_oauth_tokens').values({ key: 'imap:alerts', refresh_token_sealed: 'v1.sealed.refresh.token', configured_hash: 'abc', updated_at: now }).execute();
+  // An operator console device and its session move with the shop (still signed in after the move).
+  await db.insertInto('console_invites').values({ token_hash: 'a'.repeat(64), name: "Asha's phone", created_at: now, expires_at: now + 900_000, used_at: now }).execute();
+  await db.insertInto('console_passkeys').values({ id: 'cred-1', name: "Asha's phone", public_key: 'pQECAyYgASFYIA', counter: 0, transports: '["internal"]', created_at: now, last_used_at: now, revoked_at: null }).execute();
+  await db.insertInto('console_sessions').values({ id: 'cs_0011223344556677', token_hash: 'b'.repeat(64), passkey_id: 'cred-1', csrf: 'c'.repeat(43), address: '127.0.0.1', created_at: now, last_seen_at: now, revoked_at: null }).execute();
   await db.insertInto('sandbox_transfers').values({ method: 'UPI', receiver: 'shop@hdfcbank', amount_minor: 500, tx_ref: 'sbx-1', reference: null, created_at: now }).execute();
   const fetched = await p.api('GET', `/api/v1/intents/${created[0].intent_id}`, { headers: m.headers });
   await p.close();
@@ -92,8 +96,8 @@ test('db copy: every table of a SQLite shop into empty PostgreSQL, counts verifi
   assert.equal(copied.status, 0, copied.stderr);
   const report = JSON.parse(copied.stdout);
   assert.deepEqual(Object.fromEntries(report.tables.map((r: { table: string; rows: number }) => [r.table, r.rows])), expected);
-  // The rate cache (026) is refilled by the new leader within one refresh: never copied.
-  assert.deepEqual(report.skipped.map((r: { table: string }) => r.table), ['rates', 'worker_lease']);
+  // The rate cache (026) is refilled by the new leader within one refresh, a sign-in in progress (024) started again: never copied.
+  assert.deepEqual(report.skipped.map((r: { table: string }) => r.table), ['console_challenges', 'rates', 'worker_lease']);
   assert.match(report.masterKeyFingerprint, /^[0-9a-f]{32}$/);
 
   // The target, read independently: the same counts.

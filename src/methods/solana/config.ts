@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { isSolanaAddress } from '../../config/addresses.ts';
-import { chainMaxLag, commitment, httpUrl, lagOverPoll, methodCommon, seconds, wsUrl } from '../../config/parts.ts';
+import { chainMaxLag, commitment, endpointsAlone, httpUrl, lagOverPoll, methodCommon, seconds, solanaEndpointList, wsUrl } from '../../config/parts.ts';
 import type { Resolved } from '../../config/secret.ts';
 
 /** USDT's mint on Solana mainnet: the default `mint`. */
@@ -11,7 +11,9 @@ export const USDT_SPL_MINT = 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB';
 const solanaCommon = {
   ...methodCommon,
   wallet: v.pipe(v.string(), v.check(isSolanaAddress, 'expected a Solana public key (base58)')),
-  rpcUrl: v.optional(httpUrl, 'https://api.mainnet-beta.solana.com'),
+  /** One JSON-RPC URL (default https://api.mainnet-beta.solana.com); or `endpoints`. */
+  rpcUrl: v.optional(httpUrl),
+  endpoints: solanaEndpointList,
   wsUrl: v.optional(wsUrl, null),
   commitment,
   pollSeconds: seconds(10),
@@ -20,7 +22,7 @@ const solanaCommon = {
 };
 
 const SolFields = v.strictObject(solanaCommon);
-export const SolConfig = v.pipe(SolFields, ...lagOverPoll<v.InferOutput<typeof SolFields>>());
+export const SolConfig = v.pipe(SolFields, endpointsAlone<v.InferOutput<typeof SolFields>>(['rpcUrl']), ...lagOverPoll<v.InferOutput<typeof SolFields>>());
 const UsdtSolFields = v.strictObject({
   ...solanaCommon,
   mint: v.optional(
@@ -28,7 +30,7 @@ const UsdtSolFields = v.strictObject({
     USDT_SPL_MINT,
   ),
 });
-export const UsdtSolConfig = v.pipe(UsdtSolFields, ...lagOverPoll<v.InferOutput<typeof UsdtSolFields>>());
+export const UsdtSolConfig = v.pipe(UsdtSolFields, endpointsAlone<v.InferOutput<typeof UsdtSolFields>>(['rpcUrl']), ...lagOverPoll<v.InferOutput<typeof UsdtSolFields>>());
 
 export type SolMethodConfig = v.InferOutput<typeof SolConfig>;
 export type UsdtSolMethodConfig = v.InferOutput<typeof UsdtSolConfig>;

@@ -2,18 +2,34 @@
  * One polling cycle for one receiving account: list signatures since the checkpoint,
  * fetch each transaction oldest first at the configured commitment, adapt it, and
  * hand it to the ledger together with the checkpoint that covers it.
+ *
+ * With several RPC endpoints, one cycle reads every ready endpoint's slot, then lists and reads
+ * on the healthiest (another takes over within the cycle when it fails). The checkpoint is a
+ * signature and its slot, which mean the same on every endpoint: one that trails does not know
+ * a newer checkpoint's signature and lists what it has, which the slot filter drops (signatures.ts);
+ * a signature ingested through two endpoints is recorded once (the ledger's unique reference).
  */
 import type { ConfirmedSignatureInfo, Connection, Finality } from '@solana/web3.js';
 import type { Clock, Ledger, Logger } from '../../domain/ports.ts';
 import { formatMinor } from '../../domain/money.ts';
 import { SOL_DECIMALS, USDT_SPL_DECIMALS } from './units.ts';
-import { createHeadWatch, type HeadSighting } from '../../domain/head-watch.ts';
+import { createHeadWatch } from '../../domain/head-watch.ts';
 import { cycleReporterOf } from '../../workers/cycle.ts';
+import { describeError, sleep } from '../../workers/loop.ts';
+import { AllEndpointsFailed, type EndpointSpec, type Member, type UpstreamPool } from '../upstream-pool.ts';
 import { adaptTransaction, type WatchTarget } from './adapt.ts';
 import { listRecent, listSince, type Checkpoint } from './signatures.ts';
 import { isUnreadableTransaction, MAX_TRANSACTION_VERSION } from './versions.ts';
 
+/** One RPC endpoint and its Connection. */
+export interface SolanaEndpoint extends EndpointSpec {
+  conn: Connection;
+}
+
 export interface PollerOptions {
+  pool: UpstreamPool<SolanaEndpoint>;
+  /** How long a cycle waits for the endpoints' slots before listing on one that answered, ms. */
+  headWaitMs?: number;
   target: WatchTarget;
   commitment: Finality;
   ledger: Ledger;
@@ -32,7 +48,7 @@ export interface PollerOptions {
 
 export const checkpointKey = (t: WatchTarget): string => `solana:${t.method}:${t.account}`;
 
-export function createPoller(conn: Connection, o: PollerOptions): { tick(signal: AbortSignal): Promise<void> } {
+export function createPoller(o: PollerOptions): { tick(signal: AbortSignal): Promise<void> } {
   const key = checkpointKey(o.target);
   const unavailable = new Map<string, number>();
   let lastScanAt: number | undefined;
@@ -51,7 +67,7 @@ export function createPoller(conn: Connection, o: PollerOptions): { tick(signal:
 
   const plain = (info: ConfirmedSignatureInfo): Checkpoint => ({ signature: info.signature, slot: info.slot });
 
-  async function pending(): Promise<Batch> {
+  async function pending(conn: Connection): Promise<Batch> {
     const list = { commitment: o.commitment, limit: o.pageLimit, maxPages: o.maxPages };
     const cp = await o.ledger.loadCheckpoint<Checkpoint>(key);
     if (cp?.backlog) return backlog(cp, cp.backlog.top, await listSince(conn, o.target.account, cp, { ...list, before: cp.backlog.before }));
@@ -81,10 +97,26 @@ export function createPoller(conn: Connection, o: PollerOptions): { tick(signal:
 
   const heads = createHeadWatch();
   /**
-   * The RPC's slot at the commitment before listing: a complete scan has handled everything up to it.
-   * Every Solana RPC serves getSlot; one that fails it (429, timeout) fails the listing too: back off.
+   * Every ready endpoint's slot at the commitment, side by side, waiting at most `headWaitMs`:
+   * a complete scan has handled everything up to the slot its endpoint reported before it.
    */
-  const readHead = async (): Promise<HeadSighting> => heads.observe(await conn.getSlot(o.commitment), o.clock.now());
+  async function readHeads(signal: AbortSignal): Promise<Map<Member<SolanaEndpoint>, number | { error: unknown }>> {
+    const got = new Map<Member<SolanaEndpoint>, number | { error: unknown }>();
+    const reads = o.pool.ready().map(async (m) => {
+      try {
+        const slot = await m.spec.conn.getSlot(o.commitment);
+        o.pool.observeHead(m, slot);
+        heads.observe(slot, o.clock.now());
+        got.set(m, slot);
+      } catch (err) {
+        got.set(m, { error: err });
+      }
+    });
+        const done = new AbortController();
+    await Promise.race([Promise.all(reads), sleep(o.headWaitMs ?? 2000, AbortSignal.any([signal, done.signal]))]);
+    done.abort(); // the wait's timer goes with it
+    return new Map(got);
+  }
 
   async function tick(signal: AbortSignal): Promise<void> {
     const now = o.clock.now();
@@ -94,15 +126,40 @@ export function createPoller(conn: Connection, o: PollerOptions): { tick(signal:
       report?.caughtUp?.(now);
       return;
     }
-    const head = await readHead();
-    const complete = await scan(signal);
-    lastScanAt = now; // only a completed scan counts; a failed one is retried on the next tick
-    if (complete) report?.caughtUp?.(head.seenAt);
+    const got = await readHeads(signal);
+    // Endpoints whose slot answered first (ahead before behind, then by health); the others only when those fail.
+    const order = o.pool.order();
+    const errors: { label: string; error: unknown }[] = [];
+    const answered = (x: Member<SolanaEndpoint>) => typeof got.get(x) === 'number';
+    for (const m of [...order.filter(answered), ...order.filter((x) => !answered(x))]) {
+      try {
+        // Every Solana RPC serves getSlot: one that failed it (429, timeout) fails the listing too.
+        // One whose slot did not answer in time (or that was resting) is asked now.
+        const read = got.get(m);
+        if (typeof read === 'object') throw read.error;
+        let slot = read;
+        if (slot === undefined) {
+          slot = await m.spec.conn.getSlot(o.commitment);
+          o.pool.observeHead(m, slot);
+          heads.observe(slot, o.clock.now());
+        }
+        const complete = await scan(m.spec.conn, signal);
+        lastScanAt = now; // only a completed scan counts; a failed one is retried on the next tick
+        const asOf = heads.asOf(slot);
+        if (complete && asOf !== undefined) report?.caughtUp?.(asOf);
+        return;
+      } catch (err) {
+        if (signal.aborted) throw err;
+        errors.push({ label: m.label, error: err });
+        if (o.pool.members.length > 1) o.log.warn('solana endpoint failed; trying the next', { endpoint: m.label, error: describeError(err) });
+      }
+    }
+    throw errors.length === 1 ? errors[0]!.error : new AllEndpointsFailed('Solana RPC', errors);
   }
 
   /** True when everything listed was worked through (not a backlog that continues, not waiting on a transaction). */
-  async function scan(signal: AbortSignal): Promise<boolean> {
-    const batch = await pending();
+  async function scan(conn: Connection, signal: AbortSignal): Promise<boolean> {
+    const batch = await pending(conn);
     // Progress past transactions that pay nothing is saved once, after the batch (or on failure).
     let unsaved: Checkpoint | undefined = batch.skipped;
     let finished = false;
@@ -114,7 +171,7 @@ export function createPoller(conn: Connection, o: PollerOptions): { tick(signal:
           unsaved = at; // failed on chain: nothing to fetch, never counts
           continue;
         }
-        const read = await readTransaction(info);
+        const read = await readTransaction(conn, info);
         if (read.kind === 'unreadable') {
           // One transaction must never stop the source: record it and move past it.
           await unreadable(info, read.error, at);
@@ -160,7 +217,7 @@ export function createPoller(conn: Connection, o: PollerOptions): { tick(signal:
   type Read = { kind: 'tx'; tx: Awaited<ReturnType<Connection['getParsedTransaction']>> } | { kind: 'unreadable'; error: unknown };
 
   /** Transport faults and rate limits throw (the loop backs off); an unreadable transaction is an answer. */
-  async function readTransaction(info: ConfirmedSignatureInfo): Promise<Read> {
+  async function readTransaction(conn: Connection, info: ConfirmedSignatureInfo): Promise<Read> {
     try {
       return { kind: 'tx', tx: await conn.getParsedTransaction(info.signature, { maxSupportedTransactionVersion: MAX_TRANSACTION_VERSION, commitment: o.commitment }) };
     } catch (err) {

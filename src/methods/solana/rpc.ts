@@ -10,7 +10,12 @@ export interface RpcOptions {
   requestTimeoutMs: number;
   fetch?: typeof globalThis.fetch;
   connectionFactory?: ConnectionFactory;
+  /** Told how each HTTP request went (the endpoint pool's health and metrics); not on shutdown. */
+  observe?: (r: RpcExchange) => void;
 }
+
+/** One request's answer (status, headers, body text) or failure, and how long it took, ms. */
+export type RpcExchange = { ms: number; status: number; headers: Headers; body: string } | { ms: number; error: unknown };
 
 /**
  * A Connection whose requests end on `signal` or after `requestTimeoutMs`, and that
@@ -19,7 +24,7 @@ export interface RpcOptions {
  */
 export function openConnection(o: RpcOptions, signal: AbortSignal): Connection {
   const config: ConnectionConfig = {
-    fetch: deadlineFetch(o.fetch ?? globalThis.fetch, o.requestTimeoutMs, signal),
+    fetch: deadlineFetch(o.fetch ?? globalThis.fetch, o.requestTimeoutMs, signal, o.observe),
     disableRetryOnRateLimit: true,
     // Our fetch manages its own sockets; web3.js's keep-alive agent would be unused.
     httpAgent: false,
@@ -29,15 +34,41 @@ export function openConnection(o: RpcOptions, signal: AbortSignal): Connection {
 }
 
 /** One request, headers and body, ends within `ms` or on `signal` (the helper TronGrid's client uses too). */
-function deadlineFetch(base: typeof globalThis.fetch, ms: number, signal: AbortSignal): typeof globalThis.fetch {
-  return (input, init) =>
-    withDeadline(ms, signal, async (s) => {
+function deadlineFetch(base: typeof globalThis.fetch, ms: number, signal: AbortSignal, observe?: (r: RpcExchange) => void): typeof globalThis.fetch {
+  return (input, init) => {
+    const started = performance.now();
+    return withDeadline(ms, signal, async (s) => {
       const res = await base(input, { ...init, signal: s });
       const body = await res.text(); // inside the deadline too: a stalled body is a hung request
+      observe?.({ ms: performance.now() - started, status: res.status, headers: res.headers, body });
       return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
     }).catch((err: unknown) => {
-      throw err instanceof DeadlineError ? new DeadlineError(ms, `RPC request timed out after ${ms} ms`) : err;
+      const out = err instanceof DeadlineError ? new DeadlineError(ms, `RPC request timed out after ${ms} ms`) : err;
+      if (!signal.aborted) observe?.({ ms: performance.now() - started, error: out });
+      throw out;
     });
+  };
+}
+
+/**
+ * How one answer reads for the endpoint's health: HTTP 429 (the public RPC's and most providers'),
+ * 403 (the public RPC's "blocked"), or JSON-RPC error -32429 (Helius) in an HTTP 200 are rate
+ * limits, waited out for the Retry-After they name; 5xx is an error; anything else answered.
+ */
+export function readExchange(r: RpcExchange, now: number): { kind: 'ok' } | { kind: 'throttled'; retryAfterMs?: number; error: string } | { kind: 'error'; error: string } {
+  if ('error' in r) return { kind: 'error', error: r.error instanceof Error ? r.error.message : String(r.error) };
+  const limited = r.status === 429 || r.status === 403 || (r.status === 200 && /"code"\s*:\s*-32429\b/.test(r.body.slice(0, 2000)));
+  if (limited) return { kind: 'throttled', retryAfterMs: retryAfterMs(r.headers.get('retry-after'), now), error: `HTTP ${r.status}: ${r.body.slice(0, 200)}` };
+  if (r.status >= 500) return { kind: 'error', error: `HTTP ${r.status}: ${r.body.slice(0, 200)}` };
+  return { kind: 'ok' };
+}
+
+/** Retry-After as seconds or an HTTP date, ms from now, at most 5 minutes (a bogus value must not stall us). */
+function retryAfterMs(header: string | null, now: number): number | undefined {
+  if (!header) return undefined;
+  const t = header.trim();
+  const ms = /^\d+$/.test(t) ? Number(t) * 1000 : Date.parse(t) - now;
+  return Number.isNaN(ms) ? undefined : Math.min(300_000, Math.max(0, ms));
 }
 
 /**

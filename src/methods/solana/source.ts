@@ -8,14 +8,20 @@
  * A wsUrl adds a logs subscription that only wakes the poll early.
  */
 import type { Connection } from '@solana/web3.js';
-import type { SolMethodConfig, UsdtSolMethodConfig } from './config.ts';
+import type { SolSection, UsdtSolSection } from './config.ts';
+import { solanaEndpoints } from '../endpoints.ts';
+import { callUrl, createUpstreamPool, type Member } from '../upstream-pool.ts';
 import { isSolanaAddress } from '../../config/addresses.ts';
 import type { DoctorResult, PaymentSource, SourceDeps } from '../source.ts';
 import { describeError, runLoop, WakeSignal } from '../../workers/loop.ts';
 import { associatedTokenAddress, MintError, mintProgram, TOKEN_2022_PROGRAM_ID } from './accounts.ts';
 import type { WatchTarget } from './adapt.ts';
-import { createPoller } from './poller.ts';
-import { historyCommitment, openConnection, type ConnectionFactory } from './rpc.ts';
+import { createPoller, type SolanaEndpoint } from './poller.ts';
+import { historyCommitment, openConnection, readExchange, type ConnectionFactory } from './rpc.ts';
+
+/** The resolved config sections (secrets read). */
+export type SolMethodConfig = SolSection;
+export type UsdtSolMethodConfig = UsdtSolSection;
 import { subscribeWake } from './subscribe.ts';
 
 export interface SolanaSourceOptions {
@@ -30,20 +36,14 @@ export interface SolanaSourceOptions {
   /** With no open intent, scan at most once a minute (default), ms. */
   idleScanMs?: number;
   backoff?: { baseMs: number; maxMs: number };
+  /** How long a cycle waits for every endpoint's slot before listing on one that answered, ms. Default 2 s. */
+  headWaitMs?: number;
 }
 
 export type SolanaDeps = SourceDeps & SolanaSourceOptions;
 
 const DAY_MS = 86_400_000;
 
-/** Providers put API keys in the path or query; doctor output shows only the origin. */
-const origin = (url: string): string => {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return 'the configured RPC';
-  }
-};
 
 export function createSolanaSource(method: 'SOL', config: SolMethodConfig, deps: SolanaDeps): PaymentSource;
 export function createSolanaSource(method: 'USDT_SOL', config: UsdtSolMethodConfig, deps: SolanaDeps): PaymentSource;
@@ -51,7 +51,38 @@ export function createSolanaSource(method: 'SOL' | 'USDT_SOL', config: SolMethod
   const name = `solana:${method}:${config.wallet}`;
   const log = deps.log.child({ source: name });
   const commitment = historyCommitment(config.commitment);
-  const rpc = { rpcUrl: config.rpcUrl, wsUrl: config.wsUrl, requestTimeoutMs: deps.requestTimeoutMs ?? 15_000, fetch: deps.fetch, connectionFactory: deps.connectionFactory };
+  const specs = solanaEndpoints(config);
+  /** The pool lives as long as the source, so health survives a restart of run(). */
+  const pool = createUpstreamPool<SolanaEndpoint>({
+    endpoints: specs.map((e) => ({ ...e, conn: undefined as unknown as Connection })),
+    clock: deps.clock,
+    random: deps.random,
+    backoff: deps.backoff ?? { baseMs: 1000, maxMs: 60_000 },
+    // 150 slots (about a minute): further behind than the newest slot, an endpoint serves only when no other does.
+    behindBy: 150,
+    metrics: deps.upstreamMetrics,
+  });
+  /** A Connection per endpoint whose every HTTP answer feeds that endpoint's health. Only the first carries the wsUrl. */
+  const connect = (m: Member<SolanaEndpoint>, signal: AbortSignal, i: number): Connection =>
+    openConnection(
+      {
+        rpcUrl: callUrl(m.spec),
+        wsUrl: i === 0 ? config.wsUrl : null,
+        requestTimeoutMs: deps.requestTimeoutMs ?? 15_000,
+        fetch: deps.fetch,
+        connectionFactory: deps.connectionFactory,
+        observe: (r) => {
+          const read = readExchange(r, deps.clock.now());
+          if (read.kind === 'ok') pool.succeeded(m, r.ms);
+          else pool.failed(m, read.kind === 'throttled' ? { kind: 'throttled', retryAfterMs: read.retryAfterMs } : { kind: 'error' }, new Error(read.error));
+          if ('headers' in r) {
+            const quota = r.headers.get('x-ratelimit-remaining') ?? r.headers.get('x-rate-limit-remaining');
+            if (quota !== null) pool.observeQuota(m, quota);
+          }
+        },
+      },
+      signal,
+    );
 
   /** Checked on use, so that `payd doctor` can report a bad key instead of crashing. */
   const keys = (): { wallet: string; mint?: string } => {
@@ -73,16 +104,34 @@ export function createSolanaSource(method: 'SOL' | 'USDT_SOL', config: SolMethod
     return { method: 'USDT_SOL', wallet, account: associatedTokenAddress(wallet, mint, program), mint, tokenProgram: program };
   }
 
+  /** The target, read from the first endpoint that answers (a bad mint is the same on all of them). */
+  async function resolveOnAny(signal: AbortSignal): Promise<WatchTarget> {
+    let last: unknown;
+    for (const m of pool.order()) {
+      if (signal.aborted) break;
+      try {
+        return await resolveTarget(m.spec.conn);
+      } catch (err) {
+        if (err instanceof MintError) throw err;
+        last = err;
+      }
+    }
+    throw last ?? new Error('aborted');
+  }
+
   async function run(signal: AbortSignal): Promise<void> {
     keys(); // a bad key is a configuration error, not an upstream fault
-    const conn = openConnection(rpc, signal);
+    pool.members.forEach((m, i) => Object.assign(m.spec, { conn: connect(m, signal, i) }));
+    const conn = pool.members[0]!.spec.conn;
     let poller: ReturnType<typeof createPoller> | undefined;
     let unsubscribe: (() => Promise<void>) | undefined;
     // The first tick resolves the target; an RPC fault there backs off and retries like any other.
     const tick = async (s: AbortSignal): Promise<void> => {
       if (!poller) {
-        const watch = await resolveTarget(conn);
-        poller = createPoller(conn, {
+        const watch = await resolveOnAny(s);
+        poller = createPoller({
+          pool,
+          headWaitMs: deps.headWaitMs,
           target: watch,
           commitment,
           ledger: deps.ledger,
@@ -107,14 +156,10 @@ export function createSolanaSource(method: 'SOL' | 'USDT_SOL', config: SolMethod
     }
   }
 
-  async function check(signal: AbortSignal): Promise<DoctorResult> {
+  /** One endpoint: version, slot at the commitment, the account watched, its quota; or what is wrong. */
+  async function checkOne(m: Member<SolanaEndpoint>, i: number, signal: AbortSignal): Promise<DoctorResult> {
     try {
-      keys();
-    } catch (err) {
-      return { ok: false, message: describeError(err) };
-    }
-    try {
-      const conn: Connection = openConnection(rpc, signal);
+      const conn: Connection = connect(m, signal, i);
       const version = await conn.getVersion();
       const slot = await conn.getSlot(commitment);
       const watch = await resolveTarget(conn);
@@ -122,11 +167,25 @@ export function createSolanaSource(method: 'SOL' | 'USDT_SOL', config: SolMethod
         watch.method === 'USDT_SOL'
           ? `token account ${watch.account} (mint ${watch.mint}, ${watch.tokenProgram === TOKEN_2022_PROGRAM_ID.toBase58() ? 'Token-2022' : 'SPL Token'} program)`
           : `wallet ${watch.account}`;
-      return { ok: true, message: `RPC ${origin(config.rpcUrl)} answers (solana-core ${version['solana-core']}, ${commitment} slot ${slot}); watching ${account}` };
+      const latency = m.health.latencyMs === undefined ? '' : ` in ${Math.round(m.health.latencyMs)} ms`;
+      const quota = m.health.quota !== undefined ? `; quota left: ${m.health.quota}` : '';
+      return { ok: true, message: `RPC ${m.label} answers${latency} (solana-core ${version['solana-core']}, ${commitment} slot ${slot}); watching ${account}${quota}` };
     } catch (err) {
       if (err instanceof MintError) return { ok: false, message: err.message };
-      return { ok: false, message: `RPC ${origin(config.rpcUrl)} unreachable: ${describeError(err)}` };
+      return { ok: false, message: `RPC ${m.label} unreachable: ${describeError(err)}` };
     }
+  }
+
+  async function check(signal: AbortSignal): Promise<DoctorResult> {
+    try {
+      keys();
+    } catch (err) {
+      return { ok: false, message: describeError(err) };
+    }
+    const lines = await Promise.all(pool.members.map((m, i) => checkOne(m, i, signal)));
+    if (lines.length === 1) return lines[0]!;
+    const usable = lines.filter((l) => l.ok).length;
+    return { ok: usable > 0, message: `${usable} of ${lines.length} RPC endpoints usable`, endpoints: lines.map((l, i) => ({ ...l, what: pool.members[i]!.label })) };
   }
 
   return { name, run, check };

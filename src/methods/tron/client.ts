@@ -22,6 +22,8 @@ export interface TronGridClientOptions {
   now: () => number;
   /** Upper bound on a wait we obey (body or Retry-After), ms; a bogus value must not stall us for days. */
   maxRetryAfterMs?: number;
+  /** What a provider says is left of its quota (X-RateLimit-Remaining), when it says it; TronGrid does not. */
+  onQuota?: (remaining: string) => void;
 }
 
 /**
@@ -139,6 +141,8 @@ export function createTronGridClient(o: TronGridClientOptions) {
       return await withDeadline(o.timeoutMs, signal, async (s) => {
         // redirect: 'error' so the API key is never replayed to another host.
         const res = await o.fetch(url, { headers, signal: s, redirect: 'error' });
+        const quota = res.headers.get('x-ratelimit-remaining') ?? res.headers.get('x-rate-limit-remaining');
+        if (quota !== null) o.onQuota?.(quota);
         const text = await res.text();
         let body: unknown;
         try {

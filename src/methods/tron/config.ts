@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { isTronAddress } from '../../config/addresses.ts';
-import { chainMaxLag, httpUrl, lagOverPoll, methodCommon, SecretRef, seconds } from '../../config/parts.ts';
+import { chainMaxLag, endpointList, endpointsAlone, httpUrl, lagOverPoll, methodCommon, SecretRef, seconds } from '../../config/parts.ts';
 import type { Resolved } from '../../config/secret.ts';
 
 /** USDT's TRC20 contract on TRON mainnet: the default `contract`. */
@@ -11,8 +11,10 @@ export const USDT_TRC20_CONTRACT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
 const TronFields = v.strictObject({
   ...methodCommon,
   address: v.pipe(v.string(), v.check(isTronAddress, 'expected a TRON base58check address (T…)')),
-  apiUrl: v.optional(httpUrl, 'https://api.trongrid.io'),
+  /** One TronGrid-compatible API (default https://api.trongrid.io); or `endpoints`. */
+  apiUrl: v.optional(httpUrl),
   apiKey: v.optional(SecretRef),
+  endpoints: endpointList,
   contract: v.optional(
     v.pipe(v.string(), v.check(isTronAddress, 'expected a TRON base58check address (T…)')),
     USDT_TRC20_CONTRACT,
@@ -24,7 +26,7 @@ const TronFields = v.strictObject({
   /** /readyz 503 when the source is this far behind the head TronGrid reports. */
   maxLagSeconds: chainMaxLag,
 });
-export const TronConfig = v.pipe(TronFields, ...lagOverPoll<v.InferOutput<typeof TronFields>>());
+export const TronConfig = v.pipe(TronFields, endpointsAlone<v.InferOutput<typeof TronFields>>(['apiUrl', 'apiKey']), ...lagOverPoll<v.InferOutput<typeof TronFields>>());
 
 export type TronMethodConfig = v.InferOutput<typeof TronConfig>;
 export type TronSection = Resolved<TronMethodConfig>;

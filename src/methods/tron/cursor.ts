@@ -41,15 +41,20 @@ export const isSeen = (c: TronCursor, txid: string): boolean => Object.hasOwn(c.
  * is not in ascending time order: then older unlisted transfers may still follow,
  * and only the id is remembered until the listing completes.
  */
-export function markSeen(c: TronCursor, txid: string, blockTimestamp: number, overlapMs: number, advance: boolean): TronCursor {
-  const watermark = advance ? Math.max(c.watermark, blockTimestamp) : c.watermark;
+export function markSeen(c: TronCursor, txid: string, blockTimestamp: number, overlapMs: number, advance: boolean, cap = Infinity): TronCursor {
+  const watermark = advance ? Math.max(c.watermark, Math.min(blockTimestamp, cap)) : c.watermark;
   return prune({ v: 1, watermark, seen: { ...c.seen, [txid]: blockTimestamp } }, overlapMs);
 }
 
-/** After a complete listing everything up to its newest item has been handled. */
-export function completeListing(c: TronCursor, newestListed: number | undefined, overlapMs: number): TronCursor {
-  if (newestListed === undefined || newestListed <= c.watermark) return c;
-  return prune({ ...c, watermark: newestListed }, overlapMs);
+/**
+ * After a complete listing everything up to its newest item has been handled. `cap`: the
+ * solidified head's time on the endpoint that served the listing; the watermark never passes
+ * it, so rows that endpoint showed early (a node ahead of its own head) are listed again.
+ */
+export function completeListing(c: TronCursor, newestListed: number | undefined, overlapMs: number, cap = Infinity): TronCursor {
+  const to = newestListed === undefined ? undefined : Math.min(newestListed, cap);
+  if (to === undefined || to <= c.watermark) return c;
+  return prune({ ...c, watermark: to }, overlapMs);
 }
 
 /** Ids before the overlap window will never be listed again. */

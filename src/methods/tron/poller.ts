@@ -1,17 +1,29 @@
 /**
- * One polling cycle of the TRON source: at most one TronGrid listing (plus its
- * pages) for the receiving address, whatever the number of open intents.
+ * One polling cycle of the TRON source: the solidified head of every endpoint, then at most
+ * one TronGrid listing (plus its pages) for the receiving address, on the healthiest endpoint,
+ * whatever the number of open intents; another endpoint takes over within the cycle when it fails.
+ *
+ * Endpoints may disagree (one trails another, one has not indexed a row yet). Nothing depends on
+ * which one served: the cursor holds block times and row names, never an endpoint's fingerprint;
+ * a row listed by two endpoints has one name (adapt.ts) and the ledger records it once; the
+ * watermark never passes the head of the endpoint that served the listing; and the lag counts
+ * from when the newest head any endpoint reported was first seen.
  */
 import { USDT_TRC20_DECIMALS } from './units.ts';
-import type { IngestOutcome, ReceivedPayment } from '../../domain/payment.ts';
+import type { IngestOutcome } from '../../domain/payment.ts';
 import type { Clock, Ledger, Logger } from '../../domain/ports.ts';
-import { createHeadWatch, type HeadSighting } from '../../domain/head-watch.ts';
+import { createHeadWatch } from '../../domain/head-watch.ts';
 import { cycleReporterOf } from '../../workers/cycle.ts';
 import { describeError, sleep } from '../../workers/loop.ts';
+import { AllEndpointsFailed, type Fault, type Member, type UpstreamPool } from '../upstream-pool.ts';
+import { toPayment, rowKeys } from './adapt.ts';
 import { TronGridError, type TronGridClient } from './client.ts';
 import { completeListing, isSeen, listFrom, markSeen, readCursor, startCursor, type TronCursor } from './cursor.ts';
-import { decideRows, heldFromJson, heldToJson, holdBack, type RowDecision } from './netting.ts';
-import { parseTrc20Page, type PageFilter, type Trc20Item, type Trc20Transfer } from './trc20-page.ts';
+import { decideRows, type RowDecision } from './netting.ts';
+import { walkPages } from './pages.ts';
+import { createRescan } from './rescan.ts';
+import type { PageFilter, Trc20Item } from './trc20-page.ts';
+
 
 export interface PollerTuning {
   /** First start without a checkpoint: how far back to look, ms. */
@@ -27,27 +39,20 @@ export interface PollerTuning {
   /** Deep re-scan period, ms: list `rescanWindowMs` again, whatever the watermark says. */
   rescanMs: number;
   rescanWindowMs: number;
-  /** At least this long between two requests, ms (TronGrid's anonymous limit is 1 per second per method). */
+  /** At least this long between two requests to an endpoint without a key, ms (TronGrid's anonymous limit is 1 per second per method). */
   minRequestIntervalMs: number;
+  /** How long a cycle waits for the endpoints' heads before listing on one that answered, ms. */
+  headWaitMs?: number;
 }
 
-/** Progress of the deep re-scan, kept beside the cursor; a run cut short resumes at its page. */
-interface RescanState {
-  v: 1;
-  /** When the last run completed, ms. */
-  at?: number;
-  /**
-   * `held`: rows of the last block listed so far, decided with the next page (netting.ts): a
-   * transaction's rows, split over a page (and tick) boundary, are decided and named together.
-   */
-  run?: { minTimestamp: number; fingerprint: string; held?: unknown[] };
-}
-
-function readRescan(raw: unknown): RescanState {
-  if (typeof raw !== 'object' || raw === null || (raw as RescanState).v !== 1) return { v: 1 };
-  const r = raw as RescanState;
-  const run = r.run && typeof r.run.minTimestamp === 'number' && typeof r.run.fingerprint === 'string' ? { minTimestamp: r.run.minTimestamp, fingerprint: r.run.fingerprint, held: heldToJson(heldFromJson(r.run.held)) } : undefined;
-  return { v: 1, ...(typeof r.at === 'number' ? { at: r.at } : {}), ...(run ? { run } : {}) };
+/** One TronGrid-compatible endpoint: its client and its own pacing. */
+export interface TronEndpoint {
+  url: string;
+  apiKey?: string;
+  weight: number;
+  client: TronGridClient;
+  /** 0 with a key; TronGrid's anonymous pace without. */
+  minRequestIntervalMs: number;
 }
 
 export interface PollerDeps {
@@ -56,22 +61,25 @@ export interface PollerDeps {
   ledger: Ledger;
   clock: Clock;
   log: Logger;
-  client: TronGridClient;
+  pool: UpstreamPool<TronEndpoint>;
   tuning: PollerTuning;
 }
 
 const METHOD = 'USDT_TRC20';
+
+/** What a TronGrid fault says about the endpoint: a rate limit rests it for the wait it named. */
+export function classifyTron(err: unknown): Fault {
+  if (err instanceof TronGridError && err.fault === 'rate_limited') return { kind: 'throttled', retryAfterMs: err.retryAfterMs };
+  return { kind: 'error' };
+}
 
 export function createTronPoller(d: PollerDeps) {
   const key = `trongrid:${METHOD}:${d.address}:${d.contract}`;
   const filter: PageFilter = { receiver: d.address, contract: d.contract, decimals: USDT_TRC20_DECIMALS };
   /** When the last complete listing ended (this process); undefined until the start-up catch-up is done. */
   let caughtUpAt: number | undefined;
-  /** No request before this time (ms): the wait TronGrid last asked for. */
-  let notBefore = 0;
-  /** When the last request was sent (ms), for pacing. */
-  let lastRequestAt: number | undefined;
-  const rescanKey = `${key}:rescan`;
+  /** When each endpoint was last sent a request (ms), for pacing. */
+  const lastRequestAt = new Map<Member<TronEndpoint>, number>();
 
   async function loadCursor(): Promise<TronCursor> {
     const raw = await d.ledger.loadCheckpoint<unknown>(key);
@@ -85,38 +93,41 @@ export function createTronPoller(d: PollerDeps) {
     return fresh;
   }
 
-  /** One request, paced and honouring the last wait TronGrid asked for. */
-  async function paced<T>(signal: AbortSignal, call: () => Promise<T>): Promise<T> {
-    const due = lastRequestAt === undefined ? 0 : lastRequestAt + d.tuning.minRequestIntervalMs;
-    const wait = Math.max(notBefore, due) - d.clock.now();
+  /** One request to `m`, paced, after the wait it last asked for, recorded in its health. */
+  async function paced<T>(m: Member<TronEndpoint>, signal: AbortSignal, call: () => Promise<T>): Promise<T> {
+    const last = lastRequestAt.get(m);
+    const due = last === undefined ? 0 : last + m.spec.minRequestIntervalMs;
+    // A throttled endpoint is asked again only after the wait it named (TronGrid: "suspended for N s").
+    const wait = Math.max(m.health.throttled ? m.health.restUntil : 0, due) - d.clock.now();
     if (wait > 0) await sleep(wait, signal);
     if (signal.aborted) throw signal.reason ?? new Error('aborted');
-    lastRequestAt = d.clock.now();
-    try {
-      return await call();
-    } catch (err) {
-      if (err instanceof TronGridError && err.retryAfterMs !== undefined) notBefore = d.clock.now() + err.retryAfterMs;
-      throw err;
-    }
+    lastRequestAt.set(m, d.clock.now());
+    return d.pool.attempt(m, signal, call, classifyTron);
   }
 
-  const fetchPage = (minTimestamp: number, fingerprint: string | undefined, signal: AbortSignal) =>
-    paced(signal, () => d.client.listTrc20({ address: d.address, contract: d.contract, minTimestamp, limit: d.tuning.pageLimit, fingerprint }, signal));
-
   const heads = createHeadWatch();
+
   /**
-   * The solidified head before a listing: a complete listing has then handled everything up to it.
-   * Only for the lag: a failed read is logged and the listing goes ahead (payments come first).
+   * Every ready endpoint's solidified head, read side by side, waiting at most `headWaitMs`: a
+   * complete listing has handled everything up to the head its endpoint reported before it. Only
+   * for the lag and the choice of endpoint: a failed read is recorded and the listing goes ahead.
    */
-  async function readHead(signal: AbortSignal): Promise<HeadSighting | undefined> {
-    try {
-      const head = await paced(signal, () => d.client.solidifiedHead(signal));
-      return heads.observe(head.number, d.clock.now());
-    } catch (err) {
-      if (signal.aborted) throw err;
-      d.log.warn('TronGrid solidified head unreadable; the lag cannot advance', { error: describeError(err) });
-      return undefined;
-    }
+  async function readHeads(signal: AbortSignal): Promise<Map<Member<TronEndpoint>, { number: number; timestamp: number }>> {
+    const got = new Map<Member<TronEndpoint>, { number: number; timestamp: number }>();
+    const reads = d.pool.ready().map(async (m) => {
+      try {
+        const head = await paced(m, signal, () => m.spec.client.solidifiedHead(signal));
+        d.pool.observeHead(m, head.number);
+        heads.observe(head.number, d.clock.now());
+        got.set(m, head);
+      } catch (err) {
+        if (!signal.aborted) d.log.warn('TronGrid solidified head unreadable; the lag cannot advance', { endpoint: m.label, error: describeError(err) });
+      }
+    });
+    const done = new AbortController();
+    await Promise.race([Promise.all(reads), sleep(d.tuning.headWaitMs ?? 2000, AbortSignal.any([signal, done.signal]))]);
+    done.abort(); // the wait's timer goes with it
+    return new Map(got);
   }
 
   /**
@@ -138,152 +149,113 @@ export function createTronPoller(d: PollerDeps) {
     return outcome;
   }
 
-  /** One page's rows plus those held from the last: what to decide now, and what to hold for the next page. */
-  function batchOf(held: Trc20Item[], page: Trc20Item[], more: boolean): { now: Trc20Item[]; held: Trc20Item[] } {
-    const all = held.length ? [...held, ...page] : page;
-    const keep = more ? holdBack(all, 4 * d.tuning.pageLimit) : [];
-    return { now: keep.length ? all.slice(0, all.length - keep.length) : all, held: keep };
-  }
+  const fetchPage = (m: Member<TronEndpoint>, signal: AbortSignal) => (minTimestamp: number, fingerprint: string | undefined) =>
+    paced(m, signal, () => m.spec.client.listTrc20({ address: d.address, contract: d.contract, minTimestamp, limit: d.tuning.pageLimit, fingerprint }, signal));
 
-  /** Lists everything since the checkpoint and hands each new transfer to the ledger with its checkpoint; true when the listing completed. */
-  async function sweep(signal: AbortSignal): Promise<boolean> {
+  /**
+   * Lists everything since the checkpoint on `m` and hands each new transfer to the ledger with its
+   * checkpoint; true when the listing completed. `headAt`: the time of the head `m` reported.
+   */
+  async function sweep(m: Member<TronEndpoint>, headAt: number | undefined, signal: AbortSignal): Promise<boolean> {
     let cursor = await loadCursor();
-    const minTimestamp = listFrom(cursor, d.tuning.overlapMs); // unchanged across pages, as paging requires
-    let fingerprint: string | undefined;
-    let pages = 0;
+    const cap = headAt ?? Infinity;
     let ascending = true;
     let newest: number | undefined;
     const rows = rowKeys();
-    let held: Trc20Item[] = [];
     let handled = 0;
-    do {
-      const page = parseTrc20Page(await fetchPage(minTimestamp, fingerprint, signal), filter);
-      pages += 1;
-      if (page.malformed > 0) d.log.warn('TronGrid items without id or timestamp skipped', { count: page.malformed });
-      if (page.fingerprint !== undefined && page.fingerprint === fingerprint) throw new TronGridError('TronGrid repeated a page fingerprint', 200);
-      fingerprint = page.fingerprint;
+    const { complete } = await walkPages({
+      fetchPage: fetchPage(m, signal),
+      filter,
+      minTimestamp: listFrom(cursor, d.tuning.overlapMs), // unchanged across pages, as paging requires
+      maxPages: d.tuning.maxPagesPerTick,
+      pageLimit: d.tuning.pageLimit,
+      signal,
+      log: d.log,
       // Held rows are listed again by the next tick (the watermark stays before them), unless
       // this tick would otherwise handle nothing at all: then progress comes first.
-      const last = fingerprint === undefined || pages >= d.tuning.maxPagesPerTick || signal.aborted;
-      const batch = batchOf(held, page.items, fingerprint !== undefined && !(last && handled === 0));
-      held = batch.held;
-      for (const item of batch.now) {
-        if (newest !== undefined && item.blockTimestamp < newest) ascending = false;
-        newest = Math.max(newest ?? item.blockTimestamp, item.blockTimestamp);
-      }
-      for (const r of decideRows(batch.now, d.address, rows)) {
-        handled += 1;
-        // A bare transaction id is what cursors written before rows were told apart hold.
-        if (isSeen(cursor, r.row) || isSeen(cursor, r.item.txid)) continue;
-        const next = markSeen(cursor, r.row, r.item.blockTimestamp, d.tuning.overlapMs, ascending);
-        await handle(r, { key, value: next });
-        cursor = next;
-      }
-    } while (fingerprint !== undefined && pages < d.tuning.maxPagesPerTick && !signal.aborted);
-
-    if (fingerprint !== undefined || signal.aborted) return false; // more pages wait; not caught up yet
-    const done = completeListing(cursor, newest, d.tuning.overlapMs);
+      mayHold: (last) => !(last && handled === 0),
+      onBatch: async (items: Trc20Item[]) => {
+        for (const item of items) {
+          if (newest !== undefined && item.blockTimestamp < newest) ascending = false;
+          newest = Math.max(newest ?? item.blockTimestamp, item.blockTimestamp);
+        }
+        for (const r of decideRows(items, d.address, rows)) {
+          handled += 1;
+          // A bare transaction id is what cursors written before rows were told apart hold.
+          if (isSeen(cursor, r.row) || isSeen(cursor, r.item.txid)) continue;
+          const next = markSeen(cursor, r.row, r.item.blockTimestamp, d.tuning.overlapMs, ascending, cap);
+          await handle(r, { key, value: next });
+          cursor = next;
+        }
+      },
+    });
+    if (!complete || signal.aborted) return false; // more pages wait; not caught up yet
+    const done = completeListing(cursor, newest, d.tuning.overlapMs, cap);
     if (done !== cursor) await d.ledger.saveCheckpoint({ key, value: done });
     caughtUpAt = d.clock.now();
     return true;
   }
 
+  const rescan = createRescan({
+    key: `${key}:rescan`,
+    ledger: d.ledger,
+    clock: d.clock,
+    log: d.log,
+    tuning: d.tuning,
+    filter,
+    walk: (m, signal) => fetchPage(m, signal),
+    handle: async (r) => {
+      const outcome = await handle(r, undefined);
+      return outcome !== undefined && outcome.kind !== 'duplicate';
+    },
+    address: d.address,
+  });
+
   /**
-   * Deep re-scan: TronGrid has listed transfers late and back-filled them (TRON-US/trongrid#16,
-   * trustwallet/blockatlas#969); anything that appears behind the overlap window would
-   * otherwise never be looked at again. Every rescanMs, the last rescanWindowMs is listed
-   * with the same filters and every row handed to the ledger, which records only what it
-   * does not have yet. One listing (plus pages) per run, whatever the number of intents;
-   * the sweep's cursor is not touched.
+   * The endpoints to list on, in turn: those whose head answered this cycle (ahead before behind,
+   * then by health), then the others (a resting or slow one only when nothing else serves).
    */
-  async function rescan(signal: AbortSignal): Promise<void> {
-    const raw = await d.ledger.loadCheckpoint<unknown>(rescanKey);
-    const state = readRescan(raw);
-    const now = d.clock.now();
-    if (raw === undefined) {
-      // The first start's own listing covered the lookback window; the first re-scan is one period away.
-      await d.ledger.saveCheckpoint({ key: rescanKey, value: { v: 1, at: now } satisfies RescanState });
-      return;
-    }
-    if (!state.run && state.at !== undefined && now - state.at < d.tuning.rescanMs) return;
-    const minTimestamp = state.run?.minTimestamp ?? Math.max(0, now - d.tuning.rescanWindowMs);
-    let fingerprint = state.run?.fingerprint;
-    let held = heldFromJson(state.run?.held);
-    const rows = rowKeys();
-    let pages = 0;
-    let found = 0;
-    do {
-      const page = parseTrc20Page(await fetchPage(minTimestamp, fingerprint, signal), filter);
-      pages += 1;
-      if (page.fingerprint !== undefined && page.fingerprint === fingerprint) throw new TronGridError('TronGrid repeated a page fingerprint', 200);
-      const batch = batchOf(held, page.items, page.fingerprint !== undefined);
-      held = batch.held;
-      for (const r of decideRows(batch.now, d.address, rows)) {
-        const outcome = await handle(r, undefined);
-        if (outcome && outcome.kind !== 'duplicate') {
-          found += 1;
-          d.log.warn('TronGrid re-scan found a transfer the listing had missed', { txid: r.item.txid, row: r.row, block_timestamp: r.item.blockTimestamp, outcome: outcome.kind });
-        }
-      }
-      fingerprint = page.fingerprint;
-      if (fingerprint !== undefined) await d.ledger.saveCheckpoint({ key: rescanKey, value: { v: 1, at: state.at, run: { minTimestamp, fingerprint, held: heldToJson(held) } } satisfies RescanState });
-    } while (fingerprint !== undefined && pages < d.tuning.maxPagesPerTick && !signal.aborted);
-    if (fingerprint !== undefined) return; // resumes at this page next tick
-    await d.ledger.saveCheckpoint({ key: rescanKey, value: { v: 1, at: d.clock.now() } satisfies RescanState });
-    d.log.info('TronGrid re-scan done', { from: new Date(minTimestamp).toISOString(), pages, found });
+  function candidates(answered: Map<Member<TronEndpoint>, unknown>): Member<TronEndpoint>[] {
+    const order = d.pool.order();
+    return [...order.filter((m) => answered.has(m)), ...order.filter((m) => !answered.has(m))];
   }
 
-  /** One cycle. Throws on upstream faults so the loop backs off. */
+  /** One cycle. Throws on upstream faults (of every endpoint) so the loop backs off. */
   async function tick(signal: AbortSignal): Promise<void> {
     const open = await d.ledger.hasOpenIntents(METHOD, d.address);
     const report = cycleReporterOf(signal);
     if (open || caughtUpAt === undefined || d.clock.now() - caughtUpAt >= d.tuning.idleSweepMs) {
-      const head = await readHead(signal);
-      if ((await sweep(signal)) && head) report?.caughtUp?.(head.seenAt);
-    } else {
-      // Nothing could settle and the backlog is swept: save the calls. An intent created now is
-      // listed on the next tick, so nothing waits behind the head meanwhile.
-      report?.caughtUp?.(d.clock.now());
+      const got = await readHeads(signal);
+      const errors: { label: string; error: unknown }[] = [];
+      let served: Member<TronEndpoint> | undefined;
+      for (const m of candidates(got)) {
+        const head = got.get(m);
+        try {
+          if (await sweep(m, head?.timestamp || undefined, signal)) {
+            const asOf = head ? heads.asOf(head.number) : undefined;
+            if (asOf !== undefined) report?.caughtUp?.(asOf);
+          }
+          served = m;
+          break;
+        } catch (err) {
+          if (signal.aborted) throw err;
+          errors.push({ label: m.label, error: err });
+          if (d.pool.members.length > 1) d.log.warn('TronGrid endpoint failed; trying the next', { endpoint: m.label, error: describeError(err) });
+        }
+      }
+      if (!served) throw errors.length === 1 ? errors[0]!.error : new AllEndpointsFailed('TronGrid', errors);
+      // Only once caught up, so the start-up catch-up is not delayed by a second listing.
+      if (caughtUpAt !== undefined) await rescan.run(served, signal);
+      return;
     }
-    // Only once caught up, so the start-up catch-up is not delayed by a second listing.
-    if (caughtUpAt !== undefined) await rescan(signal);
+    // Nothing could settle and the backlog is swept: save the calls. An intent created now is
+    // listed on the next tick, so nothing waits behind the head meanwhile.
+    report?.caughtUp?.(d.clock.now());
+    if (caughtUpAt !== undefined) {
+      const m = d.pool.order()[0];
+      if (m) await rescan.run(m, signal);
+    }
   }
 
   return { key, tick };
-}
-
-/**
- * Names each Transfer row of one listing. TronGrid gives no event index, and several
- * rows may share a transaction id (batch payouts, multisend contracts), so a row is
- * named by what it says: transaction id, sender, value, and for identical rows of one
- * transaction their count so far. That name does not depend on the listing's order
- * and stays the same when the row is listed again, in any later listing.
- */
-export function rowKeys(): (item: Trc20Item) => string {
-  const counts = new Map<string, number>();
-  return (item) => {
-    const base = item.kind === 'invalid' ? `${item.txid}:${String(item.detail.from)}:${String(item.detail.value)}` : `${item.txid}:${item.kind === 'transfer' ? item.from : item.to}:${item.value}`;
-    const k = counts.get(base) ?? 0;
-    counts.set(base, k + 1);
-    return k === 0 ? base : `${base}:${k + 1}`;
-  };
-}
-
-export function toPayment(t: Trc20Transfer, row: string, receiver: string, contract: string, observedAt: number, net?: { amountMinor: bigint; nettedMinor: bigint }): ReceivedPayment {
-  const evidence: Record<string, unknown> = { from: t.from, to: receiver, block_timestamp: t.blockTimestamp, contract, value: t.value.toString() };
-  if (t.symbol !== undefined) evidence.symbol = t.symbol;
-  // Part of the row went back out in the same transaction (netting.ts): only the rest is paid.
-  if (net && net.nettedMinor > 0n) evidence.netted_by_outgoing_minor = net.nettedMinor.toString();
-  return {
-    method: METHOD,
-    receiver,
-    amountMinor: net ? net.amountMinor : t.value,
-    // Each row is its own payment; the merchant still sees the TRON transaction id.
-    txRef: row,
-    txHash: t.txid,
-    occurredAt: t.blockTimestamp,
-    observedAt,
-    source: 'trongrid',
-    evidence,
-  };
 }

@@ -12,13 +12,14 @@
  */
 import { fetch as undiciFetch } from 'undici';
 import type { DoctorResult, PaymentSource, SourceDeps } from '../source.ts';
-import { describeError, runLoop } from '../../workers/loop.ts';
+import { runLoop } from '../../workers/loop.ts';
 import { toBase58 } from './address.ts';
-import { createTronGridClient, TronGridError, type Fetch } from './client.ts';
-import { createTronPoller, type PollerTuning } from './poller.ts';
-import { parseTrc20Page, Trc20FormatError } from './trc20-page.ts';
+import { callUrl, createUpstreamPool } from '../upstream-pool.ts';
+import { tronEndpoints } from '../endpoints.ts';
+import { createTronGridClient, type Fetch } from './client.ts';
+import { checkTronEndpoint } from './doctor.ts';
+import { createTronPoller, type PollerTuning, type TronEndpoint } from './poller.ts';
 import type { TronSection } from './config.ts';
-import { USDT_TRC20_DECIMALS } from './units.ts';
 
 /** The resolved `methods.USDT_TRC20` section; `backfillHours` is read if the schema ever offers it. */
 export type TronSourceConfig = TronSection & { backfillHours?: number };
@@ -49,7 +50,8 @@ export function defaultTuning(config: TronSourceConfig): TronTuning {
     rescanMs: config.rescanSeconds * 1000,
     rescanWindowMs: config.rescanHours * HOUR,
     // TronGrid without a key: allowed_rps(1) per method per IP, zero burst (REAL-UPSTREAMS.md §1.3).
-    minRequestIntervalMs: config.apiKey ? 0 : 1000,
+    // Applies per endpoint, to those without a key.
+    minRequestIntervalMs: 1000,
     timeoutMs: 15_000,
     backoff: { baseMs: Math.max(1000, pollMs), maxMs: 120_000 },
   };
@@ -62,14 +64,33 @@ export function createTronSource(config: TronSourceConfig, deps: TronSourceDeps)
   const tuning: TronTuning = { ...defaultTuning(config), ...deps.tuning };
   const name = `tron:${address}`;
   const log = deps.log.child({ source: name });
-  const client = createTronGridClient({
-    apiUrl: config.apiUrl,
-    apiKey: config.apiKey?.reveal(),
-    fetch: deps.fetch ?? undiciFetch,
-    timeoutMs: tuning.timeoutMs,
-    now: () => deps.clock.now(),
+  const endpoints: TronEndpoint[] = tronEndpoints(config).map((e) => {
+    const placeholder = e.url.includes('{apiKey}');
+    return {
+      ...e,
+      client: createTronGridClient({
+        apiUrl: callUrl(e),
+        // A key in the URL ({apiKey}) is the provider's way; TronGrid's is its header.
+        apiKey: placeholder ? undefined : e.apiKey,
+        fetch: deps.fetch ?? undiciFetch,
+        timeoutMs: tuning.timeoutMs,
+        now: () => deps.clock.now(),
+        onQuota: (q) => pool.observeQuota(pool.members[endpointIndex.get(e.url)!]!, q),
+      }),
+      minRequestIntervalMs: e.apiKey !== undefined ? 0 : tuning.minRequestIntervalMs,
+    };
   });
-  const poller = createTronPoller({ address, contract, ledger: deps.ledger, clock: deps.clock, log, client, tuning });
+  const endpointIndex = new Map(endpoints.map((e, i) => [e.url, i]));
+  const pool = createUpstreamPool({
+    endpoints,
+    clock: deps.clock,
+    random: deps.random,
+    backoff: tuning.backoff,
+    // 20 blocks (a minute): further behind than the newest head, an endpoint serves only when no other does.
+    behindBy: 20,
+    metrics: deps.upstreamMetrics,
+  });
+  const poller = createTronPoller({ address, contract, ledger: deps.ledger, clock: deps.clock, log, pool, tuning });
 
   return {
     name,
@@ -77,34 +98,13 @@ export function createTronSource(config: TronSourceConfig, deps: TronSourceDeps)
     run: (signal) =>
       runLoop({ name, intervalMs: config.pollSeconds * 1000, tick: poller.tick, signal, log, random: deps.random, backoff: tuning.backoff }),
 
+    /** Every endpoint, one line each; the method is usable when one of them is. */
     async check(signal): Promise<DoctorResult> {
-      try {
-        const body = await client.listTrc20({ address, contract, limit: 1 }, signal);
-        parseTrc20Page(body, { receiver: address, contract, decimals: USDT_TRC20_DECIMALS });
-        const key = config.apiKey ? 'API key accepted' : 'no API key set (TronGrid\'s anonymous rate limit applies)';
-        return { ok: true, message: `TronGrid reachable at ${config.apiUrl}; ${key}` };
-      } catch (err) {
-        if (err instanceof TronGridError && err.fault === 'rate_limited') return rateLimited(err, config.apiUrl, Boolean(config.apiKey));
-        return { ok: false, message: doctorMessage(err, config.apiUrl, Boolean(config.apiKey)) };
-      }
+      const lines = await Promise.all(pool.members.map((m) => checkTronEndpoint(m, { address, contract, signal, clock: deps.clock })));
+      const ok = lines.some((l) => l.ok);
+      if (lines.length === 1) return lines[0]!;
+      const usable = lines.filter((l) => l.ok).length;
+      return { ok, message: `${usable} of ${lines.length} TronGrid endpoints usable`, endpoints: lines.map((l, i) => ({ ...l, what: pool.members[i]!.label })) };
     },
   };
-}
-
-/** A rate limit is not a key problem: TronGrid answered, and the key (if any) was not what it refused. */
-function rateLimited(err: TronGridError, apiUrl: string, hasKey: boolean): DoctorResult {
-  const said = err.said ? `: ${err.said}` : '';
-  const key = hasKey ? 'the API key was not rejected' : "no API key set; one raises TronGrid's anonymous limit of 1 request per second";
-  return { ok: true, message: `TronGrid reachable at ${apiUrl}, but rate-limiting right now (HTTP ${err.status}${said}); ${key}` };
-}
-
-function doctorMessage(err: unknown, apiUrl: string, hasKey: boolean): string {
-  if (err instanceof TronGridError && err.fault === 'key_rejected') {
-    const said = err.said ? `: ${err.said}` : '';
-    return hasKey
-      ? `TronGrid rejected the API key (HTTP ${err.status}${said}); check methods.USDT_TRC20.apiKey`
-      : `TronGrid refused access without an API key (HTTP ${err.status}${said}); set methods.USDT_TRC20.apiKey`;
-  }
-  if (err instanceof Trc20FormatError) return `${apiUrl} does not answer like TronGrid: ${err.message}`;
-  return `TronGrid at ${apiUrl} is not usable: ${describeError(err)}`;
 }

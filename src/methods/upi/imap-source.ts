@@ -56,15 +56,13 @@ function credentials(config: UpiSourceConfig, deps: UpiSourceDeps, log: SourceDe
 }
 
 /**
- * The real inspector runs in a worker thread under a wall-clock limit (inspector-pool.ts). It is
- * started with the source, while the mailbox connects: loading mailparser, mailauth and
- * html-to-text would otherwise delay the first alert (IDLE push is meant to settle within ~1 s).
+ * The real inspector runs in a worker thread under a wall-clock limit (inspector-pool.ts). The
+ * thread starts with the first message to inspect and stops when idle: it holds ~40 MB that a
+ * mailbox without new mail does not need; the first alert after a quiet spell waits for its start.
  */
 async function realInspector(timeoutMs: number, log: SourceDeps['log']): Promise<{ inspect: InspectAlert; close(): Promise<void> }> {
   const { createInspectorPool } = await import('./inspector-pool.ts');
-  const pool = createInspectorPool({ timeoutMs, log });
-  pool.start();
-  return pool;
+  return createInspectorPool({ timeoutMs, log });
 }
 
 /** Only mail whose From names a bank the operator receives payments at is fetched whole and parsed. */

@@ -52,3 +52,16 @@ test('source health: a source that reports no position lags by its last complete
   assert.notEqual(h.status().state, 'lagging');
   assert.equal(h.status().max_lag_seconds, undefined);
 });
+
+test('head watch: a pass up to a trailing endpoint\'s head is caught up as of when a head that high was first seen anywhere', () => {
+  const w = createHeadWatch();
+  assert.equal(w.asOf(5), undefined);
+  w.observe(100, 1_000); // endpoint A
+  w.observe(90, 1_500); // endpoint B, behind: no news
+  w.observe(110, 2_000); // A again
+  w.observe(120, 3_000);
+  assert.equal(w.asOf(120), 3_000);
+  assert.equal(w.asOf(105), 2_000, 'B reached 105: A showed that much at 2 s');
+  assert.equal(w.asOf(90), 1_000, 'older than anything seen: the first sighting');
+  assert.equal(w.asOf(130), 3_000, 'beyond the newest: the newest sighting');
+});

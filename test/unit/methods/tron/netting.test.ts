@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { decideRows, heldFromJson, heldToJson, holdBack } from '../../../../src/methods/tron/netting.ts';
-import { rowKeys } from '../../../../src/methods/tron/poller.ts';
+import { rowKeys } from '../../../../src/methods/tron/adapt.ts';
 import type { Trc20Item } from '../../../../src/methods/tron/trc20-page.ts';
 
 const US = 'TJmmqjb1DK9TTZbQXzRQ2AuA94z4gKAPFh';

@@ -94,7 +94,7 @@ test('an envelope that is not TronGrid\'s is an error', () => {
 });
 
 test('rows sharing a transaction id get distinct names that do not depend on listing order', async () => {
-  const { rowKeys } = await import('../../../../src/methods/tron/poller.ts');
+  const { rowKeys } = await import('../../../../src/methods/tron/adapt.ts');
   const id = 'a'.repeat(64);
   const row = (from: string, value: bigint) => ({ kind: 'transfer' as const, txid: id, blockTimestamp: 1, from, value });
   const names = (rows: ReturnType<typeof row>[]) => {

@@ -1,8 +1,9 @@
 // The alert inspector's worker thread (src/methods/upi/inspector-pool.ts) with the real inspector:
 // a message whose inspection runs long (a huge HTML table) is cut off at the wall-clock limit without
 // blocking this thread, the next message gets a fresh worker, and time spent waiting for DNS
-// answers does not count against the limit.
+// answers does not count against the limit. The worker starts with the first message and stops when idle.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, test } from 'node:test';
 import { createInspectorPool } from '../../../../src/methods/upi/inspector-pool.ts';
 import { memoryLogger } from '../../../helpers/upi-imap-fakes.ts';
@@ -53,4 +54,32 @@ test('time spent waiting for DNS does not count against the limit; DNS errors re
   assert.ok(asked.length >= 1, `DNS questions: ${asked.join(', ')}`);
   assert.equal(verdict.kind, 'reject');
   assert.notEqual((verdict as { reason: string }).reason, 'inspector_timeout');
+});
+
+/** Threads of this process now (Linux): a live inspector worker is one more. */
+const threads = () => Number(/Threads:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))![1]);
+const settle = async (cond: () => boolean, ms: number) => {
+  for (const end = performance.now() + ms; !cond() && performance.now() < end; ) await new Promise((r) => setTimeout(r, 20));
+};
+
+test('the worker starts with the first message, stops after the idle period, and the next message starts a new one', async () => {
+  const log = memoryLogger();
+  const before = threads();
+  const lazy = createInspectorPool({ timeoutMs: 30_000, idleMs: 400, log });
+  try {
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(log.lines.filter((l) => l.msg === 'alert inspector ready').length, 0, 'no worker before a message');
+    assert.equal(threads(), before, 'no thread before a message');
+    const unknown = { kind: 'ignore', reason: 'unknown_sender' };
+    assert.deepEqual(await lazy.inspect(Buffer.from('From: someone@example.net\r\n\r\nhello'), opts(nxdomain)), unknown);
+    const busy = threads();
+    assert.ok(busy > before, `a worker thread while busy (${before} → ${busy})`);
+    await settle(() => log.lines.some((l) => l.msg === 'alert inspector stopped while idle') && threads() < busy, 10_000);
+    assert.ok(log.lines.some((l) => l.msg === 'alert inspector stopped while idle'), 'stopped after the idle period');
+    assert.ok(threads() < busy, `its thread is gone (${busy} → ${threads()})`);
+    assert.deepEqual(await lazy.inspect(Buffer.from('From: other@example.net\r\n\r\nhello'), opts(nxdomain)), unknown);
+    assert.equal(log.lines.filter((l) => l.msg === 'alert inspector ready').length, 2, 'a new worker for the next message');
+  } finally {
+    await lazy.close();
+  }
 });

@@ -1,0 +1,83 @@
+import { PaydError } from '../../domain/errors.ts';
+import type { EventService } from '../../services/events.ts';
+import type { IntentCancellation } from '../../services/intent-cancel.ts';
+import type { MerchantService } from '../../services/merchants.ts';
+import type { SettlementService } from '../../services/settlement.ts';
+import { htmlPage, seeOther } from './headers.ts';
+import { page } from './layout.ts';
+import { secretsBody } from './pages/merchants.ts';
+import type { ConsoleKit } from './routes.ts';
+
+export interface ActionDeps {
+  cancels: Pick<IntentCancellation, 'cancel'>;
+  replays: Pick<EventService, 'replay' | 'show'>;
+  settlement: Pick<SettlementService, 'settle'>;
+  merchantActions: Pick<MerchantService, 'create' | 'rotateSecret' | 'revoke' | 'setWebhook'>;
+}
+
+/** As `payd merchant rotate-secret` without --grace: the old secret keeps working 10 minutes. */
+const ROTATE_GRACE_SECONDS = 600;
+
+const field = (form: URLSearchParams, name: string, max = 500) => {
+  const v = form.get(name)?.trim() ?? '';
+  if (v.length > max) throw new PaydError('INVALID_REQUEST', `${name} is too long`);
+  return v;
+};
+const param = (event: { context: { params?: Record<string, string> } }, name: string) => event.context.params?.[name] ?? '';
+const intentPath = (id: string) => `/console/intents/${encodeURIComponent(id)}`;
+
+/**
+ * Every change the console can make: each one service call, the same the CLI command makes,
+ * with the passkey's name as the audit log's actor. Forms arrive through kit.post (session
+ * and CSRF token checked); success redirects (a reload never repeats it).
+ */
+export function actionRoutes(kit: ConsoleKit, d: ActionDeps): void {
+  kit.post('/console/intents/:id/cancel', async ({ event, actor }) => {
+    const view = await d.cancels.cancel(param(event, 'id'), { actor });
+    return seeOther(`${intentPath(view.intent_id)}?done=canceled`);
+  });
+
+  kit.post('/console/events/:id/replay', async ({ event, actor }) => {
+    const id = param(event, 'id');
+    await d.replays.replay({ eventId: id }, actor);
+    const ev = await d.replays.show(id);
+    return seeOther(ev.intent_id ? `${intentPath(ev.intent_id)}?done=replayed` : '/console?done=replayed');
+  });
+
+  kit.post('/console/payments/assign', async ({ actor }, form) => {
+    const r = await d.settlement.settle({ intentId: field(form, 'intent_id', 64), txRef: field(form, 'tx_ref', 300), note: field(form, 'note', 200) || undefined, actor });
+    return seeOther(`${intentPath(r.intent_id)}?done=assigned`);
+  });
+
+  kit.post('/console/merchants', async ({ shell, actor }, form) => {
+    const c = await d.merchantActions.create({ name: field(form, 'name', 100), webhookUrl: field(form, 'webhook_url') || null }, actor);
+    const body = secretsBody(`Merchant ${c.name} created`, [
+      ['Name', c.name],
+      ['client_id', c.client_id],
+      ['client_secret', c.client_secret],
+      ['webhook_secret', c.webhook_secret],
+      ['Webhook URL', c.webhook_url],
+    ]);
+    return htmlPage(page(shell, { title: `Merchant ${c.name} created`, section: 'merchants', body }));
+  });
+
+  kit.post('/console/merchants/:id/rotate', async ({ shell, event, actor }) => {
+    const r = await d.merchantActions.rotateSecret(param(event, 'id'), ROTATE_GRACE_SECONDS, actor);
+    const body = secretsBody('New client secret', [
+      ['client_id', r.client_id],
+      ['client_secret', r.client_secret],
+      ['Old secret works until', r.previous_valid_until],
+    ]);
+    return htmlPage(page(shell, { title: 'New client secret', section: 'merchants', body }));
+  });
+
+  kit.post('/console/merchants/:id/revoke', async ({ event, actor }) => {
+    await d.merchantActions.revoke(param(event, 'id'), actor);
+    return seeOther('/console/merchants?done=revoked');
+  });
+
+  kit.post('/console/merchants/:id/webhook', async ({ event, actor }, form) => {
+    await d.merchantActions.setWebhook(param(event, 'id'), field(form, 'url', 2000) || null, actor);
+    return seeOther('/console/merchants?done=webhook');
+  });
+}

@@ -1,0 +1,62 @@
+import type { PaymentsTable, RejectionsTable } from '../../../db/schema.ts';
+import type { Page } from '../../../services/console-views.ts';
+import { html, type Safe } from '../../checkout/escape.ts';
+import { badge, csrfField, facts, money, nextLink, payer, when } from '../layout.ts';
+
+export type PaymentsTab = 'unmatched' | 'rejected';
+
+type RejectionRow = Pick<RejectionsTable, 'ref' | 'source' | 'method' | 'reason' | 'detail_json' | 'observed_at'> & { raw_bytes: number | null };
+
+const tabs = (current: PaymentsTab) =>
+  html`<nav class="tabs" aria-label="Payment lists">${(
+    [
+      ['unmatched', 'Unmatched'],
+      ['rejected', 'Rejected'],
+    ] as const
+  ).map(([k, label]) => html`<a href="/console/payments?view=${k}"${current === k ? html` aria-current="page"` : ''}>${label}</a>`)}</nav>`;
+
+export function paymentsBody(o: { tab: 'unmatched'; unmatched: Page<PaymentsTable>; csrf: string } | { tab: 'rejected'; rejected: Page<RejectionRow>; csrf: string }): Safe {
+  if (o.tab === 'rejected') {
+    const rows = o.rejected.items.map(
+      (r) => html`<li><a class="row" href="/console/payments/rejected?ref=${encodeURIComponent(r.ref)}"><span class="main"><span class="title">${r.reason}</span><span>${r.method}</span></span>
+<span class="sub"><span class="mono">${r.ref}</span> <span>${r.source}</span> <span>${when(r.observed_at)}</span>${r.raw_bytes ? html` <span>raw message ${r.raw_bytes} bytes</span>` : ''}</span></a></li>`,
+    );
+    return html`${tabs('rejected')}<p class="hint">Observations refused before they became payments (forged or unreadable mail, amounts no intent can ask for…). Nothing was credited.</p>
+${rows.length ? html`<ul class="rows">${rows}</ul>` : html`<p class="empty">Nothing rejected.</p>`}
+${nextLink('/console/payments', { view: 'rejected' }, o.rejected.next)}`;
+  }
+  const rows = o.unmatched.items.map(
+    (p) => html`<li class="row"><span class="main"><span class="title mono">${p.tx_ref}</span><span class="amount">${money(p.method, BigInt(p.amount_minor))}</span></span>
+<span class="sub">${badge(p.reason ?? 'unmatched')} <span>${p.method}</span> <span>${p.source}</span> <span>${when(p.observed_at)}</span></span>
+${payer(p.evidence_json) ? html`<span class="sub">Paid by <span class="payer">${payer(p.evidence_json)}</span></span>` : ''}
+<details><summary>Assign to an intent</summary>
+<form method="post" action="/console/payments/assign" class="assign" data-confirm="Settle the intent with this payment? The merchant is sent payment.success.">${csrfField(o.csrf)}
+<input type="hidden" name="tx_ref" value="${p.tx_ref}">
+<label>Intent id <input name="intent_id" required spellcheck="false" autocomplete="off"></label>
+<label>Note <input name="note" maxlength="200"></label>
+<button type="submit">Assign and settle</button></form></details></li>`,
+  );
+  return html`${tabs('unmatched')}<p class="hint">Payments that settled nothing (wrong amount, late, under-paid…). Assigning one settles the intent you name, as <code>payd intents settle</code> does.</p>
+${rows.length ? html`<ul class="rows">${rows}</ul>` : html`<p class="empty">No unmatched payment.</p>`}
+${nextLink('/console/payments', { view: 'unmatched' }, o.unmatched.next)}`;
+}
+
+/** How much of a stored raw message the page shows. */
+const RAW_SHOWN = 200 * 1024;
+
+/** The stored raw message as inert text: escaped into <pre>, never parsed or rendered as HTML. */
+export function rejectionBody(r: RejectionsTable): Safe {
+  const raw = r.raw ? Buffer.from(r.raw) : null;
+  const text = raw ? raw.subarray(0, RAW_SHOWN).toString('utf8') : null;
+  return html`<section class="card">${facts([
+    ['Reason', badge(r.reason)],
+    ['Method', r.method],
+    ['Source', r.source],
+    ['Reference', html`<span class="mono">${r.ref}</span>`],
+    ['Seen', when(r.observed_at)],
+  ])}</section>
+${r.detail_json ? html`<h2>Details</h2><pre class="raw">${r.detail_json}</pre>` : ''}
+<h2>Raw message</h2>
+${text === null ? html`<p class="empty">Not stored.</p>` : html`<pre class="raw" id="raw-message">${text}</pre>${raw!.length > RAW_SHOWN ? html`<p class="hint">First ${RAW_SHOWN} of ${raw!.length} bytes.</p>` : ''}`}
+<p><a href="/console/payments?view=rejected">Back to rejected</a></p>`;
+}

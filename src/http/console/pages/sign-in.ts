@@ -1,0 +1,21 @@
+import { html, type Safe } from '../../checkout/escape.ts';
+
+/** The passkey prompt starts from the button (console.js); without script the page says so. */
+export function signInBody(): Safe {
+  return html`<section class="card narrow">
+<p>Sign in with the passkey on this device.</p>
+<button type="button" id="passkey-sign-in" class="primary">Sign in with passkey</button>
+<p class="error" id="passkey-error" role="alert" hidden></p>
+<noscript><p class="error">Signing in needs JavaScript (the passkey prompt is started by the page).</p></noscript>
+<p class="hint">No passkey here yet? Ask the operator for an invite link (<code>payd console invite --name "…"</code>).</p>
+</section>`;
+}
+
+export function inviteBody(name: string, token: string): Safe {
+  return html`<section class="card narrow">
+<p>This link adds a passkey named <strong>${name}</strong> for the payd console. It works once, for 15 minutes.</p>
+<button type="button" id="passkey-register" class="primary" data-token="${token}">Create passkey</button>
+<p class="error" id="passkey-error" role="alert" hidden></p>
+<noscript><p class="error">Creating a passkey needs JavaScript.</p></noscript>
+</section>`;
+}

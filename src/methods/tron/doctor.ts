@@ -1,0 +1,48 @@
+/** `payd doctor` for one TronGrid-compatible endpoint: reachable, its key, its head, its quota, what went wrong. */
+import { USDT_TRC20_DECIMALS } from './units.ts';
+import type { Clock } from '../../domain/ports.ts';
+import { describeError } from '../../workers/loop.ts';
+import type { DoctorResult } from '../source.ts';
+import type { Member } from '../upstream-pool.ts';
+import { TronGridError } from './client.ts';
+import type { TronEndpoint } from './poller.ts';
+import { parseTrc20Page, Trc20FormatError } from './trc20-page.ts';
+
+export async function checkTronEndpoint(m: Member<TronEndpoint>, o: { address: string; contract: string; signal: AbortSignal; clock: Clock }): Promise<DoctorResult> {
+  const where = m.label;
+  const hasKey = m.spec.apiKey !== undefined;
+  try {
+    const started = o.clock.now();
+    const body = await m.spec.client.listTrc20({ address: o.address, contract: o.contract, limit: 1 }, o.signal);
+    const ms = Math.max(0, o.clock.now() - started);
+    parseTrc20Page(body, { receiver: o.address, contract: o.contract, decimals: USDT_TRC20_DECIMALS });
+    const key = hasKey ? 'API key accepted' : "no API key set (TronGrid's anonymous rate limit applies)";
+    let head = '';
+    try {
+      head = `; solidified block ${(await m.spec.client.solidifiedHead(o.signal)).number}`;
+    } catch (err) {
+      head = `; solidified head unreadable (${describeError(err)})`;
+    }
+    const quota = m.health.quota !== undefined ? `; quota left: ${m.health.quota}` : '';
+    return { ok: true, message: `TronGrid reachable at ${where} in ${ms} ms; ${key}${head}${quota}` };
+  } catch (err) {
+    if (err instanceof TronGridError && err.fault === 'rate_limited') {
+      const said = err.said ? `: ${err.said}` : '';
+      // A rate limit is not a key problem: TronGrid answered, and the key (if any) was not what it refused.
+      const key = hasKey ? 'the API key was not rejected' : "no API key set; one raises TronGrid's anonymous limit of 1 request per second";
+      return { ok: true, message: `TronGrid reachable at ${where}, but rate-limiting right now (HTTP ${err.status}${said}); ${key}` };
+    }
+    return { ok: false, message: failure(err, where, hasKey) };
+  }
+}
+
+function failure(err: unknown, where: string, hasKey: boolean): string {
+  if (err instanceof TronGridError && err.fault === 'key_rejected') {
+    const said = err.said ? `: ${err.said}` : '';
+    return hasKey
+      ? `TronGrid at ${where} rejected the API key (HTTP ${err.status}${said}); check methods.USDT_TRC20.apiKey (or this endpoint's apiKey)`
+      : `TronGrid at ${where} refused access without an API key (HTTP ${err.status}${said}); set methods.USDT_TRC20.apiKey (or this endpoint's apiKey)`;
+  }
+  if (err instanceof Trc20FormatError) return `${where} does not answer like TronGrid: ${err.message}`;
+  return `TronGrid at ${where} is not usable: ${describeError(err)}`;
+}

@@ -1,0 +1,54 @@
+/**
+ * The one paging loop of a TronGrid listing, shared by the sweep and the deep re-scan:
+ * `min_timestamp` fixed, `fingerprint` followed (one endpoint's fingerprints mean nothing
+ * to another, so a listing stays on the endpoint that began it), at most `maxPages` pages,
+ * and the rows of the last block held back until the next page shows the rest of them.
+ */
+import type { Logger } from '../../domain/ports.ts';
+import { TronGridError } from './client.ts';
+import { holdBack } from './netting.ts';
+import { parseTrc20Page, type PageFilter, type Trc20Item } from './trc20-page.ts';
+
+export interface WalkOptions {
+  fetchPage(minTimestamp: number, fingerprint: string | undefined): Promise<unknown>;
+  filter: PageFilter;
+  minTimestamp: number;
+  /** Where a cut-short listing resumes (same endpoint only), and the rows it held. */
+  fingerprint?: string;
+  held?: Trc20Item[];
+  maxPages: number;
+  pageLimit: number;
+  signal: AbortSignal;
+  log: Logger;
+  /**
+   * Whether the rows of the last block may be held for the next page; `last`: this tick lists no
+   * more. The sweep lets them go when holding would leave a tick with nothing done (progress first).
+   */
+  mayHold(last: boolean): boolean;
+  /** Rows to decide now, in listing order. */
+  onBatch(items: Trc20Item[]): Promise<void>;
+  /** After each page with more to come: where to resume, and what is held. */
+  onPage?(fingerprint: string, held: Trc20Item[]): Promise<void>;
+}
+
+/** Walks the listing; `complete` when its last page was reached (nothing is held then). */
+export async function walkPages(o: WalkOptions): Promise<{ complete: boolean; pages: number }> {
+  let fingerprint = o.fingerprint;
+  let held = o.held ?? [];
+  let pages = 0;
+  let last: boolean;
+  do {
+    const page = parseTrc20Page(await o.fetchPage(o.minTimestamp, fingerprint), o.filter);
+    pages += 1;
+    if (page.malformed > 0) o.log.warn('TronGrid items without id or timestamp skipped', { count: page.malformed });
+    if (page.fingerprint !== undefined && page.fingerprint === fingerprint) throw new TronGridError('TronGrid repeated a page fingerprint', 200);
+    fingerprint = page.fingerprint;
+    last = fingerprint === undefined || pages >= o.maxPages || o.signal.aborted;
+    const all = held.length ? [...held, ...page.items] : page.items;
+    const keep = fingerprint !== undefined && o.mayHold(last) ? holdBack(all, 4 * o.pageLimit) : [];
+    held = keep;
+    await o.onBatch(keep.length ? all.slice(0, all.length - keep.length) : all);
+    if (fingerprint !== undefined) await o.onPage?.(fingerprint, held);
+  } while (!last);
+  return { complete: fingerprint === undefined, pages };
+}

@@ -1,0 +1,245 @@
+import { createHash } from 'node:crypto';
+import {
+  generateAuthenticationOptions,
+  generateRegistrationOptions,
+  verifyAuthenticationResponse,
+  verifyRegistrationResponse,
+  type AuthenticationResponseJSON,
+  type RegistrationResponseJSON,
+} from '@simplewebauthn/server';
+import { writeTx, type Db } from '../db/open.ts';
+import { PaydError } from '../domain/errors.ts';
+import type { Clock, Random } from '../domain/ports.ts';
+
+/** An invite link works this long, ms (issue #29: 15 minutes). */
+export const INVITE_MS = 15 * 60_000;
+/** A passkey prompt must be answered within this, ms. */
+const CHALLENGE_MS = 5 * 60_000;
+/** last_seen_at is written at most this often per session, ms (not on every page view). */
+const TOUCH_MS = 60_000;
+
+/** Who the browser is talking to: passkeys are bound to `id` (a host name) and `origin`. */
+export interface RelyingParty {
+  id: string;
+  origin: string;
+  name: string;
+}
+
+export interface ConsoleSession {
+  id: string;
+  csrf: string;
+  /** The passkey's name ("Asha's phone"): the audit log's actor is `console:<name>`. */
+  name: string;
+}
+
+/** A new session: the cookie's token (never stored; only its hash is). */
+export interface IssuedSession extends ConsoleSession {
+  token: string;
+}
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+const b64url = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url');
+const denied = (why: string) => new PaydError('FORBIDDEN', why);
+
+/**
+ * Who may use the operator console: single-use invites that register one passkey each,
+ * passkey sign-in, and server-side sessions (revocable, idle timeout). WebAuthn itself is
+ * @simplewebauthn/server; this module keeps its state (challenges, credentials, sessions).
+ */
+export function createConsoleAccess(d: { db: Db; clock: Clock; random: Random; idleMs: number }) {
+  const token = (n: number) => b64url(d.random.bytes(n));
+
+  async function audit(actor: string, action: string, subject: string | null, details?: Record<string, unknown>) {
+    await d.db.insertInto('audit_log').values({ at: d.clock.now(), actor, action, subject, details_json: details ? JSON.stringify(details) : null }).execute();
+  }
+
+  /** Takes a challenge (once): true only for an unexpired one of this purpose (and invite). */
+  async function takeChallenge(challenge: string, purpose: 'register' | 'login', inviteHash: string | null): Promise<boolean> {
+    let q = d.db.deleteFrom('console_challenges').where('challenge', '=', challenge).where('purpose', '=', purpose).where('expires_at', '>', d.clock.now());
+    q = inviteHash === null ? q : q.where('invite_hash', '=', inviteHash);
+    const r = await q.executeTakeFirst();
+    return Number(r.numDeletedRows) === 1;
+  }
+
+  async function storeChallenge(challenge: string, purpose: 'register' | 'login', inviteHash: string | null) {
+    const now = d.clock.now();
+    // Expired ones go as new ones come: the table stays as small as the prompts in progress.
+    await d.db.deleteFrom('console_challenges').where('expires_at', '<=', now).execute();
+    await d.db.insertInto('console_challenges').values({ challenge, purpose, invite_hash: inviteHash, expires_at: now + CHALLENGE_MS }).execute();
+  }
+
+  async function openInvite(inviteToken: string) {
+    const hash = sha256(inviteToken);
+    const row = await d.db.selectFrom('console_invites').selectAll().where('token_hash', '=', hash).executeTakeFirst();
+    if (!row || row.used_at !== null || row.expires_at <= d.clock.now()) throw denied('this invite link is used, expired or unknown: ask for a new one (payd console invite)');
+    return { hash, name: row.name };
+  }
+
+  async function newSession(tx: Db, passkeyId: string, address: string | null, now: number): Promise<{ id: string; token: string; csrf: string }> {
+    const s = { id: `cs_${Buffer.from(d.random.bytes(8)).toString('hex')}`, token: token(32), csrf: token(32) };
+    await tx.insertInto('console_sessions').values({ id: s.id, token_hash: sha256(s.token), passkey_id: passkeyId, csrf: s.csrf, address, created_at: now, last_seen_at: now, revoked_at: null }).execute();
+    return s;
+  }
+
+  return {
+    /** `payd console invite --name …`: a token for one passkey registration, valid 15 minutes. */
+    async invite(name: string): Promise<{ token: string; expiresAt: number }> {
+      const clean = name.trim();
+      if (!clean || clean.length > 100) throw new PaydError('INVALID_REQUEST', '--name must be 1 to 100 characters (e.g. "Asha\'s phone")');
+      const t = token(24);
+      const now = d.clock.now();
+      await d.db.insertInto('console_invites').values({ token_hash: sha256(t), name: clean, created_at: now, expires_at: now + INVITE_MS, used_at: null }).execute();
+      await audit('cli', 'console.invite', null, { name: clean });
+      return { token: t, expiresAt: now + INVITE_MS };
+    },
+
+    /** The invite's name, or FORBIDDEN when the link cannot be used. */
+    async inviteName(inviteToken: string): Promise<string> {
+      return (await openInvite(inviteToken)).name;
+    },
+
+    async registrationOptions(inviteToken: string, rp: RelyingParty) {
+      const invite = await openInvite(inviteToken);
+      const options = await generateRegistrationOptions({
+        rpName: rp.name,
+        rpID: rp.id,
+        userName: invite.name,
+        userID: new Uint8Array(d.random.bytes(16)),
+        attestationType: 'none',
+        // A discoverable credential: signing in later needs no user name.
+        authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
+        timeout: CHALLENGE_MS,
+      });
+      await storeChallenge(options.challenge, 'register', invite.hash);
+      return options;
+    },
+
+    /** Registers the passkey, uses up the invite and signs the new device in, in one transaction. */
+    async register(inviteToken: string, response: RegistrationResponseJSON, rp: RelyingParty, address: string | null): Promise<IssuedSession> {
+      const invite = await openInvite(inviteToken);
+      let verified;
+      try {
+        verified = await verifyRegistrationResponse({
+          response,
+          expectedChallenge: (c) => takeChallenge(c, 'register', invite.hash),
+          expectedOrigin: rp.origin,
+          expectedRPID: rp.id,
+          requireUserVerification: true,
+        });
+      } catch (err) {
+        throw denied(`the passkey was not accepted: ${(err as Error).message}`);
+      }
+      if (!verified.verified) throw denied('the passkey was not accepted');
+      const cred = verified.registrationInfo.credential;
+      const now = d.clock.now();
+      const s = await writeTx(d.db, async (tx) => {
+        const used = await tx.updateTable('console_invites').set({ used_at: now }).where('token_hash', '=', invite.hash).where('used_at', 'is', null).where('expires_at', '>', now).executeTakeFirst();
+        if (Number(used.numUpdatedRows) !== 1) throw denied('this invite link was used meanwhile');
+        await tx
+          .insertInto('console_passkeys')
+          .values({ id: cred.id, name: invite.name, public_key: b64url(cred.publicKey), counter: cred.counter, transports: cred.transports ? JSON.stringify(cred.transports) : null, created_at: now, last_used_at: now, revoked_at: null })
+          .execute();
+        const session = await newSession(tx, cred.id, address, now);
+        await tx.insertInto('audit_log').values({ at: now, actor: `console:${invite.name}`, action: 'console.register', subject: session.id, details_json: JSON.stringify({ passkey: cred.id }) }).execute();
+        return session;
+      });
+      return { ...s, name: invite.name };
+    },
+
+    async loginOptions(rp: RelyingParty) {
+      // No allowCredentials: the phone offers the passkeys it holds for this host.
+      const options = await generateAuthenticationOptions({ rpID: rp.id, userVerification: 'required', timeout: CHALLENGE_MS });
+      await storeChallenge(options.challenge, 'login', null);
+      return options;
+    },
+
+    async login(response: AuthenticationResponseJSON, rp: RelyingParty, address: string | null): Promise<IssuedSession> {
+      const key = typeof response?.id === 'string' ? await d.db.selectFrom('console_passkeys').selectAll().where('id', '=', response.id).executeTakeFirst() : undefined;
+      if (!key || key.revoked_at !== null) throw denied('this passkey is not registered here, or was revoked');
+      let verified;
+      try {
+        verified = await verifyAuthenticationResponse({
+          response,
+          expectedChallenge: (c) => takeChallenge(c, 'login', null),
+          expectedOrigin: rp.origin,
+          expectedRPID: rp.id,
+          requireUserVerification: true,
+          credential: { id: key.id, publicKey: new Uint8Array(Buffer.from(key.public_key, 'base64url')), counter: key.counter, transports: key.transports ? JSON.parse(key.transports) : undefined },
+        });
+      } catch (err) {
+        throw denied(`the passkey was not accepted: ${(err as Error).message}`);
+      }
+      if (!verified.verified) throw denied('the passkey was not accepted');
+      const now = d.clock.now();
+      const s = await writeTx(d.db, async (tx) => {
+        await tx.updateTable('console_passkeys').set({ counter: verified.authenticationInfo.newCounter, last_used_at: now }).where('id', '=', key.id).execute();
+        const session = await newSession(tx, key.id, address, now);
+        await tx.insertInto('audit_log').values({ at: now, actor: `console:${key.name}`, action: 'console.sign-in', subject: session.id, details_json: null }).execute();
+        return session;
+      });
+      return { ...s, name: key.name };
+    },
+
+    /** The live session a cookie's token names, or null (unknown, revoked, idle too long, passkey revoked). */
+    async session(cookieToken: string | undefined): Promise<ConsoleSession | null> {
+      if (!cookieToken || cookieToken.length > 100) return null;
+      const row = await d.db
+        .selectFrom('console_sessions as s')
+        .innerJoin('console_passkeys as p', 'p.id', 's.passkey_id')
+        .select(['s.id', 's.csrf', 's.last_seen_at', 's.revoked_at', 'p.name', 'p.revoked_at as passkey_revoked_at'])
+        .where('s.token_hash', '=', sha256(cookieToken))
+        .executeTakeFirst();
+      const now = d.clock.now();
+      if (!row || row.revoked_at !== null || row.passkey_revoked_at !== null || now - row.last_seen_at > d.idleMs) return null;
+      if (now - row.last_seen_at > TOUCH_MS) await d.db.updateTable('console_sessions').set({ last_seen_at: now }).where('id', '=', row.id).execute();
+      return { id: row.id, csrf: row.csrf, name: row.name };
+    },
+
+    async signOut(s: ConsoleSession): Promise<void> {
+      await d.db.updateTable('console_sessions').set({ revoked_at: d.clock.now() }).where('id', '=', s.id).where('revoked_at', 'is', null).execute();
+      await audit(`console:${s.name}`, 'console.sign-out', s.id);
+    },
+
+    /** `payd console sessions`: newest first, with the passkey each signed in with. */
+    async sessions() {
+      const now = d.clock.now();
+      const rows = await d.db
+        .selectFrom('console_sessions as s')
+        .innerJoin('console_passkeys as p', 'p.id', 's.passkey_id')
+        .select(['s.id', 'p.name', 's.address', 's.created_at', 's.last_seen_at', 's.revoked_at', 'p.revoked_at as passkey_revoked_at'])
+        .orderBy('s.created_at', 'desc')
+        .limit(200)
+        .execute();
+      const iso = (ms: number) => new Date(ms).toISOString();
+      return rows.map((r) => ({
+        session_id: r.id,
+        passkey: r.name,
+        address: r.address,
+        signed_in_at: iso(r.created_at),
+        last_seen_at: iso(r.last_seen_at),
+        state: r.revoked_at !== null || r.passkey_revoked_at !== null ? 'revoked' : now - r.last_seen_at > d.idleMs ? 'idle' : 'active',
+      }));
+    },
+
+    /**
+     * `payd console revoke <session>`: that session ends at its next request. With `passkey`,
+     * the passkey it signed in with is revoked too (a lost phone): every session of it ends
+     * and it cannot sign in again.
+     */
+    async revoke(sessionId: string, o: { passkey?: boolean; actor?: string } = {}): Promise<{ session_id: string; passkey: string | null }> {
+      const row = await d.db.selectFrom('console_sessions').select(['id', 'passkey_id']).where('id', '=', sessionId).executeTakeFirst();
+      if (!row) throw new PaydError('NOT_FOUND', `no console session ${sessionId} (payd console sessions lists them)`);
+      const now = d.clock.now();
+      await d.db.updateTable('console_sessions').set({ revoked_at: now }).where('id', '=', row.id).where('revoked_at', 'is', null).execute();
+      let passkey: string | null = null;
+      if (o.passkey) {
+        await d.db.updateTable('console_passkeys').set({ revoked_at: now }).where('id', '=', row.passkey_id).where('revoked_at', 'is', null).execute();
+        passkey = (await d.db.selectFrom('console_passkeys').select('name').where('id', '=', row.passkey_id).executeTakeFirstOrThrow()).name;
+      }
+      await audit(o.actor ?? 'cli', o.passkey ? 'console.revoke-passkey' : 'console.revoke', row.id, o.passkey ? { passkey: row.passkey_id } : undefined);
+      return { session_id: row.id, passkey };
+    },
+  };
+}
+
+export type ConsoleAccess = ReturnType<typeof createConsoleAccess>;
