@@ -38,6 +38,9 @@ import { createReadiness, type WorkerSet } from './app/readiness.ts';
 import { closeWithin, type Stop } from './app/shutdown.ts';
 import { openAppStore } from './app/store.ts';
 import { LEASE_DEFAULTS, startWorkers } from './app/workers.ts';
+import { showAmountWith } from './app/notify.ts';
+import { createNotifications } from './services/notify/index.ts';
+import { runNotifications } from './workers/notify.ts';
 import type { AppOptions } from './app/options.ts';
 import { createPricing } from './pricing/index.ts';
 
@@ -144,6 +147,11 @@ export async function createApp(o: AppOptions) {
   const sourceDeps = { ledger, db, clock, random, log: log.child({ component: 'source' }), upstreamMetrics: metrics };
   const sandboxSource = createSandboxSource(db, sourceDeps);
   const actions = createOperatorActions({ merchants, events, dispatcher, intents, payments, sandboxSource, methods, random, waitForOtherMs: config.webhooks.timeoutSeconds * 1000 + 5000 });
+  // Telegram / e-mail to the shopkeeper (live only: the sandbox is a merchant developer's playground).
+  const notifications = sandbox
+    ? null
+    : createNotifications({ config, db, clock, random, log: log.child({ component: 'notify' }), upiSilence, show: showAmountWith(methods), sources: () => (workerSet?.role() === 'leader' ? workerSet.health : []) });
+  if (notifications) cleanups.push(() => notifications.close());
   const mailboxTokens = createMailboxTokenStore({ db, keys, clock, random });
   // Async: a method's libraries load only when its source is built (see methods/registry.ts).
   const sources = async (): Promise<PaymentSource[]> => (o.sources ? o.sources({ ledger, db }) : sandbox ? [sandboxSource] : createSources(config, methods, { ...sourceDeps, mailboxTokens }));
@@ -186,8 +194,10 @@ export async function createApp(o: AppOptions) {
   const stops: Stop[] = [];
   /** Epoch ms by which close() must be done; set when closing starts. */
   let closingDeadline: number | null = null;
+  // Notifications run in their own loops: a slow Telegram or SMTP server never holds up settlement or webhooks.
+  const notify = notifications ? (signal: AbortSignal) => runNotifications(notifications, { signal, log: log.child({ component: 'notify' }), random, wakeups }) : undefined;
   const rates = pricing.refresher ? { run: pricing.refresher.run, intervalMs: config.pricing.refreshSeconds * 1000 } : null;
-  const lead = createLeaderWork({ dispatcher, ledger, intents, log, random, webhookTimeoutMs: config.webhooks.timeoutSeconds * 1000, closingDeadline: () => closingDeadline, rates });
+  const lead = createLeaderWork({ dispatcher, ledger, intents, log, random, webhookTimeoutMs: config.webhooks.timeoutSeconds * 1000, closingDeadline: () => closingDeadline, rates, also: notify });
   const readiness = createReadiness({ workers: () => workerSet, upiSilence, rates: () => pricing.book.status() });
 
   return {
@@ -212,6 +222,7 @@ export async function createApp(o: AppOptions) {
     dispatcher,
     sandboxSource,
     actions,
+    notifications,
     doctor,
     sources,
     publicUrl,
@@ -230,6 +241,7 @@ export async function createApp(o: AppOptions) {
       // Refuse another master key (and missing secrets) before serving or sending anything.
       await keys.get();
       if (opts.workers) revealSecrets(config.methods);
+      if (opts.workers && notifications) revealSecrets(config.notifications ?? {});
       // Built (their modules loaded) before the port is bound, started only after: building connects nothing.
       const toRun = opts.workers ? await sources() : [];
       let listening: string | null = null;

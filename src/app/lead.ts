@@ -27,6 +27,8 @@ export interface LeaderDeps {
   closingDeadline: () => number | null;
   /** Fiat pricing: the rate refresh and its interval, ms (none: no pair lists a source). */
   rates?: { run(signal: AbortSignal, intervalMs: number): Promise<void>; intervalMs: number } | null;
+  /** More leader-only work (notifications), run beside the rest until `signal` aborts. */
+  also?: (signal: AbortSignal) => Promise<void>;
 }
 
 /** The leader's work: sources (supervised), the webhook dispatcher and expiry, until `signal` aborts. */
@@ -61,6 +63,7 @@ export function createLeaderWork(d: LeaderDeps) {
     };
     work.push(runLoop({ name: 'source positions', intervalMs: POSITION_RECORD_MS, tick: recordPositions, signal, log: log.child({ component: 'lag' }), random }));
     if (d.rates) work.push(d.rates.run(signal, d.rates.intervalMs));
+    if (d.also) work.push(d.also(signal));
     work.push(runLoop({ name: 'intent expiry', intervalMs: EXPIRY_INTERVAL_MS, tick: async () => void (await d.intents.expireDue()), signal, log: expiryLog, random }));
     await Promise.all(work);
   };

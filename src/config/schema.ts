@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import * as v from 'valibot';
+import { NotificationsConfig } from './notifications.ts';
 import { num, port, positive, SecretRef, seconds, httpUrl } from './parts.ts';
 import { RATE_SOURCES } from '../domain/rates.ts';
 
@@ -106,6 +107,7 @@ export function configSchema(methods: Record<string, v.GenericSchema>) {
     }),
     {},
   ),
+  notifications: v.optional(NotificationsConfig),
   /** Prices in fiat (issue #31): rate sources per pair, fetched by the worker leader (src/pricing/). */
   pricing: v.optional(
     v.strictObject({

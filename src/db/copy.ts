@@ -28,6 +28,9 @@ export const COPY_PLAN: Record<keyof Database, { copy: true; identity?: string }
   console_passkeys: { copy: true },
   console_sessions: { copy: true },
   console_challenges: { copy: false, why: 'a sign-in in progress lives five minutes; it is started again' },
+  // Pending messages still go out from the new store; sent ones keep their dedup keys (no second message).
+  notifications: { copy: true },
+  telegram_actions: { copy: true },
   // Who runs the workers is a fact about live processes, not data: the nodes on the new store elect their own.
   // Refetched within one refresh by the new leader; a copied rate would only be older.
   rates: { copy: false, why: 'a cache the worker leader refills within pricing.refreshSeconds' },

@@ -265,6 +265,38 @@ export interface ConsoleChallengesTable {
   expires_at: number;
 }
 
+/** A message to a person (db/notifications.ts owns its verbs). */
+export interface NotificationsTable {
+  id: string;
+  channel: 'telegram' | 'email';
+  target: string;
+  dedup_key: string;
+  kind: string;
+  text: string;
+  /** Telegram inline buttons: [[{ text, callback_data }]]. */
+  buttons_json: string | null;
+  status: 'pending' | 'sent' | 'failed';
+  attempts: number;
+  next_attempt_at: number;
+  locked_until: number;
+  last_error: string | null;
+  created_at: number;
+  sent_at: number | null;
+}
+
+/** The callback_data payd put on an inline button: valid once, in its chat, until it expires. */
+export interface TelegramActionsTable {
+  token: string;
+  chat_id: string;
+  action: string;
+  intent_id: string;
+  transaction_hash: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+  used_by: string | null;
+}
+
 export interface Database {
   merchants: MerchantsTable;
   intents: IntentsTable;
@@ -288,4 +320,6 @@ export interface Database {
   console_passkeys: ConsolePasskeysTable;
   console_sessions: ConsoleSessionsTable;
   console_challenges: ConsoleChallengesTable;
+  notifications: NotificationsTable;
+  telegram_actions: TelegramActionsTable;
 }

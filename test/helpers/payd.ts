@@ -40,6 +40,7 @@ export function baseConfig(dir: string, extra: Record<string, any> = {}) {
     // Test receivers listen on loopback: an operator's opt-in (webhooks.allowLoopback).
     webhooks: { retrySchedule: [1, 1, 1], timeoutSeconds: 2, allowLoopback: true, ...(rest.webhooks ?? {}) },
     intents: rest.intents ?? {},
+    ...(rest.notifications ? { notifications: rest.notifications } : {}),
     ...(rest.pricing ? { pricing: rest.pricing } : {}),
     methods: {
       UPI: {

@@ -1,0 +1,20 @@
+/**
+ * What the bot needs of held payments (issue #27's service, services/held-payments.ts): the same
+ * calls the CLI and the console make. Declared here so the bot does not depend on its module.
+ */
+export interface HeldPaymentRow {
+  intentId: string;
+  merchantId: string;
+  method: string;
+  transactionHash: string;
+  amount: bigint;
+  receivedAt: number | string;
+  status: string;
+  reason: string | null;
+}
+
+export interface HeldPayments {
+  listPayments(q: { status?: 'held' | 'credited' | 'refunded'; merchantId?: string; intentId?: string; cursor?: string; limit?: number }): Promise<{ items: HeldPaymentRow[]; nextCursor?: string | null }>;
+  acceptPayment(a: { intentId: string; transactionHash: string; merchantId?: string; actor: string }): Promise<unknown>;
+  markRefunded(a: { intentId: string; transactionHash: string; merchantId?: string; actor: string }): Promise<unknown>;
+}

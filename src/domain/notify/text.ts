@@ -1,0 +1,90 @@
+/**
+ * What a notification says: short, plain words, amounts as the checkout prints them, no secret
+ * (no client secret, token, address book or raw mail: ids, order ids and references only).
+ */
+import type { Method } from '../methods.ts';
+
+/**
+ * An amount as a person reads it ("₹1,499.00", "12.50 USDT (USDT_TRC20)"), with the checkout's
+ * own formatter: built by the composition root from the method's descriptor. null: a method
+ * this build does not know (a row written by another version).
+ */
+export type ShowAmount = (method: Method, minor: bigint) => string | null;
+
+export const amountText = (show: ShowAmount, method: Method, minor: bigint): string => show(method, minor) ?? `${minor} (${method} minor units)`;
+
+/** Telegram caps a message at 4096 characters; ours stay far below, this is the guard. */
+export const clip = (s: string, max = 3500): string => (s.length <= max ? s : `${s.slice(0, max - 1)}…`);
+
+export interface SettledFacts {
+  method: Method;
+  amountMinor: bigint;
+  orderId: string;
+  reference: string | null;
+}
+
+export const settledText = (show: ShowAmount, p: SettledFacts): string => `Paid: ${amountText(show, p.method, p.amountMinor)} for order ${p.orderId}.${p.reference ? ` Ref ${p.reference}.` : ''}`;
+
+export function digestText(show: ShowAmount, items: SettledFacts[], minutes: number): string {
+  const totals = new Map<Method, bigint>();
+  for (const i of items) totals.set(i.method, (totals.get(i.method) ?? 0n) + i.amountMinor);
+  const sums = [...totals].map(([m, t]) => amountText(show, m, t)).join(', ');
+  return `${items.length} payment${items.length === 1 ? '' : 's'} in the last ${ageText(minutes * 60_000)}: ${sums}.`;
+}
+
+export interface HeldFacts {
+  method: Method;
+  amountMinor: bigint;
+  orderId: string | null;
+  reference: string;
+  reason: string | null;
+}
+
+export const heldText = (show: ShowAmount, p: HeldFacts): string =>
+  `Held, not credited: ${amountText(show, p.method, p.amountMinor)}${p.orderId ? ` for order ${p.orderId}` : ''} (${(p.reason ?? 'held').replace(/_/g, ' ')}). Ref ${p.reference}. Accept it or mark it refunded.`;
+
+export const unmatchedText = (show: ShowAmount, p: { method: Method; amountMinor: bigint; reference: string; reason: string | null }): string =>
+  `Payment matched no order: ${amountText(show, p.method, p.amountMinor)} (${(p.reason ?? 'no matching intent').replace(/_/g, ' ')}). Ref ${p.reference}. See payd payments list --unmatched.`;
+
+export const BANK_NAMES: Record<string, string> = { hdfc: 'HDFC', icici: 'ICICI', sbi: 'SBI', axis: 'Axis', kotak: 'Kotak', yes: 'YES Bank', indusind: 'IndusInd', federal: 'Federal' };
+export const bankName = (bank: string): string => BANK_NAMES[bank] ?? bank;
+
+/** A condition that went bad, and the one message when it is good again. */
+export type ConditionKind = 'source.down' | 'upi.silent' | 'webhook.failing' | 'alerts.unreadable';
+
+export function alertText(kind: ConditionKind, subject: string, detail: string): string {
+  switch (kind) {
+    case 'source.down':
+      return `Problem: payments by ${subject} are not being read (${detail}). Payments made now settle once it is back.`;
+    case 'upi.silent':
+      return `Problem: no verified bank alert for UPI in ${detail}, while customers were paying. Check the alert mailbox.`;
+    case 'webhook.failing':
+      return `Problem: the shop's server (${subject}) has not accepted payment messages for ${detail}. payd keeps retrying.`;
+    case 'alerts.unreadable':
+      return `${detail} ${bankName(subject)} alert${detail === '1' ? '' : 's'} in the last 24 h could not be read. Run payd doctor.`;
+  }
+}
+
+export function recoveredText(kind: ConditionKind, subject: string, downForText: string): string {
+  switch (kind) {
+    case 'source.down':
+      return `Recovered: payments by ${subject} are being read again (after ${downForText}).`;
+    case 'upi.silent':
+      return `Recovered: verified UPI bank alerts are arriving again (after ${downForText}).`;
+    case 'webhook.failing':
+      return `Recovered: the shop's server (${subject}) accepts payment messages again (after ${downForText}).`;
+    case 'alerts.unreadable':
+      return `All ${bankName(subject)} alerts of the last 24 h were read.`;
+  }
+}
+
+/** "45 s", "12 min", "3 h 5 min", "2 d 4 h": how long, for people. */
+export function ageText(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 120) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 120) return `${m} min`;
+  const h = Math.floor(m / 60);
+  if (h < 48) return `${h} h ${m % 60} min`;
+  return `${Math.floor(h / 24)} d ${h % 24} h`;
+}

@@ -1,0 +1,216 @@
+/**
+ * The Telegram bot: long-polls getUpdates (worker leader only: no inbound port) and answers
+ * /today, /held, /intent and /status in the configured chats, nowhere else. An inline button's
+ * callback_data is a random token payd recorded for that chat, payment and action: valid once,
+ * until it expires. Anything else (another chat, a token payd did not issue, a used one, an
+ * update at or below the stored offset) is refused and changes nothing.
+ */
+import { sql } from 'kysely';
+import type { Db } from '../../db/open.ts';
+import type { HeldPayments } from '../../domain/notify/held-port.ts';
+import { amountText, clip, heldText, type ShowAmount } from '../../domain/notify/text.ts';
+import type { Clock, Logger, Random } from '../../domain/ports.ts';
+import { PaydError } from '../../domain/errors.ts';
+import type { NotificationQueue } from './queue.ts';
+import type { InlineKeyboard, TelegramApi, TgCallbackQuery, TgMessage, TgUpdate, TgUser } from './telegram-api.ts';
+
+const OFFSET_KEY = 'notify:telegram:offset';
+/** A button works this long after /held listed it, ms. */
+const BUTTON_TTL_MS = 24 * 3_600_000;
+/** Long-poll wait per getUpdates, s (Telegram answers at once when an update arrives). */
+export const LONG_POLL_S = 25;
+const ACTIONS = { accept: 'Accept', refunded: 'Refunded' } as const;
+type Action = keyof typeof ACTIONS;
+
+const actorOf = (u: TgUser): string => `telegram:${u.username ? `@${u.username}` : u.id}`;
+const b64url = (b: Uint8Array): string => Buffer.from(b).toString('base64url');
+
+/** Epoch ms of the last midnight in `timeZone`. */
+export function midnight(now: number, timeZone: string): number {
+  const parts = Object.fromEntries(new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' }).formatToParts(now).map((p) => [p.type, p.value]));
+  const wall = Date.UTC(Number(parts.year), Number(parts.month) - 1, Number(parts.day), Number(parts.hour), Number(parts.minute), Number(parts.second));
+  const offset = wall - Math.floor(now / 1000) * 1000;
+  return Date.UTC(Number(parts.year), Number(parts.month) - 1, Number(parts.day)) - offset;
+}
+
+export interface BotDeps {
+  db: Db;
+  api: TelegramApi;
+  queue: NotificationQueue;
+  chatIds: readonly string[];
+  clock: Clock;
+  random: Random;
+  log: Logger;
+  timeZone: string;
+  show: ShowAmount;
+  /** Sources, lag and alarms in a few lines (the leader's view). */
+  status(): Promise<string>;
+  /** Held payments (issue #27); absent: /held says so and buttons are never issued. */
+  held?: HeldPayments;
+}
+
+export function createTelegramBot(d: BotDeps) {
+  const allowed = new Set(d.chatIds);
+
+  const reply = (chatId: string, text: string, keyboard?: InlineKeyboard) => d.api.sendMessage(chatId, clip(text), keyboard);
+
+  async function today(): Promise<string> {
+    const from = midnight(d.clock.now(), d.timeZone);
+    const rows = await d.db
+      .selectFrom('intents')
+      .leftJoin('payments', 'payments.id', 'intents.payment_id')
+      .select(['intents.method', sql<string>`count(*)`.as('n'), sql<string>`sum(coalesce(payments.amount_minor, intents.pay_amount_minor))`.as('total')])
+      .where('intents.status', '=', 'settled')
+      .where('intents.verified_at', '>=', from)
+      .groupBy('intents.method')
+      .execute();
+    const lines = rows.map((r) => `${r.method}: ${amountText(d.show, r.method, BigInt(String(r.total ?? 0)))} (${r.n} payment${String(r.n) === '1' ? '' : 's'})`);
+    return lines.length ? `Today (${d.timeZone}):\n${lines.join('\n')}` : `No payments yet today (${d.timeZone}).`;
+  }
+
+  async function intent(arg: string): Promise<string> {
+    if (!arg) return 'Usage: /intent <intent id or order id>';
+    const rows = await d.db.selectFrom('intents').selectAll().where((eb) => eb.or([eb('id', '=', arg), eb('order_id', '=', arg)])).orderBy('created_at', 'desc').limit(3).execute();
+    if (rows.length === 0) return `No intent ${arg}.`;
+    return rows
+      .map((r) => {
+        const amount = amountText(d.show, r.method, BigInt(r.pay_amount_minor));
+        const when = r.verified_at ? `, paid ${new Date(Number(r.verified_at)).toISOString()}` : `, created ${new Date(Number(r.created_at)).toISOString()}`;
+        return `${r.id}\norder ${r.order_id}: ${amount}, ${r.status}${when}${r.transaction_hash ? `\nref ${r.transaction_hash}` : ''}`;
+      })
+      .join('\n\n');
+  }
+
+  async function issue(chatId: string, action: Action, intentId: string, transactionHash: string): Promise<string> {
+    const token = b64url(d.random.bytes(18));
+    const now = d.clock.now();
+    await d.db.insertInto('telegram_actions').values({ token, chat_id: chatId, action, intent_id: intentId, transaction_hash: transactionHash, created_at: now, expires_at: now + BUTTON_TTL_MS, used_at: null, used_by: null }).execute();
+    return token;
+  }
+
+  async function held(chatId: string): Promise<void> {
+    if (!d.held) {
+      await reply(chatId, 'Held payments are not available in this version of payd.');
+      return;
+    }
+    const { items } = await d.held.listPayments({ status: 'held', limit: 10 });
+    if (items.length === 0) {
+      await reply(chatId, 'No held payments.');
+      return;
+    }
+    for (const p of items) {
+      const order = await d.db.selectFrom('intents').select('order_id').where('id', '=', p.intentId).executeTakeFirst();
+      const keyboard: InlineKeyboard = [[
+        { text: ACTIONS.accept, callback_data: await issue(chatId, 'accept', p.intentId, p.transactionHash) },
+        { text: ACTIONS.refunded, callback_data: await issue(chatId, 'refunded', p.intentId, p.transactionHash) },
+      ]];
+      await reply(chatId, heldText(d.show, { method: p.method, amountMinor: BigInt(p.amount), orderId: order?.order_id ?? null, reference: p.transactionHash, reason: p.reason }), keyboard);
+    }
+  }
+
+  async function onMessage(m: TgMessage): Promise<void> {
+    const chatId = String(m.chat.id);
+    const text = (m.text ?? '').trim();
+    if (!allowed.has(chatId)) {
+      // Never answered: a stranger learns nothing. Logged, so an operator setting up can read the chat id.
+      d.log.info('telegram: message from a chat not in notifications.telegram.chatIds ignored', { chat_id: chatId });
+      return;
+    }
+    const [head = '', ...rest] = text.split(/\s+/);
+    const command = head.startsWith('/') ? head.slice(1).split('@')[0]!.toLowerCase() : '';
+    const arg = rest.join(' ').slice(0, 200);
+    switch (command) {
+      case 'today':
+        return void (await reply(chatId, await today()));
+      case 'held':
+        return held(chatId);
+      case 'intent':
+        return void (await reply(chatId, await intent(arg)));
+      case 'status':
+        return void (await reply(chatId, await d.status()));
+      case 'start':
+      case 'help':
+        return void (await reply(chatId, `payd here. This chat is ${chatId}.\n/today takings today\n/held payments waiting for you\n/intent <id or order id>\n/status sources and alarms`));
+      default:
+        if (command) await reply(chatId, 'Unknown command. Try /help.');
+    }
+  }
+
+  async function onCallback(q: TgCallbackQuery): Promise<void> {
+    const chatId = q.message ? String(q.message.chat.id) : '';
+    const data = typeof q.data === 'string' ? q.data.slice(0, 64) : '';
+    const actor = actorOf(q.from);
+    const refuse = async (why: string, answer: string) => {
+      d.log.warn('telegram: button press refused', { chat_id: chatId, user: actor, why });
+      await d.api.answerCallbackQuery(q.id, answer);
+    };
+    if (!allowed.has(chatId)) return refuse('chat not configured', 'Not allowed here.');
+    const now = d.clock.now();
+    // Taken atomically: of two presses (or a replay) only one finds it unused.
+    const taken = await d.db
+      .updateTable('telegram_actions')
+      .set({ used_at: now, used_by: actor })
+      .where('token', '=', data)
+      .where('chat_id', '=', chatId)
+      .where('used_at', 'is', null)
+      .where('expires_at', '>', now)
+      .returningAll()
+      .executeTakeFirst();
+    if (!taken) {
+      const row = data ? await d.db.selectFrom('telegram_actions').select(['chat_id', 'used_at', 'used_by']).where('token', '=', data).executeTakeFirst() : undefined;
+      if (!row || row.chat_id !== chatId) return refuse('not issued by payd', 'This button was not issued by payd.');
+      if (row.used_at !== null) return refuse('already used', `Already done (by ${row.used_by}).`);
+      return refuse('expired', 'This button has expired: send /held again.');
+    }
+    if (!d.held || !(taken.action in ACTIONS)) return refuse('no held payments here', 'Not available.');
+    const call = { intentId: taken.intent_id, transactionHash: taken.transaction_hash, actor };
+    try {
+      if (taken.action === 'accept') await d.held.acceptPayment(call);
+      else await d.held.markRefunded(call);
+    } catch (err) {
+      // Refused by the service (not acceptable any more) stays used; a failure of ours frees the button again.
+      if (!(err instanceof PaydError) || err.code === 'INTERNAL') await d.db.updateTable('telegram_actions').set({ used_at: null, used_by: null }).where('token', '=', data).execute();
+      const why = err instanceof PaydError ? err.message : 'payd could not do it now; try again';
+      d.log.warn('telegram: button action failed', { user: actor, action: taken.action, intent_id: taken.intent_id, error: (err as Error).message });
+      await d.api.answerCallbackQuery(q.id, `Not done: ${why}`.slice(0, 200));
+      return;
+    }
+    const done = taken.action === 'accept' ? 'Accepted' : 'Marked refunded';
+    d.log.info('telegram: button action done', { user: actor, action: taken.action, intent_id: taken.intent_id });
+    await d.api.answerCallbackQuery(q.id, `${done}.`);
+    await reply(chatId, `${done} by ${actor.slice('telegram:'.length)}: payment ${taken.transaction_hash} of intent ${taken.intent_id}.`);
+  }
+
+  async function handle(u: TgUpdate): Promise<void> {
+    if (u.message) await onMessage(u.message);
+    else if (u.callback_query) await onCallback(u.callback_query);
+  }
+
+  return {
+    /**
+     * One long poll and its updates. The offset is stored after each update: a crash re-reads at
+     * most the update in hand (its button is used by then), and an update at or below the stored
+     * offset (a replay) is dropped.
+     */
+    async poll(signal: AbortSignal): Promise<void> {
+      const at = await d.queue.loadState<{ offset: number }>(OFFSET_KEY);
+      const updates = await d.api.getUpdates(at?.offset, LONG_POLL_S, signal);
+      let offset = at?.offset ?? 0;
+      for (const u of updates) {
+        if (signal.aborted) return;
+        if (typeof u.update_id !== 'number' || u.update_id < offset) {
+          d.log.warn('telegram: replayed update dropped', { update_id: u.update_id });
+          continue;
+        }
+        try {
+          await handle(u);
+        } catch (err) {
+          // One bad update must not stall the others (it is not retried: its reply may have gone out).
+          d.log.warn('telegram: update failed', { update_id: u.update_id, error: (err as Error).message });
+        }
+        offset = u.update_id + 1;
+        await d.queue.saveState(d.db, OFFSET_KEY, { offset });
+      }
+    },
+  };
+}

@@ -1,0 +1,167 @@
+/**
+ * Turns what happened into queued notifications, run by the worker leader. Each input has its own
+ * cursor in `checkpoints`, written in the transaction that queues its messages, and every row
+ * has a dedup key: a kill -9 at any point neither loses a message nor queues one twice.
+ * - events (commit-ordered `seq`): payment.success → payment.settled (or a digest), payment.held
+ * - unmatched payments (observed_at, re-read with a minute's overlap; the dedup key absorbs it)
+ * - conditions (sources, UPI silence, webhook endpoints, unreadable alerts): coalesced episodes
+ */
+import { sql } from 'kysely';
+import type { Db } from '../../db/open.ts';
+import { stepConditions, type Observation, type OpenConditions, type Transition } from '../../domain/notify/conditions.ts';
+import { ageText, alertText, clip, digestText, heldText, recoveredText, settledText, unmatchedText, type SettledFacts, type ShowAmount } from '../../domain/notify/text.ts';
+import type { Clock, Logger } from '../../domain/ports.ts';
+import type { Channel, NewNotification, NotificationQueue } from './queue.ts';
+
+export interface ChannelPlan {
+  channel: Channel;
+  /** Telegram: one row per chat id; e-mail: one row for all of `to` (comma-joined). */
+  targets: string[];
+  kinds: ReadonlySet<string>;
+  digestMinutes?: number;
+}
+
+const EVENTS_KEY = 'notify:events';
+const UNMATCHED_KEY = 'notify:unmatched';
+const CONDITIONS_KEY = 'notify:conditions';
+const digestKey = (c: Channel) => `notify:digest:${c}`;
+/** Unmatched payments are re-read this far back (concurrent writers commit out of observed_at order), ms. */
+const UNMATCHED_OVERLAP_MS = 60_000;
+const PAGE = 200;
+
+async function maxSeq(db: Db): Promise<number> {
+  const row = await db.selectFrom('events').select(sql<number | null>`max(seq)`.as('m')).executeTakeFirst();
+  return Number(row?.m ?? 0);
+}
+
+/** payment.success events after `seq`, with the intent's order and the payment's amount. */
+async function settledAfter(db: Db, seq: number, upTo: number, limit: number) {
+  const rows = await db
+    .selectFrom('events')
+    .innerJoin('intents', 'intents.id', 'events.intent_id')
+    .leftJoin('payments', 'payments.id', 'intents.payment_id')
+    .select(['events.seq', 'intents.method', 'intents.order_id', 'intents.pay_amount_minor', 'intents.transaction_hash', 'payments.amount_minor'])
+    .where('events.type', '=', 'payment.success')
+    .where('events.seq', '>', seq)
+    .where('events.seq', '<=', upTo)
+    .orderBy('events.seq')
+    .limit(limit)
+    .execute();
+  return rows
+    .map((r) => ({ seq: Number(r.seq), facts: { method: r.method, amountMinor: BigInt(r.amount_minor ?? r.pay_amount_minor), orderId: r.order_id, reference: r.transaction_hash } satisfies SettledFacts }));
+}
+
+export function createNotificationFeed(d: { db: Db; clock: Clock; log: Logger; show: ShowAmount; queue: NotificationQueue; channels: ChannelPlan[]; observe: (open: OpenConditions) => Promise<Observation[]> }) {
+  const { db, queue } = d;
+  const rowsFor = (kind: string, dedupKey: string, text: string, skip?: (c: ChannelPlan) => boolean): NewNotification[] =>
+    d.channels.filter((c) => c.kinds.has(kind) && !skip?.(c)).flatMap((c) => c.targets.map((target) => ({ channel: c.channel, target, dedupKey, kind, text: clip(text) })));
+
+  /** Payment events in written order; the first run starts at the newest (an upgrade does not replay history). */
+  async function events(): Promise<void> {
+    const at = await queue.loadState<{ seq: number }>(EVENTS_KEY);
+    if (!at) {
+      await queue.commit([], [{ key: EVENTS_KEY, value: { seq: await maxSeq(db) } }]);
+      return;
+    }
+    // Read first: seq is handed out in commit order (the counter row is locked to commit), so every
+    // event up to it is visible to the query below, and the cursor may pass the other events' seqs too.
+    const upTo = await maxSeq(db);
+    if (upTo <= at.seq) return;
+    const list = await db.selectFrom('events').select(['seq', 'type', 'intent_id', 'body']).where('seq', '>', at.seq).where('seq', '<=', upTo).where('type', 'in', ['payment.success', 'payment.held']).orderBy('seq').limit(PAGE).execute();
+    const last = list.length === PAGE ? Number(list[list.length - 1]!.seq) : upTo;
+    const rows: NewNotification[] = [];
+    const settled = new Map((await settledAfter(db, at.seq, last, PAGE)).map((s) => [s.seq, s.facts]));
+    for (const e of list) {
+      const seq = Number(e.seq);
+      if (e.type === 'payment.success') {
+        const facts = settled.get(seq);
+        if (facts) rows.push(...rowsFor('payment.settled', `settled:${e.intent_id}`, settledText(d.show, facts), (c) => c.digestMinutes !== undefined));
+      } else {
+        const held = await heldFacts(e.intent_id, e.body);
+        if (held) rows.push(...rowsFor('payment.held', `held:${e.intent_id}:${held.reference}`, heldText(d.show, held)));
+      }
+    }
+    await queue.commit(rows, [{ key: EVENTS_KEY, value: { seq: last } }]);
+  }
+
+  async function heldFacts(intentId: string | null, body: string) {
+    let data: { transaction_hash?: unknown; reason?: unknown } = {};
+    try {
+      data = (JSON.parse(body) as { data?: typeof data }).data ?? {};
+    } catch {
+      return null;
+    }
+    if (!intentId || typeof data.transaction_hash !== 'string') return null;
+    const row = await db
+      .selectFrom('payments')
+      .innerJoin('intents', 'intents.id', 'payments.intent_id')
+      .select(['payments.method', 'payments.amount_minor', 'payments.reason', 'intents.order_id'])
+      .where('payments.intent_id', '=', intentId)
+      // A TRON transaction's rows are keyed `txid:…`; the event names the transaction.
+      .where((eb) => eb.or([eb('payments.tx_ref', '=', data.transaction_hash as string), eb('payments.tx_ref', 'like', `${data.transaction_hash as string}:%`)]))
+      .executeTakeFirst();
+    if (!row) return null;
+    return { method: row.method, amountMinor: BigInt(row.amount_minor), orderId: row.order_id, reference: data.transaction_hash, reason: typeof data.reason === 'string' ? data.reason : row.reason };
+  }
+
+  async function unmatched(): Promise<void> {
+    const now = d.clock.now();
+    const at = await queue.loadState<{ at: number }>(UNMATCHED_KEY);
+    if (!at) {
+      await queue.commit([], [{ key: UNMATCHED_KEY, value: { at: now } }]);
+      return;
+    }
+    const list = await db.selectFrom('payments').select(['id', 'method', 'amount_minor', 'tx_ref', 'reason', 'observed_at']).where('status', '=', 'unmatched').where('observed_at', '>', at.at - UNMATCHED_OVERLAP_MS).orderBy('observed_at').limit(PAGE).execute();
+    const fresh = list;
+    if (fresh.length === 0) return;
+    const rows = fresh.flatMap((p) => rowsFor('payment.unmatched', `unmatched:${p.id}`, unmatchedText(d.show, { method: p.method, amountMinor: BigInt(p.amount_minor), reference: p.tx_ref, reason: p.reason })));
+    const newest = Math.max(at.at, ...fresh.map((p) => Number(p.observed_at)));
+    await queue.commit(rows, [{ key: UNMATCHED_KEY, value: { at: newest } }]);
+  }
+
+  async function digests(): Promise<void> {
+    const now = d.clock.now();
+    for (const c of d.channels) {
+      if (c.digestMinutes === undefined || !c.kinds.has('payment.settled')) continue;
+      const key = digestKey(c.channel);
+      const st = await queue.loadState<{ seq: number; at: number }>(key);
+      if (!st) {
+        await queue.commit([], [{ key, value: { seq: await maxSeq(db), at: now } }]);
+        continue;
+      }
+      if (now - st.at < c.digestMinutes * 60_000) continue;
+      const upTo = await maxSeq(db);
+      const items = await settledAfter(db, st.seq, upTo, 10_000);
+      const rows: NewNotification[] = items.length
+        ? c.targets.map((target) => ({ channel: c.channel, target, dedupKey: `digest:${st.seq}-${upTo}`, kind: 'payment.settled', text: digestText(d.show, items.map((i) => i.facts), c.digestMinutes!) }))
+        : [];
+      await queue.commit(rows, [{ key, value: { seq: upTo, at: now } }]);
+    }
+  }
+
+  async function conditions(): Promise<void> {
+    const now = d.clock.now();
+    const open = (await queue.loadState<OpenConditions>(CONDITIONS_KEY)) ?? {};
+    const step = stepConditions(open, await d.observe(open), now);
+    const rows = step.transitions.flatMap((t: Transition) => {
+      // Unreadable alerts age out of their 24 h window: that is no news worth a message.
+      if (t.state === 'recovered' && t.kind === 'alerts.unreadable') return [];
+      const text = t.state === 'problem' ? alertText(t.kind, t.subject, t.detail) : recoveredText(t.kind, t.subject, ageText(now - t.since));
+      return rowsFor(t.kind, `${t.key}:${t.state}:${t.since}`, text);
+    });
+    if (rows.length === 0 && JSON.stringify(step.open) === JSON.stringify(open)) return;
+    await queue.commit(rows, [{ key: CONDITIONS_KEY, value: step.open }]);
+    for (const t of step.transitions) d.log.info(`notification: ${t.kind} ${t.state}`, { subject: t.subject });
+  }
+
+  return {
+    async tick(): Promise<void> {
+      await events();
+      await unmatched();
+      await digests();
+      await conditions();
+    },
+  };
+}
+
+export type NotificationFeed = ReturnType<typeof createNotificationFeed>;

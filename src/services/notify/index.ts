@@ -1,0 +1,64 @@
+/**
+ * Notifications built from `notifications.*` (null when neither channel is configured): the
+ * queue, the feed that fills it, the sender and the Telegram bot. Nothing connects until the
+ * worker leader runs them (workers/notify.ts).
+ */
+import type { Config } from '../../config/load.ts';
+import type { Db } from '../../db/open.ts';
+import type { HeldPayments } from '../../domain/notify/held-port.ts';
+import type { ShowAmount } from '../../domain/notify/text.ts';
+import type { Clock, Logger, Random } from '../../domain/ports.ts';
+import type { UpiSilence } from '../upi-silence.ts';
+import { createTelegramBot } from './bot.ts';
+import { createEmailSender } from './email.ts';
+import { createNotificationFeed, type ChannelPlan } from './feed.ts';
+import { createObservations, type WatchedSource } from './observe.ts';
+import { createNotificationQueue } from './queue.ts';
+import { createNotificationSender } from './sender.ts';
+import { createTelegramApi } from './telegram-api.ts';
+
+export interface NotificationDeps {
+  config: Config;
+  db: Db;
+  clock: Clock;
+  random: Random;
+  log: Logger;
+  upiSilence: UpiSilence | null;
+  /** The sources running in this process (the leader's); read at each feed run. */
+  sources: () => WatchedSource[];
+  held?: HeldPayments;
+  /** The checkout's amount text. */
+  show: ShowAmount;
+  /** Test seam: the Bot API's fetch. */
+  fetch?: typeof fetch;
+}
+
+export function createNotifications(d: NotificationDeps) {
+  const n = d.config.notifications;
+  if (!n || (!n.telegram && !n.email)) return null;
+  const queue = createNotificationQueue(d);
+  const channels: ChannelPlan[] = [];
+  if (n.telegram) channels.push({ channel: 'telegram', targets: n.telegram.chatIds, kinds: new Set(n.telegram.events), digestMinutes: n.telegram.digestMinutes });
+  if (n.email) channels.push({ channel: 'email', targets: [n.email.to.join(',')], kinds: new Set(n.email.events), digestMinutes: n.email.digestMinutes });
+  const telegram = n.telegram ? createTelegramApi({ apiUrl: n.telegram.apiUrl, token: n.telegram.botToken, fetch: d.fetch }) : undefined;
+  const email = n.email ? createEmailSender(n.email) : undefined;
+  const observe = createObservations({ db: d.db, clock: d.clock, sources: d.sources, upiSilence: d.upiSilence });
+  const feed = createNotificationFeed({ db: d.db, clock: d.clock, log: d.log, show: d.show, queue, channels, observe });
+  const sender = createNotificationSender({ queue, clock: d.clock, random: d.random, log: d.log, telegram, email: email && n.email ? { sender: email, to: n.email.to } : undefined });
+
+  async function status(): Promise<string> {
+    const lines = d.sources().map((s) => {
+      const st = s.status();
+      return `${s.key}: ${st.state}${st.lag_seconds !== undefined ? `, ${Math.round(st.lag_seconds)} s behind` : ''}`;
+    });
+    if (d.upiSilence?.expectMs !== undefined) lines.push(`UPI bank alerts: ${(await d.upiSilence.status()).silent ? 'SILENT' : 'arriving'}`);
+    const pending = await d.db.selectFrom('events').select((eb) => eb.fn.countAll<string>().as('n')).where('status', '=', 'pending').executeTakeFirst();
+    lines.push(`webhooks waiting: ${pending?.n ?? 0}`);
+    return lines.join('\n') || 'No sources running.';
+  }
+
+  const bot = telegram && n.telegram!.commands ? createTelegramBot({ db: d.db, api: telegram, queue, chatIds: n.telegram!.chatIds, clock: d.clock, random: d.random, log: d.log, timeZone: n.timeZone, show: d.show, status, held: d.held }) : undefined;
+  return { queue, feed, sender, bot, close: () => email?.close() };
+}
+
+export type Notifications = NonNullable<ReturnType<typeof createNotifications>>;

@@ -1,0 +1,51 @@
+import type { Logger, Random, Wakeups } from '../domain/ports.ts';
+import type { Notifications } from '../services/notify/index.ts';
+import { runLoop, WakeSignal } from './loop.ts';
+
+/** How often the feed looks for news and the sender for due messages, ms. */
+export const NOTIFY_FEED_MS = 1_000;
+const SEND_IDLE_MS = 1_000;
+/** Sent and failed messages are kept this long (their dedup keys with them), ms. */
+const KEEP_MS = 30 * 86_400_000;
+
+/**
+ * The worker leader's notification loops: feed, sender and the bot's long poll, each its own
+ * loop, so none waits for another and none waits for settlement or webhooks.
+ */
+export async function runNotifications(n: Notifications, o: { signal: AbortSignal; log: Logger; random: Random; wakeups?: Wakeups }): Promise<void> {
+  await n.queue.releaseClaims();
+  // An event written by any process on this database (a settlement) wakes the feed at once.
+  const news = new WakeSignal();
+  const unsubscribe = o.wakeups?.subscribe(() => news.wake());
+  let pruned = 0;
+  const sendNow = new WakeSignal();
+  const work = [
+    runLoop({
+      name: 'notification feed',
+      intervalMs: NOTIFY_FEED_MS,
+      wake: news,
+      signal: o.signal,
+      log: o.log,
+      random: o.random,
+      tick: async () => {
+        await n.feed.tick();
+        sendNow.wake();
+        if (Date.now() - pruned > 3_600_000) {
+          pruned = Date.now();
+          await n.queue.prune(KEEP_MS);
+        }
+      },
+    }),
+    runLoop({ name: 'notification sender', intervalMs: SEND_IDLE_MS, signal: o.signal, log: o.log, random: o.random, wake: sendNow, tick: (signal) => n.sender.tick(signal) }),
+  ];
+  if (n.bot) {
+    const bot = n.bot;
+    // The long poll is the wait; a failing API backs off (1 s doubling to a minute).
+    work.push(runLoop({ name: 'telegram bot', intervalMs: 0, signal: o.signal, log: o.log, random: o.random, tick: (signal) => bot.poll(signal) }));
+  }
+  try {
+    await Promise.all(work);
+  } finally {
+    unsubscribe?.();
+  }
+}
