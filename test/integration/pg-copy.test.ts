@@ -74,6 +74,9 @@ async function sqliteShop(t: TestContext) {
   await db.insertInto('console_invites').values({ token_hash: 'a'.repeat(64), name: "Asha's phone", created_at: now, expires_at: now + 900_000, used_at: now }).execute();
   await db.insertInto('console_passkeys').values({ id: 'cred-1', name: "Asha's phone", public_key: 'pQECAyYgASFYIA', counter: 0, transports: '["internal"]', created_at: now, last_used_at: now, revoked_at: null }).execute();
   await db.insertInto('console_sessions').values({ id: 'cs_0011223344556677', token_hash: 'b'.repeat(64), passkey_id: 'cred-1', csrf: 'c'.repeat(43), address: '127.0.0.1', created_at: now, last_seen_at: now, revoked_at: null }).execute();
+  // A message still to send and a bot button still to press move too (no second message, no dead button).
+  await db.insertInto('notifications').values({ id: 'n-1', channel: 'telegram', target: '42', dedup_key: 'sale:1', kind: 'payment.settled', text: 'Paid', buttons_json: null, status: 'pending', attempts: 0, next_attempt_at: now, locked_until: 0, last_error: null, created_at: now, sent_at: null }).execute();
+  await db.insertInto('telegram_actions').values({ token: 't'.repeat(22), chat_id: '42', action: 'accept', intent_id: created[0].intent_id, transaction_hash: 'tx-1', created_at: now, expires_at: now + 86_400_000, used_at: null, used_by: null }).execute();
   await db.insertInto('sandbox_transfers').values({ method: 'UPI', receiver: 'shop@hdfcbank', amount_minor: 500, tx_ref: 'sbx-1', reference: null, created_at: now }).execute();
   const fetched = await p.api('GET', `/api/v1/intents/${created[0].intent_id}`, { headers: m.headers });
   await p.close();
