@@ -1,7 +1,8 @@
 import { hostname } from 'node:os';
-import { revealSecrets } from './config/load.ts';
+import { methodPolicy, revealSecrets } from './config/load.ts';
 import { storeTarget, databaseFile } from './db/paths.ts';
 import type { Method } from './domain/methods.ts';
+import type { Intent } from './domain/intent.ts';
 import { createPrometheusMetrics } from './metrics/prometheus.ts';
 import { builtinMethods, createSources } from './methods/registry.ts';
 import { createSandboxSource } from './methods/sandbox/source.ts';
@@ -13,7 +14,7 @@ import { createIntentCancellation } from './services/intent-cancel.ts';
 import { createIntentListing } from './services/intent-list.ts';
 import { createIntentService } from './services/intents.ts';
 import { createKeyring } from './services/keys.ts';
-import { createLedger } from './services/ledger.ts';
+import { createLedger, DEFAULT_POLICY } from './services/ledger.ts';
 import { createMailboxTokenStore } from './services/mailbox-tokens.ts';
 import { createMerchantService } from './services/merchants.ts';
 import { createOutbox } from './services/outbox.ts';
@@ -21,6 +22,8 @@ import { createPaymentQueries } from './services/payments.ts';
 import { createDispatcher } from './webhooks/dispatcher.ts';
 import { createWebhookPost } from './webhooks/target.ts';
 import { createSettlementService } from './services/settlement.ts';
+import { createHeldPayments } from './services/held-payments.ts';
+import { moneyOfOne } from './services/intent-money.ts';
 import { createDoctor } from './services/doctor.ts';
 import { createUpiSilence } from './services/upi-silence.ts';
 import { createOperatorActions } from './services/operator-actions.ts';
@@ -92,13 +95,16 @@ export async function createApp(o: AppOptions) {
     allowLoopback,
     rotationGraceSeconds: config.webhooks.secretRotationGraceSeconds,
   });
+  const deposits = methodDeposits(config, sandbox, methods);
+  // Sandbox methods without a config section get the defaults over their sandbox amounts.
+  const policies = (m: Method) => config.policies[m] ?? (deposits[m] ? methodPolicy(m, decimalsOf(m), {}, deposits[m].amounts) : DEFAULT_POLICY);
   const intents = createIntentService({
     pricing: { book: pricing.book, quoteSeconds: config.pricing.quoteSeconds, retryAfterSeconds: Math.ceil(config.pricing.refreshSeconds) },
     db,
     store,
     clock,
     random,
-    methods: methodDeposits(config, sandbox, methods),
+    methods: deposits,
     registry: methods,
     ttlSeconds: config.intents.ttlSeconds,
     amountReuseCooldownSeconds: config.intents.amountReuseCooldownSeconds,
@@ -108,7 +114,7 @@ export async function createApp(o: AppOptions) {
     metrics,
     log: log.child({ component: 'intents' }),
   });
-  const ledger = createLedger({ db, clock, random, log: log.child({ component: 'ledger' }), outbox, livemode, publicUrl, metrics, decimalsOf });
+  const ledger = createLedger({ db, clock, random, log: log.child({ component: 'ledger' }), outbox, livemode, publicUrl, metrics, decimalsOf, policies });
   const events = createEventService({ db, clock, outbox });
   const view = () => ({ now: clock.now(), livemode, publicUrl, decimalsOf });
   const listing = createIntentListing({ db, view });
@@ -116,6 +122,7 @@ export async function createApp(o: AppOptions) {
   const feed = createEventFeed({ db });
   const payments = createPaymentQueries({ db, methods });
   const settlement = createSettlementService({ db, ledger, intents, methods, clock });
+  const heldPayments = createHeldPayments({ db, ledger, view });
   // Webhook connections check the address they connect to (private networks refused unless allowed).
   const webhookTarget = createWebhookPost({ allowPrivateNetworks: config.webhooks.allowPrivateNetworks, allowLoopback });
   cleanups.push(() => webhookTarget.close());
@@ -210,6 +217,7 @@ export async function createApp(o: AppOptions) {
     cancels,
     feed,
     payments,
+    heldPayments,
     settlement,
     dispatcher,
     sandboxSource,
@@ -255,7 +263,7 @@ export async function createApp(o: AppOptions) {
           livemode,
           origin: consoleOrigin,
         };
-        const parts = { config, methods, intents, merchants, listing, cancels, feed, publicUrl, livemode, clock, log, metrics, wakeups, readiness, console };
+        const parts = { config, methods, intents, merchants, listing, cancels, heldPayments, money: (i: Intent) => moneyOfOne(db, i), feed, publicUrl, livemode, clock, log, metrics, wakeups, readiness, console };
         listening = await serveApi(parts, serving, stops, () => closingDeadline);
       }
       if (opts.workers) {

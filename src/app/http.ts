@@ -1,3 +1,5 @@
+import type { HeldPayments } from '../services/held-payments.ts';
+import type { Intent, IntentMoney } from '../domain/intent.ts';
 import type { Config } from '../config/load.ts';
 import type { Clock, Logger, Wakeups } from '../domain/ports.ts';
 import type { CheckoutSockets } from '../http/checkout/index.ts';
@@ -22,6 +24,9 @@ export interface HttpParts {
   merchants: MerchantService;
   listing: IntentListing;
   cancels: IntentCancellation;
+  heldPayments: HeldPayments;
+  /** The payments on an intent, for the checkout's held-payment note (issue 27). */
+  money: (intent: Intent) => Promise<IntentMoney>;
   feed: EventFeed;
   publicUrl: string;
   livemode: boolean;
@@ -74,6 +79,7 @@ export async function serveApi(d: HttpParts, serving: Serving, stops: Stop[], cl
     merchants,
     listing: d.listing,
     cancels: d.cancels,
+    heldPayments: d.heldPayments,
     feed: d.feed,
     publicUrl: d.publicUrl,
     rateLimiter: createRateLimiter({ ...config.server.rateLimit, clock }),
@@ -83,7 +89,7 @@ export async function serveApi(d: HttpParts, serving: Serving, stops: Stop[], cl
     log: log.child({ component: 'http' }),
     extend: (h3) => {
       registerOps(h3, { readiness: d.readiness, metrics: metricsEndpoint });
-      registerCheckout(h3, { intents, merchants, methods, clock, log: checkoutLog, livemode, limiter: publicLimiter, clientAddress, payeeName: payeeNameOf(config, methods) });
+      registerCheckout(h3, { money: d.money, intents, merchants, methods, clock, log: checkoutLog, livemode, limiter: publicLimiter, clientAddress, payeeName: payeeNameOf(config, methods) });
       if (consoleModule) {
         const trusted = addressMatcher(config.server.trustedProxies);
         const origin = d.console.origin;

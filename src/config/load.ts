@@ -4,6 +4,7 @@ import * as v from 'valibot';
 import { PaydError } from '../domain/errors.ts';
 import { DEFAULT_MERCHANT_SHARE_PERCENT, DEFAULT_SURCHARGE_BASIS_POINTS, type Method, type MethodRules } from '../domain/methods.ts';
 import { numberToDecimalText, parseDecimal } from '../domain/money.ts';
+import { parseTolerance, type PaymentPolicy } from '../domain/payment-policy.ts';
 import { configSchema, type ParsedConfig } from './schema.ts';
 import { Secret, SecretRefBox, type Resolved } from './secret.ts';
 
@@ -19,6 +20,8 @@ export type Config = Omit<Resolved<ParsedConfig>, 'database'> & {
   baseDir: string;
   /** Money rules per enabled method, in minor units. */
   amounts: Partial<Record<Method, MethodAmounts>>;
+  /** What each enabled method does with late, short and over-payments (issue 27). */
+  policies: Partial<Record<Method, PaymentPolicy>>;
 };
 
 /** What the config needs of each method (its descriptor, methods/method.ts): its section and money rules. */
@@ -84,12 +87,14 @@ export function parseConfigWith(methods: readonly ConfigMethod[], raw: unknown, 
   }
   const parsed = { ...resolved, database: { ...resolved.database, file: resolve(baseDir, resolved.database.file ?? DEFAULT_DATABASE_FILE) } };
   const amounts: Config['amounts'] = {};
+  const policies: Config['policies'] = {};
   for (const method of methods) {
     const section = parsed.methods[method.id];
     if (!section) continue;
-    amounts[method.id] = methodAmounts(method, section, (method.receiver as (s: unknown) => string)(section));
+    const a = (amounts[method.id] = methodAmounts(method, section, (method.receiver as (s: unknown) => string)(section)));
+    policies[method.id] = methodPolicy(method.id, method.rules.decimals, section, a);
   }
-  return { ...parsed, baseDir, amounts };
+  return { ...parsed, baseDir, amounts, policies };
 }
 
 function describeIssue(issue: v.BaseIssue<unknown>): string {
@@ -123,6 +128,26 @@ function methodAmounts(
     surchargeBasisPoints = percent.minor;
   }
   return { receiver, minMinor, maxMinor, stepMinor, maxOffsetSteps: s.maxOffsetSteps, surchargeBasisPoints, merchantSharePercent: s.merchantSharePercent ?? DEFAULT_MERCHANT_SHARE_PERCENT };
+}
+
+/** The policies of one method section; defaults: late payments settle, no tolerance, the window is the offset range. */
+export function methodPolicy(
+  method: Method,
+  decimals: number,
+  s: { latePayments?: 'settle' | 'hold'; underpaymentTolerance?: string; attributionWindow?: number },
+  a: Pick<MethodAmounts, 'stepMinor' | 'maxOffsetSteps'>,
+): PaymentPolicy {
+  let underpaymentTolerance: PaymentPolicy['underpaymentTolerance'] = null;
+  if (s.underpaymentTolerance !== undefined) {
+    const t = parseTolerance(s.underpaymentTolerance, decimals);
+    underpaymentTolerance = 'error' in t ? fail(`methods.${method}.underpaymentTolerance`, t.error) : t;
+  }
+  let attributionWindowMinor = a.stepMinor * BigInt(a.maxOffsetSteps);
+  if (s.attributionWindow !== undefined) {
+    const w = parseDecimal(numberToDecimalText(s.attributionWindow), decimals);
+    attributionWindowMinor = w.ok ? w.minor : fail(`methods.${method}.attributionWindow`, `at most ${decimals} decimals`);
+  }
+  return { latePayments: s.latePayments ?? 'settle', underpaymentTolerance, attributionWindowMinor };
 }
 
 function resolveSecrets(value: unknown, path: string, baseDir: string, env: Env): unknown {

@@ -39,6 +39,8 @@ export interface IntentsTable {
   updated_at: number;
   /** Set when the merchant canceled it (006); absent in rows written before. */
   canceled_at?: number | null;
+  /** Payments shown on the intent (credited, held, refunded) (022); absent before. */
+  payment_count?: number;
   /** A fiat price and its locked quote (026); null for intents created with `amount`. */
   price_amount?: string | null;
   price_currency?: string | null;
@@ -82,11 +84,14 @@ export interface PaymentsTable {
   source: string;
   occurred_at: number;
   observed_at: number;
-  status: 'matched' | 'unmatched';
+  /** matched = credited to intent_id; held / refunded: attributed to intent_id, not credited (022). */
+  status: 'matched' | 'unmatched' | 'held' | 'refunded';
   reason: string | null;
   intent_id: string | null;
   evidence_json: string | null;
   note: string | null;
+  /** The chain transaction the merchant sees (022); null: tx_ref. */
+  tx_hash?: string | null;
 }
 
 export interface RejectionsTable {

@@ -32,6 +32,8 @@ export interface Intent {
   paymentId: string | null;
   updatedAt: number;
   canceledAt: number | null;
+  /** How many payments the intent shows (credited, held, refunded); 0 or absent: none, nothing to read. */
+  paymentCount?: number;
   /** Set when the intent was priced in fiat: the price as given and the quote it was converted at. */
   pricing: IntentPricing | null;
 }
@@ -65,8 +67,26 @@ export interface ViewContext {
   decimalsOf: (method: Method) => number;
 }
 
+/** A payment as the merchant sees it on its intent (issue 27). */
+export interface ShownPayment {
+  /** The chain transaction (TRON: its id, also when it carried several rows), UTR or signature. */
+  transactionHash: string;
+  amountMinor: bigint;
+  receivedAt: number;
+  status: 'credited' | 'held' | 'refunded';
+  reason: 'late' | 'underpaid' | 'overpaid' | 'canceled' | 'after_settlement' | null;
+}
+
+/** What reached an intent: the credited sum and every payment attributed to it, oldest first. */
+export interface IntentMoney {
+  receivedMinor: bigint;
+  payments: ShownPayment[];
+}
+
+export const NO_MONEY: IntentMoney = Object.freeze({ receivedMinor: 0n, payments: [] as ShownPayment[] }) as IntentMoney;
+
 /** The fetch response (spec fields first, then ours). Also the `data` of every webhook. */
-export function intentView(intent: Intent, ctx: ViewContext) {
+export function intentView(intent: Intent, ctx: ViewContext, money: IntentMoney) {
   const decimals = ctx.decimalsOf(intent.method);
   const amount = (minor: bigint) => new DecimalNumber(formatMinor(minor, decimals));
   return {
@@ -87,6 +107,14 @@ export function intentView(intent: Intent, ctx: ViewContext) {
     checkout_url: `${ctx.publicUrl}/pay/${intent.id}`,
     return_url: intent.returnUrl ?? undefined,
     livemode: ctx.livemode,
+    amount_received: amount(money.receivedMinor),
+    payments: money.payments.map((p) => ({
+      transaction_hash: p.transactionHash,
+      amount: amount(p.amountMinor),
+      received_at: isoUtc(p.receivedAt),
+      status: p.status,
+      reason: p.reason,
+    })),
     price: intent.pricing ? { amount: new DecimalNumber(intent.pricing.priceAmount), currency: intent.pricing.priceCurrency } : undefined,
     quote: intent.pricing
       ? { rate: new DecimalNumber(intent.pricing.rate), source: intent.pricing.source, quoted_at: isoUtc(intent.pricing.quotedAt), valid_until: isoUtc(intent.pricing.validUntil) }
@@ -97,4 +125,4 @@ export function intentView(intent: Intent, ctx: ViewContext) {
 export type IntentView = ReturnType<typeof intentView>;
 
 /** The create response: `success` plus the same fields. */
-export const createdView = (intent: Intent, ctx: ViewContext) => ({ success: true, ...intentView(intent, ctx) });
+export const createdView = (intent: Intent, ctx: ViewContext) => ({ success: true, ...intentView(intent, ctx, NO_MONEY) });

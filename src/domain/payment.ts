@@ -1,4 +1,5 @@
 import type { Method } from './methods.ts';
+import type { PaymentReason } from './payment-policy.ts';
 
 /** Where an observation came from. `manual` is an operator's reconciliation. */
 /** Which upstream saw a payment; a new method's source names its own. */
@@ -54,6 +55,10 @@ export type IngestOutcome =
   /** `also`: further intents the same transaction settled (several Solana Pay references). */
   | { kind: 'settled'; paymentId: string; intentId: string; also?: { paymentId: string; intentId: string }[] }
   | { kind: 'unmatched'; paymentId: string; reason: UnmatchedReason }
+  /** Attributed to an intent but not credited (late under "hold", short, canceled, after settlement): the merchant decides. */
+  | { kind: 'held'; paymentId: string; intentId: string; reason: PaymentReason }
+  /** A part of what an intent asks (Solana Pay reference): credited, the intent waits for the rest. */
+  | { kind: 'credited'; paymentId: string; intentId: string }
   | { kind: 'duplicate'; paymentId: string }
   /** Not storable as a payment (an amount beyond any intent); kept as a rejection. */
   | { kind: 'rejected'; reason: string };

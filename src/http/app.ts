@@ -19,6 +19,7 @@ import { webhookEndpointRoutes } from './routes/webhook-endpoint.ts';
 import type { EventFeed } from '../services/event-feed.ts';
 import type { IntentCancellation } from '../services/intent-cancel.ts';
 import type { IntentListing } from '../services/intent-list.ts';
+import type { HeldPayments } from '../services/held-payments.ts';
 
 export interface HttpDeps {
   /** Every method this payd knows: the list filter and the API document name them. */
@@ -27,6 +28,8 @@ export interface HttpDeps {
   merchants: MerchantService;
   listing: IntentListing;
   cancels: IntentCancellation;
+  /** Held payments: accept / refunded (issue 27). */
+  heldPayments: HeldPayments;
   feed: EventFeed;
   /** Base of the public address (the OpenAPI document's server). */
   publicUrl: string;

@@ -4,7 +4,7 @@ import { PaydError } from '../domain/errors.ts';
 import { stringifyJson } from '../domain/json.ts';
 
 /** The events a merchant can catch up on: what its webhooks carry (webhook.test is not one). */
-export const FEED_TYPES = ['payment.success', 'intent.expired', 'intent.canceled'] as const;
+export const FEED_TYPES = ['payment.success', 'payment.held', 'payment.refunded', 'intent.expired', 'intent.canceled'] as const;
 export type FeedType = (typeof FEED_TYPES)[number];
 
 export interface EventFeedInput {

@@ -5,6 +5,7 @@ import { effectiveStatus, intentView, type Intent, type IntentView, type ViewCon
 import { UUID_V4 } from '../domain/ids.ts';
 import type { Actor } from './merchants.ts';
 import type { Outbox } from './outbox.ts';
+import { moneyOfOne } from './intent-money.ts';
 
 export interface CancelOptions {
   /** Only an intent of this merchant (the API); the operator's CLI may cancel any. */
@@ -51,7 +52,7 @@ export function createIntentCancellation(d: { db: Db; outbox: Outbox; view: () =
           throw notCancelable(now, ctx.now);
         }
         const canceled: Intent = { ...current, status: 'canceled', canceledAt: ctx.now, updatedAt: ctx.now };
-        await d.outbox.enqueue(tx, current.merchantId, current.id, 'intent.canceled', intentView(canceled, ctx));
+        await d.outbox.enqueue(tx, current.merchantId, current.id, 'intent.canceled', intentView(canceled, ctx, await moneyOfOne(tx, canceled)));
         await tx
           .insertInto('audit_log')
           .values({ at: ctx.now, actor: o.actor, action: 'intent.cancel', subject: current.id, details_json: null })
@@ -59,7 +60,7 @@ export function createIntentCancellation(d: { db: Db; outbox: Outbox; view: () =
         return { row: canceled, changed: true };
       });
       if (changed) d.outbox.notify([row.id]);
-      return intentView(row, d.view());
+      return intentView(row, d.view(), await moneyOfOne(d.db, row));
     },
   };
 }

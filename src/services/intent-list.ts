@@ -3,7 +3,8 @@ import { sql } from 'kysely';
 import type { Db } from '../db/open.ts';
 import type { IntentStatus } from '../db/schema.ts';
 import { PaydError } from '../domain/errors.ts';
-import { intentView, type IntentView, type ViewContext } from '../domain/intent.ts';
+import { intentView, NO_MONEY, type IntentView, type ViewContext } from '../domain/intent.ts';
+import { moneyOf } from './intent-money.ts';
 import type { Method } from '../domain/methods.ts';
 
 export interface ListIntentsInput {
@@ -84,8 +85,10 @@ export function createIntentListing(d: { db: Db; view: () => ViewContext }) {
       const page = rows.slice(0, input.limit);
       const hasMore = rows.length > input.limit;
       const last = page.at(-1);
+      const intents = page.map(intentFromRow);
+      const money = await moneyOf(d.db, intents);
       return {
-        data: page.map((r) => intentView(intentFromRow(r), ctx)),
+        data: intents.map((i) => intentView(i, ctx, money.get(i.id) ?? NO_MONEY)),
         has_more: hasMore,
         next_cursor: hasMore && last ? encodeCursor({ createdAt: last.created_at, id: last.id }) : null,
       };

@@ -7,7 +7,7 @@ import { base58Encode } from '../domain/base58.ts';
 import { payeeShown } from '../domain/deposit.ts';
 import { merchantShare, topOffsetSteps } from '../domain/amount-window.ts';
 import { PaydError } from '../domain/errors.ts';
-import { createdView, intentView, type Intent, type IntentStatus, type IntentView, type ViewContext } from '../domain/intent.ts';
+import { createdView, intentView, NO_MONEY, type Intent, type IntentStatus, type IntentView, type ViewContext } from '../domain/intent.ts';
 import type { Method } from '../domain/methods.ts';
 import { formatMinor, minorToDb, numberToDecimalText, parseDecimal } from '../domain/money.ts';
 import { noopMetrics, type Clock, type Logger, type Metrics, type Random } from '../domain/ports.ts';
@@ -17,6 +17,7 @@ import type { Merchant } from './merchants.ts';
 import { UUID_V4 } from '../domain/ids.ts';
 import { selectIntents } from './intent-list.ts';
 import type { Outbox } from './outbox.ts';
+import { moneyOf, moneyOfOne } from './intent-money.ts';
 import type { RateBook } from '../pricing/book.ts';
 import { convertPrice, FIAT_CODES, FIATS, formatRate, isFiat, ratioToRate, type Fiat } from '../domain/rates.ts';
 import type { IntentPricing } from '../domain/intent.ts';
@@ -283,7 +284,9 @@ export function createIntentService(d: IntentServiceDeps) {
     getForMerchant(merchant: Merchant, intentId: string): Awaitable<IntentView> {
       return andThen(this.find(intentId), (intent) => {
         if (!intent || intent.merchantId !== merchant.clientId) throw notFound(intentId);
-        return intentView(intent, ctx());
+        // An intent without payments (most fetches) is answered without another read.
+        if ((intent.paymentCount ?? 0) === 0 && intent.paymentId === null) return intentView(intent, ctx(), NO_MONEY);
+        return moneyOfOne(d.db, intent).then((money) => intentView(intent, ctx(), money));
       });
     },
 
@@ -296,14 +299,16 @@ export function createIntentService(d: IntentServiceDeps) {
     async get(intentId: string) {
       const intent = await this.find(intentId);
       if (!intent) throw notFound(intentId);
-      return intentView(intent, ctx());
+      return intentView(intent, ctx(), await moneyOfOne(d.db, intent));
     },
 
     /** Every merchant's intents, newest first (the CLI): the API list's filter rule. */
     async list(filter: { status?: string; currency?: string; limit?: number }) {
       const limit = filter.limit ?? 50;
       const rows = (await selectIntents(d.db, undefined, { status: filter.status as IntentStatus | undefined, currency: filter.currency as Method | undefined, limit }, d.clock.now()).execute()).slice(0, limit);
-      return rows.map((r) => intentView(intentFromRow(r), ctx()));
+      const intents = rows.map(intentFromRow);
+      const money = await moneyOf(d.db, intents);
+      return intents.map((i) => intentView(i, ctx(), money.get(i.id) ?? NO_MONEY));
     },
 
     /** Moves pending intents past expires_at to expired and emits intent.expired. Returns how many. */
@@ -317,7 +322,7 @@ export function createIntentService(d: IntentServiceDeps) {
           for (const intent of rows.map(intentFromRow)) {
             const upd = await tx.updateTable('intents').set({ status: 'expired', updated_at: now }).where('id', '=', intent.id).where('status', '=', 'pending').executeTakeFirst();
             if (Number(upd.numUpdatedRows) === 0) continue;
-            await d.outbox.enqueue(tx, intent.merchantId, intent.id, 'intent.expired', intentView({ ...intent, status: 'expired', updatedAt: now }, { ...ctx(), now }));
+            await d.outbox.enqueue(tx, intent.merchantId, intent.id, 'intent.expired', intentView({ ...intent, status: 'expired', updatedAt: now }, { ...ctx(), now }, await moneyOfOne(tx, intent)));
             methods.push(intent.method);
           }
           return { n: rows.length, methods };

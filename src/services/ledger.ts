@@ -4,9 +4,13 @@ import { TxConflict, writeTx, type Db, type Tx } from '../db/open.ts';
 import { intentFromRow } from '../db/intent-rows.ts';
 import { PaydError } from '../domain/errors.ts';
 import { intentView, type Intent } from '../domain/intent.ts';
-import { decideMatch, type MatchMode } from '../domain/matching.ts';
+import { attribute, type Candidate, type Credit } from '../domain/attribution.ts';
+import { decideMatch } from '../domain/matching.ts';
+import { DecimalNumber } from '../domain/json.ts';
+import type { PaymentPolicy, PaymentReason } from '../domain/payment-policy.ts';
+import { moneyOfOne } from './intent-money.ts';
 import type { Method } from '../domain/methods.ts';
-import { minorToDb } from '../domain/money.ts';
+import { formatMinor, minorToDb } from '../domain/money.ts';
 import type { IngestOutcome, ReceivedPayment, RejectedObservation } from '../domain/payment.ts';
 import { noopMetrics, type CheckpointUpdate, type Clock, type Ledger, type Logger, type Metrics, type Random } from '../domain/ports.ts';
 import type { Outbox } from './outbox.ts';
@@ -24,6 +28,8 @@ export interface LedgerDeps {
   /** How far before an intent's creation a payment may have happened and still match it, ms (clock skew). */
   skewMs?: number;
   metrics?: Metrics;
+  /** Each method's policies for payments that are not exactly right (issue 27); default DEFAULT_POLICY. */
+  policies?: (method: Method) => PaymentPolicy;
 }
 
 export interface IngestOptions {
@@ -38,7 +44,32 @@ export interface IngestOptions {
  * The one core function of payd: record → de-duplicate → match → settle, in one
  * transaction together with the outbox event and the source's checkpoint.
  */
-export function createLedger(d: LedgerDeps): Ledger & { ingestWith(p: ReceivedPayment, c: CheckpointUpdate | undefined, o: IngestOptions): Promise<IngestOutcome> } {
+/** Without configured policies: late exact payments settle, no tolerance, no short-payment window. */
+export const DEFAULT_POLICY: PaymentPolicy = { latePayments: 'settle', underpaymentTolerance: null, attributionWindowMinor: 0n };
+
+/** Reserved amounts one attribution reads at most: a window wider than this is ambiguous anyway. */
+const ATTRIBUTION_READ_LIMIT = 50;
+
+/** What payment.success says beyond the intent (issue 27). */
+export interface SuccessExtras {
+  late?: boolean;
+  underpaidByMinor?: bigint;
+  accepted?: boolean;
+  /** The payment was already counted on the intent (an accepted held one). */
+  alreadyCounted?: boolean;
+}
+
+/** The reason a credited row shows: what the merchant must look at first. */
+const creditReason = (c: Credit): PaymentReason | null => (c.overpaidByMinor ? 'overpaid' : c.underpaidByMinor ? 'underpaid' : c.late ? 'late' : null);
+
+/** What the merchant or operator does with a held payment. */
+export type HeldAction = (input: { intent: Intent; transactionHash: string; actor: string }) => Promise<{ changed: boolean }>;
+
+export function createLedger(d: LedgerDeps): Ledger & {
+  ingestWith(p: ReceivedPayment, c: CheckpointUpdate | undefined, o: IngestOptions): Promise<IngestOutcome>;
+  acceptHeld: HeldAction;
+  markRefunded: HeldAction;
+} {
   const skewMs = d.skewMs ?? 60_000;
   const metrics = d.metrics ?? noopMetrics;
 
@@ -52,25 +83,76 @@ export function createLedger(d: LedgerDeps): Ledger & { ingestWith(p: ReceivedPa
       .execute();
   }
 
-  /** The intents a payment could be for, and how they were found (the matcher sorts them itself). */
-  async function candidates(tx: Tx, p: ReceivedPayment, o: IngestOptions): Promise<{ mode: MatchMode; intents: Intent[] }> {
-    if (o.intentId) return { mode: 'manual', intents: (await tx.selectFrom('intents').selectAll().where('id', '=', o.intentId).execute()).map(intentFromRow) };
+  /**
+   * The intents a payment could be attributed to (domain/attribution.ts): those whose Solana Pay
+   * reference it carries, else the holders of reserved pay amounts from its amount up to the
+   * attribution window above it, plus the newest intent of exactly this amount (to say why not).
+   */
+  async function candidates(tx: Tx, p: ReceivedPayment): Promise<Candidate[]> {
     const refs = (p.references ?? []).filter(Boolean);
     if (refs.length > 0) {
-      const byRef = await tx.selectFrom('intents').selectAll().where('method', '=', p.method).where('receiver', '=', p.receiver).where('reference', 'in', refs).execute();
-      if (byRef.length > 0) return { mode: 'reference', intents: byRef.map(intentFromRow) };
+      const byRef = (await tx.selectFrom('intents').selectAll().where('method', '=', p.method).where('receiver', '=', p.receiver).where('reference', 'in', refs).execute()).map(intentFromRow);
+      if (byRef.length > 0) return withCredit(tx, byRef, () => true);
     }
-    const byAmount = await tx
+    const policy = d.policies?.(p.method) ?? DEFAULT_POLICY;
+    const holders = await tx
+      .selectFrom('amount_reservations')
+      .select(['intent_id', 'pay_amount_minor'])
+      .where('method', '=', p.method)
+      .where('receiver', '=', p.receiver)
+      .where('pay_amount_minor', '>=', minorToDb(p.amountMinor))
+      .where('pay_amount_minor', '<=', minorToDb(p.amountMinor + policy.attributionWindowMinor))
+      .where('reserved_until', '>', p.occurredAt)
+      .orderBy('pay_amount_minor')
+      .limit(ATTRIBUTION_READ_LIMIT)
+      .execute();
+    const held = new Set(holders.map((h) => h.intent_id));
+    const ids = [...held];
+    const rows = ids.length ? await tx.selectFrom('intents').selectAll().where('id', 'in', ids).execute() : [];
+    const newest = await tx
       .selectFrom('intents')
       .selectAll()
       .where('method', '=', p.method)
       .where('receiver', '=', p.receiver)
       .where('pay_amount_minor', '=', minorToDb(p.amountMinor))
-      .where('status', 'in', ['pending', 'expired', 'settled', 'canceled'])
-      .orderBy('created_at', 'desc') // only to keep the newest 20; the matcher orders what it gets
-      .limit(20)
+      .orderBy('created_at', 'desc')
+      .limit(1)
       .execute();
-    return { mode: 'amount', intents: byAmount.map(intentFromRow) };
+    const intents = [...rows, ...newest.filter((n) => !held.has(n.id))].map(intentFromRow);
+    // A reservation names its holder by id; the amount must be the intent's own (never reassigned, but checked).
+    const holds = new Set(holders.map((h) => `${h.intent_id}|${h.pay_amount_minor}`));
+    return withCredit(tx, intents, (i) => holds.has(`${i.id}|${minorToDb(i.payAmountMinor)}`));
+  }
+
+  async function withCredit(tx: Tx, intents: Intent[], holdsAmount: (i: Intent) => boolean): Promise<Candidate[]> {
+    const open = intents.filter((i) => (i.paymentCount ?? 0) > 0).map((i) => i.id);
+    const sums = new Map<string, bigint>();
+    if (open.length) {
+      const rows = await tx.selectFrom('payments').select(['intent_id', 'amount_minor']).where('intent_id', 'in', open).where('status', '=', 'matched').execute();
+      for (const r of rows) if (r.intent_id) sums.set(r.intent_id, (sums.get(r.intent_id) ?? 0n) + BigInt(r.amount_minor));
+    }
+    return intents.map((intent) => ({ intent, creditedMinor: sums.get(intent.id) ?? 0n, holdsAmount: holdsAmount(intent) }));
+  }
+
+  /** One more payment shown on the intent; the row must not have changed since it was read. */
+  async function countPayment(tx: Tx, intent: Intent, now: number): Promise<void> {
+    const upd = await tx
+      .updateTable('intents')
+      .set((eb) => ({ payment_count: eb('payment_count', '+', 1), updated_at: now }))
+      .where('id', '=', intent.id)
+      .where('status', '=', intent.status)
+      .where('payment_count', '=', intent.paymentCount ?? 0)
+      .executeTakeFirst();
+    if (Number(upd.numUpdatedRows) !== 1) throw new TxConflict(`intent ${intent.id}`);
+  }
+
+  function heldEvent(intent: Intent, p: Pick<ReceivedPayment, 'txRef' | 'txHash'>, amountMinor: bigint, reason: PaymentReason) {
+    return {
+      intent_id: intent.id,
+      transaction_hash: p.txHash ?? p.txRef,
+      amount: new DecimalNumber(formatMinor(amountMinor, d.decimalsOf(intent.method))),
+      reason,
+    };
   }
 
   /**
@@ -176,23 +258,33 @@ export function createLedger(d: LedgerDeps): Ledger & { ingestWith(p: ReceivedPa
       intent_id: null,
       evidence_json: jsonOrNull(evidence),
       note: note ?? null,
+      tx_hash: p.txHash ?? null,
     };
   }
 
   /** Marks the intent settled by this payment row and queues its webhook, in the caller's transaction. */
-  async function settle(tx: Tx, intent: Intent, paymentId: string, p: ReceivedPayment, now: number, o: IngestOptions): Promise<void> {
+  async function settle(tx: Tx, intent: Intent, paymentId: string, p: Pick<ReceivedPayment, 'txRef' | 'txHash'>, now: number, o: IngestOptions, extra: SuccessExtras = {}): Promise<void> {
     // The merchant sees the chain's transaction id, also when it carried several payments.
     const transaction_hash = p.txHash ?? p.txRef;
+    const paymentCount = (intent.paymentCount ?? 0) + (extra.alreadyCounted ? 0 : 1);
     const upd = await tx
       .updateTable('intents')
-      .set({ status: 'settled', transaction_hash, verified_at: now, payment_id: paymentId, updated_at: now })
+      .set({ status: 'settled', transaction_hash, verified_at: now, payment_id: paymentId, updated_at: now, payment_count: paymentCount })
       .where('id', '=', intent.id)
       .where('status', '=', intent.status)
+      .where('payment_count', '=', intent.paymentCount ?? 0)
       .executeTakeFirst();
     // Canceled or settled by another node since we read it: writeTx runs the ingest again.
     if (Number(upd.numUpdatedRows) !== 1) throw new TxConflict(`intent ${intent.id}`);
-    const settled: Intent = { ...intent, status: 'settled', transactionHash: transaction_hash, verifiedAt: now, paymentId, updatedAt: now };
-    await d.outbox.enqueue(tx, intent.merchantId, intent.id, 'payment.success', intentView(settled, { now, livemode: d.livemode, publicUrl: d.publicUrl, decimalsOf: d.decimalsOf }));
+    const settled: Intent = { ...intent, status: 'settled', transactionHash: transaction_hash, verifiedAt: now, paymentId, updatedAt: now, paymentCount };
+    const view = intentView(settled, { now, livemode: d.livemode, publicUrl: d.publicUrl, decimalsOf: d.decimalsOf }, await moneyOfOne(tx, settled));
+    const decimals = d.decimalsOf(intent.method);
+    await d.outbox.enqueue(tx, intent.merchantId, intent.id, 'payment.success', {
+      ...view,
+      ...(extra.late ? { late: true } : {}),
+      ...(extra.underpaidByMinor ? { underpaid_by: new DecimalNumber(formatMinor(extra.underpaidByMinor, decimals)) } : {}),
+      ...(extra.accepted ? { accepted: true } : {}),
+    });
     if (o.intentId) {
       await tx
         .insertInto('audit_log')
@@ -208,7 +300,12 @@ export function createLedger(d: LedgerDeps): Ledger & { ingestWith(p: ReceivedPa
    */
   async function linkRecorded(tx: Tx, p: ReceivedPayment, o: IngestOptions & { intentId: string }): Promise<IngestOutcome> {
     const existing = await tx.selectFrom('payments').selectAll().where('method', '=', p.method).where('tx_ref', '=', p.txRef).executeTakeFirstOrThrow();
-    if (existing.status !== 'unmatched') {
+    // Held for another intent: that intent's merchant decides (or the operator accepts it there).
+    if (existing.status === 'held' && existing.intent_id !== o.intentId) {
+      throw new PaydError('CONFLICT', `transaction reference ${p.txRef} is held for intent ${existing.intent_id ?? '(unknown)'}: accept it there with payd payments accept ${p.txRef} --intent ${existing.intent_id ?? '<id>'}`);
+    }
+    const wasHeld = existing.status === 'held';
+    if (existing.status !== 'unmatched' && !wasHeld) {
       throw new PaydError('CONFLICT', `transaction reference ${p.txRef} already settled intent ${existing.intent_id ?? '(unknown)'}`);
     }
     const recorded: ReceivedPayment = { ...p, amountMinor: BigInt(existing.amount_minor), receiver: existing.receiver, occurredAt: existing.occurred_at };
@@ -219,12 +316,13 @@ export function createLedger(d: LedgerDeps): Ledger & { ingestWith(p: ReceivedPa
       throw new PaydError('CONFLICT', `payment ${existing.id} was made to ${existing.method} ${existing.receiver}, not to this intent's ${intent.method} ${intent.receiver}`);
     }
     const now = d.clock.now();
-    await tx.updateTable('payments').set({ status: 'matched', intent_id: intent.id, note: o.note ?? existing.note }).where('id', '=', existing.id).where('status', '=', 'unmatched').execute();
+    const upd = await tx.updateTable('payments').set({ status: 'matched', reason: wasHeld ? existing.reason : null, intent_id: intent.id, note: o.note ?? existing.note }).where('id', '=', existing.id).where('status', '=', existing.status).executeTakeFirst();
+    if (Number(upd.numUpdatedRows) !== 1) throw new TxConflict(`payment ${existing.id}`);
     await tx
       .insertInto('audit_log')
       .values({ at: now, actor: o.actor ?? 'cli', action: 'payment.link', subject: existing.id, details_json: JSON.stringify({ intent_id: intent.id, tx_ref: p.txRef, was: existing.reason, note: o.note ?? null }) })
       .execute();
-    await settle(tx, intent, existing.id, recorded, now, o);
+    await settle(tx, intent, existing.id, recorded, now, o, wasHeld ? { accepted: true, alreadyCounted: true } : {});
     return { kind: 'settled', paymentId: existing.id, intentId: intent.id };
   }
 
@@ -255,33 +353,49 @@ export function createLedger(d: LedgerDeps): Ledger & { ingestWith(p: ReceivedPa
       }
 
       const now = d.clock.now();
-      const found = await candidates(tx, p, o);
-      const decision = decideMatch(p, found.intents, { mode: found.mode, skewMs });
+      if (o.intentId) {
+        const decision = decideMatch(p, (await tx.selectFrom('intents').selectAll().where('id', '=', o.intentId).execute()).map(intentFromRow), { mode: 'manual', skewMs });
+        if (decision.kind === 'unmatched') throw new PaydError('CONFLICT', `intent ${o.intentId} cannot be settled: ${decision.reason.replace(/_/g, ' ')}`);
+        const intent = decision.allocations[0].intent;
+        await tx.updateTable('payments').set({ status: 'matched', intent_id: intent.id }).where('id', '=', paymentId).execute();
+        await settle(tx, intent, paymentId, p, now, o);
+        return { kind: 'settled', paymentId, intentId: intent.id } satisfies IngestOutcome;
+      }
+      const decision = attribute(p, await candidates(tx, p), { policy: d.policies?.(p.method) ?? DEFAULT_POLICY, skewMs });
       if (decision.kind === 'unmatched') {
-        if (o.intentId) throw new PaydError('CONFLICT', `intent ${o.intentId} cannot be settled: ${decision.reason.replace(/_/g, ' ')}`);
         await tx.updateTable('payments').set({ reason: decision.reason, intent_id: decision.intentId ?? null }).where('id', '=', paymentId).execute();
         return { kind: 'unmatched', paymentId, reason: decision.reason } satisfies IngestOutcome;
       }
+      if (decision.kind === 'hold') {
+        await tx.updateTable('payments').set({ status: 'held', reason: decision.reason, intent_id: decision.intent.id }).where('id', '=', paymentId).execute();
+        await countPayment(tx, decision.intent, now);
+        await d.outbox.enqueue(tx, decision.intent.merchantId, decision.intent.id, 'payment.held', heldEvent(decision.intent, p, p.amountMinor, decision.reason));
+        return { kind: 'held', paymentId, intentId: decision.intent.id, reason: decision.reason } satisfies IngestOutcome;
+      }
 
-      // One payment row per settled intent (the first is the row just inserted), plus one for a remainder.
-      const parts = decision.allocations.length + (decision.remainder ? 1 : 0);
+      // One payment row per credited intent (the first is the row just inserted).
+      const parts = decision.credits.length;
       const split = (i: number) => (parts > 1 ? { ...p.evidence, split: { part: i + 1, parts, transaction_total_minor: p.amountMinor.toString() } } : p.evidence);
       const settled: { paymentId: string; intentId: string }[] = [];
-      for (const [i, a] of decision.allocations.entries()) {
+      const credited: { paymentId: string; intentId: string }[] = [];
+      for (const [i, c] of decision.credits.entries()) {
         const id = i === 0 ? paymentId : newPaymentId();
+        const reason = creditReason(c);
         if (i === 0) {
-          await tx.updateTable('payments').set({ status: 'matched', intent_id: a.intent.id, amount_minor: minorToDb(a.amountMinor), evidence_json: jsonOrNull(split(0)) }).where('id', '=', id).execute();
+          await tx.updateTable('payments').set({ status: 'matched', reason, intent_id: c.intent.id, amount_minor: minorToDb(c.amountMinor), evidence_json: jsonOrNull(split(0)) }).where('id', '=', id).execute();
         } else {
-          await tx.insertInto('payments').values({ ...paymentRow(p, id, `${p.txRef}:${i + 1}`, a.amountMinor, split(i), o.note), status: 'matched', intent_id: a.intent.id }).execute();
+          await tx.insertInto('payments').values({ ...paymentRow(p, id, `${p.txRef}:${i + 1}`, c.amountMinor, split(i), o.note), status: 'matched', reason, intent_id: c.intent.id }).execute();
         }
-        await settle(tx, a.intent, id, p, now, o);
-        settled.push({ paymentId: id, intentId: a.intent.id });
+        if (c.settles) {
+          await settle(tx, c.intent, id, p, now, o, { late: c.late, underpaidByMinor: c.underpaidByMinor });
+          settled.push({ paymentId: id, intentId: c.intent.id });
+        } else {
+          // A part of what is due (Solana Pay reference): credited, the intent waits for the rest.
+          await countPayment(tx, c.intent, now);
+          credited.push({ paymentId: id, intentId: c.intent.id });
+        }
       }
-      if (decision.remainder) {
-        const r = decision.remainder;
-        const i = decision.allocations.length;
-        await tx.insertInto('payments').values({ ...paymentRow(p, newPaymentId(), `${p.txRef}:${i + 1}`, r.amountMinor, split(i), o.note), reason: r.reason, intent_id: r.intentId }).execute();
-      }
+      if (settled.length === 0) return { kind: 'credited', paymentId, intentId: credited[0].intentId } satisfies IngestOutcome;
       const [head, ...also] = settled;
       return { kind: 'settled', paymentId: head.paymentId, intentId: head.intentId, ...(also.length ? { also } : {}) } satisfies IngestOutcome;
     });
@@ -290,6 +404,13 @@ export function createLedger(d: LedgerDeps): Ledger & { ingestWith(p: ReceivedPa
       // One payment may settle several intents (Solana references).
       for (let n = 1 + (outcome.also?.length ?? 0); n > 0; n--) metrics.intentSettled(p.method);
       d.log.info('payment settled', { method: p.method, tx_ref: p.txRef, intent_id: outcome.intentId, also: outcome.also?.map((a) => a.intentId), source: p.source });
+    } else if (outcome.kind === 'held') {
+      d.outbox.notify([outcome.intentId]);
+      metrics.paymentUnmatched(p.method, `held_${outcome.reason}`);
+      d.log.warn('payment held for its intent', { method: p.method, tx_ref: p.txRef, intent_id: outcome.intentId, reason: outcome.reason, source: p.source });
+    } else if (outcome.kind === 'credited') {
+      d.outbox.notify([outcome.intentId]);
+      d.log.info('part payment credited', { method: p.method, tx_ref: p.txRef, intent_id: outcome.intentId, source: p.source });
     } else if (mismatch) {
       const m = mismatch as RejectedObservation;
       rejected(m, 'a recorded reference arrived again with other facts: kept as a rejection, check which one is the payment', { tx_ref: p.txRef, differs: m.detail?.differs });
@@ -300,8 +421,90 @@ export function createLedger(d: LedgerDeps): Ledger & { ingestWith(p: ReceivedPa
     return outcome;
   }
 
+  /** The rows of one transaction attributed to an intent (TRON rows share their transaction id). */
+  async function rowsOf(tx: Tx, intentId: string, transactionHash: string) {
+    return tx
+      .selectFrom('payments')
+      .selectAll()
+      .where('intent_id', '=', intentId)
+      .where((eb) => eb.or([eb('tx_ref', '=', transactionHash), eb('tx_hash', '=', transactionHash)]))
+      .where('status', 'in', ['matched', 'held', 'refunded'])
+      .execute();
+  }
+
+  const notAcceptable = (why: string) => new PaydError('PAYMENT_NOT_ACCEPTABLE', why);
+
+  /**
+   * The merchant (or operator) accepts a held payment: credited, and the intent settles through
+   * the same steps as an automatic settlement (one transaction, one payment.success with
+   * `accepted: true`). Against an automatic settlement at the same moment one wins: both change
+   * the intent only from the state they read. Idempotent: accepting the payment that settled
+   * the intent answers the same.
+   */
+  async function acceptHeld(input: { intent: Intent; transactionHash: string; actor: string }): Promise<{ changed: boolean }> {
+    const result = await writeTx(d.db, async (tx) => {
+      const intent = intentFromRow(await tx.selectFrom('intents').selectAll().where('id', '=', input.intent.id).executeTakeFirstOrThrow());
+      const rows = await rowsOf(tx, intent.id, input.transactionHash);
+      if (rows.length === 0) throw notAcceptable(`no payment ${input.transactionHash} is attributed to intent ${intent.id}`);
+      if (intent.status === 'settled' && rows.some((r) => r.id === intent.paymentId || r.status === 'matched')) return { changed: false };
+      const held = rows.filter((r) => r.status === 'held');
+      if (held.length === 0) throw notAcceptable(`payment ${input.transactionHash} of intent ${intent.id} is ${rows[0].status === 'refunded' ? 'marked refunded' : 'not held'}`);
+      if (intent.status === 'settled') throw notAcceptable(`intent ${intent.id} is already settled by payment ${intent.transactionHash ?? '(unknown)'}; refund ${input.transactionHash} instead`);
+      if (held.length > 1) throw notAcceptable(`transaction ${input.transactionHash} carried ${held.length} held payments for intent ${intent.id}`);
+      const row = held[0];
+      const now = d.clock.now();
+      const upd = await tx.updateTable('payments').set({ status: 'matched' }).where('id', '=', row.id).where('status', '=', 'held').executeTakeFirst();
+      if (Number(upd.numUpdatedRows) !== 1) throw new TxConflict(`payment ${row.id}`);
+      const credited = (await tx.selectFrom('payments').select('amount_minor').where('intent_id', '=', intent.id).where('status', '=', 'matched').execute()).reduce((sum, r) => sum + BigInt(r.amount_minor), 0n);
+      const short = intent.payAmountMinor - credited;
+      await settle(tx, intent, row.id, { txRef: row.tx_ref, txHash: row.tx_hash ?? undefined }, now, {}, { accepted: true, alreadyCounted: true, late: row.reason === 'late', ...(short > 0n ? { underpaidByMinor: short } : {}) });
+      await tx
+        .insertInto('audit_log')
+        .values({ at: now, actor: input.actor, action: 'payment.accept', subject: row.id, details_json: JSON.stringify({ intent_id: intent.id, tx_ref: row.tx_ref, was: row.reason }) })
+        .execute();
+      return { changed: true };
+    });
+    if (result.changed) {
+      d.outbox.notify([input.intent.id]);
+      metrics.intentSettled(input.intent.method);
+      d.log.info('held payment accepted', { intent_id: input.intent.id, tx: input.transactionHash, actor: input.actor });
+    }
+    return result;
+  }
+
+  /** The merchant says it returned a held payment: status refunded, event payment.refunded. payd moves no money. Idempotent. */
+  async function markRefunded(input: { intent: Intent; transactionHash: string; actor: string }): Promise<{ changed: boolean }> {
+    const result = await writeTx(d.db, async (tx) => {
+      const rows = await rowsOf(tx, input.intent.id, input.transactionHash);
+      if (rows.length === 0) throw notAcceptable(`no payment ${input.transactionHash} is attributed to intent ${input.intent.id}`);
+      const held = rows.filter((r) => r.status === 'held');
+      if (held.length === 0) {
+        if (rows.every((r) => r.status === 'refunded')) return { changed: false };
+        throw notAcceptable(`payment ${input.transactionHash} was credited to intent ${input.intent.id}; only a held payment can be marked refunded`);
+      }
+      const now = d.clock.now();
+      for (const row of held) {
+        const upd = await tx.updateTable('payments').set({ status: 'refunded' }).where('id', '=', row.id).where('status', '=', 'held').executeTakeFirst();
+        if (Number(upd.numUpdatedRows) !== 1) throw new TxConflict(`payment ${row.id}`);
+        const event = heldEvent(input.intent, { txRef: row.tx_ref, txHash: row.tx_hash ?? undefined }, BigInt(row.amount_minor), (row.reason ?? 'underpaid') as PaymentReason);
+        await d.outbox.enqueue(tx, input.intent.merchantId, input.intent.id, 'payment.refunded', event);
+        await tx
+          .insertInto('audit_log')
+          .values({ at: now, actor: input.actor, action: 'payment.refunded', subject: row.id, details_json: JSON.stringify({ intent_id: input.intent.id, tx_ref: row.tx_ref }) })
+          .execute();
+      }
+      // The intent's row changes too (updated_at), so the checkout's live status wakes up.
+      await tx.updateTable('intents').set({ updated_at: now }).where('id', '=', input.intent.id).execute();
+      return { changed: true };
+    });
+    if (result.changed) d.outbox.notify([input.intent.id]);
+    return result;
+  }
+
   return {
     ingest: (p, checkpoint) => ingestWith(p, checkpoint, {}),
+    acceptHeld,
+    markRefunded,
     ingestWith,
 
     reject,

@@ -3,7 +3,7 @@ import { enqueueEvent } from '../db/outbox.ts';
 import { stringifyJson } from '../domain/json.ts';
 import type { Clock, Random, Wakeups } from '../domain/ports.ts';
 
-export type EventType = 'payment.success' | 'intent.expired' | 'intent.canceled' | 'webhook.test';
+export type EventType = 'payment.success' | 'payment.held' | 'payment.refunded' | 'intent.expired' | 'intent.canceled' | 'webhook.test';
 
 /**
  * The webhook outbox. Events are written inside the transaction that changes state,

@@ -74,9 +74,59 @@ export interface paths {
         put?: never;
         /**
          * Cancel a pending intent (again: returned unchanged)
-         * @description Sends intent.canceled. The pay_amount stays reserved through the cooldown; a payment that still arrives is kept unmatched (reason canceled) for refund.
+         * @description Sends intent.canceled. The pay_amount stays reserved through the cooldown; a payment that still arrives is held on the intent (reason canceled, event payment.held) for you to refund or accept.
          */
         post: operations["cancelIntent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/intents/{intent_id}/payments/{transaction_hash}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The intent_id returned at creation. */
+                intent_id: string;
+                /** @description A transaction_hash from the intent's payments. */
+                transaction_hash: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept a held payment: the intent settles with it (again: answered the same)
+         * @description One payment.success with "accepted": true (and "underpaid_by" when short). 409 PAYMENT_NOT_ACCEPTABLE when the payment is not held for this intent or another payment settled it already.
+         */
+        post: operations["acceptPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/intents/{intent_id}/payments/{transaction_hash}/refunded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The intent_id returned at creation. */
+                intent_id: string;
+                /** @description A transaction_hash from the intent's payments. */
+                transaction_hash: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record that you returned a held payment (payd moves no money; again: answered the same)
+         * @description The payment reads status refunded; sends payment.refunded. 409 PAYMENT_NOT_ACCEPTABLE for a credited payment.
+         */
+        post: operations["markPaymentRefunded"];
         delete?: never;
         options?: never;
         head?: never;
@@ -164,10 +214,50 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * An intent was paid and is now settled
+         * An intent was paid and is now settled (late, underpaid_by, accepted say how, when unusual)
          * @description Standard Webhooks. webhook-signature is "v1,<base64 HMAC-SHA256(key, webhook-id + "." + webhook-timestamp + "." + raw body)>", key being the base64-decoded part of your whsec_ secret after "whsec_"; during a secret rotation there are two, space-separated. Answer 2xx within the timeout (default 10 s); otherwise payd retries with backoff for about three days (410 stops it). Delivery is at-least-once: de-duplicate on webhook-id. GET /api/v1/events returns the same events.
          */
         post: operations["webhook_payment_success"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.held": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A payment reached one of your intents but was not credited: accept it or refund it
+         * @description Standard Webhooks. webhook-signature is "v1,<base64 HMAC-SHA256(key, webhook-id + "." + webhook-timestamp + "." + raw body)>", key being the base64-decoded part of your whsec_ secret after "whsec_"; during a secret rotation there are two, space-separated. Answer 2xx within the timeout (default 10 s); otherwise payd retries with backoff for about three days (410 stops it). Delivery is at-least-once: de-duplicate on webhook-id. GET /api/v1/events returns the same events.
+         */
+        post: operations["webhook_payment_held"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.refunded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A held payment was marked refunded (payd moves no money)
+         * @description Standard Webhooks. webhook-signature is "v1,<base64 HMAC-SHA256(key, webhook-id + "." + webhook-timestamp + "." + raw body)>", key being the base64-decoded part of your whsec_ secret after "whsec_"; during a secret rotation there are two, space-separated. Answer 2xx within the timeout (default 10 s); otherwise payd retries with backoff for about three days (410 stops it). Delivery is at-least-once: de-duplicate on webhook-id. GET /api/v1/events returns the same events.
+         */
+        post: operations["webhook_payment_refunded"];
         delete?: never;
         options?: never;
         head?: never;
@@ -289,6 +379,10 @@ export interface components {
             return_url?: string;
             /** @description false in the sandbox. */
             livemode: boolean;
+            /** @description The sum of the payments credited to this intent (0 until one is). */
+            amount_received: number;
+            /** @description Every payment attributed to this intent, oldest first: credited, held for your decision, or marked refunded. */
+            payments: components["schemas"]["Payment"][];
             /** @description The fiat price as given at creation (only on intents created with price); amount is it converted at quote.rate. */
             price?: {
                 amount: number;
@@ -367,6 +461,10 @@ export interface components {
             return_url?: string;
             /** @description false in the sandbox. */
             livemode: boolean;
+            /** @description The sum of the payments credited to this intent (0 until one is). */
+            amount_received: number;
+            /** @description Every payment attributed to this intent, oldest first: credited, held for your decision, or marked refunded. */
+            payments: components["schemas"]["Payment"][];
             /** @description The fiat price as given at creation (only on intents created with price); amount is it converted at quote.rate. */
             price?: {
                 amount: number;
@@ -397,17 +495,141 @@ export interface components {
             /** @description Pass as cursor for the next page; null on the last page. */
             next_cursor: string | null;
         };
+        Payment: {
+            /** @description UTR, TRON transaction id or Solana signature: the {transaction_hash} of accept and refunded. */
+            transaction_hash: string;
+            /** @description What this payment brought, in the intent's currency. */
+            amount: number;
+            /**
+             * Format: date-time
+             * @description When it was paid (block time, bank alert time).
+             */
+            received_at: string;
+            /**
+             * @description credited: counts towards amount_received; held: waits for you (accept or refund it); refunded: you said you returned it.
+             * @enum {string}
+             */
+            status: "credited" | "held" | "refunded";
+            /**
+             * @description Why it is held, or what to look at on a credited one: late (after expires_at), underpaid, overpaid (refund the difference), canceled (the intent was), after_settlement (the intent was already paid).
+             * @enum {string|null}
+             */
+            reason: "late" | "underpaid" | "overpaid" | "canceled" | "after_settlement" | null;
+        };
+        /** @description The data of payment.held and payment.refunded. */
+        HeldPayment: {
+            /** Format: uuid */
+            intent_id: string;
+            transaction_hash: string;
+            amount: number;
+            /** @enum {string} */
+            reason: "late" | "underpaid" | "overpaid" | "canceled" | "after_settlement";
+        };
+        /** @description The intent, plus what was unusual about the payment that settled it. */
+        PaymentSuccess: {
+            /** Format: uuid */
+            intent_id: string;
+            /** @description The amount you asked for, as a plain decimal. */
+            amount: number;
+            /** @enum {string} */
+            currency: "UPI" | "USDT_TRC20" | "USDT_SOL" | "SOL";
+            /**
+             * @description A pending intent past expires_at reads as expired.
+             * @enum {string}
+             */
+            status: "pending" | "settled" | "expired" | "canceled";
+            /** @description UTR, TRON transaction id or Solana signature; null until settled. */
+            transaction_hash: string | null;
+            /**
+             * Format: date-time
+             * @description When payd verified the payment; null until settled.
+             */
+            verified_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the intent was canceled; null unless canceled.
+             */
+            canceled_at: string | null;
+            order_id: string;
+            /** @description The exact amount the customer must send (unique among open intents of the address). */
+            pay_amount: number;
+            /** @description VPA for UPI, TRON address, or Solana wallet. */
+            payment_address: string;
+            /** @description UPI deep link, Solana Pay transfer request, or tron: URI. */
+            payment_uri: string;
+            /** @description Solana Pay reference key (SOL and USDT_SOL only). */
+            reference?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds, e.g. 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds, e.g. 2026-11-22T10:00:00.000Z
+             */
+            expires_at: string;
+            /**
+             * Format: uri
+             * @description The hosted checkout page for the customer.
+             */
+            checkout_url: string;
+            /** @description Where the checkout page sends the customer after payment, when given at creation. */
+            return_url?: string;
+            /** @description false in the sandbox. */
+            livemode: boolean;
+            /** @description The sum of the payments credited to this intent (0 until one is). */
+            amount_received: number;
+            /** @description Every payment attributed to this intent, oldest first: credited, held for your decision, or marked refunded. */
+            payments: components["schemas"]["Payment"][];
+            /** @description The fiat price as given at creation (only on intents created with price); amount is it converted at quote.rate. */
+            price?: {
+                amount: number;
+                /** @enum {string} */
+                currency: "INR" | "USD" | "EUR";
+            };
+            /** @description The locked rate the price was converted at (only with price). A payment after valid_until is late: the intent expires then. */
+            quote?: {
+                /** @description Price currency per 1 unit of the method's currency (83.75: ₹83.75 per USDT). */
+                rate: number;
+                /** @description Where the rate came from: a source (coindcx, kraken, …), a cross rate (kraken×frankfurter), peg (1 USDT = 1 USD) or identity. */
+                source: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds, e.g. 2026-11-22T10:00:00.000Z
+                 */
+                quoted_at: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds, e.g. 2026-11-22T10:00:00.000Z
+                 */
+                valid_until: string;
+            };
+            /**
+             * @description Paid after expires_at while the amount was still reserved (latePayments: settle).
+             * @constant
+             */
+            late?: true;
+            /** @description Settled short, within underpaymentTolerance or by your accept, by this much. */
+            underpaid_by?: number;
+            /**
+             * @description Settled by an accept of a held payment.
+             * @constant
+             */
+            accepted?: true;
+        };
         Event: {
             /** @description The event id: the webhook-id header of its webhook. */
             id: string;
             /** @enum {string} */
-            type: "payment.success" | "intent.expired" | "intent.canceled";
+            type: "payment.success" | "payment.held" | "payment.refunded" | "intent.expired" | "intent.canceled";
             /**
              * Format: date-time
              * @description The webhook body's timestamp.
              */
             created_at: string;
-            data: components["schemas"]["Intent"];
+            /** @description payment.success: PaymentSuccess; payment.held and payment.refunded: HeldPayment; intent.*: Intent. */
+            data: components["schemas"]["PaymentSuccess"] | components["schemas"]["HeldPayment"];
         };
         EventPage: {
             data: components["schemas"]["Event"][];
@@ -501,6 +723,8 @@ export interface operations {
                      *       "expires_at": "2026-11-22T10:30:00.000Z",
                      *       "checkout_url": "https://pay.example.com/pay/3f0c2a8e-6a1b-4c55-9d1e-0b7f2f4c9a10",
                      *       "livemode": true,
+                     *       "amount_received": 0,
+                     *       "payments": [],
                      *       "return_url": "https://shop.example.com/orders/ORD-1"
                      *     }
                      */
@@ -689,7 +913,17 @@ export interface operations {
                      *           "created_at": "2026-11-22T10:00:00.000Z",
                      *           "expires_at": "2026-11-22T10:30:00.000Z",
                      *           "checkout_url": "https://pay.example.com/pay/3f0c2a8e-6a1b-4c55-9d1e-0b7f2f4c9a10",
-                     *           "livemode": true
+                     *           "livemode": true,
+                     *           "amount_received": 100.51,
+                     *           "payments": [
+                     *             {
+                     *               "transaction_hash": "412345678901",
+                     *               "amount": 100.51,
+                     *               "received_at": "2026-11-22T10:04:10.000Z",
+                     *               "status": "credited",
+                     *               "reason": null
+                     *             }
+                     *           ]
                      *         }
                      *       ],
                      *       "has_more": true,
@@ -835,7 +1069,17 @@ export interface operations {
                      *       "created_at": "2026-11-22T10:00:00.000Z",
                      *       "expires_at": "2026-11-22T10:30:00.000Z",
                      *       "checkout_url": "https://pay.example.com/pay/3f0c2a8e-6a1b-4c55-9d1e-0b7f2f4c9a10",
-                     *       "livemode": true
+                     *       "livemode": true,
+                     *       "amount_received": 100.51,
+                     *       "payments": [
+                     *         {
+                     *           "transaction_hash": "412345678901",
+                     *           "amount": 100.51,
+                     *           "received_at": "2026-11-22T10:04:10.000Z",
+                     *           "status": "credited",
+                     *           "reason": null
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["Intent"];
@@ -977,7 +1221,9 @@ export interface operations {
                      *       "created_at": "2026-11-22T10:00:00.000Z",
                      *       "expires_at": "2026-11-22T10:30:00.000Z",
                      *       "checkout_url": "https://pay.example.com/pay/3f0c2a8e-6a1b-4c55-9d1e-0b7f2f4c9a10",
-                     *       "livemode": true
+                     *       "livemode": true,
+                     *       "amount_received": 0,
+                     *       "payments": []
                      *     }
                      */
                     "application/json": components["schemas"]["Intent"];
@@ -1042,6 +1288,378 @@ export interface operations {
                         detail: string;
                         /** @enum {string} */
                         code: "INTENT_NOT_CANCELABLE";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /** @description BUSY */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "BUSY";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+        };
+    };
+    acceptPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The intent_id returned at creation. */
+                intent_id: string;
+                /** @description A transaction_hash from the intent's payments. */
+                transaction_hash: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "intent_id": "3f0c2a8e-6a1b-4c55-9d1e-0b7f2f4c9a10",
+                     *       "amount": 100.5,
+                     *       "currency": "UPI",
+                     *       "status": "settled",
+                     *       "transaction_hash": "4123456789012",
+                     *       "verified_at": "2026-11-22T10:06:00.000Z",
+                     *       "canceled_at": null,
+                     *       "order_id": "ORD-1",
+                     *       "pay_amount": 100.51,
+                     *       "payment_address": "shop@hdfcbank",
+                     *       "payment_uri": "upi://pay?pa=shop%40hdfcbank&pn=Example%20Shop&am=100.51&cu=INR&tn=ORD-1",
+                     *       "created_at": "2026-11-22T10:00:00.000Z",
+                     *       "expires_at": "2026-11-22T10:30:00.000Z",
+                     *       "checkout_url": "https://pay.example.com/pay/3f0c2a8e-6a1b-4c55-9d1e-0b7f2f4c9a10",
+                     *       "livemode": true,
+                     *       "amount_received": 100.5,
+                     *       "payments": [
+                     *         {
+                     *           "transaction_hash": "4123456789012",
+                     *           "amount": 100.5,
+                     *           "received_at": "2026-11-22T10:03:00.000Z",
+                     *           "status": "credited",
+                     *           "reason": "underpaid"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Intent"];
+                };
+            };
+            /** @description INVALID_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "INVALID_REQUEST";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /** @description AUTH_INVALID_HEADERS */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "AUTH_INVALID_HEADERS";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /** @description AUTH_INVALID_SECRET */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "AUTH_INVALID_SECRET";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /** @description INTENT_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "INTENT_NOT_FOUND";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /** @description PAYMENT_NOT_ACCEPTABLE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "PAYMENT_NOT_ACCEPTABLE";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /** @description BUSY */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "BUSY";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+        };
+    };
+    markPaymentRefunded: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The intent_id returned at creation. */
+                intent_id: string;
+                /** @description A transaction_hash from the intent's payments. */
+                transaction_hash: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "intent_id": "3f0c2a8e-6a1b-4c55-9d1e-0b7f2f4c9a10",
+                     *       "amount": 100.5,
+                     *       "currency": "UPI",
+                     *       "status": "pending",
+                     *       "transaction_hash": null,
+                     *       "verified_at": null,
+                     *       "canceled_at": null,
+                     *       "order_id": "ORD-1",
+                     *       "pay_amount": 100.51,
+                     *       "payment_address": "shop@hdfcbank",
+                     *       "payment_uri": "upi://pay?pa=shop%40hdfcbank&pn=Example%20Shop&am=100.51&cu=INR&tn=ORD-1",
+                     *       "created_at": "2026-11-22T10:00:00.000Z",
+                     *       "expires_at": "2026-11-22T10:30:00.000Z",
+                     *       "checkout_url": "https://pay.example.com/pay/3f0c2a8e-6a1b-4c55-9d1e-0b7f2f4c9a10",
+                     *       "livemode": true,
+                     *       "amount_received": 0,
+                     *       "payments": [
+                     *         {
+                     *           "transaction_hash": "4123456789012",
+                     *           "amount": 100.5,
+                     *           "received_at": "2026-11-22T10:03:00.000Z",
+                     *           "status": "refunded",
+                     *           "reason": "underpaid"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Intent"];
+                };
+            };
+            /** @description INVALID_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "INVALID_REQUEST";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /** @description AUTH_INVALID_HEADERS */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "AUTH_INVALID_HEADERS";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /** @description AUTH_INVALID_SECRET */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "AUTH_INVALID_SECRET";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /** @description INTENT_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "INTENT_NOT_FOUND";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /** @description PAYMENT_NOT_ACCEPTABLE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "PAYMENT_NOT_ACCEPTABLE";
                         /** @description INVALID_REQUEST only: one entry per bad field. */
                         errors?: components["schemas"]["FieldError"][];
                     };
@@ -1481,7 +2099,7 @@ export interface operations {
                 /** @description An event id: only events written after it (your last seen id, or next_cursor). */
                 after?: string;
                 /** @description Only events of this type. */
-                type?: "payment.success" | "intent.expired" | "intent.canceled";
+                type?: "payment.success" | "payment.held" | "payment.refunded" | "intent.expired" | "intent.canceled";
                 /** @description Page size, 1 to 100; default 20. */
                 limit?: number;
             };
@@ -1519,7 +2137,17 @@ export interface operations {
                      *             "created_at": "2026-11-22T10:00:00.000Z",
                      *             "expires_at": "2026-11-22T10:30:00.000Z",
                      *             "checkout_url": "https://pay.example.com/pay/3f0c2a8e-6a1b-4c55-9d1e-0b7f2f4c9a10",
-                     *             "livemode": true
+                     *             "livemode": true,
+                     *             "amount_received": 100.51,
+                     *             "payments": [
+                     *               {
+                     *                 "transaction_hash": "412345678901",
+                     *                 "amount": 100.51,
+                     *                 "received_at": "2026-11-22T10:04:10.000Z",
+                     *                 "status": "credited",
+                     *                 "reason": null
+                     *               }
+                     *             ]
                      *           }
                      *         },
                      *         {
@@ -1541,7 +2169,9 @@ export interface operations {
                      *             "created_at": "2026-11-22T10:00:00.000Z",
                      *             "expires_at": "2026-11-22T10:30:00.000Z",
                      *             "checkout_url": "https://pay.example.com/pay/91ab7c2e-1d3f-4a5b-8c6d-7e8f9a0b1c2d",
-                     *             "livemode": true
+                     *             "livemode": true,
+                     *             "amount_received": 0,
+                     *             "payments": []
                      *           }
                      *         }
                      *       ],
@@ -1743,7 +2373,17 @@ export interface operations {
                  *         "created_at": "2026-11-22T10:00:00.000Z",
                  *         "expires_at": "2026-11-22T10:30:00.000Z",
                  *         "checkout_url": "https://pay.example.com/pay/3f0c2a8e-6a1b-4c55-9d1e-0b7f2f4c9a10",
-                 *         "livemode": true
+                 *         "livemode": true,
+                 *         "amount_received": 100.51,
+                 *         "payments": [
+                 *           {
+                 *             "transaction_hash": "412345678901",
+                 *             "amount": 100.51,
+                 *             "received_at": "2026-11-22T10:04:10.000Z",
+                 *             "status": "credited",
+                 *             "reason": null
+                 *           }
+                 *         ]
                  *       }
                  *     }
                  */
@@ -1752,7 +2392,115 @@ export interface operations {
                     type: "payment.success";
                     /** Format: date-time */
                     timestamp: string;
-                    data: components["schemas"]["Intent"];
+                    data: components["schemas"]["PaymentSuccess"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx: received. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: payd stops retrying this event. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_payment_held: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry, and the id in GET /api/v1/events. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description One or two space-separated "v1,<base64>" signatures. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "payment.held",
+                 *       "timestamp": "2026-11-22T10:04:12.351Z",
+                 *       "data": {
+                 *         "intent_id": "3f0c2a8e-6a1b-4c55-9d1e-0b7f2f4c9a10",
+                 *         "transaction_hash": "4123456789012",
+                 *         "amount": 100.5,
+                 *         "reason": "underpaid"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "payment.held";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: components["schemas"]["HeldPayment"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx: received. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: payd stops retrying this event. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_payment_refunded: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry, and the id in GET /api/v1/events. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description One or two space-separated "v1,<base64>" signatures. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "payment.refunded",
+                 *       "timestamp": "2026-11-22T10:04:12.351Z",
+                 *       "data": {
+                 *         "intent_id": "3f0c2a8e-6a1b-4c55-9d1e-0b7f2f4c9a10",
+                 *         "transaction_hash": "4123456789012",
+                 *         "amount": 100.5,
+                 *         "reason": "underpaid"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "payment.refunded";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: components["schemas"]["HeldPayment"];
                 };
             };
         };
@@ -1808,7 +2556,17 @@ export interface operations {
                  *         "created_at": "2026-11-22T10:00:00.000Z",
                  *         "expires_at": "2026-11-22T10:30:00.000Z",
                  *         "checkout_url": "https://pay.example.com/pay/3f0c2a8e-6a1b-4c55-9d1e-0b7f2f4c9a10",
-                 *         "livemode": true
+                 *         "livemode": true,
+                 *         "amount_received": 100.51,
+                 *         "payments": [
+                 *           {
+                 *             "transaction_hash": "412345678901",
+                 *             "amount": 100.51,
+                 *             "received_at": "2026-11-22T10:04:10.000Z",
+                 *             "status": "credited",
+                 *             "reason": null
+                 *           }
+                 *         ]
                  *       }
                  *     }
                  */
@@ -1873,7 +2631,9 @@ export interface operations {
                  *         "created_at": "2026-11-22T10:00:00.000Z",
                  *         "expires_at": "2026-11-22T10:30:00.000Z",
                  *         "checkout_url": "https://pay.example.com/pay/3f0c2a8e-6a1b-4c55-9d1e-0b7f2f4c9a10",
-                 *         "livemode": true
+                 *         "livemode": true,
+                 *         "amount_received": 0,
+                 *         "payments": []
                  *       }
                  *     }
                  */

@@ -92,7 +92,7 @@ forEachStore((store) => {
     assert.equal((await p.api('GET', `/api/v1/intents/${theirs.intent_id}`, { headers: other.headers })).body.status, 'pending');
   });
 
-  test('cancel: the pay_amount stays reserved through the cooldown; a later payment is kept unmatched with reason canceled', async (t) => {
+  test('cancel: the pay_amount stays reserved through the cooldown; a later payment is held on it with reason canceled', async (t) => {
     const { p, m, clock, create, cancel } = await setup(t, store);
     const intent = await create('o-1', 100);
     assert.equal(intent.pay_amount, 100);
@@ -105,15 +105,15 @@ forEachStore((store) => {
 
     clock.advance(-3600_000);
     const outcome = await upiCredit(p, 100, 'UTR-LATE');
-    assert.deepEqual({ kind: outcome.kind, reason: (outcome as any).reason }, { kind: 'unmatched', reason: 'canceled' });
-    const unmatched = await p.app.payments.list({ unmatched: true });
-    assert.equal(unmatched.length, 1);
-    assert.equal(unmatched[0].reason, 'canceled');
-    assert.equal(unmatched[0].intent_id, intent.intent_id);
+    // Held for the merchant (issue 27), no longer only in the operator's unmatched list.
+    assert.deepEqual({ kind: outcome.kind, reason: (outcome as any).reason }, { kind: 'held', reason: 'canceled' });
+    assert.equal((await p.app.payments.list({ unmatched: true })).length, 0);
+    const held = (await p.app.heldPayments.listPayments({ status: 'held' })).items;
+    assert.deepEqual(held.map((x) => [x.intentId, x.transactionHash, x.reason]), [[intent.intent_id, 'UTR-LATE', 'canceled']]);
     const after = await p.api('GET', `/api/v1/intents/${intent.intent_id}`, { headers: m.headers });
     assert.equal(after.body.status, 'canceled');
     assert.equal(after.body.transaction_hash, null);
-    assert.deepEqual(await eventsOf(p, intent.intent_id), ['intent.canceled']);
+    assert.deepEqual(await eventsOf(p, intent.intent_id), ['intent.canceled', 'payment.held']);
 
     clock.advance(86400_000);
     assert.equal((await create('o-4', 100)).pay_amount, 100);
@@ -139,9 +139,10 @@ forEachStore((store) => {
       if (cr.status === 200) {
         tally.canceled++;
         assert.equal(cr.body.status, 'canceled');
-        assert.deepEqual({ kind: po.kind, reason: (po as any).reason }, { kind: 'unmatched', reason: 'canceled' });
+        assert.deepEqual({ kind: po.kind, reason: (po as any).reason }, { kind: 'held', reason: 'canceled' });
         assert.equal(fetched.status, 'canceled');
-        assert.deepEqual(events, ['intent.canceled']);
+        // Same clock tick: the two events' order is not part of this check.
+        assert.deepEqual([...events].sort(), ['intent.canceled', 'payment.held']);
       } else {
         tally.settled++;
         assert.equal(cr.status, 409);

@@ -23,8 +23,8 @@ forEachStore((store) => {
     const a = await intent('UPI', 250, 'A');
     const b = await intent('UPI', 300, 'B');
     const now = Date.now();
-    // The customer paid 249.50 instead of 250: kept unmatched.
-    const seen = await p.app.ledger.ingest({ method: 'UPI', receiver: 'shop@hdfcbank', amountMinor: 24950n, txRef: '612345678901', occurredAt: now, observedAt: now, source: 'imap' });
+    // The customer paid 248.50 instead of 250, beyond the ₹1.00 attribution window: kept unmatched.
+    const seen = await p.app.ledger.ingest({ method: 'UPI', receiver: 'shop@hdfcbank', amountMinor: 24850n, txRef: '612345678901', occurredAt: now, observedAt: now, source: 'imap' });
     assert.equal(seen.kind, 'unmatched');
 
     const r = await p.app.settlement.settle({ intentId: a, txRef: ' UTR 6123 4567 8901 ', note: 'short by 50 paise, accepted' });
@@ -63,8 +63,9 @@ forEachStore((store) => {
     const a = await intent('USDT_TRC20', 10, 'A');
     const txid = 'cd'.repeat(32);
     const now = Date.now();
-    const row = `${txid}:TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf:9990000`;
-    const seen = await p.app.ledger.ingest({ method: 'USDT_TRC20', receiver: RECEIVERS.USDT_TRC20, amountMinor: 9_990_000n, txRef: row, txHash: txid, occurredAt: now, observedAt: now, source: 'trongrid' });
+    // 8.99 for 10: beyond the 1 USDT attribution window, kept unmatched.
+    const row = `${txid}:TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf:8990000`;
+    const seen = await p.app.ledger.ingest({ method: 'USDT_TRC20', receiver: RECEIVERS.USDT_TRC20, amountMinor: 8_990_000n, txRef: row, txHash: txid, occurredAt: now, observedAt: now, source: 'trongrid' });
     assert.equal(seen.kind, 'unmatched');
     const r = await p.app.settlement.settle({ intentId: a, txRef: `0X${txid.toUpperCase()}` });
     assert.deepEqual([r.tx_ref, r.linked], [row, true]);

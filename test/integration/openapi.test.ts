@@ -22,7 +22,7 @@ test('the OpenAPI document is valid OpenAPI 3.1', async () => {
   const r = await new Validator().validate(doc);
   assert.equal(r.valid, true, JSON.stringify(r.errors, null, 2));
   assert.equal(doc.openapi, '3.1.0');
-  assert.equal(OPERATIONS.length, 9);
+  assert.equal(OPERATIONS.length, 11);
 });
 
 test('the document and the generated client types kept in the repo are current (npm run openapi)', async () => {
@@ -67,7 +67,7 @@ test('every operation documents its security, its success and every error code i
     }
   }
   // The webhooks, with their Standard Webhooks headers and bodies; their examples validate.
-  assert.deepEqual(Object.keys(doc.webhooks), ['payment.success', 'intent.expired', 'intent.canceled', 'webhook.test']);
+  assert.deepEqual(Object.keys(doc.webhooks), ['payment.success', 'payment.held', 'payment.refunded', 'intent.expired', 'intent.canceled', 'webhook.test']);
   for (const [type, item] of Object.entries(doc.webhooks) as Array<[string, any]>) {
     assert.deepEqual(item.post.parameters.map((h: any) => h.name), ['webhook-id', 'webhook-timestamp', 'webhook-signature']);
     assert.equal(checker.checkWebhook(item.post.requestBody.content['application/json'].example), undefined, type);
@@ -75,6 +75,7 @@ test('every operation documents its security, its success and every error code i
   assert.match(checker.checkWebhook({ type: 'payment.success', timestamp: '2026-11-22T10:00:00.000Z', data: {} }) ?? '', /required/);
   const codes = (path: string, method: string) => Object.values(doc.paths[path][method].responses).flatMap((r: any) => r.content['application/json'].schema.properties?.code?.enum ?? []);
   assert.ok(codes('/api/v1/intents/{intent_id}/cancel', 'post').includes('INTENT_NOT_CANCELABLE'));
+  assert.ok(codes('/api/v1/intents/{intent_id}/payments/{transaction_hash}/accept', 'post').includes('PAYMENT_NOT_ACCEPTABLE'));
   assert.ok(codes('/api/v1/intents/create-payment', 'post').includes('ORDER_ID_CONFLICT'));
   assert.ok(codes('/api/v1/intents/create-payment', 'post').includes('AMOUNT_UNAVAILABLE'));
   // AMOUNT_UNAVAILABLE answers with Retry-After (when the first held amount is free again).

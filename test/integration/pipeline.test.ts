@@ -77,9 +77,9 @@ forEachStore((store) => {
     assert.deepEqual(outcomes.map((o) => o.kind).sort(), ['duplicate', 'duplicate', 'duplicate', 'duplicate', 'duplicate', 'duplicate', 'duplicate', 'duplicate', 'duplicate', 'settled']);
     assert.equal((await fetchIntent(intent.intent_id)).status, 'settled');
     assert.equal((await p.app.events.list({})).filter((e) => e.type === 'payment.success').length, 1);
-    // A second, different payment of the same amount does not settle the intent again.
+    // A second, different payment of the same amount does not settle the intent again: it is held on it.
     const second = await p.app.ledger.ingest(upi(p, 1000n, '500000000002'));
-    assert.equal(second.kind, 'unmatched');
+    assert.deepEqual([second.kind, second.kind === 'held' && second.reason], ['held', 'after_settlement']);
     assert.equal((await fetchIntent(intent.intent_id)).transaction_hash, '500000000001');
   });
 
@@ -91,7 +91,8 @@ forEachStore((store) => {
     assert.deepEqual([wrong.kind, wrong.kind === 'unmatched' && wrong.reason], ['unmatched', 'no_matching_intent']);
     const early = await p.app.ledger.ingest(upi(p, 1000n, '600000000002', { occurredAt: clock.now() - 120_000 }));
     assert.deepEqual([early.kind, early.kind === 'unmatched' && early.reason], ['unmatched', 'too_early']);
-    const late = await p.app.ledger.ingest(upi(p, 1000n, '600000000003', { occurredAt: clock.now() + 601_000 }));
+    // Late beyond the amount's reservation (expires_at + the 24 h cooldown): no longer this intent's.
+    const late = await p.app.ledger.ingest(upi(p, 1000n, '600000000003', { occurredAt: clock.now() + 601_000 + 86_400_000 }));
     assert.deepEqual([late.kind, late.kind === 'unmatched' && late.reason], ['unmatched', 'late']);
     assert.equal((await fetchIntent(intent.intent_id)).status, 'pending');
     const unmatched = await p.app.payments.list({ unmatched: true });
@@ -116,7 +117,7 @@ forEachStore((store) => {
     assert.equal((await fetchIntent(intent.intent_id)).status, 'settled');
   });
 
-  test('Solana Pay reference: under-payment kept, intent stays pending; a full payment then settles; over-payment is fine', async (t) => {
+  test('Solana Pay reference: an under-payment is credited and the intent waits for the rest; over-payment is fine', async (t) => {
     const { p, create, fetchIntent } = await setup(t);
     const a = await create({ amount: 1, currency: 'SOL', order_id: 'ref-a' });
     const sol = (txRef: string, amountMinor: bigint, references: string[]): ReceivedPayment => ({
@@ -130,13 +131,15 @@ forEachStore((store) => {
       source: 'solana',
     });
     const under = await p.app.ledger.ingest(sol('sig-under', 500_000_000n, ['SomeOtherKey111111111111111111111111111111', a.reference]));
-    assert.deepEqual([under.kind, under.kind === 'unmatched' && under.reason], ['unmatched', 'underpaid']);
+    assert.equal(under.kind, 'credited');
     assert.equal((await fetchIntent(a.intent_id)).status, 'pending');
+    assert.equal((await fetchIntent(a.intent_id)).amount_received, 0.5);
     assert.equal((await p.app.ledger.ingest(sol('sig-full', 1_000_000_000n, [a.reference]))).kind, 'settled');
+    assert.deepEqual((await fetchIntent(a.intent_id)).payments.map((x: any) => [x.transaction_hash, x.status, x.reason]), [['sig-under', 'credited', null], ['sig-full', 'credited', 'overpaid']]);
     const b = await create({ amount: 2, currency: 'SOL', order_id: 'ref-b' });
     assert.equal((await p.app.ledger.ingest(sol('sig-over', 2_500_000_000n, [b.reference]))).kind, 'settled');
     const again = await p.app.ledger.ingest(sol('sig-again', 2_000_000_000n, [b.reference]));
-    assert.deepEqual([again.kind, again.kind === 'unmatched' && again.reason], ['unmatched', 'already_settled']);
+    assert.deepEqual([again.kind, again.kind === 'held' && again.reason], ['held', 'after_settlement']);
     // Without a reference, the exact pay_amount still matches.
     const c = await create({ amount: 3, currency: 'SOL', order_id: 'ref-c' });
     assert.equal((await p.app.ledger.ingest(sol('sig-plain', 3_000_000_000n, []))).kind, 'settled');

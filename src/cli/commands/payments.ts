@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { withApp, type CliEnv } from '../context.ts';
 import { printJson, printTable } from '../output.ts';
+import { formatMinor } from '../../domain/money.ts';
 import { leaf, positiveInt, type Opts } from './leaf.ts';
 
 export function paymentCommands(program: Command, e: CliEnv): void {
@@ -9,6 +10,7 @@ export function paymentCommands(program: Command, e: CliEnv): void {
   leaf(p.command('list').description('recorded payments, newest first'))
     .option('--unmatched', 'only payments that settled nothing (wrong amount, late, under-paid…)')
     .option('--rejected', 'observations refused before becoming payments (forged or unparseable mail…)')
+    .option('--held', 'payments attributed to an intent but not credited (late, short, to a canceled or settled intent): accept or refund them')
     .option('--limit <n>', 'how many', positiveInt, 50)
     .option('--json', 'print JSON')
     .action((o: Opts, cmd: Command) =>
@@ -18,9 +20,26 @@ export function paymentCommands(program: Command, e: CliEnv): void {
           if (o.json) return printJson(e.io, rows);
           return printTable(e.io, rows, ['ref', 'source', 'method', 'reason', 'observed_at']);
         }
+        if (o.held) {
+          const { items } = await app.heldPayments.listPayments({ status: 'held', limit: o.limit as number });
+          const rows = items.map((r) => ({ transaction_hash: r.transactionHash, intent_id: r.intentId, merchant_id: r.merchantId, method: r.method, amount: formatMinor(r.amount, app.methods.of(r.method).rules.decimals), reason: r.reason, received_at: new Date(r.receivedAt).toISOString() }));
+          if (o.json) return printJson(e.io, rows);
+          return printTable(e.io, rows, ['transaction_hash', 'intent_id', 'method', 'amount', 'reason', 'received_at']);
+        }
         const rows = await app.payments.list({ unmatched: Boolean(o.unmatched), limit: o.limit as number });
         if (o.json) return printJson(e.io, rows);
         printTable(e.io, rows, ['payment_id', 'method', 'tx_ref', 'amount', 'status', 'reason', 'intent_id', 'source', 'observed_at']);
+      }),
+    );
+
+  leaf(p.command('accept <tx>').description('accept a held payment: its intent settles with it (payment.success, "accepted": true; audited)'))
+    .requiredOption('--intent <id>', 'the intent it is held for')
+    .option('--json', 'print JSON')
+    .action((tx: string, o: Opts, cmd: Command) =>
+      withApp(cmd.optsWithGlobals(), e, async (app) => {
+        const view = await app.heldPayments.acceptPayment({ intentId: o.intent as string, transactionHash: tx, actor: 'cli' });
+        if (o.json) return printJson(e.io, view);
+        e.io.out(`intent ${view.intent_id} settled by ${tx} (accepted)`);
       }),
     );
 }

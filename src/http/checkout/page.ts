@@ -2,6 +2,7 @@ import type { Intent } from '../../domain/intent.ts';
 import type { MethodDescriptor } from '../../methods/method.ts';
 import { html, type Safe } from './escape.ts';
 import { quoteLine, shownAmount } from './format.ts';
+import type { ShownPayment } from '../../domain/intent.ts';
 import type { CheckoutState } from './state.ts';
 
 export interface AssetUrls {
@@ -22,7 +23,18 @@ export interface PageInput {
   assets: AssetUrls;
   /** False in the sandbox: the page then says TEST MODE. */
   livemode: boolean;
+  /** Payments held on this intent (issue 27): the customer is told what arrived and what happens next. */
+  held?: readonly ShownPayment[];
 }
+
+/** Why a payment is held, in a shopper's words. */
+const HELD_WHY: Record<NonNullable<ShownPayment['reason']>, string> = {
+  late: 'after this payment request had expired',
+  underpaid: 'less than the amount asked',
+  overpaid: 'more than the amount asked',
+  canceled: 'after this payment request was canceled',
+  after_settlement: 'after this order was already paid',
+};
 
 const STATUS_TEXT: Record<CheckoutState['status'], string> = {
   pending: 'Waiting for your payment',
@@ -84,6 +96,7 @@ export function checkoutPage(p: PageInput): string {
     <p class="status" id="status-text" role="status" aria-live="polite">${STATUS_TEXT[state.status]}</p>
     <p class="countdown pending-only">Expires in <time id="countdown" datetime="${state.expires_at}">${formatRemaining(Date.parse(state.expires_at) - state.now)}</time></p>
   </div>
+  ${heldNote(p)}
   <p class="next-step pending-only" id="next-step">After paying in your app, come back to this page: it updates by itself as soon as your payment is received${intent.returnUrl ? html` and takes you back to ${p.merchantName}` : html``}. No need to reload it.</p>
 
   <section class="when-pending" aria-label="Payment details">
@@ -135,6 +148,15 @@ export function checkoutPage(p: PageInput): string {
   <noscript><p class="hint">Reload this page to see the latest status.</p></noscript>
 </main>`;
   return layout(`Pay ${p.payee}`, p.assets, body);
+}
+
+function heldNote(p: PageInput): Safe {
+  const held = (p.held ?? []).filter((x) => x.status === 'held');
+  if (held.length === 0 || p.state.status === 'settled') return html``;
+  const { rules, checkout: words } = p.method;
+  const unit = words.fiatSign !== undefined ? '' : rules.unit;
+  const items = held.map((x) => `${shownAmount({ decimals: rules.decimals, fiatSign: words.fiatSign }, x.amountMinor).text}${unit ? ` ${unit}` : ''} ${HELD_WHY[x.reason ?? 'underpaid']}`);
+  return html`<p class="held-note" id="held-note" role="note">We received your payment of ${items.join(' and ')}. The shop has been told and will decide what happens next: please do not pay again. Contact ${p.merchantName} if you have a question.</p>`;
 }
 
 /** Unknown and malformed ids get the same page: nothing tells which intents exist. */

@@ -1,5 +1,6 @@
 import type { H3, H3Event } from 'h3';
 import { payeeShown } from '../../domain/deposit.ts';
+import type { Intent, IntentMoney } from '../../domain/intent.ts';
 import type { Clock, Logger } from '../../domain/ports.ts';
 import type { MethodRegistry } from '../../methods/registry.ts';
 import type { IntentService } from '../../services/intents.ts';
@@ -27,6 +28,8 @@ export interface CheckoutDeps {
   limiter?: RateLimiter;
   /** The client's address the limiter counts (behind a trusted proxy: from X-Forwarded-For). */
   clientAddress: (req: PeerRequest) => string | undefined;
+  /** The payments on an intent (issue 27), for the held-payment note; absent: not shown. */
+  money?: (intent: Intent) => Promise<IntentMoney>;
 }
 
 /**
@@ -73,7 +76,8 @@ export function registerCheckout(app: H3, d: CheckoutDeps): void {
     if (!intent) return htmlResponse(notFoundPage(assets.urls), 404);
     const merchant = await d.merchants.get(intent.merchantId);
     const state = checkoutState(intent, d.clock.now());
-    return htmlResponse(checkoutPage({ intent, method: d.methods.of(intent.method), payee: payeeShown(d.payeeName, merchant.name), merchantName: merchant.name, state, qr: await qr.svg(intent.id, intent.paymentUri), assets: assets.urls, livemode: d.livemode }));
+    const held = d.money && (intent.paymentCount ?? 0) > 0 ? (await d.money(intent)).payments : undefined;
+    return htmlResponse(checkoutPage({ intent, method: d.methods.of(intent.method), payee: payeeShown(d.payeeName, merchant.name), merchantName: merchant.name, state, qr: await qr.svg(intent.id, intent.paymentUri), assets: assets.urls, livemode: d.livemode, held }));
   });
   app.get('/pay/:intent_id', page, limited);
   // HEAD (link checkers, uptime probes, chat-app previews) answers like GET, without the body.

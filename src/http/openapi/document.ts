@@ -62,9 +62,29 @@ export function buildOpenApiDocument(o: { serverUrl?: string; methods?: MethodRe
         post: operation({
           id: 'cancelIntent',
           summary: 'Cancel a pending intent (again: returned unchanged)',
-          description: 'Sends intent.canceled. The pay_amount stays reserved through the cooldown; a payment that still arrives is kept unmatched (reason canceled) for refund.',
+          description: 'Sends intent.canceled. The pay_amount stays reserved through the cooldown; a payment that still arrives is held on the intent (reason canceled, event payment.held) for you to refund or accept.',
           ok: { schema: 'Intent', example: EXAMPLES.canceled },
           errors: ['INTENT_NOT_FOUND', 'INTENT_NOT_CANCELABLE', 'BUSY'],
+        }),
+      },
+      '/api/v1/intents/{intent_id}/payments/{transaction_hash}/accept': {
+        parameters: [intentIdParameter, transactionHashParameter],
+        post: operation({
+          id: 'acceptPayment',
+          summary: 'Accept a held payment: the intent settles with it (again: answered the same)',
+          description: 'One payment.success with "accepted": true (and "underpaid_by" when short). 409 PAYMENT_NOT_ACCEPTABLE when the payment is not held for this intent or another payment settled it already.',
+          ok: { schema: 'Intent', example: EXAMPLES.accepted },
+          errors: ['INVALID_REQUEST', 'INTENT_NOT_FOUND', 'PAYMENT_NOT_ACCEPTABLE', 'BUSY'],
+        }),
+      },
+      '/api/v1/intents/{intent_id}/payments/{transaction_hash}/refunded': {
+        parameters: [intentIdParameter, transactionHashParameter],
+        post: operation({
+          id: 'markPaymentRefunded',
+          summary: 'Record that you returned a held payment (payd moves no money; again: answered the same)',
+          description: 'The payment reads status refunded; sends payment.refunded. 409 PAYMENT_NOT_ACCEPTABLE for a credited payment.',
+          ok: { schema: 'Intent', example: EXAMPLES.refunded },
+          errors: ['INVALID_REQUEST', 'INTENT_NOT_FOUND', 'PAYMENT_NOT_ACCEPTABLE', 'BUSY'],
         }),
       },
       '/api/v1/webhook-endpoint': {
@@ -116,6 +136,8 @@ export function buildOpenApiDocument(o: { serverUrl?: string; methods?: MethodRe
     },
   };
 }
+
+const transactionHashParameter = { name: 'transaction_hash', in: 'path', required: true, description: 'A transaction_hash from the intent\'s payments.', schema: { type: 'string', minLength: 1, maxLength: 200 } };
 
 const intentIdParameter = { name: 'intent_id', in: 'path', required: true, description: 'The intent_id returned at creation.', schema: { type: 'string', format: 'uuid' } };
 

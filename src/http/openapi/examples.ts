@@ -23,8 +23,19 @@ export function openApiExamples(methods: MethodRegistry) {
     expires_at: '2026-11-22T10:30:00.000Z',
     checkout_url: 'https://pay.example.com/pay/3f0c2a8e-6a1b-4c55-9d1e-0b7f2f4c9a10',
     livemode: true,
+    amount_received: 0,
+    payments: [] as unknown[],
   };
-  const settled = { ...intent, status: 'settled', transaction_hash: e.transaction_hash, verified_at: '2026-11-22T10:04:12.345Z' };
+  const settled = {
+    ...intent,
+    status: 'settled',
+    transaction_hash: e.transaction_hash,
+    verified_at: '2026-11-22T10:04:12.345Z',
+    amount_received: e.pay_amount,
+    payments: [{ transaction_hash: e.transaction_hash, amount: e.pay_amount, received_at: '2026-11-22T10:04:10.000Z', status: 'credited', reason: null }],
+  };
+  const heldPayment = { transaction_hash: `${e.transaction_hash}2`, amount: e.amount, received_at: '2026-11-22T10:03:00.000Z', status: 'held', reason: 'underpaid' };
+  const heldIntent = { ...intent, payments: [heldPayment] };
   const canceled = { ...intent, status: 'canceled', canceled_at: '2026-11-22T10:02:00.000Z' };
 
   const examples = {
@@ -32,6 +43,9 @@ export function openApiExamples(methods: MethodRegistry) {
     created: { success: true, ...intent, return_url: 'https://shop.example.com/orders/ORD-1' },
     intent: settled,
     canceled,
+    accepted: { ...heldIntent, status: 'settled', transaction_hash: heldPayment.transaction_hash, verified_at: '2026-11-22T10:06:00.000Z', amount_received: e.amount, payments: [{ ...heldPayment, status: 'credited' }] },
+    refunded: { ...heldIntent, payments: [{ ...heldPayment, status: 'refunded' }] },
+    held: { intent_id: intent.intent_id, transaction_hash: heldPayment.transaction_hash, amount: e.amount, reason: 'underpaid' },
     page: { data: [settled], has_more: true, next_cursor: 'WzE3OTUzMTI4MDAwMDAsIjNmMGMyYThlLTZhMWItNGM1NS05ZDFlLTBiN2YyZjRjOWExMCJd' },
     events: {
       data: [
@@ -55,6 +69,7 @@ export function openApiExamples(methods: MethodRegistry) {
     AMOUNT_OUT_OF_RANGE: { detail: `amount must be at least ${e.range[0]} and at most ${e.range[1]} ${shown.rules.unit} for ${shown.id}`, code: 'AMOUNT_OUT_OF_RANGE' },
     ORDER_ID_CONFLICT: { detail: 'order_id "ORD-1" already has an intent with a different amount or currency', code: 'ORDER_ID_CONFLICT' },
     INTENT_NOT_FOUND: { detail: 'no payment intent "3f0c2a8e-6a1b-4c55-9d1e-0b7f2f4c9a10"', code: 'INTENT_NOT_FOUND' },
+    PAYMENT_NOT_ACCEPTABLE: { detail: 'payment 412345678902 of intent 3f0c2a8e-6a1b-4c55-9d1e-0b7f2f4c9a10 is not held', code: 'PAYMENT_NOT_ACCEPTABLE' },
     INTENT_NOT_CANCELABLE: { detail: 'intent 3f0c2a8e-6a1b-4c55-9d1e-0b7f2f4c9a10 is settled; only a pending intent can be canceled', code: 'INTENT_NOT_CANCELABLE' },
     PAYLOAD_TOO_LARGE: { detail: 'request body exceeds 16384 bytes', code: 'PAYLOAD_TOO_LARGE' },
     RATE_LIMITED: { detail: 'too many requests; slow down', code: 'RATE_LIMITED' },

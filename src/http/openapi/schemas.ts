@@ -27,6 +27,8 @@ const intentPropertiesOf = (methods: MethodRegistry) => ({
   checkout_url: { type: 'string', format: 'uri', description: 'The hosted checkout page for the customer.' },
   return_url: { type: 'string', description: 'Where the checkout page sends the customer after payment, when given at creation.' },
   livemode: { type: 'boolean', description: 'false in the sandbox.' },
+  amount_received: { type: 'number', description: 'The sum of the payments credited to this intent (0 until one is).' },
+  payments: { type: 'array', items: { $ref: '#/components/schemas/Payment' }, description: 'Every payment attributed to this intent, oldest first: credited, held for your decision, or marked refunded.' },
   price: {
     type: 'object',
     description: 'The fiat price as given at creation (only on intents created with price); amount is it converted at quote.rate.',
@@ -45,7 +47,12 @@ const intentPropertiesOf = (methods: MethodRegistry) => ({
     },
   },
 });
-const intentRequired = ['intent_id', 'amount', 'currency', 'status', 'transaction_hash', 'verified_at', 'canceled_at', 'order_id', 'pay_amount', 'payment_address', 'payment_uri', 'created_at', 'expires_at', 'checkout_url', 'livemode'];
+const paymentReason = nullable({
+  type: 'string',
+  enum: ['late', 'underpaid', 'overpaid', 'canceled', 'after_settlement', null],
+  description: 'Why it is held, or what to look at on a credited one: late (after expires_at), underpaid, overpaid (refund the difference), canceled (the intent was), after_settlement (the intent was already paid).',
+});
+const intentRequired = ['intent_id', 'amount', 'currency', 'status', 'transaction_hash', 'verified_at', 'canceled_at', 'order_id', 'pay_amount', 'payment_address', 'payment_uri', 'created_at', 'expires_at', 'checkout_url', 'livemode', 'amount_received', 'payments'];
 
 const page = (item: string, cursorDescription: string) => ({
   type: 'object',
@@ -68,6 +75,39 @@ export function apiSchemas(methods: MethodRegistry) {
       properties: { success: { type: 'boolean', const: true }, ...intentProperties },
     },
     IntentPage: page('Intent', 'Pass as cursor for the next page; null on the last page.'),
+    Payment: {
+      type: 'object',
+      required: ['transaction_hash', 'amount', 'received_at', 'status', 'reason'],
+      properties: {
+        transaction_hash: { type: 'string', description: 'UTR, TRON transaction id or Solana signature: the {transaction_hash} of accept and refunded.' },
+        amount: { type: 'number', description: "What this payment brought, in the intent's currency." },
+        received_at: { ...timestamp, description: 'When it was paid (block time, bank alert time).' },
+        status: { type: 'string', enum: ['credited', 'held', 'refunded'], description: 'credited: counts towards amount_received; held: waits for you (accept or refund it); refunded: you said you returned it.' },
+        reason: paymentReason,
+      },
+    },
+    HeldPayment: {
+      type: 'object',
+      required: ['intent_id', 'transaction_hash', 'amount', 'reason'],
+      description: 'The data of payment.held and payment.refunded.',
+      properties: {
+        intent_id: { type: 'string', format: 'uuid' },
+        transaction_hash: { type: 'string' },
+        amount: { type: 'number' },
+        reason: { type: 'string', enum: ['late', 'underpaid', 'overpaid', 'canceled', 'after_settlement'] },
+      },
+    },
+    PaymentSuccess: {
+      type: 'object',
+      required: intentRequired,
+      description: 'The intent, plus what was unusual about the payment that settled it.',
+      properties: {
+        ...intentProperties,
+        late: { type: 'boolean', const: true, description: 'Paid after expires_at while the amount was still reserved (latePayments: settle).' },
+        underpaid_by: { type: 'number', description: 'Settled short, within underpaymentTolerance or by your accept, by this much.' },
+        accepted: { type: 'boolean', const: true, description: 'Settled by an accept of a held payment.' },
+      },
+    },
     Event: {
       type: 'object',
       required: ['id', 'type', 'created_at', 'data'],
@@ -75,7 +115,10 @@ export function apiSchemas(methods: MethodRegistry) {
         id: { type: 'string', description: 'The event id: the webhook-id header of its webhook.' },
         type: { type: 'string', enum: [...FEED_TYPES] },
         created_at: { ...timestamp, description: 'The webhook body\'s timestamp.' },
-        data: { $ref: '#/components/schemas/Intent' },
+        data: {
+          description: 'payment.success: PaymentSuccess; payment.held and payment.refunded: HeldPayment; intent.*: Intent.',
+          anyOf: [{ $ref: '#/components/schemas/PaymentSuccess' }, { $ref: '#/components/schemas/HeldPayment' }],
+        },
       },
     },
     EventPage: page('Event', 'Pass as after next time: the last event id of this page, or the after you sent when there is nothing new.'),

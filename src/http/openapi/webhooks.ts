@@ -41,7 +41,9 @@ const webhook = (type: string, summary: string, data: Record<string, unknown>, e
 const intent = { $ref: '#/components/schemas/Intent' };
 
 export const webhooksDoc = ({ EXAMPLES }: OpenApiExamples) => ({
-  'payment.success': webhook('payment.success', 'An intent was paid and is now settled', intent, EXAMPLES.intent),
+  'payment.success': webhook('payment.success', 'An intent was paid and is now settled (late, underpaid_by, accepted say how, when unusual)', { $ref: '#/components/schemas/PaymentSuccess' }, EXAMPLES.intent),
+  'payment.held': webhook('payment.held', 'A payment reached one of your intents but was not credited: accept it or refund it', { $ref: '#/components/schemas/HeldPayment' }, EXAMPLES.held),
+  'payment.refunded': webhook('payment.refunded', 'A held payment was marked refunded (payd moves no money)', { $ref: '#/components/schemas/HeldPayment' }, EXAMPLES.held),
   'intent.expired': webhook('intent.expired', 'An intent passed expires_at unpaid', intent, { ...EXAMPLES.intent, status: 'expired', transaction_hash: null, verified_at: null }),
   'intent.canceled': webhook('intent.canceled', 'An intent was canceled (API or operator)', intent, EXAMPLES.canceled),
   'webhook.test': webhook(

@@ -1,12 +1,14 @@
 import type { H3 } from 'h3';
 import type { IntentCancellation } from '../../services/intent-cancel.ts';
 import type { IntentListing } from '../../services/intent-list.ts';
+import type { HeldPayments } from '../../services/held-payments.ts';
+import { PaydError } from '../../domain/errors.ts';
 import { jsonReply } from '../errors.ts';
 import { listIntentsQuery, parseQuery } from '../requests.ts';
 import type { RouteKit } from './kit.ts';
 
 /** GET /api/v1/intents (the merchant's list) and POST /api/v1/intents/{id}/cancel. */
-export function intentRoutes(app: H3, { route, notAllowed }: RouteKit, d: { listing: IntentListing; cancels: IntentCancellation; methods: { ids: readonly string[] } }): void {
+export function intentRoutes(app: H3, { route, notAllowed }: RouteKit, d: { listing: IntentListing; cancels: IntentCancellation; heldPayments: HeldPayments; methods: { ids: readonly string[] } }): void {
   const ListIntentsQuery = listIntentsQuery(d.methods.ids);
   app.get(
     '/api/v1/intents',
@@ -32,4 +34,29 @@ export function intentRoutes(app: H3, { route, notAllowed }: RouteKit, d: { list
     route(async (event, { merchant }) => jsonReply(await d.cancels.cancel(event.context.params?.intent_id ?? '', { merchantId: merchant!.clientId, actor: 'api' })), { auth: true }),
   );
   app.all('/api/v1/intents/:intent_id/cancel', notAllowed('POST'));
+
+  // A held payment (issue 27): the merchant accepts it (the intent settles) or says it returned it.
+  for (const [verb, act] of [['accept', d.heldPayments.acceptPayment], ['refunded', d.heldPayments.markRefunded]] as const) {
+    const path = `/api/v1/intents/:intent_id/payments/:transaction_hash/${verb}`;
+    app.post(
+      path,
+      route(async (event, { merchant }) => {
+        const params = event.context.params ?? {};
+        const transactionHash = safeDecode(params.transaction_hash ?? '');
+        if (transactionHash.length === 0 || transactionHash.length > 200) {
+          throw new PaydError('INVALID_REQUEST', 'transaction_hash must be 1 to 200 characters', { errors: [{ field: 'transaction_hash', message: '1 to 200 characters' }] });
+        }
+        return jsonReply(await act({ intentId: params.intent_id ?? '', transactionHash, merchantId: merchant!.clientId, actor: `api:${merchant!.clientId}` }));
+      }, { auth: true }),
+    );
+    app.all(path, notAllowed('POST'));
+  }
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
 }

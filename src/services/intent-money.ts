@@ -1,0 +1,55 @@
+import type { Db, Tx } from '../db/open.ts';
+import type { PaymentsTable } from '../db/schema.ts';
+import { NO_MONEY, type Intent, type IntentMoney, type ShownPayment } from '../domain/intent.ts';
+
+/** Payment row statuses the merchant sees on its intent, and as what. */
+const SHOWN: Partial<Record<PaymentsTable['status'], ShownPayment['status']>> = { matched: 'credited', held: 'held', refunded: 'refunded' };
+const REASONS = new Set(['late', 'underpaid', 'overpaid', 'canceled', 'after_settlement']);
+
+/** The transaction the merchant sees for a row: its tx_hash, else its reference. */
+export const shownHash = (row: Pick<PaymentsTable, 'tx_ref' | 'tx_hash'>): string => row.tx_hash ?? row.tx_ref;
+
+/** A payment row as shown on its intent, or undefined for one the merchant does not see (unmatched). */
+export function shownPayment(row: Pick<PaymentsTable, 'status' | 'reason' | 'tx_ref' | 'tx_hash' | 'amount_minor' | 'occurred_at'>): ShownPayment | undefined {
+  const status = SHOWN[row.status];
+  if (!status) return undefined;
+  return {
+    transactionHash: shownHash(row),
+    amountMinor: BigInt(row.amount_minor),
+    receivedAt: row.occurred_at,
+    status,
+    reason: row.reason !== null && REASONS.has(row.reason) ? (row.reason as ShownPayment['reason']) : null,
+  };
+}
+
+/**
+ * The payments of these intents, read only for intents that have some (payment_count > 0), so
+ * a fetch of an intent without payments costs no extra read. Inside a transaction, pass its handle.
+ */
+export async function moneyOf(db: Db | Tx, intents: readonly Intent[]): Promise<Map<string, IntentMoney>> {
+  const out = new Map<string, IntentMoney>();
+  const ids = intents.filter((i) => (i.paymentCount ?? 0) > 0 || i.paymentId !== null).map((i) => i.id);
+  if (ids.length === 0) return out;
+  const rows = await db
+    .selectFrom('payments')
+    .select(['intent_id', 'status', 'reason', 'tx_ref', 'tx_hash', 'amount_minor', 'occurred_at', 'observed_at', 'id'])
+    .where('intent_id', 'in', ids)
+    .where('status', 'in', ['matched', 'held', 'refunded'])
+    .orderBy('observed_at')
+    .orderBy('id')
+    .execute();
+  for (const row of rows) {
+    const shown = shownPayment(row);
+    if (!shown || row.intent_id === null) continue;
+    let m = out.get(row.intent_id);
+    if (!m) out.set(row.intent_id, (m = { receivedMinor: 0n, payments: [] }));
+    m.payments.push(shown);
+    if (shown.status === 'credited') m.receivedMinor += shown.amountMinor;
+  }
+  return out;
+}
+
+/** One intent's money (NO_MONEY when it has none). */
+export async function moneyOfOne(db: Db | Tx, intent: Intent): Promise<IntentMoney> {
+  return (await moneyOf(db, [intent])).get(intent.id) ?? NO_MONEY;
+}
