@@ -5,7 +5,7 @@ import { writeTx, type Db } from '../db/open.ts';
 import { intentFromRow } from '../db/intent-rows.ts';
 import { base58Encode } from '../domain/base58.ts';
 import { payeeShown } from '../domain/deposit.ts';
-import { merchantShare, topOffsetSteps } from '../domain/amount-window.ts';
+import { isRoundAmount, merchantShare, topOffsetSteps, windowCapacity } from '../domain/amount-window.ts';
 import { PaydError } from '../domain/errors.ts';
 import { createdView, intentView, NO_MONEY, type Intent, type IntentStatus, type IntentView, type ViewContext } from '../domain/intent.ts';
 import type { Method } from '../domain/methods.ts';
@@ -175,16 +175,19 @@ export function createIntentService(d: IntentServiceDeps) {
     const top = topOffsetSteps(amountMinor, a);
     const price = minorToDb(amountMinor);
     const last = minorToDb(amountMinor + top * a.stepMinor);
-    const slot = { ...scope, step: minorToDb(a.stepMinor), intentId, reservedUntil };
+    // Whole amounts (₹499.00) are skipped: a payer rounding down never matches another intent exactly.
+    const slot = { ...scope, step: minorToDb(a.stepMinor), skipMultiplesOf: a.roundUnitMinor === null ? 0 : minorToDb(a.roundUnitMinor), intentId, reservedUntil };
     let from = price;
     if (a.merchantSharePercent < 100) {
-      // The share counts only once the price itself is taken.
-      if ((await w.reserveFirst({ ...slot, from: price, to: price })) !== null) return amountMinor;
+      // The share counts only once the first amount (the price itself, or the next when the price is whole) is taken.
+      const first = isRoundAmount(amountMinor, a) ? price + slot.step : price;
+      if (first <= last && (await w.reserveFirst({ ...slot, from: first, to: first })) !== null) return BigInt(first);
       const found = await w.held({ ...scope, merchantId, from: price, to: last });
-      if (found.byMerchant >= merchantShare(top, a.merchantSharePercent)) {
-        return unavailable(`this shop already holds ${found.byMerchant} of the ${top + 1n} pay amounts near ${formatMinor(amountMinor, decimalsOf(method))} ${method} (its share: ${a.merchantSharePercent} %)`);
+      const capacity = windowCapacity(amountMinor, a);
+      if (found.byMerchant >= merchantShare(capacity, a.merchantSharePercent)) {
+        return unavailable(`this shop already holds ${found.byMerchant} of the ${capacity} pay amounts near ${formatMinor(amountMinor, decimalsOf(method))} ${method} (its share: ${a.merchantSharePercent} %)`);
       }
-      from = price + slot.step;
+      from = first + slot.step;
     }
     const taken = from <= last ? await w.reserveFirst({ ...slot, from, to: last }) : null;
     if (taken !== null) return BigInt(taken);
