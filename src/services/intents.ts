@@ -5,7 +5,7 @@ import { writeTx, type Db } from '../db/open.ts';
 import { intentFromRow } from '../db/intent-rows.ts';
 import { base58Encode } from '../domain/base58.ts';
 import { payeeShown } from '../domain/deposit.ts';
-import { isRoundAmount, merchantShare, topOffsetSteps, windowCapacity } from '../domain/amount-window.ts';
+import { isRoundAmount, merchantShare, roundOffsets, topOffsetSteps, windowCapacity } from '../domain/amount-window.ts';
 import { PaydError } from '../domain/errors.ts';
 import { createdView, intentView, NO_MONEY, type Intent, type IntentStatus, type IntentView, type ViewContext } from '../domain/intent.ts';
 import type { Method } from '../domain/methods.ts';
@@ -74,9 +74,10 @@ export function createIntentService(d: IntentServiceDeps) {
   const metrics = d.metrics ?? noopMetrics;
   const poolWarnedAt = new Map<string, number>();
 
-  /** How full the window of pay amounts above this amount was: the share searched to find a free one. */
+  /** How full the window of pay amounts above this amount was: the share of its amounts (whole ones never count) searched to find a free one. */
   function notePoolUse(method: Method, a: MethodAmounts, amountMinor: bigint, payAmount: bigint): void {
-    const ratio = Number((payAmount - amountMinor) / a.stepMinor + 1n) / Number(topOffsetSteps(amountMinor, a) + 1n);
+    const k = (payAmount - amountMinor) / a.stepMinor;
+    const ratio = Number(k + 1n - roundOffsets(amountMinor, k, a)) / Number(windowCapacity(amountMinor, a));
     metrics.amountPoolUse(method, a.receiver, ratio);
     if (ratio <= POOL_WARN_RATIO || !d.log) return;
     const key = `${method}:${a.receiver}`;

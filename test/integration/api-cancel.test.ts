@@ -95,16 +95,16 @@ forEachStore((store) => {
   test('cancel: the pay_amount stays reserved through the cooldown; a later payment is held on it with reason canceled', async (t) => {
     const { p, m, clock, create, cancel } = await setup(t, store);
     const intent = await create('o-1', 100);
-    assert.equal(intent.pay_amount, 100);
+    assert.equal(intent.pay_amount, 100.01, 'never the whole ₹100.00');
     await cancel(intent.intent_id);
     // A new intent for the same amount does not get the canceled one's pay_amount…
-    assert.equal((await create('o-2', 100)).pay_amount, 100.01);
+    assert.equal((await create('o-2', 100)).pay_amount, 100.02);
     // …even after the canceled intent's expiry, until the cooldown has passed.
     clock.advance(1800_000 + 3600_000);
-    assert.equal((await create('o-3', 100)).pay_amount, 100.02);
+    assert.equal((await create('o-3', 100)).pay_amount, 100.03);
 
     clock.advance(-3600_000);
-    const outcome = await upiCredit(p, 100, 'UTR-LATE');
+    const outcome = await upiCredit(p, 100.01, 'UTR-LATE');
     // Held for the merchant (issue 27), no longer only in the operator's unmatched list.
     assert.deepEqual({ kind: outcome.kind, reason: (outcome as any).reason }, { kind: 'held', reason: 'canceled' });
     assert.equal((await p.app.payments.list({ unmatched: true })).length, 0);
@@ -116,7 +116,7 @@ forEachStore((store) => {
     assert.deepEqual(await eventsOf(p, intent.intent_id), ['intent.canceled', 'payment.held']);
 
     clock.advance(86400_000);
-    assert.equal((await create('o-4', 100)).pay_amount, 100);
+    assert.equal((await create('o-4', 100)).pay_amount, 100.01);
   });
 
   test('cancel vs. settle at the same moment: exactly one wins and the other answers consistently', async (t) => {
