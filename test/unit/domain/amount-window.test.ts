@@ -68,6 +68,10 @@ test('no pay amount is a whole unit: a payer rounding ₹499.37 down to ₹499.0
     [2_000_000_000n, { stepMinor: 1_000n, maxOffsetSteps: 100, surchargeBasisPoints: 100n, roundUnitMinor: 1_000_000_000n }],
     [1_999_990_000n, { stepMinor: 1_000n, maxOffsetSteps: 100, surchargeBasisPoints: 0n, roundUnitMinor: 1_000_000_000n }],
   ];
+  // A step that is a multiple of the round unit would make every amount of a whole price whole: refused.
+  const solConf = (extra: Record<string, unknown>) => ({ methods: { SOL: { wallet: '11111111111111111111111111111111', ...extra } } });
+  assert.throws(() => parseConfig(solConf({ amountStep: 2 }), '/srv', {}), /methods\.SOL\.amountStep: must not be a multiple of 1(\.0+)? \(pay amounts are never whole SOL\)/);
+  assert.equal(parseConfig(solConf({ amountStep: 0.5 }), '/srv', {}).amounts.SOL!.roundUnitMinor, 1_000_000_000n);
   for (const [price, r] of cases) {
     const all = enumerate(price, r);
     assert.equal(roundOffsets(price, BigInt(all.length - 1), r), BigInt(all.filter((a) => a % r.roundUnitMinor! === 0n).length), `${price} step ${r.stepMinor}`);
