@@ -68,7 +68,7 @@ forEachStore((store) => {
   test('cancel: only pending; settled and expired are 409 INTENT_NOT_CANCELABLE; others\' and unknown ids are 404', async (t) => {
     const { p, clock, create, cancel } = await setup(t, store);
     const settled = await create('s', 50);
-    assert.equal((await upiCredit(p, 50, 'UTR-S')).kind, 'settled');
+    assert.equal((await upiCredit(p, settled.pay_amount, 'UTR-S')).kind, 'settled');
     const r = await cancel(settled.intent_id);
     assert.equal(r.status, 409);
     assert.equal(r.body.code, 'INTENT_NOT_CANCELABLE');
@@ -132,7 +132,7 @@ forEachStore((store) => {
     for (let i = 0; i < 30; i++) {
       const intent = await create(`race-${i}`, 200 + i);
       const cancelling = cancel(intent.intent_id);
-      const paying = i % offsets.length === 0 ? upiCredit(p, 200 + i, `UTR-${i}`) : offsets[i % offsets.length]().then(() => upiCredit(p, 200 + i, `UTR-${i}`));
+      const paying = i % offsets.length === 0 ? upiCredit(p, intent.pay_amount, `UTR-${i}`) : offsets[i % offsets.length]().then(() => upiCredit(p, intent.pay_amount, `UTR-${i}`));
       const [cr, po] = await Promise.all([cancelling, paying]);
       const fetched = (await p.api('GET', `/api/v1/intents/${intent.intent_id}`, { headers: m.headers })).body;
       const events = await eventsOf(p, intent.intent_id);
@@ -171,7 +171,7 @@ forEachStore((store) => {
     assert.equal(again.code, 0, again.err);
     assert.match(again.out, /canceled/);
     const settledOne = await create('cli-2', 77);
-    await upiCredit(p, 77, 'UTR-CLI');
+    await upiCredit(p, settledOne.pay_amount, 'UTR-CLI');
     const refused = await payd(['intents', 'cancel', settledOne.intent_id], { cwd: p.dir });
     assert.equal(refused.code, 1);
     assert.match(refused.err, /only a pending intent can be canceled/);

@@ -89,7 +89,7 @@ forEachStore((store) => {
     for (let i = 1; i <= 12; i++) {
       const intent = await create(`o-${i}`, 100 + i);
       if (i % 3 === 0) await p.api('POST', `/api/v1/intents/${intent.intent_id}/cancel`, { headers: m.headers });
-      else if (i % 3 === 1) await upiCredit(p, 100 + i, `UTR-${i}`);
+      else if (i % 3 === 1) await upiCredit(p, intent.pay_amount, `UTR-${i}`);
       else expiring.push(intent.intent_id);
       if (i % 3 !== 2) written.push(...(await eventOf(intent.intent_id)));
     }
