@@ -162,8 +162,9 @@ export function createTelegramBot(d: BotDeps) {
       await d.api.answerCallbackQuery(q.id, `Not done: ${why}`.slice(0, 200));
       return;
     }
-    // The payment is decided: its other buttons (the payment.held message's, an earlier /held's) are used up too.
-    await d.db.updateTable('telegram_actions').set({ used_at: now, used_by: actor }).where('intent_id', '=', taken.intent_id).where('transaction_hash', '=', taken.transaction_hash).where('used_at', 'is', null).execute();
+    // Done: the same action's other buttons for this payment (the payment.held message's, an earlier /held's)
+    // are used up too, so they answer "Already done" rather than confirm a second time.
+    await d.db.updateTable('telegram_actions').set({ used_at: now, used_by: actor }).where('intent_id', '=', taken.intent_id).where('transaction_hash', '=', taken.transaction_hash).where('action', '=', taken.action).where('used_at', 'is', null).execute();
     const done = taken.action === 'accept' ? 'Accepted' : 'Marked refunded';
     d.log.info('telegram: button action done', { user: actor, action: taken.action, intent_id: taken.intent_id });
     await d.api.answerCallbackQuery(q.id, `${done}.`);
