@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { Webhook } from 'standardwebhooks';
 import { startFakeSolanaRpc } from '../fakes/solana-rpc.ts';
 import { newKey, solTransfer } from '../fakes/solana-tx.ts';
 import { MERCHANT, STRANGER, startFakeTronGrid, txid } from '../fakes/trongrid.ts';
@@ -20,7 +21,7 @@ import { startReceiver } from '../helpers/receiver.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 /** Intent lifetime in the "late" phases, s: short, so a payment can arrive after expires_at. */
-const SHORT_TTL = 4;
+const SHORT_TTL = 3;
 const SETTLE_MS = 20_000;
 
 /** A decimal number as the API prints it → minor units (string arithmetic: no float rounding). */
@@ -107,10 +108,11 @@ test('held payments end to end through the built daemon: UPI, TRON and Solana', 
   const act = (id: string, tx: string, verb: 'accept' | 'refunded', headers = mine) => api('POST', `/api/v1/intents/${id}/payments/${encodeURIComponent(tx)}/${verb}`, undefined, headers);
   const cancel = async (id: string) => assert.equal((await api('POST', `/api/v1/intents/${id}/cancel`)).status, 200);
 
-  /** The webhooks the merchant received about an intent (each checked against the document). */
+  /** The webhooks the merchant received about an intent: each signed (Standard Webhooks) and as the document says. */
+  const signing = new Webhook(made.json().webhook_secret);
   const hooks = (id: string) =>
     receiver.received
-      .map((h) => JSON.parse(h.body) as { type: string; data: any })
+      .map((h) => signing.verify(h.body, { 'webhook-id': String(h.headers['webhook-id']), 'webhook-timestamp': String(h.headers['webhook-timestamp']), 'webhook-signature': String(h.headers['webhook-signature']) }) as { type: string; data: any })
       .filter((b) => b.data?.intent_id === id)
       .map((b) => {
         assert.equal(responseChecker().checkWebhook(b), undefined);
