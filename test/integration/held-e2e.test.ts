@@ -191,7 +191,7 @@ test('held payments end to end through the built daemon: UPI, TRON and Solana', 
     for (const m of METHODS) assert.equal(hooks(intents[m].intent_id).filter((h) => h.type === 'payment.success').length, 1, m);
   });
 
-  await t.test('underpaymentTolerance 1%: ₹499.00 for ₹499.37 settles (underpaid_by), a short payment outside it is held; Solana parts accumulate', async () => {
+  await t.test('underpaymentTolerance 1%: ₹499.00 for ₹499.37 settles (underpaid_by), a short payment outside it is held; Solana parts accumulate, an over-payment settles', async () => {
     // A long TTL: nothing here is late. The attribution window is widened to 2 so the bare price
     // lies in it whatever offset the pay_amount got.
     await serve(config(600, { underpaymentTolerance: '1%', attributionWindow: 2 }));
@@ -240,6 +240,16 @@ test('held payments end to end through the built daemon: UPI, TRON and Solana', 
     assert.deepEqual(s.payments.map((x: any) => [x.transaction_hash, x.status]), [[first, 'credited'], [second, 'credited']]);
     await sleep(500);
     assert.deepEqual(hooks(parts.intent_id).map((h) => h.type), ['payment.success']);
+
+    // An over-payment with the reference settles and is shown for the merchant to refund the rest.
+    const over = await create(0.9, 'SOL');
+    const extra = 100_000_000n;
+    const sig = paySol(minor(over.pay_amount, 9) + extra, over.reference);
+    assert.equal((await hook(over.intent_id, 'payment.success')).data.transaction_hash, sig);
+    const o = await get(over.intent_id);
+    assert.equal(o.status, 'settled');
+    assert.equal(o.amount_received, Number(minor(over.pay_amount, 9) + extra) / 1e9);
+    assert.deepEqual(o.payments.map((x: any) => [x.transaction_hash, x.status, x.reason]), [[sig, 'credited', 'overpaid']]);
   });
 
   await t.test('a payment to a canceled intent is held (payment.held), then marked refunded (payment.refunded); another merchant gets 404', async () => {
