@@ -17,15 +17,16 @@ test('assign an unmatched payment, and every merchant action: done, audited as c
   const merchant = await app.merchants.get(creds.client_id);
   const intent = await app.intents.create(merchant, { amount: 500, currency: 'UPI', order_id: 'ORD-ASSIGN' });
   const row = (await app.intents.find(intent.intent_id))!;
-  // A transfer to the shop's receiver that matched nothing (one paisa short).
+  // A transfer to the shop's receiver that matched nothing (₹123.45: no intent asked for it; one
+  // paisa short would now be held for the intent under the short-payment tolerance, issue 27).
   const now = c.clock.now();
-  await app.ledger.ingestWith({ method: 'UPI', receiver: row.receiver, amountMinor: row.payAmountMinor - 1n, txRef: '512345678901', occurredAt: now, observedAt: now, source: 'imap' }, undefined, {});
+  await app.ledger.ingestWith({ method: 'UPI', receiver: row.receiver, amountMinor: 12_345n, txRef: '512345678901', occurredAt: now, observedAt: now, source: 'imap' }, undefined, {});
   const unmatched = await app.db.selectFrom('payments').select(['status', 'tx_ref']).executeTakeFirstOrThrow();
   assert.equal(unmatched.status, 'unmatched');
   const page = await (await fetch(`${base}/console/payments`, { headers: { cookie: s.cookie } })).text();
   assert.match(page, /512345678901/);
 
-  const assigned = await post('/console/payments/assign', { tx_ref: unmatched.tx_ref, intent_id: intent.intent_id, note: 'customer sent 1 paisa less' });
+  const assigned = await post('/console/payments/assign', { tx_ref: unmatched.tx_ref, intent_id: intent.intent_id, note: 'customer sent the wrong amount' });
   const body = assigned.status === 303 ? '' : await assigned.text();
   assert.equal(assigned.status, 303, body);
   assert.equal(assigned.headers.get('location'), `/console/intents/${intent.intent_id}?done=assigned`);
