@@ -150,7 +150,7 @@ export async function createApp(o: AppOptions) {
   // Telegram / e-mail to the shopkeeper (live only: the sandbox is a merchant developer's playground).
   const notifications = sandbox
     ? null
-    : createNotifications({ config, db, clock, random, log: log.child({ component: 'notify' }), upiSilence, show: showAmountWith(methods), sources: () => (workerSet?.role() === 'leader' ? workerSet.health : []) });
+    : createNotifications({ config, db, clock, random, log: log.child({ component: 'notify' }), upiSilence, held: heldPayments, show: showAmountWith(methods), sources: () => (workerSet?.role() === 'leader' ? workerSet.health : []) });
   if (notifications) cleanups.push(() => notifications.close());
   const mailboxTokens = createMailboxTokenStore({ db, keys, clock, random });
   // Async: a method's libraries load only when its source is built (see methods/registry.ts).

@@ -11,19 +11,15 @@ import type { HeldPayments } from '../../domain/notify/held-port.ts';
 import { amountText, clip, heldText, type ShowAmount } from '../../domain/notify/text.ts';
 import type { Clock, Logger, Random } from '../../domain/ports.ts';
 import { PaydError } from '../../domain/errors.ts';
+import { ACTIONS, heldButtons, recordGrants } from './buttons.ts';
 import type { NotificationQueue } from './queue.ts';
 import type { InlineKeyboard, TelegramApi, TgCallbackQuery, TgMessage, TgUpdate, TgUser } from './telegram-api.ts';
 
 const OFFSET_KEY = 'notify:telegram:offset';
-/** A button works this long after /held listed it, ms. */
-const BUTTON_TTL_MS = 24 * 3_600_000;
 /** Long-poll wait per getUpdates, s (Telegram answers at once when an update arrives). */
 export const LONG_POLL_S = 25;
-const ACTIONS = { accept: 'Accept', refunded: 'Refunded' } as const;
-type Action = keyof typeof ACTIONS;
 
 const actorOf = (u: TgUser): string => `telegram:${u.username ? `@${u.username}` : u.id}`;
-const b64url = (b: Uint8Array): string => Buffer.from(b).toString('base64url');
 
 /** Epoch ms of the last midnight in `timeZone`. */
 export function midnight(now: number, timeZone: string): number {
@@ -81,13 +77,6 @@ export function createTelegramBot(d: BotDeps) {
       .join('\n\n');
   }
 
-  async function issue(chatId: string, action: Action, intentId: string, transactionHash: string): Promise<string> {
-    const token = b64url(d.random.bytes(18));
-    const now = d.clock.now();
-    await d.db.insertInto('telegram_actions').values({ token, chat_id: chatId, action, intent_id: intentId, transaction_hash: transactionHash, created_at: now, expires_at: now + BUTTON_TTL_MS, used_at: null, used_by: null }).execute();
-    return token;
-  }
-
   async function held(chatId: string): Promise<void> {
     if (!d.held) {
       await reply(chatId, 'Held payments are not available in this version of payd.');
@@ -100,10 +89,8 @@ export function createTelegramBot(d: BotDeps) {
     }
     for (const p of items) {
       const order = await d.db.selectFrom('intents').select('order_id').where('id', '=', p.intentId).executeTakeFirst();
-      const keyboard: InlineKeyboard = [[
-        { text: ACTIONS.accept, callback_data: await issue(chatId, 'accept', p.intentId, p.transactionHash) },
-        { text: ACTIONS.refunded, callback_data: await issue(chatId, 'refunded', p.intentId, p.transactionHash) },
-      ]];
+      const { keyboard, grants } = heldButtons(d.random, d.clock.now(), chatId, p.intentId, p.transactionHash);
+      await recordGrants(d.db, grants);
       await reply(chatId, heldText(d.show, { method: p.method, amountMinor: BigInt(p.amount), orderId: order?.order_id ?? null, reference: p.transactionHash, reason: p.reason }), keyboard);
     }
   }
@@ -175,6 +162,9 @@ export function createTelegramBot(d: BotDeps) {
       await d.api.answerCallbackQuery(q.id, `Not done: ${why}`.slice(0, 200));
       return;
     }
+    // Done: the same action's other buttons for this payment (the payment.held message's, an earlier /held's)
+    // are used up too, so they answer "Already done" rather than confirm a second time.
+    await d.db.updateTable('telegram_actions').set({ used_at: now, used_by: actor }).where('intent_id', '=', taken.intent_id).where('transaction_hash', '=', taken.transaction_hash).where('action', '=', taken.action).where('used_at', 'is', null).execute();
     const done = taken.action === 'accept' ? 'Accepted' : 'Marked refunded';
     d.log.info('telegram: button action done', { user: actor, action: taken.action, intent_id: taken.intent_id });
     await d.api.answerCallbackQuery(q.id, `${done}.`);

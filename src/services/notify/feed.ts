@@ -10,7 +10,8 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/open.ts';
 import { stepConditions, type Observation, type OpenConditions, type Transition } from '../../domain/notify/conditions.ts';
 import { ageText, alertText, clip, digestText, heldText, recoveredText, settledText, unmatchedText, type SettledFacts, type ShowAmount } from '../../domain/notify/text.ts';
-import type { Clock, Logger } from '../../domain/ports.ts';
+import type { Clock, Logger, Random } from '../../domain/ports.ts';
+import { heldButtons } from './buttons.ts';
 import type { Channel, NewNotification, NotificationQueue } from './queue.ts';
 
 export interface ChannelPlan {
@@ -19,6 +20,8 @@ export interface ChannelPlan {
   targets: string[];
   kinds: ReadonlySet<string>;
   digestMinutes?: number;
+  /** Telegram with the bot on and held payments wired: a payment.held message carries Accept / Refunded. */
+  heldButtons?: boolean;
 }
 
 const EVENTS_KEY = 'notify:events';
@@ -51,10 +54,19 @@ async function settledAfter(db: Db, seq: number, upTo: number, limit: number) {
     .map((r) => ({ seq: Number(r.seq), facts: { method: r.method, amountMinor: BigInt(r.amount_minor ?? r.pay_amount_minor), orderId: r.order_id, reference: r.transaction_hash } satisfies SettledFacts }));
 }
 
-export function createNotificationFeed(d: { db: Db; clock: Clock; log: Logger; show: ShowAmount; queue: NotificationQueue; channels: ChannelPlan[]; observe: (open: OpenConditions) => Promise<Observation[]> }) {
+export function createNotificationFeed(d: { db: Db; clock: Clock; random: Random; log: Logger; show: ShowAmount; queue: NotificationQueue; channels: ChannelPlan[]; observe: (open: OpenConditions) => Promise<Observation[]> }) {
   const { db, queue } = d;
   const rowsFor = (kind: string, dedupKey: string, text: string, skip?: (c: ChannelPlan) => boolean): NewNotification[] =>
     d.channels.filter((c) => c.kinds.has(kind) && !skip?.(c)).flatMap((c) => c.targets.map((target) => ({ channel: c.channel, target, dedupKey, kind, text: clip(text) })));
+
+  /** Each Telegram chat's row gets its own Accept / Refunded tokens. */
+  const buttonChats = new Set(d.channels.filter((c) => c.heldButtons).map((c) => c.channel));
+  const withButtons = (rows: NewNotification[], intentId: string, transactionHash: string): NewNotification[] =>
+    rows.map((r) => {
+      if (!buttonChats.has(r.channel)) return r;
+      const { keyboard, grants } = heldButtons(d.random, d.clock.now(), r.target, intentId, transactionHash);
+      return { ...r, buttons: keyboard, grants };
+    });
 
   /** Payment events in written order; the first run starts at the newest (an upgrade does not replay history). */
   async function events(): Promise<void> {
@@ -78,7 +90,7 @@ export function createNotificationFeed(d: { db: Db; clock: Clock; log: Logger; s
         if (facts) rows.push(...rowsFor('payment.settled', `settled:${e.intent_id}`, settledText(d.show, facts), (c) => c.digestMinutes !== undefined));
       } else {
         const held = await heldFacts(e.intent_id, e.body);
-        if (held) rows.push(...rowsFor('payment.held', `held:${e.intent_id}:${held.reference}`, heldText(d.show, held)));
+        if (held) rows.push(...withButtons(rowsFor('payment.held', `held:${e.intent_id}:${held.reference}`, heldText(d.show, held)), e.intent_id!, held.reference));
       }
     }
     await queue.commit(rows, [{ key: EVENTS_KEY, value: { seq: last } }]);

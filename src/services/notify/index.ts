@@ -38,12 +38,12 @@ export function createNotifications(d: NotificationDeps) {
   if (!n || (!n.telegram && !n.email)) return null;
   const queue = createNotificationQueue(d);
   const channels: ChannelPlan[] = [];
-  if (n.telegram) channels.push({ channel: 'telegram', targets: n.telegram.chatIds, kinds: new Set(n.telegram.events), digestMinutes: n.telegram.digestMinutes });
+  if (n.telegram) channels.push({ channel: 'telegram', targets: n.telegram.chatIds, kinds: new Set(n.telegram.events), digestMinutes: n.telegram.digestMinutes, heldButtons: n.telegram.commands && d.held !== undefined });
   if (n.email) channels.push({ channel: 'email', targets: [n.email.to.join(',')], kinds: new Set(n.email.events), digestMinutes: n.email.digestMinutes });
   const telegram = n.telegram ? createTelegramApi({ apiUrl: n.telegram.apiUrl, token: n.telegram.botToken, fetch: d.fetch }) : undefined;
   const email = n.email ? createEmailSender(n.email) : undefined;
   const observe = createObservations({ db: d.db, clock: d.clock, sources: d.sources, upiSilence: d.upiSilence });
-  const feed = createNotificationFeed({ db: d.db, clock: d.clock, log: d.log, show: d.show, queue, channels, observe });
+  const feed = createNotificationFeed({ db: d.db, clock: d.clock, random: d.random, log: d.log, show: d.show, queue, channels, observe });
   const sender = createNotificationSender({ queue, clock: d.clock, random: d.random, log: d.log, telegram, email: email && n.email ? { sender: email, to: n.email.to } : undefined });
 
   async function status(): Promise<string> {

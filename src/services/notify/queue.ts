@@ -7,6 +7,7 @@
 import { writeTx, type Db, type Tx } from '../../db/open.ts';
 import type { NotificationsTable } from '../../db/schema.ts';
 import type { Clock, Random } from '../../domain/ports.ts';
+import { recordGrants, type ButtonGrant, type Keyboard } from './buttons.ts';
 
 export type Channel = 'telegram' | 'email';
 
@@ -16,7 +17,9 @@ export interface NewNotification {
   dedupKey: string;
   kind: string;
   text: string;
-  buttons?: Array<Array<{ text: string; callback_data: string }>>;
+  buttons?: Keyboard;
+  /** The tokens `buttons` carry, recorded only with the row (a deduplicated row issues none). */
+  grants?: ButtonGrant[];
 }
 
 /** How long a claimed row is ours before another claim may take it, ms (a send times out well before). */
@@ -49,7 +52,9 @@ export function createNotificationQueue(d: { db: Db; clock: Clock; random: Rando
         })
         .onConflict((oc) => oc.columns(['channel', 'target', 'dedup_key']).doNothing())
         .executeTakeFirst();
-      added += Number(res.numInsertedOrUpdatedRows ?? 0n);
+      const inserted = Number(res.numInsertedOrUpdatedRows ?? 0n);
+      if (inserted > 0 && r.grants) await recordGrants(tx, r.grants);
+      added += inserted;
     }
     return added;
   }
