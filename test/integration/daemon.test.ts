@@ -111,13 +111,14 @@ test('sandbox: serve --sandbox, pay from the CLI, the merchant gets a livemode:f
   const hooks = await receiver.waitFor(4, 5000);
   const types = hooks.map((h) => JSON.parse(h.body)).map((b) => [b.type, b.data.livemode, b.data.currency]);
   assert.deepEqual(types.map((x) => x.slice(0, 2)), Array(4).fill(['payment.success', false]));
-  // An under-payment in the sandbox is kept unmatched, like a real one.
+  // An under-payment in the sandbox is held for its intent (the merchant decides), like a real one.
   const short = (await call(d.url, 'POST', '/api/v1/intents/create-payment', headers, { amount: 100, currency: 'UPI', order_id: 'short' })).body;
   const under = await payd(['sandbox', 'pay', short.intent_id, '--amount', '99.99', '--json'], { cwd: dir });
   assert.equal(under.code, 1, 'nothing settled');
   assert.equal(under.json().intent.status, 'pending');
-  assert.equal(under.json().payment.reason, 'no_matching_intent');
-  assert.match(under.err, /nothing settled: payment \S+ of UPI 99\.99 kept as unmatched \(reason: no_matching_intent/);
+  assert.equal(under.json().payment.status, 'held');
+  assert.equal(under.json().payment.reason, 'underpaid');
+  assert.match(under.err, /nothing settled: payment \S+ of UPI 99\.99 held for intent \S+ \(reason: underpaid; the merchant was sent payment\.held/);
   // The sandbox merchant does not exist in live mode, and looking does not create a live database.
   const live = await payd(['merchant', 'list', '--json'], { cwd: dir });
   assert.equal(live.code, 1);

@@ -35,7 +35,7 @@ forEachStore((store) => {
     assert.equal(intent.payment_address, MERCHANT);
 
     const transfer = grid.add({ to: MERCHANT, from: CUSTOMER, value: '12500000', confirmed: false, block_timestamp: Date.now() });
-    grid.add({ to: MERCHANT, from: CUSTOMER, value: '12000000', confirmed: true, block_timestamp: Date.now() }); // wrong amount
+    grid.add({ to: MERCHANT, from: CUSTOMER, value: '9000000', confirmed: true, block_timestamp: Date.now() }); // wrong amount, far below any intent's attribution window
     await waitFor(async () => (await p.app.payments.list({ unmatched: true })).length === 1, 5000, 'the wrong-amount transfer to be kept unmatched');
     assert.equal(await statusOf(p, intent.intent_id), 'pending', 'unconfirmed transfers never settle');
 

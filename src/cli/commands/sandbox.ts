@@ -24,7 +24,9 @@ export function sandboxCommands(program: Command, e: CliEnv): void {
             return;
           }
           const why =
-            outcome.kind === 'payment'
+            outcome.kind === 'payment' && outcome.payment.status === 'held'
+              ? `payment ${txRef} of ${paid} held for intent ${outcome.payment.intent_id} (reason: ${outcome.payment.reason}; the merchant was sent payment.held; accept it with payd --sandbox payments accept ${txRef} --intent ${outcome.payment.intent_id})`
+              : outcome.kind === 'payment'
               ? `payment ${txRef} of ${paid} kept as unmatched (reason: ${outcome.payment.reason ?? outcome.payment.status}; see payd --sandbox payments list --unmatched)`
               : outcome.kind === 'rejected'
                 ? `payment ${txRef} rejected (reason: ${outcome.reason}; see payd --sandbox payments list --rejected)`
