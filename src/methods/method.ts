@@ -29,6 +29,11 @@ export interface MethodDescriptor<Section = any> {
   readonly needsReference: boolean;
   /** The QR-able URI a customer's wallet opens for an intent. */
   paymentUri(d: DepositInput): string;
+  /**
+   * Methods whose payments accumulate on a reference (Solana Pay): the intent's payment URI asking
+   * for `dueMinor` instead, same reference, for the rest after a part arrived (checkout page).
+   */
+  remainderUri?(paymentUri: string, dueMinor: bigint): string;
   readonly checkout: CheckoutText;
   readonly sandbox: {
     /** A fixed, well-formed receiving address no one holds the keys of. */

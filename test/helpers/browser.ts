@@ -53,7 +53,7 @@ export interface CheckoutApp {
   url: string;
   clock: ReturnType<typeof shiftableClock>;
   /** A pending UPI intent of a new merchant. */
-  createIntent(opts?: { merchantName?: string; orderId?: string; returnUrl?: string; amount?: number; currency?: 'UPI' | 'USDT_TRC20' | 'USDT_SOL' | 'SOL' }): Promise<{ id: string; pageUrl: string }>;
+  createIntent(opts?: { merchantName?: string; orderId?: string; returnUrl?: string; amount?: number; currency?: 'UPI' | 'USDT_TRC20' | 'USDT_SOL' | 'SOL' }): Promise<{ id: string; pageUrl: string; headers: Record<string, string> }>;
   /** Settles the intent exactly as a manual reconciliation would; returns the transaction reference. */
   settle(intentId: string): Promise<string>;
   close(): Promise<void>;
@@ -83,7 +83,8 @@ export async function startCheckoutApp(extra: Record<string, unknown> = {}): Pro
         order_id: opts.orderId ?? `ORD-${++n}`,
         return_url: opts.returnUrl,
       });
-      return { id: created.intent_id, pageUrl: `${url}/pay/${created.intent_id}` };
+      const headers = { 'x-client-id': creds.client_id, 'x-client-secret': creds.client_secret };
+      return { id: created.intent_id, pageUrl: `${url}/pay/${created.intent_id}`, headers };
     },
     async settle(intentId) {
       const row = await app.intents.find(intentId);

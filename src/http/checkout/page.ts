@@ -25,6 +25,10 @@ export interface PageInput {
   livemode: boolean;
   /** Payments held on this intent (issue 27): the customer is told what arrived and what happens next. */
   held?: readonly ShownPayment[];
+  /** The sum credited to the intent so far (issue 27), minor units; shown on the receipt. */
+  receivedMinor?: bigint;
+  /** Part paid on a reference (Solana Pay): what is still due and the payment link for exactly that. */
+  due?: { minor: bigint; uri: string };
 }
 
 /** Why a payment is held, in a shopper's words. */
@@ -78,14 +82,20 @@ export function checkoutPage(p: PageInput): string {
   const { rules, checkout: words } = p.method;
   // A fiat amount carries its sign instead of the unit.
   const unit = words.fiatSign !== undefined ? '' : rules.unit;
-  const pay = shownAmount({ decimals: rules.decimals, fiatSign: words.fiatSign }, intent.payAmountMinor);
+  const shown = (minor: bigint) => shownAmount({ decimals: rules.decimals, fiatSign: words.fiatSign }, minor);
+  const full = shown(intent.payAmountMinor);
+  // After a part arrived on the reference, the page asks for exactly the rest.
+  const pay = p.due ? shown(p.due.minor) : full;
+  const uri = p.due?.uri ?? intent.paymentUri;
+  const received = p.receivedMinor !== undefined && p.receivedMinor > 0n ? shown(p.receivedMinor) : undefined;
+  const withUnit = (a: { text: string }) => html`${a.text}${unit ? html` ${unit}` : html``}`;
   const warning = words.warning;
   const quote = quoteLine(intent, { decimals: rules.decimals, fiatSign: words.fiatSign, unit: rules.unit });
   const testBanner = p.livemode
     ? html``
     : html`<p class="test-mode" id="test-mode" role="note"><strong>TEST MODE</strong> · sandbox payment: no real money moves. Do not pay this with a real app.</p>`;
   const body = html`<main class="card" id="checkout" data-intent-id="${intent.id}" data-status="${state.status}"
-  data-expires-at="${state.expires_at}" data-server-now="${state.now}" data-redirect-url="${state.redirect_url ?? ''}">
+  data-expires-at="${state.expires_at}" data-server-now="${state.now}" data-redirect-url="${state.redirect_url ?? ''}" data-payments="${String(state.payments)}">
   ${testBanner}
   <header class="head">
     <p class="merchant">Pay <strong id="payee-name">${p.payee}</strong></p>
@@ -101,16 +111,19 @@ export function checkoutPage(p: PageInput): string {
 
   <section class="when-pending" aria-label="Payment details">
     <div class="amount-box">
-      <p class="label">Amount to pay</p>
+      <p class="label">${p.due ? 'Still to pay' : 'Amount to pay'}</p>
       <p class="amount"><span id="pay-amount" data-copy-value="${pay.plain}">${pay.text}</span>${unit ? html` <span class="unit">${unit}</span>` : html``}
         <button type="button" class="copy" data-copy="pay-amount">Copy</button></p>
-      <p class="note" id="exact-note"><strong>Pay exactly this amount</strong>, in one payment: the exact amount is how your payment is recognised.</p>
+      ${p.due && received
+        ? html`<p class="note" id="received-note">We received <strong id="received-amount">${withUnit(received)}</strong> of ${withUnit(full)}.</p>
+      <p class="note" id="exact-note"><strong>Pay exactly this remaining amount</strong> with the button or code below: they carry your order's reference, so it is added to what you paid.</p>`
+        : html`<p class="note" id="exact-note"><strong>Pay exactly this amount</strong>, in one payment: the exact amount is how your payment is recognised.</p>`}
       ${quote ? html`<p class="note" id="quote" data-valid-until="${quote.validUntil}">${quote.text}</p>` : html``}
     </div>
 
-    <a class="app-button" id="app-button" href="${intent.paymentUri}">${words.appButton}</a>
+    <a class="app-button" id="app-button" href="${uri}">${words.appButton}</a>
     <div class="qr-box">
-      <a class="qr-link" href="${intent.paymentUri}" aria-label="Open in a payment app">${p.qr}</a>
+      <a class="qr-link" href="${uri}" aria-label="Open in a payment app">${p.qr}</a>
       <p class="hint">Scan with your ${words.scanWith} app.</p>
     </div>
 
@@ -129,7 +142,7 @@ export function checkoutPage(p: PageInput): string {
     <p class="thanks">Thank you. Keep these details for your records:</p>
     <dl class="details receipt">
       <dt>Amount paid</dt>
-      <dd id="paid-amount">${pay.text}${unit ? html` ${unit}` : html``}</dd>
+      <dd id="paid-amount">${withUnit(received ?? full)}</dd>
       <dt>Reference</dt>
       <dd><code id="paid-ref">${state.transaction_hash ?? ''}</code></dd>
     </dl>

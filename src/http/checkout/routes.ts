@@ -11,7 +11,8 @@ import type { PeerRequest } from '../client-address.ts';
 import { htmlResponse, jsonResponse, securityHeaders } from './headers.ts';
 import { checkoutPage, errorPage, notFoundPage } from './page.ts';
 import { createQrCache } from './qr.ts';
-import { checkoutState } from './state.ts';
+import { checkoutState, type CheckoutState } from './state.ts';
+import type { MethodDescriptor } from '../../methods/method.ts';
 
 export interface CheckoutDeps {
   intents: Pick<IntentService, 'find'>;
@@ -30,6 +31,16 @@ export interface CheckoutDeps {
   clientAddress: (req: PeerRequest) => string | undefined;
   /** The payments on an intent (issue 27), for the held-payment note; absent: not shown. */
   money?: (intent: Intent) => Promise<IntentMoney>;
+}
+
+/**
+ * What a pending intent whose payments accumulate (Solana Pay reference) still asks after a part
+ * arrived; undefined when nothing was credited yet, or the method does not accumulate.
+ */
+function remainderDue(intent: Intent, state: CheckoutState, method: Pick<MethodDescriptor, 'remainderUri'>, money: IntentMoney | undefined): bigint | undefined {
+  if (state.status !== 'pending' || !method.remainderUri || !intent.reference || !money) return undefined;
+  const due = intent.payAmountMinor - money.receivedMinor;
+  return money.receivedMinor > 0n && due > 0n ? due : undefined;
 }
 
 /**
@@ -76,8 +87,13 @@ export function registerCheckout(app: H3, d: CheckoutDeps): void {
     if (!intent) return htmlResponse(notFoundPage(assets.urls), 404);
     const merchant = await d.merchants.get(intent.merchantId);
     const state = checkoutState(intent, d.clock.now());
-    const held = d.money && (intent.paymentCount ?? 0) > 0 ? (await d.money(intent)).payments : undefined;
-    return htmlResponse(checkoutPage({ intent, method: d.methods.of(intent.method), payee: payeeShown(d.payeeName, merchant.name), merchantName: merchant.name, state, qr: await qr.svg(intent.id, intent.paymentUri), assets: assets.urls, livemode: d.livemode, held }));
+    const money = d.money && (intent.paymentCount ?? 0) > 0 ? await d.money(intent) : undefined;
+    const method = d.methods.of(intent.method);
+    const due = remainderDue(intent, state, method, money);
+    const uri = due ? method.remainderUri!(intent.paymentUri, due) : intent.paymentUri;
+    return htmlResponse(
+      checkoutPage({ intent, method, payee: payeeShown(d.payeeName, merchant.name), merchantName: merchant.name, state, qr: await qr.svg(intent.id, uri), assets: assets.urls, livemode: d.livemode, held: money?.payments, receivedMinor: money?.receivedMinor, due: due ? { minor: due, uri } : undefined }),
+    );
   });
   app.get('/pay/:intent_id', page, limited);
   // HEAD (link checkers, uptime probes, chat-app previews) answers like GET, without the body.

@@ -15,6 +15,11 @@ export interface CheckoutState {
   redirect_url: string | null;
   /** Once settled: the payment's reference (UTR, transaction id), for the customer's records. */
   transaction_hash: string | null;
+  /**
+   * How many payments the intent shows (credited parts, held, refunded; issue 27). When it changes
+   * the page reloads itself to show what arrived (a held payment, what is still due), not the amounts here.
+   */
+  payments: number;
 }
 
 export function checkoutState(intent: Intent, now: number): CheckoutState {
@@ -26,6 +31,7 @@ export function checkoutState(intent: Intent, now: number): CheckoutState {
     now,
     redirect_url: status === 'settled' ? returnUrl(intent) : null,
     transaction_hash: status === 'settled' ? intent.transactionHash : null,
+    payments: intent.paymentCount ?? 0,
   };
 }
 

@@ -106,7 +106,7 @@ export function createCheckoutSockets(d: CheckoutSocketDeps): CheckoutSockets {
       if (!row) return closePeers(w, 4404, 'intent not found');
       const state = checkoutState(row, d.clock.now());
       // `now` changes every read; compare without it so only real changes are sent.
-      const key = `${state.status}|${state.expires_at}|${state.redirect_url}`;
+      const key = `${state.status}|${state.expires_at}|${state.redirect_url}|${state.payments}`;
       if (key !== w.lastKey) {
         w.lastKey = key;
         broadcast(w, JSON.stringify(state));

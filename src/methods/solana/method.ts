@@ -17,6 +17,9 @@ const solanaPay = (decimals: number) => (d: DepositInput) => {
   return `solana:${d.receiver}?${parts.join('&')}`;
 };
 
+/** The same transfer request for what is still due: only `amount` changes, the reference stays. */
+const remainder = (decimals: number) => (uri: string, dueMinor: bigint) => uri.replace(/([?&])amount=[^&]*/, `$1amount=${formatMinor(dueMinor, decimals)}`);
+
 const askWallet = (what: string) => async ({ input, confirm, req }: InitWizard) =>
   (await confirm({ message: `Accept ${what}?`, default: false }))
     ? { wallet: (await input({ message: 'Your Solana wallet address', validate: req(isSolanaAddress, 'expected a base58 public key') })).trim() }
@@ -43,6 +46,7 @@ export const usdtSolMethod: MethodDescriptor<UsdtSolSection> = {
   config: UsdtSolConfig,
   token: (s) => s?.mint ?? USDT_SPL_MINT,
   paymentUri: solanaPay(USDT_SPL_DECIMALS),
+  remainderUri: remainder(USDT_SPL_DECIMALS),
   checkout: {
     label: 'USDT on Solana (SPL)',
     appButton: 'Open in a Solana wallet',
@@ -61,6 +65,7 @@ export const solMethod: MethodDescriptor<SolSection> = {
   rules: { decimals: SOL_DECIMALS, amountStep: 1_000n, unit: 'SOL' }, // 0.000001 SOL
   config: SolConfig,
   paymentUri: solanaPay(SOL_DECIMALS),
+  remainderUri: remainder(SOL_DECIMALS),
   checkout: {
     label: 'SOL on Solana',
     appButton: 'Open in a Solana wallet',
