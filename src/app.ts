@@ -257,6 +257,8 @@ export async function createApp(o: AppOptions) {
           cancels,
           replays: events,
           settlement,
+          held: heldPayments,
+          heldActions: heldPayments,
           merchantActions: merchants,
           clock,
           log: log.child({ component: 'console' }),

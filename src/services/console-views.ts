@@ -114,11 +114,13 @@ export function createConsoleViews(d: { db: Db }) {
       return rows.map((r) => ({ method: r.method as Method, count: n(r.count), sumMinor: BigInt(String(r.sum ?? 0)) }));
     },
 
-    /** What waits: open intents, unmatched payments, the webhook backlog and endpoints with failed events. */
+    /** What waits: open intents, held and unmatched payments, the webhook backlog and endpoints with failed events. */
     async waiting(now: number) {
       const count = async (q: { executeTakeFirst(): Promise<{ c: unknown } | undefined> }) => n((await q.executeTakeFirst())?.c);
       const open = await count(d.db.selectFrom('intents').select((eb) => eb.fn.countAll().as('c')).where('status', '=', 'pending').where('expires_at', '>', now));
       const unmatched = await count(d.db.selectFrom('payments').select((eb) => eb.fn.countAll().as('c')).where('status', '=', 'unmatched'));
+      // Held payments (issue 27): attributed to an intent, waiting for accept or mark refunded.
+      const held = await count(d.db.selectFrom('payments').select((eb) => eb.fn.countAll().as('c')).where('status', '=', 'held'));
       const backlog = await count(d.db.selectFrom('events').select((eb) => eb.fn.countAll().as('c')).where('status', '=', 'pending'));
       const failing = await d.db
         .selectFrom('events as e')
@@ -129,7 +131,7 @@ export function createConsoleViews(d: { db: Db }) {
         .orderBy('failed', 'desc')
         .limit(20)
         .execute();
-      return { open, unmatched, backlog, failing: failing.map((f) => ({ clientId: f.id, name: f.name, url: f.webhook_url, failed: n(f.failed), lastAt: n(f.last) })) };
+      return { open, held, unmatched, backlog, failing: failing.map((f) => ({ clientId: f.id, name: f.name, url: f.webhook_url, failed: n(f.failed), lastAt: n(f.last) })) };
     },
   };
 }

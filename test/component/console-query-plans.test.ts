@@ -13,6 +13,7 @@ import pg from 'pg';
 import { migrate } from '../../src/db/open.ts';
 import type { Database } from '../../src/db/schema.ts';
 import { createConsoleViews, encodeCursor } from '../../src/services/console-views.ts';
+import { createHeldPayments } from '../../src/services/held-payments.ts';
 import { testStore } from '../helpers/stores.ts';
 
 const NOW = Date.UTC(2026, 10, 26);
@@ -31,6 +32,11 @@ async function exercise(db: Kysely<Database>): Promise<void> {
   await v.rejections({ limit: 25, cursor });
   await v.settledSince(NOW - 7 * 86_400_000);
   await v.waiting(NOW);
+  // The Held tab and an intent's held payments (held-payments service; listing needs no ledger).
+  const held = createHeldPayments({ db: db as never, ledger: {} as never, view: () => ({}) as never });
+  await held.listPayments({ status: 'held', limit: 25 });
+  await held.listPayments({ status: 'held', limit: 25, cursor: Buffer.from(`${NOW}|${'f'.repeat(36)}`).toString('base64url') });
+  await held.listPayments({ status: 'held', intentId: 'f'.repeat(36), limit: 25 });
 }
 
 const HOT_TABLES = ['intents', 'payments', 'rejections', 'events'];

@@ -1,5 +1,6 @@
 // The operator console end to end in headless Chromium with a virtual passkey authenticator:
-// invite → register → act → sign out → sign in; revoked sessions and missing CSRF tokens refused.
+// invite → register → resolve held payments → replay → sign out → sign in; revoked sessions and
+// missing CSRF tokens refused.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { launchBrowser, type Browser } from '../helpers/browser.ts';
@@ -30,9 +31,23 @@ async function shop(c: ConsoleApp) {
   return { merchant, settledId: settled.intent_id, pendingId: pending.intent_id, eventId: event.id };
 }
 
+/** An intent canceled (from the CLI), then paid in full: the payment is held for a decision (issue 27). */
+async function heldPayment(c: ConsoleApp, merchant: Awaited<ReturnType<ConsoleApp['app']['merchants']['get']>>, order: string, amount: number, txRef: string) {
+  const { app } = c;
+  const created = await app.intents.create(merchant, { amount, currency: 'UPI', order_id: order });
+  await app.cancels.cancel(created.intent_id, { actor: 'cli' });
+  const row = (await app.intents.find(created.intent_id))!;
+  const now = c.clock.now();
+  const outcome = await app.ledger.ingest({ method: 'UPI', receiver: row.receiver, amountMinor: row.payAmountMinor, txRef, occurredAt: now, observedAt: now, source: 'imap' });
+  assert.equal(outcome.kind, 'held');
+  return created.intent_id;
+}
+
+const paymentStatus = (c: ConsoleApp, txRef: string) => c.app.db.selectFrom('payments').select('status').where('tx_ref', '=', txRef).executeTakeFirstOrThrow().then((r) => r.status);
+
 const audit = (c: ConsoleApp, action: string) => c.app.db.selectFrom('audit_log').selectAll().where('action', '=', action).orderBy('id').execute();
 
-test('invite → register a passkey → replay a failed webhook → cancel → sign out → sign in with the passkey; the invite works once', async (t) => {
+test('invite → register a passkey → accept a held payment, mark another refunded → replay a failed webhook → cancel → sign out → sign in with the passkey; the invite works once', async (t) => {
   const c = await startConsoleApp();
   const { page, problems } = await passkeyPage(browser);
   t.after(async () => {
@@ -40,6 +55,8 @@ test('invite → register a passkey → replay a failed webhook → cancel → s
     await c.close();
   });
   const s = await shop(c);
+  const acceptId = await heldPayment(c, s.merchant, 'ORD-HELD-ACCEPT', 310, '655555555551');
+  const refundId = await heldPayment(c, s.merchant, 'ORD-HELD-REFUND', 420, '655555555552');
   const invite = await c.app.consoleAccess.invite("Asha's phone");
   const link = `${c.origin}/console/invite/${invite.token}`;
 
@@ -51,6 +68,36 @@ test('invite → register a passkey → replay a failed webhook → cancel → s
   assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Today');
   // The 7-day takings in Indian grouping (₹12,34,567.50 plus the intent's small offset).
   assert.match((await page.locator('main').textContent()) ?? '', /₹12,34,5\d\d\.\d\d/);
+
+  // Today counts the held payments; its link opens the Held tab, where one is accepted.
+  const waiting = page.getByRole('link', { name: /held payments waiting for a decision/ });
+  assert.equal((await waiting.locator('.n').textContent())?.trim(), '2');
+  await waiting.click();
+  assert.match(page.url(), /\/console\/payments\?view=held$/);
+  const heldRowOf = (tx: string) => page.locator('li.row', { hasText: tx });
+  assert.match((await heldRowOf('655555555551').textContent()) ?? '', /₹310\.\d\d[\s\S]*canceled[\s\S]*received 20\d\d-/);
+  await heldRowOf('655555555551').getByRole('button', { name: 'Accept' }).click();
+  await page.getByText('Held payment accepted').waitFor();
+  assert.match(page.url(), /\/console\/payments\?view=held&done=accepted$/);
+  assert.equal(await heldRowOf('655555555551').count(), 0);
+  assert.equal((await c.app.intents.find(acceptId))!.status, 'settled');
+  assert.equal(await paymentStatus(c, '655555555551'), 'matched');
+  assert.deepEqual((await audit(c, 'payment.accept')).map((r) => r.actor), ["console:Asha's phone"]);
+
+  // The other from its intent's page: marked refunded (payd moves no money; the merchant is told).
+  await heldRowOf('655555555552').getByRole('link', { name: refundId }).click();
+  assert.match(page.url(), new RegExp(`/console/intents/${refundId}$`));
+  await page.getByRole('heading', { name: 'Held: waiting for a decision' }).waitFor();
+  await page.getByRole('button', { name: 'Mark refunded' }).click();
+  await page.getByText('Payment marked refunded').waitFor();
+  assert.match(page.url(), new RegExp(`/console/intents/${refundId}\\?done=refunded$`));
+  assert.equal(await page.getByRole('button', { name: 'Mark refunded' }).count(), 0);
+  assert.equal(await paymentStatus(c, '655555555552'), 'refunded');
+  assert.deepEqual((await audit(c, 'payment.refunded')).map((r) => r.actor), ["console:Asha's phone"]);
+  const refundedEvents = await c.app.db.selectFrom('events').select('type').where('intent_id', '=', refundId).where('type', '=', 'payment.refunded').execute();
+  assert.equal(refundedEvents.length, 1);
+  await page.goto(`${c.origin}/console`);
+  assert.equal((await waiting.locator('.n').textContent())?.trim(), '0');
 
   // Find the intent by its order id and replay its failed webhook.
   await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Intents' }).click();
@@ -71,7 +118,7 @@ test('invite → register a passkey → replay a failed webhook → cancel → s
   await page.getByRole('button', { name: 'Cancel intent' }).click();
   await page.getByText('Intent canceled').waitFor();
   assert.equal((await c.app.intents.find(s.pendingId))!.status, 'canceled');
-  assert.deepEqual((await audit(c, 'intent.cancel')).map((r) => r.actor), ["console:Asha's phone"]);
+  assert.deepEqual((await audit(c, 'intent.cancel')).map((r) => r.actor), ['cli', 'cli', "console:Asha's phone"]);
 
   // Sign out: the session ends on the server too.
   await page.getByRole('button', { name: 'Sign out' }).click();

@@ -47,6 +47,13 @@ test('every page: screenshots at 360 and 1280 px in light and dark, no serious a
   const raw = `From: alerts@bank.example\r\nSubject: Credit\r\nContent-Type: text/html\r\n\r\n<html><body>${SCRIPT('mail')}<p>Rs 500 credited</p></body></html>\r\n`;
   await app.db.insertInto('rejections').values({ ref: 'imap:1:42', source: 'imap', method: 'UPI', reason: 'dkim_missing', detail_json: JSON.stringify({ from: 'alerts@bank.example' }), raw: new Uint8Array(Buffer.from(raw)), observed_at: now }).execute();
 
+  // A payment to a canceled intent: held for a decision (the Held tab and the intent's page show it).
+  const canceled = await app.intents.create(merchant, { amount: 777, currency: 'UPI', order_id: 'ORD-CANCELED' });
+  await app.cancels.cancel(canceled.intent_id, { actor: 'cli' });
+  const canceledRow = (await app.intents.find(canceled.intent_id))!;
+  const held = await app.ledger.ingest({ method: 'UPI', receiver: canceledRow.receiver, amountMinor: canceledRow.payAmountMinor, txRef: `UTR${now + 2}`, occurredAt: now, observedAt: now, source: 'imap' });
+  assert.equal(held.kind, 'held');
+
   const invite = await app.consoleAccess.invite("Asha's phone");
   const inviteUrl = `${c.origin}/console/invite/${invite.token}`;
   const anonymous = [
@@ -58,7 +65,9 @@ test('every page: screenshots at 360 and 1280 px in light and dark, no serious a
     ['intents', `${c.origin}/console/intents`],
     ['intents-filtered', `${c.origin}/console/intents?status=pending&method=UPI`],
     ['intent', `${c.origin}/console/intents/${hostile.intent_id}`],
+    ['intent-held', `${c.origin}/console/intents/${canceled.intent_id}`],
     ['payments-unmatched', `${c.origin}/console/payments`],
+    ['payments-held', `${c.origin}/console/payments?view=held`],
     ['payments-rejected', `${c.origin}/console/payments?view=rejected`],
     ['rejected-mail', `${c.origin}/console/payments/rejected?ref=imap%3A1%3A42`],
     ['merchants', `${c.origin}/console/merchants`],

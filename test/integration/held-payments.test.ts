@@ -237,6 +237,23 @@ forEachStore((store) => {
     assert.deepEqual(audit, [{ actor: 'cli', action: 'payment.accept' }]);
   });
 
+  test('the operator: payd payments refunded <tx> --intent <id> (audited; payment.refunded)', async (t) => {
+    const { p, create, fetchIntent } = await setup(t, store);
+    (p.clock as ReturnType<typeof testClock>).set(Date.now());
+    const intent = await create('cli-refund', 160.37);
+    await p.app.cancels.cancel(intent.intent_id, { actor: 'cli' });
+    assert.equal((await pay(p, 'UPI', 160.37, '688888888888')).kind, 'held');
+    writeFileSync(join(p.dir, 'payd.config.json'), JSON.stringify(p.rawConfig));
+    const refunded = await payd(['payments', 'refunded', '688888888888', '--intent', intent.intent_id], { cwd: p.dir });
+    assert.equal(refunded.code, 0, refunded.err);
+    assert.match(refunded.out, /688888888888 .*marked refunded/);
+    assert.deepEqual((await fetchIntent(intent.intent_id)).body.payments.map((x: any) => [x.status, x.reason]), [['refunded', 'canceled']]);
+    // The CLI's events carry the real clock, the test's the harness's (a second ahead): compared as a set.
+    assert.deepEqual((await events(p, intent.intent_id)).map((e) => e.type).sort(), ['intent.canceled', 'payment.held', 'payment.refunded']);
+    const audit = await p.app.db.selectFrom('audit_log').select(['actor', 'action']).where('action', '=', 'payment.refunded').execute();
+    assert.deepEqual(audit, [{ actor: 'cli', action: 'payment.refunded' }]);
+  });
+
   test('accept racing an automatic settlement, 30 times: one winner, one payment.success, the other answered 409 or held', async (t) => {
     const { p, create, fetchIntent, act } = await setup(t, store, { UPI: { attributionWindow: 1 } });
     const outcomes = { accept: 0, automatic: 0 };

@@ -204,7 +204,7 @@ forEachStore((store) => {
     assert.deepEqual([z.status, z.body.quote.source], [200, 'wazirx']);
   });
 
-  test('a payment after valid_until is late, never re-priced; before it, the quoted pay_amount settles', async (t) => {
+  test('a payment after valid_until is a late payment at the quoted amount, never re-priced; before it, the quoted pay_amount settles', async (t) => {
     const clock = testClock(Date.parse('2026-11-26T09:00:00.000Z'));
     const p = await start(store, clock);
     t.after(() => p.close());
@@ -218,10 +218,11 @@ forEachStore((store) => {
     const pay = (amountMinor: bigint, txRef: string, at: number) =>
       p.app.ledger.ingest({ method: 'USDT_TRC20', receiver: a.body.payment_address, amountMinor, txRef, occurredAt: at, observedAt: at, source: 'trongrid' });
     clock.set(validUntil + 1000);
+    // A late payment (latePayments "settle", the default): the quoted pay_amount settles, marked late; the quote is kept.
     const late = await pay(23_870_000n, 'aa'.repeat(32), validUntil + 1000);
-    assert.equal(late.kind, 'unmatched');
-    assert.equal((late as { reason: string }).reason, 'late');
-    assert.equal((await p.api('GET', `/api/v1/intents/${a.body.intent_id}`, { headers: m.headers })).body.status, 'expired');
+    assert.equal(late.kind, 'settled');
+    const lateView = (await p.api('GET', `/api/v1/intents/${a.body.intent_id}`, { headers: m.headers })).body;
+    assert.deepEqual([lateView.status, lateView.amount, lateView.quote.rate, lateView.payments[0].reason], ['settled', 23.87, 83.75, 'late']);
     const inTime = await pay(23_880_000n, 'bb'.repeat(32), validUntil - 1000);
     assert.equal(inTime.kind, 'settled');
     const settled = await p.api('GET', `/api/v1/intents/${b.body.intent_id}`, { headers: m.headers });

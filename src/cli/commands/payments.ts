@@ -42,4 +42,16 @@ export function paymentCommands(program: Command, e: CliEnv): void {
         e.io.out(`intent ${view.intent_id} settled by ${tx} (accepted)`);
       }),
     );
+
+  // As the API's …/refunded: the console's Mark refunded has its CLI command (no console-only power).
+  leaf(p.command('refunded <tx>').description('record that a held payment was returned to the payer (payment.refunded; payd moves no money; audited)'))
+    .requiredOption('--intent <id>', 'the intent it is held for')
+    .option('--json', 'print JSON')
+    .action((tx: string, o: Opts, cmd: Command) =>
+      withApp(cmd.optsWithGlobals(), e, async (app) => {
+        const view = await app.heldPayments.markRefunded({ intentId: o.intent as string, transactionHash: tx, actor: 'cli' });
+        if (o.json) return printJson(e.io, view);
+        e.io.out(`payment ${tx} of intent ${view.intent_id} marked refunded`);
+      }),
+    );
 }

@@ -1,5 +1,6 @@
 import { PaydError } from '../../domain/errors.ts';
 import type { EventService } from '../../services/events.ts';
+import type { HeldPayments } from '../../services/held-payments.ts';
 import type { IntentCancellation } from '../../services/intent-cancel.ts';
 import type { MerchantService } from '../../services/merchants.ts';
 import type { SettlementService } from '../../services/settlement.ts';
@@ -12,6 +13,7 @@ export interface ActionDeps {
   cancels: Pick<IntentCancellation, 'cancel'>;
   replays: Pick<EventService, 'replay' | 'show'>;
   settlement: Pick<SettlementService, 'settle'>;
+  heldActions: Pick<HeldPayments, 'acceptPayment' | 'markRefunded'>;
   merchantActions: Pick<MerchantService, 'create' | 'rotateSecret' | 'revoke' | 'setWebhook'>;
 }
 
@@ -43,6 +45,18 @@ export function actionRoutes(kit: ConsoleKit, d: ActionDeps): void {
     const ev = await d.replays.show(id);
     return seeOther(ev.intent_id ? `${intentPath(ev.intent_id)}?done=replayed` : '/console?done=replayed');
   });
+
+  // A held payment (issue 27): accepted (the intent settles with it) or marked refunded, as
+  // `payd payments accept` and the API's …/accept and …/refunded do. From the Held tab the answer returns there.
+  for (const [verb, act, done] of [
+    ['accept', d.heldActions.acceptPayment, 'accepted'],
+    ['refunded', d.heldActions.markRefunded, 'refunded'],
+  ] as const) {
+    kit.post(`/console/intents/:id/payments/${verb}`, async ({ event, actor }, form) => {
+      const view = await act({ intentId: param(event, 'id'), transactionHash: field(form, 'tx', 300), actor });
+      return seeOther(form.get('back') === 'held' ? `/console/payments?view=held&done=${done}` : `${intentPath(view.intent_id)}?done=${done}`);
+    });
+  }
 
   kit.post('/console/payments/assign', async ({ actor }, form) => {
     const r = await d.settlement.settle({ intentId: field(form, 'intent_id', 64), txRef: field(form, 'tx_ref', 300), note: field(form, 'note', 200) || undefined, actor });

@@ -4,6 +4,7 @@ import { builtinMethods } from '../../methods/registry.ts';
 import type { Clock } from '../../domain/ports.ts';
 import type { ConsoleViews } from '../../services/console-views.ts';
 import type { EventService } from '../../services/events.ts';
+import type { HeldPayments } from '../../services/held-payments.ts';
 import type { IntentService } from '../../services/intents.ts';
 import type { MerchantService } from '../../services/merchants.ts';
 import type { createPaymentQueries } from '../../services/payments.ts';
@@ -22,6 +23,8 @@ export interface ViewDeps {
   payments: Pick<ReturnType<typeof createPaymentQueries>, 'forIntent'>;
   events: Pick<EventService, 'forIntent'>;
   merchants: Pick<MerchantService, 'list' | 'get'>;
+  /** Held payments (issue 27): the list the CLI's `payd payments list --held` reads. */
+  held: Pick<HeldPayments, 'listPayments'>;
   /** Each source's state as this process sees it, the leader's recorded lag, the UPI alert watch. */
   sources: () => Promise<SourcesReport>;
   clock: Clock;
@@ -33,6 +36,8 @@ const STATUSES: IntentStatus[] = ['pending', 'settled', 'expired', 'canceled'];
 const NOTICES: Record<string, string> = {
   canceled: 'Intent canceled; the merchant is sent intent.canceled.',
   replayed: 'Webhook queued for delivery again.',
+  accepted: 'Held payment accepted: the intent is settled and the merchant is sent payment.success.',
+  refunded: 'Payment marked refunded: the merchant is sent payment.refunded. payd moved no money.',
   assigned: 'Payment assigned: the intent is settled and the merchant is sent payment.success.',
   rotated: 'New client secret issued.',
   revoked: 'Merchant revoked: its API keys stopped working.',
@@ -87,17 +92,25 @@ export function viewRoutes(kit: ConsoleKit, d: ViewDeps): void {
     const id = event.context.params?.id ?? '';
     const intent = await d.intents.find(id);
     if (!intent) return htmlPage(page(shell, { title: 'Intent not found', section: 'intents', body: intentBody.missing(id) }), 404);
-    const [merchant, payments, events] = await Promise.all([d.merchants.get(intent.merchantId), d.payments.forIntent(intent.id), d.events.forIntent(intent.id)]);
-    return htmlPage(page(shell, { title: `Intent ${intent.orderId}`, section: 'intents', notice: notice(event), body: intentBody({ intent, merchant, payments, events, now: d.clock.now(), csrf: session.csrf }) }));
+    const [merchant, payments, events, held] = await Promise.all([
+      d.merchants.get(intent.merchantId),
+      d.payments.forIntent(intent.id),
+      d.events.forIntent(intent.id),
+      d.held.listPayments({ status: 'held', intentId: intent.id, limit: PAGE_SIZE }),
+    ]);
+    return htmlPage(page(shell, { title: `Intent ${intent.orderId}`, section: 'intents', notice: notice(event), body: intentBody({ intent, merchant, payments, held: held.items, events, now: d.clock.now(), csrf: session.csrf }) }));
   });
 
   kit.get('/console/payments', async ({ shell, event, session }) => {
-    const tab: PaymentsTab = query(event, 'view') === 'rejected' ? 'rejected' : 'unmatched';
+    const view = query(event, 'view');
+    const tab: PaymentsTab = view === 'rejected' || view === 'held' ? view : 'unmatched';
     const cursor = query(event, 'cursor');
     const body =
       tab === 'rejected'
         ? paymentsBody({ tab, rejected: await d.views.rejections({ cursor, limit: PAGE_SIZE }), csrf: session.csrf })
-        : paymentsBody({ tab, unmatched: await d.views.payments({ status: 'unmatched', cursor, limit: PAGE_SIZE }), csrf: session.csrf });
+        : tab === 'held'
+          ? paymentsBody({ tab, held: await d.held.listPayments({ status: 'held', cursor, limit: PAGE_SIZE }), csrf: session.csrf })
+          : paymentsBody({ tab, unmatched: await d.views.payments({ status: 'unmatched', cursor, limit: PAGE_SIZE }), csrf: session.csrf });
     return htmlPage(page(shell, { title: 'Payments', section: 'payments', notice: notice(event), body }));
   });
 

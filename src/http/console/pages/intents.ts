@@ -7,6 +7,8 @@ import type { Page } from '../../../services/console-views.ts';
 import type { Merchant } from '../../../services/merchants.ts';
 import type { EventService } from '../../../services/events.ts';
 import type { paymentView } from '../../../services/payments.ts';
+import type { PaymentRow as HeldRow } from '../../../services/held-payments.ts';
+import { heldRow } from './payments.ts';
 import { html, type Safe } from '../../checkout/escape.ts';
 import { actionForm, badge, facts, money, nextLink, payer, when } from '../layout.ts';
 
@@ -43,7 +45,7 @@ const paid = (p: PaymentRow) => {
   return parsed?.ok ? money(p.method, parsed.minor) : p.amount.text;
 };
 
-export function intentBody(o: { intent: Intent; merchant: Merchant; payments: PaymentRow[]; events: EventRow[]; now: number; csrf: string }): Safe {
+export function intentBody(o: { intent: Intent; merchant: Merchant; payments: PaymentRow[]; held: HeldRow[]; events: EventRow[]; now: number; csrf: string }): Safe {
   const i = o.intent;
   const st = effectiveStatus(i, o.now);
   const actions: Safe[] = [];
@@ -78,6 +80,7 @@ ${facts([
 ])}
 ${actions.length ? html`<div class="actions">${actions}</div>` : ''}
 </section>
+${o.held.length ? html`<h2>Held: waiting for a decision</h2><ul class="rows">${o.held.map((p) => heldRow(o.csrf, p))}</ul>` : ''}
 <h2>Payments</h2>
 ${payments.length ? html`<ul class="rows">${payments}</ul>` : html`<p class="empty">No payment recorded for this intent.</p>`}
 <h2>Webhooks</h2>

@@ -1,9 +1,41 @@
 import type { PaymentsTable, RejectionsTable } from '../../../db/schema.ts';
 import type { Page } from '../../../services/console-views.ts';
+import type { PaymentRow } from '../../../services/held-payments.ts';
 import { html, type Safe } from '../../checkout/escape.ts';
-import { badge, csrfField, facts, money, nextLink, payer, when } from '../layout.ts';
+import { actionForm, badge, csrfField, facts, money, nextLink, payer, when } from '../layout.ts';
 
-export type PaymentsTab = 'unmatched' | 'rejected';
+export type PaymentsTab = 'held' | 'unmatched' | 'rejected';
+
+/** Why a payment is held, in the operator's words. */
+const HELD_WHY: Record<string, string> = {
+  late: 'arrived after the intent expired',
+  underpaid: 'less than the intent asked',
+  overpaid: 'more than the intent asked',
+  canceled: 'arrived after the intent was canceled',
+  after_settlement: 'arrived after the intent was already settled',
+};
+
+/** Accept and Mark refunded for one held payment: one service call each (the ledger's decision). */
+export function heldActions(csrf: string, p: Pick<PaymentRow, 'intentId' | 'transactionHash' | 'amount' | 'method'>, back?: 'held'): Safe {
+  const fields = { tx: p.transactionHash, ...(back ? { back } : {}) };
+  const amount = money(p.method, p.amount);
+  return html`<div class="actions">${actionForm(csrf, `/console/intents/${p.intentId}/payments/accept`, 'Accept', {
+    fields,
+    confirm: `Accept ${amount} for this intent? It settles and the merchant is sent payment.success.`,
+  })}${actionForm(csrf, `/console/intents/${p.intentId}/payments/refunded`, 'Mark refunded', {
+    fields,
+    confirm: `Record that ${amount} was returned to the payer? payd moves no money; the merchant is sent payment.refunded.`,
+    danger: true,
+  })}</div>`;
+}
+
+/** One held payment as a row: amount, reason, when, its transaction; the intent linked on the Held tab. */
+export function heldRow(csrf: string, p: PaymentRow, back?: 'held'): Safe {
+  return html`<li class="row"><span class="main"><span class="title mono">${p.transactionHash}</span><span class="amount">${money(p.method, p.amount)}</span></span>
+<span class="sub">${badge(p.reason ?? 'held')} <span>${HELD_WHY[p.reason ?? ''] ?? 'held'}</span> <span>${p.method}</span> <span>received ${when(p.receivedAt)}</span></span>
+${back ? html`<span class="sub">Intent <a class="mono" href="/console/intents/${p.intentId}">${p.intentId}</a></span>` : ''}
+${heldActions(csrf, p, back)}</li>`;
+}
 
 type RejectionRow = Pick<RejectionsTable, 'ref' | 'source' | 'method' | 'reason' | 'detail_json' | 'observed_at'> & { raw_bytes: number | null };
 
@@ -11,11 +43,20 @@ const tabs = (current: PaymentsTab) =>
   html`<nav class="tabs" aria-label="Payment lists">${(
     [
       ['unmatched', 'Unmatched'],
+      ['held', 'Held'],
       ['rejected', 'Rejected'],
     ] as const
   ).map(([k, label]) => html`<a href="/console/payments?view=${k}"${current === k ? html` aria-current="page"` : ''}>${label}</a>`)}</nav>`;
 
-export function paymentsBody(o: { tab: 'unmatched'; unmatched: Page<PaymentsTable>; csrf: string } | { tab: 'rejected'; rejected: Page<RejectionRow>; csrf: string }): Safe {
+export function paymentsBody(
+  o: { tab: 'unmatched'; unmatched: Page<PaymentsTable>; csrf: string } | { tab: 'held'; held: { items: PaymentRow[]; nextCursor: string | null }; csrf: string } | { tab: 'rejected'; rejected: Page<RejectionRow>; csrf: string },
+): Safe {
+  if (o.tab === 'held') {
+    const rows = o.held.items.map((p) => heldRow(o.csrf, p, 'held'));
+    return html`${tabs('held')}<p class="hint">Payments attributed to an intent that payd would not settle on its own (late, short, over, to a canceled or already settled intent). Accept settles the intent with it; Mark refunded records that the shop returned the money (payd moves none).</p>
+${rows.length ? html`<ul class="rows">${rows}</ul>` : html`<p class="empty">No payment waits for a decision.</p>`}
+${nextLink('/console/payments', { view: 'held' }, o.held.nextCursor)}`;
+  }
   if (o.tab === 'rejected') {
     const rows = o.rejected.items.map(
       (r) => html`<li><a class="row" href="/console/payments/rejected?ref=${encodeURIComponent(r.ref)}"><span class="main"><span class="title">${r.reason}</span><span>${r.method}</span></span>

@@ -28,6 +28,7 @@ ${takings('Last 7 days', o.week)}
 <section class="card"><h2>Waiting</h2>
 <ul class="counts">
 <li><a href="/console/intents?status=pending"><span class="n">${w.open}</span> open intents</a></li>
+<li><a href="/console/payments?view=held"><span class="n">${w.held}</span> held payments waiting for a decision</a></li>
 <li><a href="/console/payments?view=unmatched"><span class="n">${w.unmatched}</span> unmatched payments</a></li>
 <li><span class="n">${w.backlog}</span> webhooks queued</li>
 </ul>
