@@ -1,7 +1,8 @@
 import type { Db } from '../db/open.ts';
 import type { Clock } from '../domain/ports.ts';
 import type { PaymentSource } from '../methods/source.ts';
-import { describeAge, type UpiSilence } from './upi-silence.ts';
+import { ageText as describeAge } from '../domain/notify/text.ts';
+import type { UpiSilence } from './upi-silence.ts';
 import type { PairStatus } from '../pricing/book.ts';
 import { describePair } from '../pricing/describe.ts';
 

@@ -113,14 +113,3 @@ export function createUpiSilence(d: { db: Db; clock: Clock; accounts: WatchedAcc
 }
 
 export type UpiSilence = ReturnType<typeof createUpiSilence>;
-
-/** "3 h 12 min", "45 s": an age for people. */
-export function describeAge(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
-  if (s < 120) return `${s} s`;
-  const m = Math.floor(s / 60);
-  if (m < 120) return `${m} min`;
-  const h = Math.floor(m / 60);
-  if (h < 48) return `${h} h ${m % 60} min`;
-  return `${Math.floor(h / 24)} d ${h % 24} h`;
-}
