@@ -11,7 +11,7 @@ export function methodDeposits(config: Config, sandbox: boolean, methods: Method
     let amounts: MethodAmounts | undefined = config.amounts[method.id];
     if (sandbox) {
       const receiver = method.sandbox.receiver;
-      amounts = amounts ? { ...amounts, receiver } : { receiver, minMinor: null, maxMinor: null, stepMinor: method.rules.amountStep, maxOffsetSteps: DEFAULT_MAX_OFFSET_STEPS, surchargeBasisPoints: DEFAULT_SURCHARGE_BASIS_POINTS, merchantSharePercent: DEFAULT_MERCHANT_SHARE_PERCENT };
+      amounts = amounts ? { ...amounts, receiver } : { receiver, minMinor: null, maxMinor: null, stepMinor: method.rules.amountStep, maxOffsetSteps: DEFAULT_MAX_OFFSET_STEPS, surchargeBasisPoints: DEFAULT_SURCHARGE_BASIS_POINTS, merchantSharePercent: DEFAULT_MERCHANT_SHARE_PERCENT, roundUnitMinor: method.rules.roundUnitMinor };
     }
     if (!amounts) continue;
     out[method.id] = { method, amounts, payeeName, token: method.token?.(config.methods[method.id]) };

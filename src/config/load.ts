@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import * as v from 'valibot';
 import { PaydError } from '../domain/errors.ts';
 import { DEFAULT_MERCHANT_SHARE_PERCENT, DEFAULT_SURCHARGE_BASIS_POINTS, type Method, type MethodRules } from '../domain/methods.ts';
-import { numberToDecimalText, parseDecimal } from '../domain/money.ts';
+import { formatMinor, numberToDecimalText, parseDecimal } from '../domain/money.ts';
 import { parseTolerance, type PaymentPolicy } from '../domain/payment-policy.ts';
 import { configSchema, type ParsedConfig } from './schema.ts';
 import { Secret, SecretRefBox, type Resolved } from './secret.ts';
@@ -27,7 +27,7 @@ export type Config = Omit<Resolved<ParsedConfig>, 'database'> & {
 /** What the config needs of each method (its descriptor, methods/method.ts): its section and money rules. */
 export interface ConfigMethod {
   id: string;
-  rules: Pick<MethodRules, 'decimals' | 'amountStep'>;
+  rules: Pick<MethodRules, 'decimals' | 'amountStep' | 'unit' | 'roundUnitMinor'>;
   config: v.GenericSchema;
   receiver(section: never): string;
 }
@@ -43,6 +43,8 @@ export interface MethodAmounts {
   surchargeBasisPoints: bigint;
   /** methods.<M>.merchantSharePercent: the share of a price's window one merchant may hold. */
   merchantSharePercent: number;
+  /** The descriptor's round unit: no pay_amount is a multiple of it (domain/amount-window.ts). */
+  roundUnitMinor: bigint | null;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -121,13 +123,18 @@ function methodAmounts(
   if (minMinor !== null && maxMinor !== null && minMinor > maxMinor) fail(`methods.${method}.minAmount`, 'must not exceed maxAmount');
   const stepMinor = toMinor('amountStep', s.amountStep) ?? amountStep;
   if (stepMinor <= 0n) fail(`methods.${method}.amountStep`, 'must be at least one minor unit');
+  const roundUnitMinor = rules.roundUnitMinor;
+  if (roundUnitMinor !== null && stepMinor % roundUnitMinor === 0n) {
+    // Every offset of a whole price would be whole too: nothing could be handed out for it.
+    fail(`methods.${method}.amountStep`, `must not be a multiple of ${formatMinor(roundUnitMinor, decimals)} (pay amounts are never whole ${rules.unit})`);
+  }
   let surchargeBasisPoints = DEFAULT_SURCHARGE_BASIS_POINTS;
   if (s.maxSurchargePercent !== undefined) {
     const percent = parseDecimal(numberToDecimalText(s.maxSurchargePercent), 2);
     if (!percent.ok) return fail(`methods.${method}.maxSurchargePercent`, 'at most 2 decimals');
     surchargeBasisPoints = percent.minor;
   }
-  return { receiver, minMinor, maxMinor, stepMinor, maxOffsetSteps: s.maxOffsetSteps, surchargeBasisPoints, merchantSharePercent: s.merchantSharePercent ?? DEFAULT_MERCHANT_SHARE_PERCENT };
+  return { receiver, minMinor, maxMinor, stepMinor, maxOffsetSteps: s.maxOffsetSteps, surchargeBasisPoints, merchantSharePercent: s.merchantSharePercent ?? DEFAULT_MERCHANT_SHARE_PERCENT, roundUnitMinor };
 }
 
 /** The policies of one method section; defaults: late payments settle, no tolerance, the window is the offset range. */

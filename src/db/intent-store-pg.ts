@@ -23,7 +23,7 @@ async function reserveInChunk(tx: Tx, r: ReserveRange, from: number, to: number)
   const { rows } = await sql<{ taken: number | null; picked: number | null; last: number | null }>`
     WITH free AS MATERIALIZED (
       SELECT g.amount FROM generate_series(${from}::bigint, ${to}::bigint, ${r.step}::bigint) AS g(amount)
-      WHERE NOT EXISTS (
+      WHERE (${r.skipMultiplesOf}::bigint = 0 OR g.amount % ${r.skipMultiplesOf}::bigint <> 0) AND NOT EXISTS (
         SELECT 1 FROM amount_reservations h
         WHERE h.method = ${r.method}::text AND h.receiver = ${r.receiver}::text AND h.pay_amount_minor BETWEEN ${from}::bigint AND ${to}::bigint
           AND h.pay_amount_minor = g.amount AND h.reserved_until > ${r.now}::bigint)

@@ -35,8 +35,8 @@ export interface IntentWriter {
    */
   held(r: { method: string; receiver: string; from: number; to: number; now: number; merchantId: string }): Awaitable<HeldAmounts>;
   /**
-   * Takes for `intentId` the smallest amount of from, from + step, … to (minor units) that no
-   * intent holds beyond `now`, and returns it; null when none is free. On PostgreSQL an amount
+   * Takes for `intentId` the smallest amount of from, from + step, … to (minor units), not a
+   * multiple of `skipMultiplesOf`, that no intent holds beyond `now`, and returns it; null when none is free. On PostgreSQL an amount
    * another transaction is reserving at that moment is passed over, never waited for.
    */
   reserveFirst(r: ReserveRange): Awaitable<number | null>;
@@ -51,6 +51,8 @@ export interface ReserveRange {
   from: number;
   to: number;
   step: number;
+  /** Amounts that are multiples of this are never taken (the method's round unit); 0: none skipped. */
+  skipMultiplesOf: number;
   intentId: string;
   reservedUntil: number;
   now: number;
@@ -101,12 +103,13 @@ export function createIntentStore(db: Db, sqlite: SQLite.Database): IntentStore 
     },
     reserveFirst: (r) => {
       const take = (payAmountMinor: number) => reserve.run({ method: r.method, receiver: r.receiver, payAmountMinor, intentId: r.intentId, reservedUntil: r.reservedUntil, now: r.now }).changes > 0;
+      const allowed = (amount: number) => r.skipMultiplesOf === 0 || amount % r.skipMultiplesOf !== 0;
       // The first amount (the price itself) is usually free: one statement.
-      if (take(r.from)) return r.from;
+      if (allowed(r.from) && take(r.from)) return r.from;
       // Inside the write lock nothing changes meanwhile: read the held ones once, try the rest.
       const held = new Set(heldAmounts.all(r.method, r.receiver, r.from + r.step, r.to, r.now) as number[]);
       for (let amount = r.from + r.step; amount <= r.to; amount += r.step) {
-        if (!held.has(amount) && take(amount)) return amount;
+        if (allowed(amount) && !held.has(amount) && take(amount)) return amount;
       }
       return null;
     },

@@ -12,6 +12,13 @@ export interface MethodRules {
   amountStep: bigint;
   /** Ticker shown to people. */
   unit: string;
+  /**
+   * The amount payers round to (a whole ₹1.00, 1 USDT, 1 SOL): no pay_amount is ever a multiple
+   * of it, so a payer who rounds ₹499.37 down to ₹499.00 pays short of some intent, never
+   * exactly another customer's (issue 27; docs/api.md "Unique pay_amount"). null: the method
+   * never matches by amount.
+   */
+  roundUnitMinor: bigint | null;
 }
 
 /** How a method spells the references of its transfers. */

@@ -5,7 +5,7 @@ import { writeTx, type Db } from '../db/open.ts';
 import { intentFromRow } from '../db/intent-rows.ts';
 import { base58Encode } from '../domain/base58.ts';
 import { payeeShown } from '../domain/deposit.ts';
-import { merchantShare, topOffsetSteps } from '../domain/amount-window.ts';
+import { isRoundAmount, merchantShare, roundOffsets, topOffsetSteps, windowCapacity } from '../domain/amount-window.ts';
 import { PaydError } from '../domain/errors.ts';
 import { createdView, intentView, NO_MONEY, type Intent, type IntentStatus, type IntentView, type ViewContext } from '../domain/intent.ts';
 import type { Method } from '../domain/methods.ts';
@@ -74,9 +74,10 @@ export function createIntentService(d: IntentServiceDeps) {
   const metrics = d.metrics ?? noopMetrics;
   const poolWarnedAt = new Map<string, number>();
 
-  /** How full the window of pay amounts above this amount was: the share searched to find a free one. */
+  /** How full the window of pay amounts above this amount was: the share of its amounts (whole ones never count) searched to find a free one. */
   function notePoolUse(method: Method, a: MethodAmounts, amountMinor: bigint, payAmount: bigint): void {
-    const ratio = Number((payAmount - amountMinor) / a.stepMinor + 1n) / Number(topOffsetSteps(amountMinor, a) + 1n);
+    const k = (payAmount - amountMinor) / a.stepMinor;
+    const ratio = Number(k + 1n - roundOffsets(amountMinor, k, a)) / Number(windowCapacity(amountMinor, a));
     metrics.amountPoolUse(method, a.receiver, ratio);
     if (ratio <= POOL_WARN_RATIO || !d.log) return;
     const key = `${method}:${a.receiver}`;
@@ -175,16 +176,19 @@ export function createIntentService(d: IntentServiceDeps) {
     const top = topOffsetSteps(amountMinor, a);
     const price = minorToDb(amountMinor);
     const last = minorToDb(amountMinor + top * a.stepMinor);
-    const slot = { ...scope, step: minorToDb(a.stepMinor), intentId, reservedUntil };
+    // Whole amounts (₹499.00) are skipped: a payer rounding down never matches another intent exactly.
+    const slot = { ...scope, step: minorToDb(a.stepMinor), skipMultiplesOf: a.roundUnitMinor === null ? 0 : minorToDb(a.roundUnitMinor), intentId, reservedUntil };
     let from = price;
     if (a.merchantSharePercent < 100) {
-      // The share counts only once the price itself is taken.
-      if ((await w.reserveFirst({ ...slot, from: price, to: price })) !== null) return amountMinor;
+      // The share counts only once the first amount (the price itself, or the next when the price is whole) is taken.
+      const first = isRoundAmount(amountMinor, a) ? price + slot.step : price;
+      if (first <= last && (await w.reserveFirst({ ...slot, from: first, to: first })) !== null) return BigInt(first);
       const found = await w.held({ ...scope, merchantId, from: price, to: last });
-      if (found.byMerchant >= merchantShare(top, a.merchantSharePercent)) {
-        return unavailable(`this shop already holds ${found.byMerchant} of the ${top + 1n} pay amounts near ${formatMinor(amountMinor, decimalsOf(method))} ${method} (its share: ${a.merchantSharePercent} %)`);
+      const capacity = windowCapacity(amountMinor, a);
+      if (found.byMerchant >= merchantShare(capacity, a.merchantSharePercent)) {
+        return unavailable(`this shop already holds ${found.byMerchant} of the ${capacity} pay amounts near ${formatMinor(amountMinor, decimalsOf(method))} ${method} (its share: ${a.merchantSharePercent} %)`);
       }
-      from = price + slot.step;
+      from = first + slot.step;
     }
     const taken = from <= last ? await w.reserveFirst({ ...slot, from, to: last }) : null;
     if (taken !== null) return BigInt(taken);

@@ -27,11 +27,11 @@ forEachStore((store) => {
     const a = await create(m.headers, 'a', 10);
     const b = await create(m.headers, 'b', 20.5);
     const tiny = await create(m.headers, 'tiny', 0.000000001, 'SOL');
-    await create(other.headers, 'x', 30);
-    await upiCredit(p, 10, 'UTR-A');
+    const x = await create(other.headers, 'x', 30);
+    await upiCredit(p, a.pay_amount, 'UTR-A');
     await p.api('POST', `/api/v1/intents/${b.intent_id}/cancel`, { headers: m.headers });
     await p.api('POST', `/api/v1/intents/${tiny.intent_id}/cancel`, { headers: m.headers });
-    await upiCredit(p, 30, 'UTR-X'); // the other merchant's
+    await upiCredit(p, x.pay_amount, 'UTR-X'); // the other merchant's
     await p.app.events.enqueueTest(m.clientId); // not a business event: not in the feed
     const hooks = await receiver.waitFor(4, 5000);
     // Each webhook is as the document's `webhooks` describe it.
@@ -75,7 +75,7 @@ forEachStore((store) => {
 
     // The merchant saw the first event, then went down.
     const first = await create('o-0', 100);
-    await upiCredit(p, 100, 'UTR-0');
+    await upiCredit(p, first.pay_amount, 'UTR-0');
     const seen = (await feed('')).body.data.map((e: any) => e.id);
     assert.equal(seen.length, 1);
     let lastSeen = seen[0];
@@ -89,7 +89,7 @@ forEachStore((store) => {
     for (let i = 1; i <= 12; i++) {
       const intent = await create(`o-${i}`, 100 + i);
       if (i % 3 === 0) await p.api('POST', `/api/v1/intents/${intent.intent_id}/cancel`, { headers: m.headers });
-      else if (i % 3 === 1) await upiCredit(p, 100 + i, `UTR-${i}`);
+      else if (i % 3 === 1) await upiCredit(p, intent.pay_amount, `UTR-${i}`);
       else expiring.push(intent.intent_id);
       if (i % 3 !== 2) written.push(...(await eventOf(intent.intent_id)));
     }
@@ -112,7 +112,7 @@ forEachStore((store) => {
       lastSeen = r.body.next_cursor;
       if (page === 0) {
         const lateIntent = await create('late', 500);
-        await upiCredit(p, 500, 'UTR-LATE');
+        await upiCredit(p, lateIntent.pay_amount, 'UTR-LATE');
         late = (await p.app.events.forIntent(lateIntent.intent_id))[0].event_id;
       }
       if (!r.body.has_more) break;

@@ -49,7 +49,7 @@ forEachStore((store) => {
     assert.notEqual(usdtSol.body.reference, sol.body.reference);
     const tron = await p.api('POST', '/api/v1/intents/create-payment', { body: { amount: 25, currency: 'USDT_TRC20', order_id: 't' }, headers: m.headers });
     assert.equal(tron.body.payment_address, RECEIVERS.USDT_TRC20);
-    assert.equal(tron.body.payment_uri, `tron:${RECEIVERS.USDT_TRC20}?token=TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t&amount=25`);
+    assert.equal(tron.body.payment_uri, `tron:${RECEIVERS.USDT_TRC20}?token=TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t&amount=25.01`, 'never a whole USDT');
   });
 
   test('20 concurrent identical creates produce one intent; a retry returns it whatever its status', async (t) => {
@@ -68,7 +68,7 @@ forEachStore((store) => {
     assert.notEqual(o.body.intent_id, results[0].body.intent_id);
   });
 
-  test('concurrent creates of one amount get distinct pay_amounts, smallest offsets first', async (t) => {
+  test('concurrent creates of one amount get distinct pay_amounts, smallest offsets first, never a whole unit', async (t) => {
     const p = await startPayd({ config: await store.config() });
     t.after(() => p.close());
     const m = await p.merchant();
@@ -76,12 +76,13 @@ forEachStore((store) => {
       Array.from({ length: 30 }, (_, i) => p.api('POST', '/api/v1/intents/create-payment', { body: { amount: 100, currency: 'UPI', order_id: `o-${i}` }, headers: m.headers })),
     );
     const pays = results.map((r) => Math.round(r.body.pay_amount * 100)).sort((a, b) => a - b);
-    assert.deepEqual(pays, Array.from({ length: 30 }, (_, i) => 10000 + i));
+    // ₹100.00 itself is never handed out: a payer rounding ₹100.37 down would pay it exactly.
+    assert.deepEqual(pays, Array.from({ length: 30 }, (_, i) => 10001 + i));
     // SOL and USDT_SOL share a wallet but are separate pools.
     const a = await p.api('POST', '/api/v1/intents/create-payment', { body: { amount: 1, currency: 'SOL', order_id: 's' }, headers: m.headers });
     const b = await p.api('POST', '/api/v1/intents/create-payment', { body: { amount: 1, currency: 'USDT_SOL', order_id: 'us' }, headers: m.headers });
-    assert.equal(a.body.pay_amount, 1);
-    assert.equal(b.body.pay_amount, 1);
+    assert.equal(a.body.pay_amount, 1.000001);
+    assert.equal(b.body.pay_amount, 1.01);
   });
 
   test('expiry: pending never shows after expires_at, housekeeping writes it, and the amount stays reserved for the cooldown', async (t) => {
@@ -100,9 +101,10 @@ forEachStore((store) => {
     const ev = await p.app.events.list({});
     assert.deepEqual(ev.map((e) => e.type), ['intent.expired']);
     // Within the cooldown the old pay_amount is not handed out again.
-    assert.equal((await mk('b')).body.pay_amount, 10.01);
+    assert.equal(first.pay_amount, 10.01, 'the whole ₹10.00 is never handed out');
+    assert.equal((await mk('b')).body.pay_amount, 10.02);
     clock.advance(3600_000);
-    assert.equal((await mk('c')).body.pay_amount, 10);
+    assert.equal((await mk('c')).body.pay_amount, 10.01);
     // Idempotent create of an expired intent returns it as it is.
     const again = await mk('a');
     assert.equal(again.body.intent_id, first.intent_id);
@@ -111,13 +113,14 @@ forEachStore((store) => {
 
   test('AMOUNT_UNAVAILABLE says when the first amount frees up, in Retry-After and in its detail', async (t) => {
     const clock = testClock(Date.parse('2026-11-22T10:00:00.000Z'));
-    const p = await startPayd({ clock, config: { ...(await store.config()), intents: { ttlSeconds: 60, amountReuseCooldownSeconds: 3600 }, methods: { SOL: { wallet: RECEIVERS.SOL, maxOffsetSteps: 1, maxSurchargePercent: 0 } } } });
+    const p = await startPayd({ clock, config: { ...(await store.config()), intents: { ttlSeconds: 60, amountReuseCooldownSeconds: 3600 }, methods: { SOL: { wallet: RECEIVERS.SOL, maxOffsetSteps: 2, maxSurchargePercent: 0 } } } });
     t.after(() => p.close());
     const m = await p.merchant();
     const mk = (order: string) => p.api('POST', '/api/v1/intents/create-payment', { body: { amount: 1, currency: 'SOL', order_id: order }, headers: m.headers });
-    assert.equal((await mk('a')).body.pay_amount, 1);
+    // 1, 1.000001, 1.000002: the whole SOL is never handed out, two amounts are.
+    assert.equal((await mk('a')).body.pay_amount, 1.000001);
     clock.advance(5_000);
-    assert.equal((await mk('b')).body.pay_amount, 1.000001);
+    assert.equal((await mk('b')).body.pay_amount, 1.000002);
     clock.advance(5_000);
     const full = await mk('c');
     assert.equal(full.status, 503);
@@ -126,7 +129,7 @@ forEachStore((store) => {
     assert.equal(full.headers.get('retry-after'), '3650');
     assert.match(full.body.detail, /free again in 3650 s \(Retry-After\)/);
     clock.advance(3650_000);
-    assert.equal((await mk('c')).body.pay_amount, 1);
+    assert.equal((await mk('c')).body.pay_amount, 1.000001);
   });
 });
 
@@ -140,7 +143,7 @@ test('data survives a restart, and no client secret is stored in the database fi
   t.after(() => second.close());
   const fetched = await second.api('GET', `/api/v1/intents/${created.intent_id}`, { headers: m.headers });
   assert.equal(fetched.status, 200);
-  assert.equal(fetched.body.pay_amount, 42);
+  assert.equal(fetched.body.pay_amount, 42.01);
   await second.app.db.destroy().catch(() => {});
 
   const files = readdirSync(first.dir).filter((f) => f.startsWith('payd.sqlite'));

@@ -87,7 +87,7 @@ test('Solana: two references in one transaction settle both intents; a third it 
   // sent by a relayer that pays the fee (fee payer ≠ sender, as in the recorded §3a transaction).
   const both = r.add(solTransfers({ from: payer, to: wallet, feePayer: newKey(), parts: [{ lamports: 100_000_000, references: [a.reference] }, { lamports: 200_000_000, references: [b.reference] }] }));
 
-  // USDT: three orders referenced by one CPI transfer (plain `transfer`, inside a swap) that covers only two.
+  // USDT: three orders (pay_amounts 1.01, 2.01, 4.01: never a whole USDT) referenced by one CPI transfer (plain `transfer`, inside a swap) that covers only two.
   const u1 = await create(p, m.headers, { amount: 1, currency: 'USDT_SOL', order_id: 'multi-u1' });
   const u2 = await create(p, m.headers, { amount: 2, currency: 'USDT_SOL', order_id: 'multi-u2' });
   const u3 = await create(p, m.headers, { amount: 4, currency: 'USDT_SOL', order_id: 'multi-u3' });
@@ -102,9 +102,9 @@ test('Solana: two references in one transaction settle both intents; a third it 
   assert.equal(await statusOf(p, u3.intent_id), 'pending', 'not covered: stays open for a later full payment');
   const usdt = (await p.app.payments.list({})).filter((x) => x.tx_ref.startsWith(partial));
   const byIntent = Object.fromEntries(usdt.map((x) => [x.intent_id, `${x.amount.text} ${x.status} ${x.reason ?? ''}`.trim()]));
-  // The rest carries u3's reference: credited to it (payments accumulate), the intent waits for the other 2.5.
-  assert.deepEqual(byIntent, { [u1.intent_id]: '1 matched', [u2.intent_id]: '2 matched', [u3.intent_id]: '1.5 matched' });
-  assert.equal((await p.app.intents.get(u3.intent_id)).amount_received.text, '1.5');
+  // The rest carries u3's reference: credited to it (payments accumulate), the intent waits for the other 2.53.
+  assert.deepEqual(byIntent, { [u1.intent_id]: '1.01 matched', [u2.intent_id]: '2.01 matched', [u3.intent_id]: '1.48 matched' });
+  assert.equal((await p.app.intents.get(u3.intent_id)).amount_received.text, '1.48');
 
   // Read again after a restart of the scan (the checkpoint is the signature): nothing more is recorded.
   const count = (await p.app.payments.list({})).length;
@@ -154,7 +154,7 @@ test('Solana Token-2022: the mint owner program is read once at start; the ATA d
   const m = await p.merchant();
   const intent = await create(p, m.headers, { amount: 12, currency: 'USDT_SOL', order_id: 'pyusd-1' });
   // Token-2022 balance rows and instruction (programId Tokenz…), into the Token-2022 ATA.
-  const paid = r.add(tokenTransfer({ payer, wallet, mint: PYUSD_MINT, tokenProgram: TOKEN_2022_PROGRAM, amount: 12_000_000n, reference: intent.reference }));
+  const paid = r.add(tokenTransfer({ payer, wallet, mint: PYUSD_MINT, tokenProgram: TOKEN_2022_PROGRAM, amount: 12_010_000n, reference: intent.reference }));
   await waitFor(async () => (await statusOf(p, intent.intent_id)) === 'settled', 10_000, 'the Token-2022 payment to settle');
   assert.equal((await p.app.intents.get(intent.intent_id)).transaction_hash, paid);
 

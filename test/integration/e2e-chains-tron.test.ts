@@ -37,9 +37,10 @@ test('TRON: several Transfer rows in one transaction are each a payment; both in
   // An exchange's batch payout: one transaction, three Transfer events to us (the last a repeat of the first).
   const id = txid();
   const at = Date.now();
-  g.add({ transaction_id: id, from: STRANGER, value: '10000000', block_timestamp: at });
-  g.add({ transaction_id: id, from: STRANGER, value: '20000000', block_timestamp: at });
-  g.add({ transaction_id: id, from: STRANGER, value: '10000000', block_timestamp: at });
+  // pay_amounts 10.01 and 20.01: never a whole USDT.
+  g.add({ transaction_id: id, from: STRANGER, value: '10010000', block_timestamp: at });
+  g.add({ transaction_id: id, from: STRANGER, value: '20010000', block_timestamp: at });
+  g.add({ transaction_id: id, from: STRANGER, value: '10010000', block_timestamp: at });
 
   await waitFor(async () => (await statusOf(p, ten.intent_id)) === 'settled' && (await statusOf(p, twenty.intent_id)) === 'settled', 8000, 'both intents to settle');
   assert.equal((await p.app.intents.get(ten.intent_id)).transaction_hash, id);
@@ -72,12 +73,12 @@ test('TRON: a transaction an operator already settled by hand is not counted aga
   const id = txid();
   // Before the source sees it, the operator settles the intent with the TRON transaction id.
   await p.app.ledger.ingestWith(
-    { method: 'USDT_TRC20', receiver: MERCHANT, amountMinor: 5_000_000n, txRef: id, occurredAt: Date.now(), observedAt: Date.now(), source: 'manual' },
+    { method: 'USDT_TRC20', receiver: MERCHANT, amountMinor: 5_010_000n, txRef: id, occurredAt: Date.now(), observedAt: Date.now(), source: 'manual' },
     undefined,
     { intentId: intent.intent_id, note: 'paid, customer sent the tx id' },
   );
-  g.add({ transaction_id: id, from: CUSTOMER, value: '5000000', block_timestamp: Date.now() });
-  g.add({ transaction_id: id, from: CUSTOMER, value: '6000000', block_timestamp: Date.now() });
+  g.add({ transaction_id: id, from: CUSTOMER, value: '5010000', block_timestamp: Date.now() });
+  g.add({ transaction_id: id, from: CUSTOMER, value: '6010000', block_timestamp: Date.now() });
   await waitFor(async () => (await statusOf(p, other.intent_id)) === 'settled', 8000, 'the other row of that transaction to settle');
   const payments = await p.app.payments.list({});
   assert.equal(payments.length, 2, JSON.stringify(payments));
@@ -94,7 +95,7 @@ test('TRON: a transfer TronGrid lists 20 minutes late is never seen by the listi
   await waitFor(async () => g.requests.length >= 1, 5000, 'a first listing');
 
   // Paid a minute after the intent was created; TronGrid does not list it yet.
-  const late = g.add({ value: '33000000', from: CUSTOMER, block_timestamp: t0 + 60_000, indexed: false });
+  const late = g.add({ value: '33010000', from: CUSTOMER, block_timestamp: t0 + 60_000, indexed: false });
   // 21 minutes later another transfer is listed: the watermark moves past the missing one.
   clock.advance(22 * 60_000);
   g.add({ value: '1000000', from: STRANGER, block_timestamp: t0 + 21 * 60_000 });

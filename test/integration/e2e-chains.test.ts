@@ -55,7 +55,7 @@ forEachStore((store) => {
     const intent = (await first.api('POST', '/api/v1/intents/create-payment', { body: { amount: 7, currency: 'USDT_TRC20', order_id: 'offline' }, headers: m.headers })).body;
     await waitFor(async () => grid.requests.length > 0, 5000, 'a first listing');
     await first.close();
-    const tx = grid.add({ to: MERCHANT, from: CUSTOMER, value: '7000000', confirmed: true, block_timestamp: Date.now() });
+    const tx = grid.add({ to: MERCHANT, from: CUSTOMER, value: '7010000', confirmed: true, block_timestamp: Date.now() });
     const second = await payd(t, { USDT_TRC20: { address: MERCHANT, apiUrl: grid.url, pollSeconds: 0.1 } }, { store, again: first });
     await waitFor(async () => (await statusOf(second, intent.intent_id)) === 'settled', 5000, 'backfilled settlement');
     assert.equal((await second.app.intents.get(intent.intent_id)).transaction_hash, tx.transaction_id);
@@ -79,7 +79,7 @@ forEachStore((store) => {
 
     rpc.add(solTransfer({ from: payer, to: wallet, lamports: 500_000_000, reference: sol.reference, err: { InstructionError: [0, 'Custom'] }, blockTime }));
     const good = rpc.add(solTransfer({ from: payer, to: wallet, lamports: 500_000_000, reference: sol.reference, blockTime }));
-    const token = rpc.add(tokenTransfer({ payer, wallet, amount: 3_000_000n, blockTime, createAta: true }));
+    const token = rpc.add(tokenTransfer({ payer, wallet, amount: 3_010_000n, blockTime, createAta: true }));
 
     await waitFor(async () => (await statusOf(p, sol.intent_id)) === 'settled' && (await statusOf(p, usdt.intent_id)) === 'settled', 8000, 'both settlements');
     assert.equal((await p.app.intents.get(sol.intent_id)).transaction_hash, good);

@@ -23,9 +23,9 @@ test('/metrics: strict Prometheus text with the payd families counting what happ
   const create = async (order: string) => (await p.api('POST', '/api/v1/intents/create-payment', { headers: m.headers, body: { amount: 10, currency: 'UPI', order_id: order } })).body;
   const a = await create('a');
   const b = await create('b');
-  assert.equal(b.pay_amount, 10.01);
+  assert.equal(b.pay_amount, 10.02, 'a: ₹10.01, b: ₹10.02 (never the whole ₹10.00)');
   // a: paid exactly (settled); a stray transfer nobody asked for (unmatched); b: expires.
-  await p.app.sandboxSource.simulate({ method: 'UPI', receiver: RECEIVERS.UPI, amountMinor: 1000n, txRef: '111122223333', reference: null });
+  await p.app.sandboxSource.simulate({ method: 'UPI', receiver: RECEIVERS.UPI, amountMinor: 1001n, txRef: '111122223333', reference: null });
   await p.app.sandboxSource.simulate({ method: 'UPI', receiver: RECEIVERS.UPI, amountMinor: 777n, txRef: '444455556666', reference: null });
   await waitFor(async () => (await p.app.intents.get(a.intent_id)).status === 'settled', 10_000, 'settlement');
   await p.app.ledger.reject({ source: 'imap', method: 'UPI', ref: 'imap:1:9', reason: 'dkim_invalid', observedAt: clock.now() });
@@ -56,8 +56,8 @@ test('/metrics: strict Prometheus text with the payd families counting what happ
   assert.ok(sampleValue(fam, 'payd_source_lag_seconds', { method: 'sandbox' })! >= 0);
   const receiverLabel = [...fam.get('payd_amount_pool_use_ratio')!.samples][0]!.labels;
   assert.equal(receiverLabel.method, 'UPI');
-  // b searched 2 of the 101 amounts of 10.00's window.
-  assert.equal(sampleValue(fam, 'payd_amount_pool_use_ratio', receiverLabel), 2 / 101);
+  // b searched 2 of the 99 amounts of 10.00's window (₹10.00 … ₹11.00 less its two whole rupees).
+  assert.equal(sampleValue(fam, 'payd_amount_pool_use_ratio', receiverLabel), 2 / 99);
   assert.ok(fam.has('process_cpu_user_seconds_total') && fam.has('nodejs_eventloop_lag_seconds'), 'process metrics');
   // Prometheus naming: payd_ prefix, counters end in _total, labels from small closed sets (never an id).
   for (const [name, f] of fam) {

@@ -102,14 +102,14 @@ test('a create passes over an amount another transaction is reserving (not commi
   t.after(() => p.close());
   const m = await p.merchant();
   const create = (order: string) => p.api('POST', '/api/v1/intents/create-payment', { body: { amount: 10, currency: 'UPI', order_id: order }, headers: m.headers });
-  // Another create, elsewhere, has reserved ₹10.00 and not committed yet.
+  // Another create, elsewhere, has reserved ₹10.01 (the first pay amount: never the whole ₹10.00) and not committed yet.
   let reserved!: () => void;
   let release!: () => void;
   const isReserved = new Promise<void>((r) => (reserved = r));
   const released = new Promise<void>((r) => (release = r));
   const other = createPostgresIntentStore(p.app.db).write(async (w) => {
     const now = Date.now();
-    assert.equal(await w.reserveFirst({ method: 'UPI', receiver: 'shop@hdfcbank', from: 1000, to: 1000, step: 1, intentId: 'elsewhere', reservedUntil: now + 3_600_000, now }), 1000);
+    assert.equal(await w.reserveFirst({ method: 'UPI', receiver: 'shop@hdfcbank', from: 1000, to: 1001, step: 1, skipMultiplesOf: 100, intentId: 'elsewhere', reservedUntil: now + 3_600_000, now }), 1001);
     reserved();
     await released;
     throw new Error('rolled back');
@@ -120,13 +120,13 @@ test('a create passes over an amount another transaction is reserving (not commi
   const next = await create('while-reserved');
   const ms = Date.now() - t0;
   assert.equal(next.status, 200, next.text);
-  assert.equal(next.body.pay_amount, 10.01);
+  assert.equal(next.body.pay_amount, 10.02);
   // Waiting for the other transaction would have lasted until the lock timeout (3 s), then 503.
   assert.ok(ms < 2900, `answered after ${ms} ms`);
   release();
   await assert.rejects(other, /rolled back/);
   const after = await create('after-rollback');
-  assert.equal(after.body.pay_amount, 10);
+  assert.equal(after.body.pay_amount, 10.01);
 });
 
 async function loadAverage(): Promise<string[]> {

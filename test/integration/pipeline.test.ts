@@ -72,13 +72,13 @@ forEachStore((store) => {
 
   test('concurrent identical observations settle one intent once', async (t) => {
     const { p, create, fetchIntent } = await setup(t);
-    const intent = await create({ amount: 10, currency: 'UPI', order_id: 'c' });
-    const outcomes = await Promise.all(Array.from({ length: 10 }, () => p.app.ledger.ingest(upi(p, 1000n, '500000000001'))));
+    const intent = await create({ amount: 10, currency: 'UPI', order_id: 'c' }); // pay_amount ₹10.01: never a whole rupee
+    const outcomes = await Promise.all(Array.from({ length: 10 }, () => p.app.ledger.ingest(upi(p, 1001n, '500000000001'))));
     assert.deepEqual(outcomes.map((o) => o.kind).sort(), ['duplicate', 'duplicate', 'duplicate', 'duplicate', 'duplicate', 'duplicate', 'duplicate', 'duplicate', 'duplicate', 'settled']);
     assert.equal((await fetchIntent(intent.intent_id)).status, 'settled');
     assert.equal((await p.app.events.list({})).filter((e) => e.type === 'payment.success').length, 1);
     // A second, different payment of the same amount does not settle the intent again: it is held on it.
-    const second = await p.app.ledger.ingest(upi(p, 1000n, '500000000002'));
+    const second = await p.app.ledger.ingest(upi(p, 1001n, '500000000002'));
     assert.deepEqual([second.kind, second.kind === 'held' && second.reason], ['held', 'after_settlement']);
     assert.equal((await fetchIntent(intent.intent_id)).transaction_hash, '500000000001');
   });
@@ -87,12 +87,12 @@ forEachStore((store) => {
     const clock = testClock(Date.parse('2026-11-22T10:00:00.000Z'));
     const { p, create, fetchIntent } = await setup(t, { clock, config: { intents: { ttlSeconds: 600 } } });
     const intent = await create({ amount: 10, currency: 'UPI', order_id: 'u' });
-    const wrong = await p.app.ledger.ingest(upi(p, 1001n, '600000000001'));
+    const wrong = await p.app.ledger.ingest(upi(p, 1002n, '600000000001'));
     assert.deepEqual([wrong.kind, wrong.kind === 'unmatched' && wrong.reason], ['unmatched', 'no_matching_intent']);
-    const early = await p.app.ledger.ingest(upi(p, 1000n, '600000000002', { occurredAt: clock.now() - 120_000 }));
+    const early = await p.app.ledger.ingest(upi(p, 1001n, '600000000002', { occurredAt: clock.now() - 120_000 }));
     assert.deepEqual([early.kind, early.kind === 'unmatched' && early.reason], ['unmatched', 'too_early']);
     // Late beyond the amount's reservation (expires_at + the 24 h cooldown): no longer this intent's.
-    const late = await p.app.ledger.ingest(upi(p, 1000n, '600000000003', { occurredAt: clock.now() + 601_000 + 86_400_000 }));
+    const late = await p.app.ledger.ingest(upi(p, 1001n, '600000000003', { occurredAt: clock.now() + 601_000 + 86_400_000 }));
     assert.deepEqual([late.kind, late.kind === 'unmatched' && late.reason], ['unmatched', 'late']);
     assert.equal((await fetchIntent(intent.intent_id)).status, 'pending');
     const unmatched = await p.app.payments.list({ unmatched: true });
@@ -112,7 +112,7 @@ forEachStore((store) => {
     clock.advance(3600_000);
     await p.app.intents.expireDue();
     assert.equal((await fetchIntent(intent.intent_id)).status, 'expired');
-    const o = await p.app.ledger.ingest(upi(p, 1000n, '700000000001', { occurredAt: paidAt }));
+    const o = await p.app.ledger.ingest(upi(p, 1001n, '700000000001', { occurredAt: paidAt }));
     assert.equal(o.kind, 'settled');
     assert.equal((await fetchIntent(intent.intent_id)).status, 'settled');
   });
@@ -140,9 +140,9 @@ forEachStore((store) => {
     assert.equal((await p.app.ledger.ingest(sol('sig-over', 2_500_000_000n, [b.reference]))).kind, 'settled');
     const again = await p.app.ledger.ingest(sol('sig-again', 2_000_000_000n, [b.reference]));
     assert.deepEqual([again.kind, again.kind === 'held' && again.reason], ['held', 'after_settlement']);
-    // Without a reference, the exact pay_amount still matches.
+    // Without a reference, the exact pay_amount (3.000001: never a whole SOL) still matches.
     const c = await create({ amount: 3, currency: 'SOL', order_id: 'ref-c' });
-    assert.equal((await p.app.ledger.ingest(sol('sig-plain', 3_000_000_000n, []))).kind, 'settled');
+    assert.equal((await p.app.ledger.ingest(sol('sig-plain', 3_000_001_000n, []))).kind, 'settled');
     assert.equal((await fetchIntent(c.intent_id)).transaction_hash, 'sig-plain');
   });
 
@@ -150,7 +150,7 @@ forEachStore((store) => {
     let mode: 'flaky' | 'gone' | 'ok' = 'flaky';
     const { p, receiver, create } = await setup(t, {}, (_r, n) => (mode === 'flaky' ? (n < 3 ? 500 : 200) : mode === 'gone' ? 410 : 200));
     await create({ amount: 10, currency: 'UPI', order_id: 'r1' });
-    await p.app.ledger.ingest(upi(p, 1000n, '800000000001'));
+    await p.app.ledger.ingest(upi(p, 1001n, '800000000001'));
     const three = await receiver.waitFor(3, 5000);
     assert.equal(new Set(three.map((r) => r.headers['webhook-id'])).size, 1);
     const id = String(three[0].headers['webhook-id']);
@@ -160,7 +160,7 @@ forEachStore((store) => {
 
     mode = 'gone';
     await create({ amount: 11, currency: 'UPI', order_id: 'r2' });
-    await p.app.ledger.ingest(upi(p, 1100n, '800000000002'));
+    await p.app.ledger.ingest(upi(p, 1101n, '800000000002'));
     await receiver.waitFor(4);
     const goneId = String(receiver.received[3].headers['webhook-id']);
     await waitFor(async () => (await p.app.events.show(goneId)).status === 'failed', 5000, 'event status');
@@ -181,7 +181,7 @@ forEachStore((store) => {
     });
     for (const [i, order] of ['hang', 'reset', 'moved', 'fine'].entries()) {
       await create({ amount: 20 + i, currency: 'UPI', order_id: order });
-      await p.app.ledger.ingest(upi(p, BigInt(2000 + i * 100), `90000000000${i}`));
+      await p.app.ledger.ingest(upi(p, BigInt(2001 + i * 100), `90000000000${i}`));
     }
     await receiver.waitFor(4, 3000);
     const events = await waitFor(async () => {
@@ -203,7 +203,7 @@ forEachStore((store) => {
     const { p, m, receiver, create } = await setup(t);
     const { webhook_secret } = await p.app.merchants.rotateWebhookSecret(m.clientId);
     await create({ amount: 10, currency: 'UPI', order_id: 'rot' });
-    await p.app.ledger.ingest(upi(p, 1000n, '910000000001'));
+    await p.app.ledger.ingest(upi(p, 1001n, '910000000001'));
     const [hook] = await receiver.waitFor(1);
     const headers = { 'webhook-id': String(hook.headers['webhook-id']), 'webhook-timestamp': String(hook.headers['webhook-timestamp']), 'webhook-signature': String(hook.headers['webhook-signature']) };
     assert.equal(headers['webhook-signature'].split(' ').length, 2);

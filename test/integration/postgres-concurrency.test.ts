@@ -56,7 +56,7 @@ test('100 concurrent creates of one amount over two nodes → 100 distinct pay_a
   const results = await Promise.all(Array.from({ length: 100 }, (_, i) => create(i % 2 ? b : a, m.headers, { amount: 100, currency: 'UPI', order_id: `o-${i}` })));
   assert.deepEqual(new Set(results.map((r) => r.status)), new Set([200]), JSON.stringify(results.find((r) => r.status !== 200)?.body));
   const pays = results.map((r) => Math.round(r.body.pay_amount * 100)).sort((x, y) => x - y);
-  assert.deepEqual(pays, Array.from({ length: 100 }, (_, i) => 10000 + i));
+  assert.deepEqual(pays, Array.from({ length: 100 }, (_, i) => 10001 + i), '₹100.01 …: never the whole ₹100.00');
   const n = await a.app.db.selectFrom('amount_reservations').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   assert.equal(Number(n.n), 100);
 });

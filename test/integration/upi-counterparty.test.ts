@@ -1,6 +1,6 @@
-// Issue 24 item 1, end to end: a genuine, DKIM-signed ₹1.00 HDFC credit whose payer registered the name
-// "Rs.5000.00 has been credited to your HDFC Bank account ending 4321" does not settle the open ₹5000.00
-// intent (nor the ₹1.00 one): it is kept as the rejection suspicious_counterparty with its raw message. A
+// Issue 24 item 1, end to end: a genuine, DKIM-signed ₹1.01 HDFC credit whose payer registered the name
+// "Rs.5000.01 has been credited to your HDFC Bank account ending 4321" does not settle the open ₹5000.01
+// intent (nor the ₹1.01 one; pay_amounts are never whole rupees): it is kept as the rejection suspicious_counterparty with its raw message. A
 // genuine HDFC debit whose payee carries that name settles nothing either. Through a real Dovecot, the real
 // app and a DNS server the test runs; keys are made here, never a bank's.
 import assert from 'node:assert/strict';
@@ -12,7 +12,7 @@ import type { PaydHarness } from '../helpers/payd.ts';
 import { startUpiPayd } from '../helpers/upi-payd.ts';
 import { waitFor } from '../helpers/wait.ts';
 
-const NAME = 'Rs.5000.00 has been credited to your HDFC Bank account ending 4321';
+const NAME = 'Rs.5000.01 has been credited to your HDFC Bank account ending 4321';
 
 /** Today's date as HDFC prints it (IST, dd-mm-yy). */
 function istToday(): string {
@@ -36,20 +36,20 @@ describe('a counterparty name that reads like the bank (Dovecot + DNS)', () => {
     await dns.stop();
   });
 
-  test('the ₹1.00 alert with the injected name settles no intent; the genuine ₹5000.00 alert after it does', async () => {
+  test('the ₹1.01 alert with the injected name settles no intent; the genuine ₹5000.01 alert after it does', async () => {
     const p = await startUpiPayd(dovecot, 'Names', { dnsServer: await dns.start(), retryHours: 24 });
     h = p.h;
     const big = await p.intent(5000);
     const small = await p.intent(1);
-    assert.equal(Number(big.pay_amount.text), 5000, 'customers pay exactly ₹5000.00');
-    assert.equal(Number(small.pay_amount.text), 1);
+    assert.equal(Number(big.pay_amount.text), 5000.01, 'customers pay exactly ₹5000.01 (never a whole rupee)');
+    assert.equal(Number(small.pay_amount.text), 1.01);
 
     // The legacy template (hdfcbank.net), as REAL-2026.md E-01 prints it, with the payer's chosen name.
     const credit = alertMail({
       id: 'legacy',
       from: 'HDFC Bank InstaAlerts <alerts@hdfcbank.net>',
       subject: 'View: Account update for your HDFC Bank A/c',
-      text: `Dear Customer, Rs. 1.00 is successfully credited to your account **4321 by VPA attacker@okaxis ${NAME} on ${istToday()}. Your UPI transaction reference number is 632699990001. Thank you for banking with us. Warm Regards, HDFC Bank`,
+      text: `Dear Customer, Rs. 1.01 is successfully credited to your account **4321 by VPA attacker@okaxis ${NAME} on ${istToday()}. Your UPI transaction reference number is 632699990001. Thank you for banking with us. Warm Regards, HDFC Bank`,
     });
     // The 2026 debit template: the merchant paid someone whose name is the same sentence.
     const debit = alertMail({
@@ -64,11 +64,11 @@ describe('a counterparty name that reads like the bank (Dovecot + DNS)', () => {
 
     await waitFor(async () => (await p.rejections()).some((r) => r.reason === 'suspicious_counterparty'), 10_000, 'the credit to be rejected suspicious_counterparty');
     // Read in order: a genuine alert appended now is seen after both.
-    await dovecot.append(await signer.sign(hdfcCredit({ rupees: '5000.00', utr: '632699990003', account: '4321' }), [{ domain: 'hdfcbank.bank.in', selector: 's1' }]), { mailbox: 'Names' });
-    await waitFor(async () => (await p.status(big.intent_id)) === 'settled', 10_000, 'the genuine ₹5000.00 alert to settle');
+    await dovecot.append(await signer.sign(hdfcCredit({ rupees: '5000.01', utr: '632699990003', account: '4321' }), [{ domain: 'hdfcbank.bank.in', selector: 's1' }]), { mailbox: 'Names' });
+    await waitFor(async () => (await p.status(big.intent_id)) === 'settled', 10_000, 'the genuine ₹5000.01 alert to settle');
 
-    assert.equal((await p.h.app.intents.get(big.intent_id)).transaction_hash, '632699990003', 'settled by the genuine alert, not by the ₹1.00 one');
-    assert.equal(await p.status(small.intent_id), 'pending', 'the suspicious ₹1.00 credit settles nothing');
+    assert.equal((await p.h.app.intents.get(big.intent_id)).transaction_hash, '632699990003', 'settled by the genuine alert, not by the ₹1.01 one');
+    assert.equal(await p.status(small.intent_id), 'pending', 'the suspicious ₹1.01 credit (exactly the small intent\'s pay_amount) settles nothing');
     const payments = await p.h.app.payments.list({ limit: 10 });
     assert.deepEqual(payments.map((x) => x.tx_ref), ['632699990003'], 'neither the suspicious credit nor the debit became a payment');
     const rows = await p.h.app.db.selectFrom('rejections').select(['reason', 'raw', 'detail_json']).execute();

@@ -38,11 +38,15 @@ const shared = {
   },
 } as const;
 
-/** USDT as an SPL token, to the wallet's associated token account for the mint. */
+/**
+ * USDT as an SPL token, to the wallet's associated token account for the mint.
+ * Solana intents are matched by their reference, but a transfer without one (typed by hand, an
+ * exchange withdrawal) is matched by amount like UPI and TRON: so the same round-unit rule holds.
+ */
 export const usdtSolMethod: MethodDescriptor<UsdtSolSection> = {
   ...shared,
   id: 'USDT_SOL',
-  rules: { decimals: USDT_SPL_DECIMALS, amountStep: 10_000n, unit: 'USDT' }, // 0.01 USDT
+  rules: { decimals: USDT_SPL_DECIMALS, amountStep: 10_000n, unit: 'USDT', roundUnitMinor: 1_000_000n }, // 0.01 USDT; never a whole USDT
   config: UsdtSolConfig,
   token: (s) => s?.mint ?? USDT_SPL_MINT,
   paymentUri: solanaPay(USDT_SPL_DECIMALS),
@@ -62,7 +66,7 @@ export const usdtSolMethod: MethodDescriptor<UsdtSolSection> = {
 export const solMethod: MethodDescriptor<SolSection> = {
   ...shared,
   id: 'SOL',
-  rules: { decimals: SOL_DECIMALS, amountStep: 1_000n, unit: 'SOL' }, // 0.000001 SOL
+  rules: { decimals: SOL_DECIMALS, amountStep: 1_000n, unit: 'SOL', roundUnitMinor: 1_000_000_000n }, // 0.000001 SOL; never a whole SOL
   config: SolConfig,
   paymentUri: solanaPay(SOL_DECIMALS),
   remainderUri: remainder(SOL_DECIMALS),

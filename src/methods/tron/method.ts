@@ -10,7 +10,7 @@ import { USDT_TRC20_DECIMALS } from './units.ts';
 export const usdtTrc20Method: MethodDescriptor<TronSection> = {
   id: 'USDT_TRC20',
   family: 'tron',
-  rules: { decimals: USDT_TRC20_DECIMALS, amountStep: 10_000n, unit: 'USDT' }, // 0.01 USDT
+  rules: { decimals: USDT_TRC20_DECIMALS, amountStep: 10_000n, unit: 'USDT', roundUnitMinor: 1_000_000n }, // 0.01 USDT; never a whole USDT
   txRef: {
     noun: 'transaction id',
     // Lower-case hex without 0x; a row key (txid:from:value) keeps its base58 sender as is.

@@ -9,7 +9,7 @@ const q = encodeURIComponent;
 export const upiMethod: MethodDescriptor<UpiSection> = {
   id: 'UPI',
   family: 'upi',
-  rules: { decimals: 2, amountStep: 1n, unit: 'INR' }, // 0.01 INR
+  rules: { decimals: 2, amountStep: 1n, unit: 'INR', roundUnitMinor: 100n }, // 0.01 INR; never a whole rupee
   // A UTR is digits ("UTR 1234 5678 9012" is the same transfer).
   txRef: { noun: 'UTR (digits)', normalize: (t) => t.replace(/\D/g, '') },
   config: UpiConfig,
