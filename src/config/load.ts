@@ -142,7 +142,7 @@ export function methodPolicy(
   method: Method,
   decimals: number,
   s: { latePayments?: 'settle' | 'hold'; underpaymentTolerance?: string; attributionWindow?: number },
-  a: Pick<MethodAmounts, 'stepMinor' | 'maxOffsetSteps'>,
+  a: Pick<MethodAmounts, 'stepMinor' | 'maxOffsetSteps' | 'roundUnitMinor'>,
 ): PaymentPolicy {
   let underpaymentTolerance: PaymentPolicy['underpaymentTolerance'] = null;
   if (s.underpaymentTolerance !== undefined) {
@@ -154,7 +154,7 @@ export function methodPolicy(
     const w = parseDecimal(numberToDecimalText(s.attributionWindow), decimals);
     attributionWindowMinor = w.ok ? w.minor : fail(`methods.${method}.attributionWindow`, `at most ${decimals} decimals`);
   }
-  return { latePayments: s.latePayments ?? 'settle', underpaymentTolerance, attributionWindowMinor };
+  return { latePayments: s.latePayments ?? 'settle', underpaymentTolerance, attributionWindowMinor, roundUnitMinor: a.roundUnitMinor };
 }
 
 function resolveSecrets(value: unknown, path: string, baseDir: string, env: Env): unknown {

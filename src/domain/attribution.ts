@@ -133,7 +133,11 @@ function byAmount(p: ReceivedPayment, candidates: readonly Candidate[], ctx: Att
   if (exact.length === 1) return toOne(p, exact[0], ctx);
 
   const window = holders.filter((c) => c.intent.payAmountMinor > p.amountMinor && c.intent.payAmountMinor - p.amountMinor <= ctx.policy.attributionWindowMinor);
-  if (window.length === 1 && isOpen(window[0].intent)) return toOne(p, window[0], ctx);
+  if (window.length === 1 && isOpen(window[0].intent)) {
+    // ₹500.00 may be ₹499.37 rounded up or ₹500.40 rounded down: with another reserved amount within a unit, nobody's.
+    if (roundingOfAnother(p, holders, window[0], ctx.policy.roundUnitMinor)) return { kind: 'unmatched', reason: 'ambiguous' };
+    return toOne(p, window[0], ctx);
+  }
   if (window.length > 1) return { kind: 'unmatched', reason: 'ambiguous' };
 
   // Not attributable: say why, from the intent this amount was last handed out to.
@@ -142,6 +146,12 @@ function byAmount(p: ReceivedPayment, candidates: readonly Candidate[], ctx: Att
   const reason: UnmatchedReason =
     nearest.status === 'settled' ? 'already_settled' : nearest.status === 'canceled' ? 'canceled' : nearest.payAmountMinor > p.amountMinor ? 'underpaid' : tooEarly(p, nearest, ctx.skewMs) ? 'too_early' : 'late';
   return { kind: 'unmatched', reason, intentId: nearest.id };
+}
+
+/** A whole payment with another reserved amount (not `chosen`) less than one unit away, below or above. */
+function roundingOfAnother(p: ReceivedPayment, holders: readonly Candidate[], chosen: Candidate, unit: bigint | null | undefined): boolean {
+  if (!unit || p.amountMinor % unit !== 0n) return false;
+  return holders.some((c) => c !== chosen && c.intent.payAmountMinor > p.amountMinor - unit && c.intent.payAmountMinor < p.amountMinor + unit);
 }
 
 /** The one intent a payment is attributed to by amount. */

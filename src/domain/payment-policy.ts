@@ -11,6 +11,12 @@ export interface PaymentPolicy {
   underpaymentTolerance: Tolerance | null;
   /** How far below a pay_amount a short payment may be and still be attributed to it, minor units. */
   attributionWindowMinor: bigint;
+  /**
+   * The method's whole unit (₹1.00, 1 USDT), minor units; null: none. A whole payment may be a
+   * payer's rounding of a pay_amount up or down: it is attributed short only when no other
+   * reserved amount lies within one unit of it.
+   */
+  roundUnitMinor?: bigint | null;
 }
 
 export type Tolerance = { kind: 'percent'; basisPoints: bigint } | { kind: 'absolute'; minor: bigint };

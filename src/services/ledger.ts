@@ -95,13 +95,16 @@ export function createLedger(d: LedgerDeps): Ledger & {
       if (byRef.length > 0) return withCredit(tx, byRef, () => true);
     }
     const policy = d.policies?.(p.method) ?? DEFAULT_POLICY;
+    // A whole payment: also the amounts it may be a rounding of (one unit either side), for attribute's guard.
+    const near = policy.roundUnitMinor && p.amountMinor % policy.roundUnitMinor === 0n ? policy.roundUnitMinor - 1n : 0n;
+    const above = policy.attributionWindowMinor > near ? policy.attributionWindowMinor : near;
     const holders = await tx
       .selectFrom('amount_reservations')
       .select(['intent_id', 'pay_amount_minor'])
       .where('method', '=', p.method)
       .where('receiver', '=', p.receiver)
-      .where('pay_amount_minor', '>=', minorToDb(p.amountMinor))
-      .where('pay_amount_minor', '<=', minorToDb(p.amountMinor + policy.attributionWindowMinor))
+      .where('pay_amount_minor', '>=', minorToDb(p.amountMinor - near))
+      .where('pay_amount_minor', '<=', minorToDb(p.amountMinor + above))
       .where('reserved_until', '>', p.occurredAt)
       .orderBy('pay_amount_minor')
       .limit(ATTRIBUTION_READ_LIMIT)

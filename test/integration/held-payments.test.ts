@@ -258,11 +258,12 @@ forEachStore((store) => {
     const { p, create, fetchIntent, act } = await setup(t, store, { UPI: { attributionWindow: 1 } });
     const outcomes = { accept: 0, automatic: 0 };
     for (let i = 0; i < 30; i++) {
-      const intent = await create(`race-${i}`, 400 + i + 0.37);
+      // Two rupees apart: a whole payment within a rupee of another reserved amount would be ambiguous (rounding guard).
+      const intent = await create(`race-${i}`, 400 + 2 * i + 0.37);
       const heldTx = `7${String(i).padStart(11, '0')}`;
       const exactTx = `8${String(i).padStart(11, '0')}`;
-      assert.equal((await pay(p, 'UPI', 400 + i, heldTx)).kind, 'held');
-      const [accepted, automatic] = await Promise.all([act(intent.intent_id, heldTx, 'accept'), pay(p, 'UPI', 400 + i + 0.37, exactTx)]);
+      assert.equal((await pay(p, 'UPI', 400 + 2 * i, heldTx)).kind, 'held');
+      const [accepted, automatic] = await Promise.all([act(intent.intent_id, heldTx, 'accept'), pay(p, 'UPI', 400 + 2 * i + 0.37, exactTx)]);
       const f = (await fetchIntent(intent.intent_id)).body;
       assert.equal(f.status, 'settled');
       const successes = (await events(p, intent.intent_id)).filter((e) => e.type === 'payment.success');

@@ -4,14 +4,15 @@
 // in the window) or ambiguous and unmatched: never an exact match. Both stores.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { startPayd, testClock, type PaydHarness } from '../helpers/payd.ts';
+import { baseConfig, startPayd, testClock, type PaydHarness } from '../helpers/payd.ts';
 import { forEachStore, type TestStore } from '../helpers/stores.ts';
 
 const T0 = Date.parse('2026-11-22T10:00:00.000Z');
 
-async function setup(t: { after: (fn: () => unknown) => void }, store: TestStore) {
+async function setup(t: { after: (fn: () => unknown) => void }, store: TestStore, upi: Record<string, unknown> = {}) {
   const clock = testClock(T0);
-  const p = await startPayd({ store, clock });
+  const base = baseConfig('/nonexistent').methods as Record<string, any>;
+  const p = await startPayd({ store, clock, ...(Object.keys(upi).length ? { config: { methods: { UPI: { ...base.UPI, ...upi } } } } : {}) });
   t.after(() => p.close());
   const m = await p.merchant();
   const create = async (order: string, amount: number, currency = 'UPI') => {
@@ -79,5 +80,20 @@ forEachStore((store) => {
     const usdt = [];
     for (let i = 0; i < 2; i++) usdt.push((await create(`edge-usdt-${i}`, 24.99, 'USDT_TRC20')).pay_amount);
     assert.deepEqual(usdt, [24.99, 25.01]);
+  });
+
+  test("the ₹499.37 customer rounds up to ₹500.00: another customer's ₹500 intent is not settled, even under a 1% tolerance", async (t) => {
+    const { p, create, intent } = await setup(t, store, { underpaymentTolerance: '1%' });
+    const payer = await create('priced-499.37-up', 499.37);
+    const other = await create('priced-500', 500);
+    assert.deepEqual([payer.pay_amount, other.pay_amount], [499.37, 500.01]);
+    const out = await payUpi(p, 500, '655555555555');
+    // ₹500.00 is ₹0.01 short of ₹500.01 (within the tolerance), but ₹499.37 lies within a rupee below it: nobody's.
+    assert.deepEqual([out.kind, (out as { reason?: string }).reason], ['unmatched', 'ambiguous']);
+    for (const i of [payer, other]) assert.equal((await intent(i.intent_id)).status, 'pending');
+    // Alone, the same short payment settles within the tolerance.
+    const lone = await create('priced-700', 700);
+    assert.equal((await payUpi(p, 700, '666666666666')).kind, 'settled');
+    assert.equal((await intent(lone.intent_id)).status, 'settled');
   });
 });

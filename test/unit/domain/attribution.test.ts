@@ -88,3 +88,15 @@ test('tolerance: "1%" of pay_amount rounded down, or an absolute amount; bad val
   assert.equal(withinTolerance(500n, 49937n, { kind: 'percent', basisPoints: 100n }), false);
   assert.equal(withinTolerance(1n, 100n, null), false);
 });
+
+test('a whole payment that may be another customer\'s rounding, up or down, is nobody\'s: only a lone reserved amount within a unit takes it', () => {
+  const tol = { underpaymentTolerance: { kind: 'percent' as const, basisPoints: 100n }, roundUnitMinor: 100n };
+  // ₹500.00 paid: ₹499.37 rounded up, or short of ₹500.01? Neither settles.
+  assert.deepEqual(kindOf(attribute(pay(50000n), [held(intent('up', 49937n)), held(intent('a', 50001n))], ctx(tol))), ['unmatched', 'ambiguous']);
+  // A window narrower than a unit (0.10): ₹500.40 rounded down still makes ₹500.00 ambiguous for ₹500.05.
+  assert.deepEqual(kindOf(attribute(pay(50000n), [held(intent('a', 50005n)), held(intent('down', 50040n))], ctx({ ...tol, attributionWindowMinor: 10n }))), ['unmatched', 'ambiguous']);
+  // Alone within a unit: the short payment settles within the tolerance, as before.
+  assert.deepEqual(kindOf(attribute(pay(50000n), [held(intent('a', 50001n))], ctx(tol))), ['credit', [['a', 50000n, true]]]);
+  // Not a whole amount: the guard does not apply.
+  assert.deepEqual(kindOf(attribute(pay(49990n), [held(intent('x', 49937n)), held(intent('a', 50001n))], ctx(tol))), ['credit', [['a', 49990n, true]]]);
+});
