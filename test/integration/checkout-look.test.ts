@@ -58,8 +58,8 @@ async function shoot(page: Page, name: string) {
 
 // One sandbox serves every test; each size uses its own prices, so no amount is offset by another's intent.
 const SIZES = [
-  { sizeName: 'phone', size: PHONE, upi: [123456.5, '₹1,23,456.50', '123456.50'], usdt: [12.5, '12.50'], paid: [1499, '₹1,499.00'], sol: 0.25 },
-  { sizeName: 'desktop', size: DESKTOP, upi: [9876543.25, '₹98,76,543.25', '9876543.25'], usdt: [99.9, '99.90'], paid: [250, '₹250.00'], sol: 0.5 },
+  { sizeName: 'phone', size: PHONE, upi: [123456.5, '₹1,23,456.50', '123456.50'], usdt: [12.5, '12.50'], paid: [1499.5, '₹1,499.50'], sol: 0.25 },
+  { sizeName: 'desktop', size: DESKTOP, upi: [9876543.25, '₹98,76,543.25', '9876543.25'], usdt: [99.9, '99.90'], paid: [250.75, '₹250.75'], sol: 0.5 },
 ] as const;
 
 for (const { sizeName, size, upi, usdt, paid, sol: solPrice } of SIZES) {

@@ -79,7 +79,7 @@ test('revoke and intents settle ask on a terminal; "n" changes nothing, "y" and 
   await p.close();
   const refuse = await onTerminal(['--sandbox', 'intents', 'settle', intent.intent_id, '--tx', '412345678901'], dir, 'n');
   assert.equal(refuse.code, 1);
-  assert.match(refuse.out, /Settle UPI 1499 \(order o-1\)/);
+  assert.match(refuse.out, /Settle UPI 1499\.01 \(order o-1\)/);
   assert.match((await payd(['--sandbox', 'intents', 'show', intent.intent_id, '--json'], { cwd: dir })).out, /"status": "pending"/);
   const settle = await onTerminal(['--sandbox', 'intents', 'settle', intent.intent_id, '--tx', '412345678901'], dir, 'y');
   assert.equal(settle.code, 0, settle.out);
