@@ -45,9 +45,9 @@ forEachStore((store) => {
 
   test('a reference seen again with another amount is kept as duplicate_reference_mismatch with its raw mail, warned about and counted by doctor', async (t) => {
     const { p, logs, create } = await setup(t);
-    const small = await create(1, 'A');
+    const small = await create(1.5, 'A');
     const big = await create(5000, 'B');
-    assert.equal((await p.app.ledger.ingest(alert(p, 100n, '411111111111'))).kind, 'settled');
+    assert.equal((await p.app.ledger.ingest(alert(p, 150n, '411111111111'))).kind, 'settled');
     assert.equal((await doctorLine(p))?.ok ?? true, true, 'no mismatch yet: doctor has nothing to report');
 
     const outcome = await p.app.ledger.ingest(alert(p, 500000n, '411111111111', {}, 'imap:7:2'));
@@ -58,7 +58,7 @@ forEachStore((store) => {
     assert.equal(r.ref, 'imap:7:2');
     assert.equal((r.detail as any).tx_ref, '411111111111');
     assert.equal((r.detail as any).amount_minor, '500000');
-    assert.equal((r.detail as any).recorded.amount_minor, '100');
+    assert.equal((r.detail as any).recorded.amount_minor, '150');
     const raw = await p.app.db.selectFrom('rejections').select('raw').where('ref', '=', 'imap:7:2').executeTakeFirstOrThrow();
     assert.match(Buffer.from(raw.raw!).toString(), /body of imap:7:2/);
     assert.ok(logs.some((l) => l.level === 'warn' && /reference/.test(l.msg) && l.fields?.reason === 'duplicate_reference_mismatch'), 'a warning is logged');
@@ -80,13 +80,13 @@ forEachStore((store) => {
 
   test('another account or receiver under a known reference is a mismatch too; the same facts again are a plain duplicate', async (t) => {
     const { p, create } = await setup(t);
-    await create(1, 'A');
-    assert.equal((await p.app.ledger.ingest(alert(p, 100n, '422222222222'))).kind, 'settled');
+    await create(1.5, 'A');
+    assert.equal((await p.app.ledger.ingest(alert(p, 150n, '422222222222'))).kind, 'settled');
     // Re-read of the very same alert (another copy of the mail): a duplicate, nothing kept.
-    assert.equal((await p.app.ledger.ingest(alert(p, 100n, '422222222222', {}, 'imap:7:9'))).kind, 'duplicate');
-    const account = await p.app.ledger.ingest(alert(p, 100n, '422222222222', { evidence: { bank: 'hdfc', accountMask: '9999' } }, 'imap:7:10'));
+    assert.equal((await p.app.ledger.ingest(alert(p, 150n, '422222222222', {}, 'imap:7:9'))).kind, 'duplicate');
+    const account = await p.app.ledger.ingest(alert(p, 150n, '422222222222', { evidence: { bank: 'hdfc', accountMask: '9999' } }, 'imap:7:10'));
     assert.deepEqual(account, { kind: 'rejected', reason: 'duplicate_reference_mismatch' });
-    const receiver = await p.app.ledger.ingest(alert(p, 100n, '422222222222', { receiver: 'other@icici' }, 'imap:7:11'));
+    const receiver = await p.app.ledger.ingest(alert(p, 150n, '422222222222', { receiver: 'other@icici' }, 'imap:7:11'));
     assert.deepEqual(receiver, { kind: 'rejected', reason: 'duplicate_reference_mismatch' });
     // Without an origin (a chain transfer) the rejection is named after the reference and the facts.
     const bare = await p.app.ledger.ingest(alert(p, 300n, '422222222222', { origin: undefined }));
