@@ -57,7 +57,7 @@ async function sqliteShop(t: TestContext) {
   }
   const now = Date.now();
   const settled = await p.app.ledger.ingest(
-    { method: 'UPI', receiver: 'shop@hdfcbank', amountMinor: 1000n, txRef: '412345678901', occurredAt: now, observedAt: now, source: 'imap', evidence: { bank: 'hdfc' } },
+    { method: 'UPI', receiver: 'shop@hdfcbank', amountMinor: BigInt(Math.round(created[0].pay_amount * 100)), txRef: '412345678901', occurredAt: now, observedAt: now, source: 'imap', evidence: { bank: 'hdfc' } },
     { key: 'imap:alerts:INBOX', value: { uidValidity: '7', lastUid: 42 } },
   );
   assert.equal(settled.kind, 'settled');
