@@ -97,8 +97,8 @@ test('two nodes on one PostgreSQL: both serve; concurrent creates across them st
   assert.deepEqual(same.map((r) => r.status), Array(20).fill(200), JSON.stringify(same.filter((r) => r.status !== 200).map((r) => r.body)));
   assert.equal(new Set(same.map((r) => r.body.intent_id)).size, 1);
 
-  // 100 creates of one amount at once across both nodes: 100 distinct pay_amounts.
-  const many = await Promise.all(Array.from({ length: 100 }, (_, i) => create(both[i % 2]!.url, s, { amount: 50, currency: 'USDT_TRC20', order_id: `many-${i}` })));
+  // 100 creates of one amount at once across both nodes: 100 distinct pay_amounts (50.50 to 51.50 less the whole 51.00).
+  const many = await Promise.all(Array.from({ length: 100 }, (_, i) => create(both[i % 2]!.url, s, { amount: 50.5, currency: 'USDT_TRC20', order_id: `many-${i}` })));
   assert.deepEqual(many.map((r) => r.status), Array(100).fill(200), JSON.stringify(many.filter((r) => r.status !== 200).map((r) => r.body)));
   assert.equal(new Set(many.map((r) => String(r.body.pay_amount))).size, 100);
   assert.equal(new Set(many.map((r) => r.body.intent_id)).size, 100);
