@@ -6,7 +6,7 @@ import { inspectAlert } from '../../src/methods/upi/inspect.ts';
 import type { AlertVerdict, InspectOptions } from '../../src/methods/upi/alert.ts';
 import { hdfcCredit, signingKit } from '../../test/helpers/bank-alerts.ts';
 import { dnsStub } from '../../test/helpers/dns-stub.ts';
-import { startDovecot, type Dovecot } from '../../test/helpers/dovecot.ts';
+import { startDovecot, type Dovecot, upiDaemonSection } from '../../test/helpers/dovecot.ts';
 import { dkimKit, options } from '../../test/helpers/upi-kit.ts';
 import { latencyRows, startMethodPayd, untilSettled } from '../lib/methods-common.ts';
 import { percentile, round, type BenchContext, type Row, type SectionResult } from '../lib/report.ts';
@@ -31,14 +31,7 @@ async function appendLatency(ctx: BenchContext): Promise<{ settle: number[]; app
     dovecot = await startDovecot();
     const dnsServer = await dns.start();
     p = await startMethodPayd({
-      UPI: {
-        vpa: 'shop@hdfcbank',
-        payeeName: 'Bench Shop',
-        imap: { host: dovecot.host, port: dovecot.port, secure: false, user: dovecot.user, password: dovecot.password },
-        alertRecipients: ['merchant.payd@example.com'],
-        accounts: [{ bank: 'hdfc', accountEnding: '4321' }],
-        dkim: { required: true, dnsServers: [dnsServer] },
-      },
+      UPI: upiDaemonSection(dovecot, dnsServer, { payeeName: 'Bench Shop' }),
     });
     const merchant = await p.app.merchants.get((await p.merchant()).clientId);
     const settle: number[] = [];

@@ -359,6 +359,22 @@ function logTail(dir: string): string {
 
 const delay = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/**
+ * The `methods.UPI` section of a daemon config (JSON, as an operator writes it) reading this
+ * Dovecot's INBOX, DKIM required against the test's DNS server; `over` adds or replaces keys.
+ */
+export function upiDaemonSection(dovecot: Dovecot, dnsServer: string, over: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    vpa: 'shop@hdfcbank',
+    payeeName: 'Example Shop',
+    imap: { host: dovecot.host, port: dovecot.port, secure: false, user: dovecot.user, password: dovecot.password },
+    alertRecipients: ['merchant.payd@example.com'],
+    accounts: [{ bank: 'hdfc', accountEnding: '4321' }],
+    dkim: { required: true, dnsServers: [dnsServer] },
+    ...over,
+  };
+}
+
 /** A UPI source config reading `mailbox` on this Dovecot (DKIM required, no DNS servers: tests pass a resolver). */
 export function upiSourceConfig(dovecot: Dovecot, mailbox = 'INBOX', imap: Partial<UpiSourceConfig['imap']> = {}): UpiSourceConfig {
   return {

@@ -20,7 +20,7 @@ import { CUSTOMER, MERCHANT, startFakeTronGrid, txid } from '../fakes/trongrid.t
 import { alertMail, hdfcCredit, signingKit, type AlertCase } from '../helpers/bank-alerts.ts';
 import { logLines, runPayd, spawnPayd, workdir } from '../helpers/cli.ts';
 import { dnsStub } from '../helpers/dns-stub.ts';
-import { startDovecot } from '../helpers/dovecot.ts';
+import { startDovecot, upiDaemonSection } from '../helpers/dovecot.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import { waitFor } from '../helpers/wait.ts';
 
@@ -71,17 +71,12 @@ test('the built daemon settles UPI, USDT_TRC20, SOL and USDT_SOL payments and si
     database: { file: 'data/payd.sqlite' },
     webhooks: { retrySchedule: [1, 1, 1], timeoutSeconds: 2, allowLoopback: true },
     methods: {
-      UPI: {
-        vpa: 'shop@hdfcbank',
-        payeeName: 'Example Shop',
-        imap: { host: dovecot.host, port: dovecot.port, secure: false, user: dovecot.user, password: dovecot.password },
-        alertRecipients: ['merchant.payd@example.com'],
+      UPI: upiDaemonSection(dovecot, dnsServer, {
         accounts: [
           { bank: 'hdfc', accountEnding: '4321' },
           { bank: 'hdfc', accountEnding: HTML_ALERT.expect.accountMask },
         ],
-        dkim: { required: true, dnsServers: [dnsServer] },
-      },
+      }),
       USDT_TRC20: { address: MERCHANT, apiUrl: grid.url, pollSeconds: 0.2 },
       // SOL polls once an hour: within the test only its logs subscription (web3.js's websocket
       // client, bundled) can wake it.

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { hdfcCredit, signingKit } from '../helpers/bank-alerts.ts';
 import { dnsStub } from '../helpers/dns-stub.ts';
-import { startDovecot, type Dovecot } from '../helpers/dovecot.ts';
+import { startDovecot, type Dovecot, upiDaemonSection } from '../helpers/dovecot.ts';
 import { startPayd, type PaydHarness } from '../helpers/payd.ts';
 import { forEachStore } from '../helpers/stores.ts';
 import { startReceiver } from '../helpers/receiver.ts';
@@ -27,14 +27,7 @@ forEachStore((store) => {
         USDT_TRC20: undefined,
         SOL: undefined,
         USDT_SOL: undefined,
-        UPI: {
-          vpa: 'shop@hdfcbank',
-          payeeName: 'Example Shop',
-          imap: { host: dovecot.host, port: dovecot.port, secure: false, user: dovecot.user, password: dovecot.password },
-          alertRecipients: ['merchant.payd@example.com'],
-          accounts: [{ bank: 'hdfc', accountEnding: '4321' }],
-          dkim: { required: true, dnsServers: [dnsServer] },
-        },
+        UPI: upiDaemonSection(dovecot, dnsServer),
       },
     });
 

@@ -17,7 +17,7 @@ import { MERCHANT, STRANGER, startFakeTronGrid, txid } from '../fakes/trongrid.t
 import { hdfcCredit, signingKit } from '../helpers/bank-alerts.ts';
 import { payd, spawnPayd, workdir } from '../helpers/cli.ts';
 import { dnsStub } from '../helpers/dns-stub.ts';
-import { startDovecot } from '../helpers/dovecot.ts';
+import { startDovecot, upiDaemonSection } from '../helpers/dovecot.ts';
 import { checkedFetch, responseChecker } from '../helpers/openapi.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import { waitFor } from '../helpers/wait.ts';
@@ -55,16 +55,7 @@ test('held payments end to end through the built daemon: UPI, TRON and Solana', 
     webhooks: { retrySchedule: [0.3, 0.3, 0.3], timeoutSeconds: 2, allowLoopback: true },
     intents: { ttlSeconds },
     methods: {
-      UPI: {
-        vpa: 'shop@hdfcbank',
-        payeeName: 'Example Shop',
-        imap: { host: dovecot.host, port: dovecot.port, secure: false, user: dovecot.user, password: dovecot.password },
-        alertRecipients: ['merchant.payd@example.com'],
-        accounts: [{ bank: 'hdfc', accountEnding: '4321' }],
-        dkim: { required: true, dnsServers: [dnsServer] },
-        ...policy,
-        ...upi,
-      },
+      UPI: upiDaemonSection(dovecot, dnsServer, { ...policy, ...upi }),
       USDT_TRC20: { address: MERCHANT, apiUrl: grid.url, pollSeconds: 0.2, apiKey: 'test-key', ...policy, ...tron },
       SOL: { wallet, rpcUrl: rpc.url, pollSeconds: 0.2, ...policy },
     },

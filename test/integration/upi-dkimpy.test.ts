@@ -14,7 +14,7 @@ import { inspectAlert } from '../../src/methods/upi/inspect.ts';
 import { hdfcCredit } from '../helpers/bank-alerts.ts';
 import { dkimpySigner, type Canonicalization } from '../helpers/dkimpy.ts';
 import { dnsStub } from '../helpers/dns-stub.ts';
-import { startDovecot } from '../helpers/dovecot.ts';
+import { startDovecot, upiDaemonSection } from '../helpers/dovecot.ts';
 import { runPayd, spawnPayd, workdir } from '../helpers/cli.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { options, show } from '../helpers/upi-kit.ts';
@@ -127,14 +127,7 @@ test('the built daemon settles an intent with a dkimpy-signed UTF-8 alert read f
     server: { host: '127.0.0.1', port: 0, publicUrl: 'https://pay.example.com' },
     database: { file: 'data/payd.sqlite' },
     methods: {
-      UPI: {
-        vpa: 'shop@hdfcbank',
-        payeeName: 'Example Shop',
-        imap: { host: dovecot.host, port: dovecot.port, secure: false, user: dovecot.user, password: dovecot.password },
-        alertRecipients: ['merchant.payd@example.com'],
-        accounts: [{ bank: 'hdfc', accountEnding: '4321' }],
-        dkim: { required: true, dnsServers: [dnsServer] },
-      },
+      UPI: upiDaemonSection(dovecot, dnsServer),
     },
   });
   const made = await runPayd(['merchant', 'create', '--name', 'Shop', '--json'], dir);

@@ -11,7 +11,7 @@ import { openDatabase } from '../../src/db/open.ts';
 import { hdfcCredit, signingKit } from '../helpers/bank-alerts.ts';
 import { logLines, runPayd, spawnPayd, workdir } from '../helpers/cli.ts';
 import { dnsStub } from '../helpers/dns-stub.ts';
-import { startDovecot } from '../helpers/dovecot.ts';
+import { startDovecot, upiDaemonSection } from '../helpers/dovecot.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 // The test-only hook in src/methods/upi/inspect-worker.ts: a mail carrying this token kills the process.
@@ -43,11 +43,7 @@ test('hostile mail: quadratic patterns, a 2.5 MB table, a 30 MB mail and a proce
     server: { host: '127.0.0.1', port: 0, publicUrl: 'https://pay.example.com', rateLimit: { perSecond: 0, burst: 1 }, publicRateLimit: { perSecond: 0, burst: 1 } },
     database: { file: 'data/payd.sqlite' },
     methods: {
-      UPI: {
-        vpa: 'shop@hdfcbank',
-        payeeName: 'Example Shop',
-        imap: { host: dovecot.host, port: dovecot.port, secure: false, user: dovecot.user, password: dovecot.password },
-        alertRecipients: ['merchant.payd@example.com'],
+      UPI: upiDaemonSection(dovecot, dnsServer, {
         accounts: [
           { bank: 'hdfc', accountEnding: '4321' },
           { bank: 'icici', accountEnding: '321' },
@@ -55,8 +51,7 @@ test('hostile mail: quadratic patterns, a 2.5 MB table, a 30 MB mail and a proce
         // Above the 2.5 MB table, so that it reaches the inspector (the default 256 KiB would refuse it unread).
         maxMessageBytes: 3_000_000,
         inspectTimeoutSeconds: 2,
-        dkim: { required: true, dnsServers: [dnsServer] },
-      },
+      }),
     },
   });
   const made = await runPayd(['merchant', 'create', '--name', 'Shop', '--json'], dir);
