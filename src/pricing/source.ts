@@ -1,4 +1,5 @@
 import { parseRate, type RateSourceName } from '../domain/rates.ts';
+import { BodyTooLargeError, readBoundedText } from '../runtime/bounded-body.ts';
 
 /** One rate as a source gave it: exact (scaled bigint), with the source's own time when it sends one. */
 export interface RateReading {
@@ -46,7 +47,9 @@ const MAX_BODY_BYTES = 4 * 1024 * 1024;
  */
 export async function getJson(o: SourceOptions, url: string, signal: AbortSignal, init: { headers?: Record<string, string>; describe?: (body: unknown) => string | undefined } = {}): Promise<unknown> {
   const res = await o.fetch(url, { headers: { accept: 'application/json', ...init.headers }, signal, redirect: 'error' });
-  const text = await readBounded(res);
+  const text = await readBoundedText(res, MAX_BODY_BYTES).catch((err: unknown) => {
+    throw err instanceof BodyTooLargeError ? new RateSourceError(err.message) : err;
+  });
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -60,18 +63,6 @@ export async function getJson(o: SourceOptions, url: string, signal: AbortSignal
   }
   if (body === undefined) throw new RateSourceError(`HTTP ${res.status} but not JSON: ${text.slice(0, 60).replace(/\s+/g, ' ')}`);
   return body;
-}
-
-async function readBounded(res: Response): Promise<string> {
-  if (!res.body) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-    size += chunk.byteLength;
-    if (size > MAX_BODY_BYTES) throw new RateSourceError(`answer larger than ${MAX_BODY_BYTES} bytes`);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** A pair's two currencies. */

@@ -1,6 +1,7 @@
 /** Building the web3.js Connection so that every failure surfaces to our loop's backoff. */
 import { Connection, type Commitment, type ConnectionConfig, type Finality } from '@solana/web3.js';
 import { DeadlineError, withDeadline } from '../deadline.ts';
+import { readBoundedText } from '../../runtime/bounded-body.ts';
 
 export type ConnectionFactory = (rpcUrl: string, config: ConnectionConfig) => Connection;
 
@@ -33,13 +34,16 @@ export function openConnection(o: RpcOptions, signal: AbortSignal): Connection {
   return (o.connectionFactory ?? ((url, c) => new Connection(url, c)))(o.rpcUrl, config);
 }
 
+/** Our largest answers (1,000 signatures, a parsed transaction) are well under 1 MB; an endless one must not cost the process. */
+const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+
 /** One request, headers and body, ends within `ms` or on `signal` (the helper TronGrid's client uses too). */
 function deadlineFetch(base: typeof globalThis.fetch, ms: number, signal: AbortSignal, observe?: (r: RpcExchange) => void): typeof globalThis.fetch {
   return (input, init) => {
     const started = performance.now();
     return withDeadline(ms, signal, async (s) => {
       const res = await base(input, { ...init, signal: s });
-      const body = await res.text(); // inside the deadline too: a stalled body is a hung request
+      const body = await readBoundedText(res, MAX_ANSWER_BYTES); // inside the deadline too: a stalled body is a hung request
       observe?.({ ms: performance.now() - started, status: res.status, headers: res.headers, body });
       return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
     }).catch((err: unknown) => {

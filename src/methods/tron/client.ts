@@ -2,6 +2,7 @@
 import type { fetch as undiciFetch } from 'undici';
 import { PaydError } from '../../domain/errors.ts';
 import { DeadlineError, withDeadline } from '../deadline.ts';
+import { BodyTooLargeError, readBoundedText } from '../../runtime/bounded-body.ts';
 
 export type Fetch = typeof undiciFetch;
 
@@ -105,6 +106,9 @@ export function suspensionMs(said: string | undefined, maxMs: number): number | 
   return Math.min(maxMs, Math.round(Number(m[1]) * 1000) + 500);
 }
 
+/** A full page (200 rows) is ~150 kB; far beyond that is not a TronGrid answer. */
+const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+
 export function createTronGridClient(o: TronGridClientOptions) {
   const maxRetryAfterMs = o.maxRetryAfterMs ?? 5 * 60_000;
   const headers: Record<string, string> = { accept: 'application/json' };
@@ -143,7 +147,9 @@ export function createTronGridClient(o: TronGridClientOptions) {
         const res = await o.fetch(url, { headers, signal: s, redirect: 'error' });
         const quota = res.headers.get('x-ratelimit-remaining') ?? res.headers.get('x-rate-limit-remaining');
         if (quota !== null) o.onQuota?.(quota);
-        const text = await res.text();
+        const text = await readBoundedText(res, MAX_ANSWER_BYTES).catch((err: unknown) => {
+          throw err instanceof BodyTooLargeError ? new TronGridError(`TronGrid ${err.message}`, res.status) : err;
+        });
         let body: unknown;
         try {
           body = JSON.parse(text);

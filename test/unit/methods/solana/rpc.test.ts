@@ -26,3 +26,22 @@ describe('Solana RPC connection', () => {
     assert.ok(Date.now() - t < 1000);
   });
 });
+
+describe('Solana RPC answers', () => {
+  it('an answer larger than the client reads is refused while it streams', async () => {
+    let pulled = 0;
+    const endless: typeof fetch = async () =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          pull: (c) => {
+            pulled += 1 << 20;
+            c.enqueue(new Uint8Array(1 << 20).fill(0x20));
+          },
+        }),
+        { status: 200 },
+      );
+    const conn = openConnection({ rpcUrl: 'http://127.0.0.1:9', wsUrl: null, requestTimeoutMs: 30_000, fetch: endless }, new AbortController().signal);
+    await assert.rejects(conn.getSlot('finalized'), /larger than/);
+    assert.ok(pulled <= 64 << 20, `read ${pulled} bytes before refusing`);
+  });
+});

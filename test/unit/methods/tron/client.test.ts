@@ -54,3 +54,24 @@ test('TronGrid faults are sorted by status and its words; a rate limit is never 
   assert.equal(suspensionMs(keyed403, 10_000), 10_000);
   assert.equal(suspensionMs(badKey, 60_000), undefined);
 });
+
+test('an answer larger than the client reads is refused while it streams, never held whole in memory', async () => {
+  const { createTronGridClient } = await import('../../../../src/methods/tron/client.ts');
+  type Fetch = import('../../../../src/methods/tron/client.ts').Fetch;
+  let pulled = 0;
+  // A provider (or something posing as one) that answers 200 with an endless JSON array.
+  const endless: typeof fetch = async () =>
+    new Response(
+      new ReadableStream<Uint8Array>({
+        start: (c) => c.enqueue(new TextEncoder().encode('{"data":[')),
+        pull: (c) => {
+          pulled += 1 << 20;
+          c.enqueue(new Uint8Array(1 << 20).fill(0x20));
+        },
+      }),
+      { status: 200 },
+    );
+  const client = createTronGridClient({ apiUrl: 'http://127.0.0.1:9', fetch: endless as unknown as Fetch, timeoutMs: 30_000, now: () => Date.now() });
+  await assert.rejects(client.solidifiedHead(new AbortController().signal), /larger than/);
+  assert.ok(pulled <= 64 << 20, `read ${pulled} bytes before refusing`);
+});
