@@ -1,15 +1,11 @@
 import { createHash } from 'node:crypto';
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type RegistrationResponseJSON,
-} from '@simplewebauthn/server';
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { writeTx, type Db } from '../db/open.ts';
 import { PaydError } from '../domain/errors.ts';
 import type { Clock, Random } from '../domain/ports.ts';
+
+/** The WebAuthn library (and its ASN.1 stack, ~1.8 MB) loads at the first passkey ceremony, not at every start. */
+const webauthn = () => import('@simplewebauthn/server');
 
 /** An invite link works this long, ms (issue #29: 15 minutes). */
 export const INVITE_MS = 15 * 60_000;
@@ -100,7 +96,7 @@ export function createConsoleAccess(d: { db: Db; clock: Clock; random: Random; i
 
     async registrationOptions(inviteToken: string, rp: RelyingParty) {
       const invite = await openInvite(inviteToken);
-      const options = await generateRegistrationOptions({
+      const options = await (await webauthn()).generateRegistrationOptions({
         rpName: rp.name,
         rpID: rp.id,
         userName: invite.name,
@@ -119,7 +115,7 @@ export function createConsoleAccess(d: { db: Db; clock: Clock; random: Random; i
       const invite = await openInvite(inviteToken);
       let verified;
       try {
-        verified = await verifyRegistrationResponse({
+        verified = await (await webauthn()).verifyRegistrationResponse({
           response,
           expectedChallenge: (c) => takeChallenge(c, 'register', invite.hash),
           expectedOrigin: rp.origin,
@@ -148,7 +144,7 @@ export function createConsoleAccess(d: { db: Db; clock: Clock; random: Random; i
 
     async loginOptions(rp: RelyingParty) {
       // No allowCredentials: the phone offers the passkeys it holds for this host.
-      const options = await generateAuthenticationOptions({ rpID: rp.id, userVerification: 'required', timeout: CHALLENGE_MS });
+      const options = await (await webauthn()).generateAuthenticationOptions({ rpID: rp.id, userVerification: 'required', timeout: CHALLENGE_MS });
       await storeChallenge(options.challenge, 'login', null);
       return options;
     },
@@ -158,7 +154,7 @@ export function createConsoleAccess(d: { db: Db; clock: Clock; random: Random; i
       if (!key || key.revoked_at !== null) throw denied('this passkey is not registered here, or was revoked');
       let verified;
       try {
-        verified = await verifyAuthenticationResponse({
+        verified = await (await webauthn()).verifyAuthenticationResponse({
           response,
           expectedChallenge: (c) => takeChallenge(c, 'login', null),
           expectedOrigin: rp.origin,

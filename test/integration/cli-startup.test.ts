@@ -10,8 +10,9 @@ import { runPayd, workdir } from '../helpers/cli.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TRACE_LOADS = fileURLToPath(new URL('../helpers/trace-loads.mjs', import.meta.url));
-// Loaded by `serve` (HTTP, webhooks, payment sources), never by an admin command.
-const SERVE_ONLY = ['undici', 'h3', 'srvx', 'crossws', 'imapflow', 'mailauth', 'mailparser', '@solana/web3.js', 'tronweb', 'pg'];
+// Loaded by `serve` (HTTP, webhooks, payment sources) or at first use (a passkey ceremony, an
+// e-mail), never by an admin command.
+const SERVE_ONLY = ['undici', 'h3', 'srvx', 'crossws', 'imapflow', 'mailauth', 'mailparser', '@solana/web3.js', 'tronweb', 'pg', '@simplewebauthn/server', '@peculiar/x509', 'nodemailer'];
 
 /** Runs the built `bin/payd` and answers the npm packages its bundle chunks were built from. */
 async function packagesLoaded(dir: string, args: string[]): Promise<Set<string>> {
