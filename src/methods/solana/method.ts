@@ -38,6 +38,9 @@ const shared = {
   },
 } as const;
 
+/** What the checkout says for either token: paid from a Solana wallet app. */
+const walletCheckout = { appButton: 'Open in a Solana wallet', scanWith: 'wallet', addressLabel: 'Address' } as const;
+
 /**
  * USDT as an SPL token, to the wallet's associated token account for the mint.
  * Solana intents are matched by their reference, but a transfer without one (typed by hand, an
@@ -52,10 +55,8 @@ export const usdtSolMethod: MethodDescriptor<UsdtSolSection> = {
   paymentUri: solanaPay(USDT_SPL_DECIMALS),
   remainderUri: remainder(USDT_SPL_DECIMALS),
   checkout: {
+    ...walletCheckout,
     label: 'USDT on Solana (SPL)',
-    appButton: 'Open in a Solana wallet',
-    scanWith: 'wallet',
-    addressLabel: 'Address',
     warning: 'Send only USDT on the Solana network (SPL). USDT sent on any other network (TRON, Ethereum, BNB Chain…) does not arrive and is lost.',
   },
   init: { order: 40, ask: askWallet('USDT on Solana') },
@@ -71,10 +72,8 @@ export const solMethod: MethodDescriptor<SolSection> = {
   paymentUri: solanaPay(SOL_DECIMALS),
   remainderUri: remainder(SOL_DECIMALS),
   checkout: {
+    ...walletCheckout,
     label: 'SOL on Solana',
-    appButton: 'Open in a Solana wallet',
-    scanWith: 'wallet',
-    addressLabel: 'Address',
     warning: 'Send only SOL on the Solana network. Anything sent on another network does not arrive and is lost.',
   },
   init: { order: 30, ask: askWallet('SOL on Solana') },
