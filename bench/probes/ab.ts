@@ -1,5 +1,6 @@
-// Ad-hoc: the API figures only, quickly (not part of npm run bench): the ceiling and one or
-// more `payd serve` variants (every method configured, as in the bench), interleaved rounds,
+// Ad-hoc: the API figures only, quickly (not part of npm run bench): the bench's ceiling (the
+// durable one-INSERT server, bench/lib/servers/durable.ts) and one or more `payd serve`
+// variants (every method configured, as in the bench), interleaved rounds,
 // throughput and the server's CPU time per request (the figure that holds on a shared
 // machine). For iterating on the hot path before a full bench run.
 // Usage: node --import tsx bench/probes/ab.ts [create|fetch] [rounds] [seconds]
@@ -11,17 +12,18 @@ import { readFileSync } from 'node:fs';
 import autocannon, { type Request, type Result } from 'autocannon';
 import { startChild } from '../lib/child.ts';
 import { ensureBuild, preparePaydDir, startServe, type PaydDir, type PaydProcess } from '../lib/payd-process.ts';
-import type { CeilingServerData } from '../lib/servers/ceiling.ts';
+import type { DurableServerData } from '../lib/servers/durable.ts';
 
 const [what = 'fetch', roundsArg = '3', secondsArg = '4'] = process.argv.slice(2);
 const rounds = Number(roundsArg);
 const seconds = Number(secondsArg);
 if (!process.env.AB_NOBUILD) ensureBuild(console.error);
 const variants = (process.env.AB_VARIANTS ?? '').split(';').map((v) => Object.fromEntries(v.split(/\s+/).filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])));
-const ceiling = await startChild<CeilingServerData>('ceiling', ['300']);
+const ceiling = await startChild<DurableServerData>('durable', ['300']);
 let n = 0;
 const tag = Date.now().toString(36);
-const body = () => JSON.stringify({ amount: 1 + (n % 90_000), currency: 'UPI', order_id: `${tag}-${n++}` });
+// The bench's requests: amounts with paise spread over 1.00–99,000.00 (bench/sections/api.ts).
+const body = () => JSON.stringify({ amount: (100 + ((n * 7_919_777) % 9_899_901)) / 100, currency: 'UPI', order_id: `${tag}-${n++}` });
 const targets: Array<{ name: string; d: PaydDir; p: PaydProcess; ids: string[] }> = [];
 for (const env of variants) {
   const d = preparePaydDir();

@@ -66,6 +66,26 @@ test('jobs arriving together commit in one transaction; a failing job is rolled 
   assert.equal(dup[0].status, 'rejected');
   assert.equal(dup[1].status, 'fulfilled');
   assert.equal(has('fresh'), true);
+
+  // Groups without a failure run without savepoints; a failure in such a group is still its job's
+  // alone (the group runs again, isolated): whichever mode the previous groups left it in.
+  for (const round of [1, 2, 3]) {
+    const clean = await Promise.allSettled([1, 2, 3].map((i) => group.run(() => insert.run(`r${round}-ok-${i}`, i))));
+    assert.deepEqual(clean.map((r) => r.status), ['fulfilled', 'fulfilled', 'fulfilled']);
+    const v0 = version();
+    const mixed = await Promise.allSettled([
+      group.run(() => insert.run(`r${round}-a`, 1)),
+      group.run(() => {
+        insert.run(`r${round}-b`, 1);
+        return insert.run(`r${round}-a`, 2); // a duplicate key after a write of its own
+      }),
+      group.run(() => insert.run(`r${round}-c`, 1)),
+    ]);
+    assert.deepEqual(mixed.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.equal(version() - v0, 1, 'still one commit for the group');
+    assert.deepEqual([`r${round}-a`, `r${round}-b`, `r${round}-c`].map(has), [true, false, true]);
+  }
+  assert.equal(sqlite.prepare('SELECT count(*) FROM t WHERE k LIKE ?').pluck().get('r%-ok-%'), 9);
 });
 
 test('a group waits for a Kysely transaction on the same connection instead of joining it', async (t) => {
