@@ -1,5 +1,5 @@
 import type { MethodAmounts } from '../../config/load.ts';
-import type { IntentWriter } from '../../db/intent-store.ts';
+import type { IntentWriter, ReserveRange } from '../../db/intent-store.ts';
 import { isRoundAmount, merchantShare, roundOffsets, topOffsetSteps, windowCapacity } from '../../domain/amount-window.ts';
 import { PaydError } from '../../domain/errors.ts';
 import type { Method } from '../../domain/methods.ts';
@@ -29,25 +29,28 @@ export interface Reservation {
  */
 export async function reserveAmount(w: IntentWriter, r: Reservation): Promise<bigint> {
   const { method, amounts: a, amountMinor, now } = r;
-  const scope = { method, receiver: a.receiver, now };
   const top = topOffsetSteps(amountMinor, a);
   const price = minorToDb(amountMinor);
   const last = minorToDb(amountMinor + top * a.stepMinor);
+  const step = minorToDb(a.stepMinor);
   // Whole amounts (₹499.00) are skipped: a payer rounding down never matches another intent exactly.
-  const slot = { ...scope, step: minorToDb(a.stepMinor), skipMultiplesOf: a.roundUnitMinor === null ? 0 : minorToDb(a.roundUnitMinor), intentId: r.intentId, reservedUntil: r.reservedUntil };
+  const skipMultiplesOf = a.roundUnitMinor === null ? 0 : minorToDb(a.roundUnitMinor);
+  // Object literals, not `{ ...slot, from, to }`: on Node 20 a spread followed by more members
+  // builds a new hidden class every time (~1 µs each, and megamorphic reads downstream).
+  const range = (from: number, to: number): ReserveRange => ({ method, receiver: a.receiver, now, step, skipMultiplesOf, intentId: r.intentId, reservedUntil: r.reservedUntil, from, to });
   let from = price;
   if (a.merchantSharePercent < 100) {
     // The share counts only once the first amount (the price itself, or the next when the price is whole) is taken.
-    const first = isRoundAmount(amountMinor, a) ? price + slot.step : price;
-    if (first <= last && (await w.reserveFirst({ ...slot, from: first, to: first })) !== null) return BigInt(first);
-    const found = await w.held({ ...scope, merchantId: r.merchantId, from: price, to: last });
+    const first = isRoundAmount(amountMinor, a) ? price + step : price;
+    if (first <= last && (await w.reserveFirst(range(first, first))) !== null) return BigInt(first);
+    const found = await w.held({ method, receiver: a.receiver, now, merchantId: r.merchantId, from: price, to: last });
     const capacity = windowCapacity(amountMinor, a);
     if (found.byMerchant >= merchantShare(capacity, a.merchantSharePercent)) {
       return unavailable(`this shop already holds ${found.byMerchant} of the ${capacity} pay amounts near ${formatMinor(amountMinor, r.decimals)} ${method} (its share: ${a.merchantSharePercent} %)`);
     }
-    from = first + slot.step;
+    from = first + step;
   }
-  const taken = from <= last ? await w.reserveFirst({ ...slot, from, to: last }) : null;
+  const taken = from <= last ? await w.reserveFirst(range(from, last)) : null;
   if (taken !== null) return BigInt(taken);
   return unavailable(`no unique pay amount is free near ${formatMinor(amountMinor, r.decimals)} ${method}`);
 
