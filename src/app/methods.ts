@@ -1,7 +1,7 @@
 import type { Config, MethodAmounts } from '../config/load.ts';
 import { DEFAULT_MAX_OFFSET_STEPS, DEFAULT_MERCHANT_SHARE_PERCENT, DEFAULT_SURCHARGE_BASIS_POINTS, type Method } from '../domain/methods.ts';
 import type { MethodRegistry } from '../methods/registry.ts';
-import type { MethodDeposit } from '../services/intents.ts';
+import type { MethodDeposit } from '../services/intents/deposit.ts';
 
 /** Receiving settings per enabled method, from its config section and descriptor; in the sandbox every method is on. */
 export function methodDeposits(config: Config, sandbox: boolean, methods: MethodRegistry): Partial<Record<Method, MethodDeposit>> {

@@ -19,6 +19,9 @@ export interface PaymentPolicy {
   roundUnitMinor?: bigint | null;
 }
 
+/** Without configured policies: late exact payments settle, no tolerance, no short-payment window. */
+export const DEFAULT_POLICY: PaymentPolicy = { latePayments: 'settle', underpaymentTolerance: null, attributionWindowMinor: 0n };
+
 export type Tolerance = { kind: 'percent'; basisPoints: bigint } | { kind: 'absolute'; minor: bigint };
 
 /** Held or credited, why: the merchant-facing vocabulary of a payment row's reason. */

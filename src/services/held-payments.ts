@@ -5,7 +5,7 @@ import { PaydError } from '../domain/errors.ts';
 import { intentView, type Intent, type IntentView, type ShownPayment, type ViewContext } from '../domain/intent.ts';
 import type { Method } from '../domain/methods.ts';
 import { moneyOfOne, shownPayment } from './intent-money.ts';
-import type { HeldAction } from './ledger.ts';
+import type { HeldAction } from './ledger/held.ts';
 import { UUID_V4 } from '../domain/ids.ts';
 
 /** A payment attributed to an intent, for the merchant's API, the CLI, the console and notifications. */

@@ -1,0 +1,22 @@
+import type { MethodAmounts } from '../../config/load.ts';
+import type { MethodDescriptor } from '../../methods/method.ts';
+
+/** What the composition root knows about each enabled method. */
+export interface MethodDeposit {
+  /** What the method is: its money rules, payment link and whether it needs a reference. */
+  method: MethodDescriptor;
+  amounts: MethodAmounts;
+  payeeName: string;
+  /** Token id: TRC20 contract or SPL mint. */
+  token?: string;
+}
+
+export interface CreateIntentInput {
+  /** In the method's currency; exactly one of amount and price (http/validate.ts checks). */
+  amount?: number;
+  /** A fiat price converted at a locked quote (issue #31). */
+  price?: { amount: number; currency: string };
+  currency: string;
+  order_id: string;
+  return_url?: string;
+}

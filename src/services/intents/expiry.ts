@@ -1,0 +1,32 @@
+import { writeTx, type Db } from '../../db/open.ts';
+import { intentFromRow } from '../../db/intent-rows.ts';
+import { intentView, type ViewContext } from '../../domain/intent.ts';
+import type { Method } from '../../domain/methods.ts';
+import type { Metrics } from '../../domain/ports.ts';
+import { moneyOfOne } from '../intent-money.ts';
+import type { Outbox } from '../outbox.ts';
+
+/** Moves pending intents past expires_at to expired and emits intent.expired. Returns how many. */
+export async function expireDue(d: { db: Db; outbox: Outbox; metrics: Metrics; ctx: () => ViewContext }, batch = 500): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const { n, methods } = await writeTx(d.db, async (tx) => {
+      const ctx = d.ctx();
+      const rows = await tx.selectFrom('intents').selectAll().where('status', '=', 'pending').where('expires_at', '<=', ctx.now).limit(batch).execute();
+      const methods: Method[] = [];
+      for (const intent of rows.map(intentFromRow)) {
+        const upd = await tx.updateTable('intents').set({ status: 'expired', updated_at: ctx.now }).where('id', '=', intent.id).where('status', '=', 'pending').executeTakeFirst();
+        if (Number(upd.numUpdatedRows) === 0) continue;
+        await d.outbox.enqueue(tx, intent.merchantId, intent.id, 'intent.expired', intentView({ ...intent, status: 'expired', updatedAt: ctx.now }, ctx, await moneyOfOne(tx, intent)));
+        methods.push(intent.method);
+      }
+      return { n: rows.length, methods };
+    });
+    // Counted once committed.
+    for (const method of methods) d.metrics.intentExpired(method);
+    total += n;
+    if (n < batch) break;
+  }
+  if (total > 0) d.outbox.notify();
+  return total;
+}

@@ -1,0 +1,32 @@
+import { PaydError } from '../../domain/errors.ts';
+import type { IntentPricing } from '../../domain/intent.ts';
+import type { Method } from '../../domain/methods.ts';
+import { convertPrice, FIATS, formatRate, ratioToRate } from '../../domain/rates.ts';
+import type { RateBook } from '../../pricing/book.ts';
+import { checkPrice, checkRange } from './checks.ts';
+import type { MethodDeposit } from './deposit.ts';
+
+export interface QuoteDeps {
+  /** Fiat prices: the rate cache and how long a quote holds (default and cap: ttlSeconds). */
+  pricing?: { book: Pick<RateBook, 'quote'>; quoteSeconds?: number; retryAfterSeconds: number };
+  ttlSeconds: number;
+}
+
+/**
+ * The price converted at the freshest trusted rate, rounded up to the method's amount step
+ * (domain/rates.ts convertPrice); the quote holds for pricing.quoteSeconds, at most the
+ * intent's lifetime. No fresh rate: RATE_UNAVAILABLE, never a stale or made-up one.
+ */
+export async function quotePrice(d: QuoteDeps, method: Method, deposit: MethodDeposit, price: { amount: number; currency: string }, now: number): Promise<{ amountMinor: bigint; pricing: IntentPricing }> {
+  const { fiat, priceMinor, text } = checkPrice(price);
+  const { unit, decimals } = deposit.method.rules;
+  const rate = await (d.pricing?.book.quote(unit, fiat) ?? (unit === fiat ? Promise.resolve({ rate: { num: 1n, den: 1n }, source: 'identity', at: now }) : undefined));
+  if (!rate) {
+    const retryAfter = d.pricing?.retryAfterSeconds ?? 60;
+    throw new PaydError('RATE_UNAVAILABLE', `no fresh ${unit}/${fiat} rate right now; retry in ${retryAfter} s (Retry-After) or price in ${unit}`, { retryAfter });
+  }
+  const amountMinor = convertPrice(priceMinor, FIATS[fiat].decimals, rate.rate, decimals, deposit.amounts.stepMinor);
+  checkRange(method, deposit, amountMinor, true);
+  const quoteSeconds = Math.min(d.pricing?.quoteSeconds ?? d.ttlSeconds, d.ttlSeconds);
+  return { amountMinor, pricing: { priceAmount: text, priceCurrency: fiat, rate: formatRate(ratioToRate(rate.rate)), source: rate.source, quotedAt: now, validUntil: now + Math.round(quoteSeconds * 1000) } };
+}

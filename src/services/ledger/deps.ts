@@ -1,0 +1,37 @@
+import type { Db } from '../../db/open.ts';
+import type { Method } from '../../domain/methods.ts';
+import type { PaymentPolicy } from '../../domain/payment-policy.ts';
+import type { Clock, Logger, Metrics, Random } from '../../domain/ports.ts';
+import type { Outbox } from '../outbox.ts';
+
+export interface LedgerDeps {
+  db: Db;
+  clock: Clock;
+  random: Random;
+  log: Logger;
+  outbox: Outbox;
+  livemode: boolean;
+  publicUrl: string;
+  /** Decimal places of a method's minor unit. */
+  decimalsOf: (method: string) => number;
+  /** How far before an intent's creation a payment may have happened and still match it, ms (clock skew). */
+  skewMs?: number;
+  metrics?: Metrics;
+  /** Each method's policies for payments that are not exactly right (issue 27); default DEFAULT_POLICY. */
+  policies?: (method: Method) => PaymentPolicy;
+}
+
+/** The deps with their defaults filled in, as the ledger's parts use them. */
+export interface LedgerContext extends LedgerDeps {
+  skewMs: number;
+  metrics: Metrics;
+  policyOf: (method: Method) => PaymentPolicy;
+}
+
+export interface IngestOptions {
+  /** Manual reconciliation: settle exactly this intent. */
+  intentId?: string;
+  note?: string;
+  /** Who settled by hand, for the audit log (default `cli`; the console: `console:<passkey name>`). */
+  actor?: string;
+}

@@ -1,0 +1,55 @@
+import { TxConflict, type Tx } from '../../db/open.ts';
+import { intentFromRow } from '../../db/intent-rows.ts';
+import { PaydError } from '../../domain/errors.ts';
+import { decideMatch } from '../../domain/matching.ts';
+import type { IngestOutcome, ReceivedPayment } from '../../domain/payment.ts';
+import type { IngestOptions, LedgerContext } from './deps.ts';
+import { settle } from './settle.ts';
+
+type Manual = IngestOptions & { intentId: string };
+
+/** The operator's choice, checked like a match (method, receiver, amount, time) but without searching. */
+async function namedIntent(d: LedgerContext, tx: Tx, p: ReceivedPayment, intentId: string) {
+  const decision = decideMatch(p, (await tx.selectFrom('intents').selectAll().where('id', '=', intentId).execute()).map(intentFromRow), { mode: 'manual', skewMs: d.skewMs });
+  if (decision.kind === 'unmatched') throw new PaydError('CONFLICT', `intent ${intentId} cannot be settled: ${decision.reason.replace(/_/g, ' ')}`);
+  return decision.allocations[0].intent;
+}
+
+/** Manual settlement of a payment just recorded (its row `paymentId`): it settles the named intent. */
+export async function settleNamed(d: LedgerContext, tx: Tx, p: ReceivedPayment, paymentId: string, o: Manual): Promise<IngestOutcome> {
+  const intent = await namedIntent(d, tx, p, o.intentId);
+  await tx.updateTable('payments').set({ status: 'matched', intent_id: intent.id }).where('id', '=', paymentId).execute();
+  await settle(d, tx, intent, paymentId, p, d.clock.now(), o);
+  return { kind: 'settled', paymentId, intentId: intent.id };
+}
+
+/**
+ * Manual settlement of a reference that is already recorded: a payment kept unmatched is
+ * linked to the named intent (audited); anything else is refused. One transfer, one row,
+ * so it can never settle two intents.
+ */
+export async function linkRecorded(d: LedgerContext, tx: Tx, p: ReceivedPayment, o: Manual): Promise<IngestOutcome> {
+  const existing = await tx.selectFrom('payments').selectAll().where('method', '=', p.method).where('tx_ref', '=', p.txRef).executeTakeFirstOrThrow();
+  // Held for another intent: that intent's merchant decides (or the operator accepts it there).
+  if (existing.status === 'held' && existing.intent_id !== o.intentId) {
+    throw new PaydError('CONFLICT', `transaction reference ${p.txRef} is held for intent ${existing.intent_id ?? '(unknown)'}: accept it there with payd payments accept ${p.txRef} --intent ${existing.intent_id ?? '<id>'}`);
+  }
+  const wasHeld = existing.status === 'held';
+  if (existing.status !== 'unmatched' && !wasHeld) {
+    throw new PaydError('CONFLICT', `transaction reference ${p.txRef} already settled intent ${existing.intent_id ?? '(unknown)'}`);
+  }
+  const recorded: ReceivedPayment = { ...p, amountMinor: BigInt(existing.amount_minor), receiver: existing.receiver, occurredAt: existing.occurred_at };
+  const intent = await namedIntent(d, tx, recorded, o.intentId);
+  if (intent.method !== existing.method || intent.receiver !== existing.receiver) {
+    throw new PaydError('CONFLICT', `payment ${existing.id} was made to ${existing.method} ${existing.receiver}, not to this intent's ${intent.method} ${intent.receiver}`);
+  }
+  const now = d.clock.now();
+  const upd = await tx.updateTable('payments').set({ status: 'matched', reason: wasHeld ? existing.reason : null, intent_id: intent.id, note: o.note ?? existing.note }).where('id', '=', existing.id).where('status', '=', existing.status).executeTakeFirst();
+  if (Number(upd.numUpdatedRows) !== 1) throw new TxConflict(`payment ${existing.id}`);
+  await tx
+    .insertInto('audit_log')
+    .values({ at: now, actor: o.actor ?? 'cli', action: 'payment.link', subject: existing.id, details_json: JSON.stringify({ intent_id: intent.id, tx_ref: p.txRef, was: existing.reason, note: o.note ?? null }) })
+    .execute();
+  await settle(d, tx, intent, existing.id, recorded, now, o, wasHeld ? { accepted: true, alreadyCounted: true } : {});
+  return { kind: 'settled', paymentId: existing.id, intentId: intent.id };
+}

@@ -1,0 +1,60 @@
+import { TxConflict, type Tx } from '../../db/open.ts';
+import { intentView, type Intent } from '../../domain/intent.ts';
+import { DecimalNumber } from '../../domain/json.ts';
+import { formatMinor } from '../../domain/money.ts';
+import type { ReceivedPayment } from '../../domain/payment.ts';
+import type { PaymentReason } from '../../domain/payment-policy.ts';
+import { moneyOfOne } from '../intent-money.ts';
+import type { IngestOptions, LedgerContext } from './deps.ts';
+
+/** What payment.success says beyond the intent (issue 27). */
+export interface SuccessExtras {
+  late?: boolean;
+  underpaidByMinor?: bigint;
+  accepted?: boolean;
+  /** The payment was already counted on the intent (an accepted held one). */
+  alreadyCounted?: boolean;
+}
+
+type TxIds = Pick<ReceivedPayment, 'txRef' | 'txHash'>;
+
+/** Marks the intent settled by this payment row and queues its webhook, in the caller's transaction. */
+export async function settle(d: LedgerContext, tx: Tx, intent: Intent, paymentId: string, p: TxIds, now: number, o: IngestOptions, extra: SuccessExtras = {}): Promise<void> {
+  // The merchant sees the chain's transaction id, also when it carried several payments.
+  const transaction_hash = p.txHash ?? p.txRef;
+  const paymentCount = (intent.paymentCount ?? 0) + (extra.alreadyCounted ? 0 : 1);
+  const upd = await tx
+    .updateTable('intents')
+    .set({ status: 'settled', transaction_hash, verified_at: now, payment_id: paymentId, updated_at: now, payment_count: paymentCount })
+    .where('id', '=', intent.id)
+    .where('status', '=', intent.status)
+    .where('payment_count', '=', intent.paymentCount ?? 0)
+    .executeTakeFirst();
+  // Canceled or settled by another node since we read it: writeTx runs the ingest again.
+  if (Number(upd.numUpdatedRows) !== 1) throw new TxConflict(`intent ${intent.id}`);
+  const settled: Intent = { ...intent, status: 'settled', transactionHash: transaction_hash, verifiedAt: now, paymentId, updatedAt: now, paymentCount };
+  const view = intentView(settled, { now, livemode: d.livemode, publicUrl: d.publicUrl, decimalsOf: d.decimalsOf }, await moneyOfOne(tx, settled));
+  const decimals = d.decimalsOf(intent.method);
+  await d.outbox.enqueue(tx, intent.merchantId, intent.id, 'payment.success', {
+    ...view,
+    ...(extra.late ? { late: true } : {}),
+    ...(extra.underpaidByMinor ? { underpaid_by: new DecimalNumber(formatMinor(extra.underpaidByMinor, decimals)) } : {}),
+    ...(extra.accepted ? { accepted: true } : {}),
+  });
+  if (o.intentId) {
+    await tx
+      .insertInto('audit_log')
+      .values({ at: now, actor: o.actor ?? 'cli', action: 'intent.settle', subject: intent.id, details_json: JSON.stringify({ tx_ref: p.txRef, note: o.note ?? null }) })
+      .execute();
+  }
+}
+
+/** The data of payment.held and payment.refunded. */
+export function heldEvent(d: LedgerContext, intent: Intent, p: TxIds, amountMinor: bigint, reason: PaymentReason) {
+  return {
+    intent_id: intent.id,
+    transaction_hash: p.txHash ?? p.txRef,
+    amount: new DecimalNumber(formatMinor(amountMinor, d.decimalsOf(intent.method))),
+    reason,
+  };
+}
