@@ -1,5 +1,6 @@
-import type { Config, MethodAmounts } from '../config/load.ts';
+import { methodPolicy, type Config, type MethodAmounts } from '../config/load.ts';
 import { DEFAULT_MAX_OFFSET_STEPS, DEFAULT_MERCHANT_SHARE_PERCENT, DEFAULT_SURCHARGE_BASIS_POINTS, type Method } from '../domain/methods.ts';
+import { DEFAULT_POLICY, type PaymentPolicy } from '../domain/payment-policy.ts';
 import type { MethodRegistry } from '../methods/registry.ts';
 import type { MethodDeposit } from '../services/intents/deposit.ts';
 
@@ -17,6 +18,12 @@ export function methodDeposits(config: Config, sandbox: boolean, methods: Method
     out[method.id] = { method, amounts, payeeName, token: method.token?.(config.methods[method.id]) };
   }
   return out;
+}
+
+/** Each method's payment policy: its config section's. */
+export function methodPolicies(config: Config, deposits: Partial<Record<Method, MethodDeposit>>, decimalsOf: (method: Method) => number): (m: Method) => PaymentPolicy {
+  // Sandbox methods without a config section get the defaults over their sandbox amounts.
+  return (m: Method) => config.policies[m] ?? (deposits[m] ? methodPolicy(m, decimalsOf(m), {}, deposits[m].amounts) : DEFAULT_POLICY);
 }
 
 /** The payee name payment links and the checkout show: the first configured method's that names one (UPI's payeeName), else ''. */

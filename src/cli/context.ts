@@ -51,6 +51,12 @@ export interface WithAppOptions {
   otherHint?: string;
 }
 
+/** Its key file (or WAL) outlives a SQLite database: present without it, the database existed there and was moved or deleted. */
+export const databaseTraces = (dbFile: string): string[] => [`${dbFile}.key`, `${dbFile}-wal`].filter((f) => existsSync(f));
+
+export const lostDatabase = (traces: string[]): string =>
+  `the database is missing: ${traces.join(' and ')} ${traces.length > 1 ? 'are' : 'is'} still there, so it was created at this path and has since been moved or deleted.`;
+
 /**
  * Opens the app (database migrated) for one command and always closes it. Unless the command
  * creates data, a missing database is an error naming the file looked for, never a new empty one.
@@ -66,13 +72,9 @@ export async function withApp<T>(g: GlobalOptions, e: CliEnv, fn: (app: App) => 
   const onPostgres = storeTarget(config, sandbox).kind === 'postgres';
   if (!o.creates && !onPostgres && !existsSync(dbFile)) {
     const lines = [`no ${modeName(sandbox)} database at ${dbFile} (config: ${configFile ?? 'embedded defaults, no config file found'})`];
-    // Its key file (or WAL) outlives it: the database existed here and was moved or deleted.
-    const traces = [`${dbFile}.key`, `${dbFile}-wal`].filter((f) => existsSync(f));
+    const traces = databaseTraces(dbFile);
     if (traces.length) {
-      lines.push(
-        `  the database is missing: ${traces.join(' and ')} ${traces.length > 1 ? 'are' : 'is'} still there, so it was created at this path and has since been moved or deleted.`,
-        `  Restore it from your backup (with its master key) before starting payd serve, which would begin an empty one; or pass --config <file> if this is the wrong config.`,
-      );
+      lines.push(`  ${lostDatabase(traces)}`, `  Restore it from your backup (with its master key) before starting payd serve; or pass --config <file> if this is the wrong config.`);
       if (existsSync(otherFile)) lines.push(`  (the ${modeName(!sandbox)} database ${otherFile} is a separate database: ${modeFlag(sandbox)} only to look at that one)`);
     } else if (existsSync(otherFile)) lines.push(`  the ${modeName(!sandbox)} database ${otherFile} exists: ${modeFlag(sandbox)}`);
     else lines.push(`  nothing to show yet: create a merchant first (payd${sandbox ? ' --sandbox' : ''} merchant create --name …), or pass --config <file>`);

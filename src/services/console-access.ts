@@ -3,6 +3,7 @@ import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simp
 import { writeTx, type Db } from '../db/open.ts';
 import { PaydError } from '../domain/errors.ts';
 import type { Clock, Random } from '../domain/ports.ts';
+import { audit } from '../db/audit.ts';
 
 /** The WebAuthn library (and its ASN.1 stack, ~1.8 MB) loads at the first passkey ceremony, not at every start. */
 const webauthn = () => import('@simplewebauthn/server');
@@ -45,9 +46,7 @@ const denied = (why: string) => new PaydError('FORBIDDEN', why);
 export function createConsoleAccess(d: { db: Db; clock: Clock; random: Random; idleMs: number }) {
   const token = (n: number) => b64url(d.random.bytes(n));
 
-  async function audit(actor: string, action: string, subject: string | null, details?: Record<string, unknown>) {
-    await d.db.insertInto('audit_log').values({ at: d.clock.now(), actor, action, subject, details_json: details ? JSON.stringify(details) : null }).execute();
-  }
+  const audited = (actor: string, action: string, subject: string | null, details?: Record<string, unknown>) => audit(d.db, { at: d.clock.now(), actor, action, subject, details });
 
   /** Takes a challenge (once): true only for an unexpired one of this purpose (and invite). */
   async function takeChallenge(challenge: string, purpose: 'register' | 'login', inviteHash: string | null): Promise<boolean> {
@@ -85,7 +84,7 @@ export function createConsoleAccess(d: { db: Db; clock: Clock; random: Random; i
       const t = token(24);
       const now = d.clock.now();
       await d.db.insertInto('console_invites').values({ token_hash: sha256(t), name: clean, created_at: now, expires_at: now + INVITE_MS, used_at: null }).execute();
-      await audit('cli', 'console.invite', null, { name: clean });
+      await audited('cli', 'console.invite', null, { name: clean });
       return { token: t, expiresAt: now + INVITE_MS };
     },
 
@@ -136,7 +135,7 @@ export function createConsoleAccess(d: { db: Db; clock: Clock; random: Random; i
           .values({ id: cred.id, name: invite.name, public_key: b64url(cred.publicKey), counter: cred.counter, transports: cred.transports ? JSON.stringify(cred.transports) : null, created_at: now, last_used_at: now, revoked_at: null })
           .execute();
         const session = await newSession(tx, cred.id, address, now);
-        await tx.insertInto('audit_log').values({ at: now, actor: `console:${invite.name}`, action: 'console.register', subject: session.id, details_json: JSON.stringify({ passkey: cred.id }) }).execute();
+        await audit(tx, { at: now, actor: `console:${invite.name}`, action: 'console.register', subject: session.id, details: { passkey: cred.id } });
         return session;
       });
       return { ...s, name: invite.name };
@@ -170,7 +169,7 @@ export function createConsoleAccess(d: { db: Db; clock: Clock; random: Random; i
       const s = await writeTx(d.db, async (tx) => {
         await tx.updateTable('console_passkeys').set({ counter: verified.authenticationInfo.newCounter, last_used_at: now }).where('id', '=', key.id).execute();
         const session = await newSession(tx, key.id, address, now);
-        await tx.insertInto('audit_log').values({ at: now, actor: `console:${key.name}`, action: 'console.sign-in', subject: session.id, details_json: null }).execute();
+        await audit(tx, { at: now, actor: `console:${key.name}`, action: 'console.sign-in', subject: session.id });
         return session;
       });
       return { ...s, name: key.name };
@@ -193,7 +192,7 @@ export function createConsoleAccess(d: { db: Db; clock: Clock; random: Random; i
 
     async signOut(s: ConsoleSession): Promise<void> {
       await d.db.updateTable('console_sessions').set({ revoked_at: d.clock.now() }).where('id', '=', s.id).where('revoked_at', 'is', null).execute();
-      await audit(`console:${s.name}`, 'console.sign-out', s.id);
+      await audited(`console:${s.name}`, 'console.sign-out', s.id);
     },
 
     /** `payd console sessions`: newest first, with the passkey each signed in with. */
@@ -232,7 +231,7 @@ export function createConsoleAccess(d: { db: Db; clock: Clock; random: Random; i
         await d.db.updateTable('console_passkeys').set({ revoked_at: now }).where('id', '=', row.passkey_id).where('revoked_at', 'is', null).execute();
         passkey = (await d.db.selectFrom('console_passkeys').select('name').where('id', '=', row.passkey_id).executeTakeFirstOrThrow()).name;
       }
-      await audit(o.actor ?? 'cli', o.passkey ? 'console.revoke-passkey' : 'console.revoke', row.id, o.passkey ? { passkey: row.passkey_id } : undefined);
+      await audited(o.actor ?? 'cli', o.passkey ? 'console.revoke-passkey' : 'console.revoke', row.id, o.passkey ? { passkey: row.passkey_id } : undefined);
       return { session_id: row.id, passkey };
     },
   };

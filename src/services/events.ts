@@ -5,6 +5,7 @@ import { PaydError } from '../domain/errors.ts';
 import type { Clock } from '../domain/ports.ts';
 import type { Actor } from './merchants.ts';
 import type { Outbox } from './outbox.ts';
+import { audit } from '../db/audit.ts';
 
 export interface EventSummary {
   event_id: string;
@@ -77,10 +78,7 @@ export function createEventService(d: { db: Db; clock: Clock; outbox: Outbox }) 
       const now = d.clock.now();
       const ids = await replayEvents(d.db, target, now);
       if (!ids) throw new PaydError('NOT_FOUND', `no webhook event ${'eventId' in target ? target.eventId : ''}`);
-      await d.db
-        .insertInto('audit_log')
-        .values({ at: now, actor, action: 'webhooks.replay', subject: 'eventId' in target ? target.eventId : 'failed', details_json: JSON.stringify({ count: ids.length }) })
-        .execute();
+      await audit(d.db, { at: now, actor, action: 'webhooks.replay', subject: 'eventId' in target ? target.eventId : 'failed', details: { count: ids.length } });
       d.outbox.notify();
       return ids;
     },

@@ -6,6 +6,7 @@ import { UUID_V4 } from '../domain/ids.ts';
 import type { Actor } from './merchants.ts';
 import type { Outbox } from './outbox.ts';
 import { moneyOfOne } from './intent-money.ts';
+import { audit } from '../db/audit.ts';
 
 export interface CancelOptions {
   /** Only an intent of this merchant (the API); the operator's CLI may cancel any. */
@@ -53,10 +54,7 @@ export function createIntentCancellation(d: { db: Db; outbox: Outbox; view: () =
         }
         const canceled: Intent = { ...current, status: 'canceled', canceledAt: ctx.now, updatedAt: ctx.now };
         await d.outbox.enqueue(tx, current.merchantId, current.id, 'intent.canceled', intentView(canceled, ctx, await moneyOfOne(tx, canceled)));
-        await tx
-          .insertInto('audit_log')
-          .values({ at: ctx.now, actor: o.actor, action: 'intent.cancel', subject: current.id, details_json: null })
-          .execute();
+        await audit(tx, { at: ctx.now, actor: o.actor, action: 'intent.cancel', subject: current.id });
         return { row: canceled, changed: true };
       });
       if (changed) d.outbox.notify([row.id]);

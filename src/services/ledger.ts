@@ -9,7 +9,8 @@ import type { IngestOptions, LedgerContext, LedgerDeps } from './ledger/deps.ts'
 import { acceptHeld, markRefunded, type HeldAction } from './ledger/held.ts';
 import { linkRecorded, settleNamed } from './ledger/manual.ts';
 import { mismatchOf } from './ledger/mismatch.ts';
-import { insertRejection, newPaymentId, paymentRow, recordedAsWholeTransaction, saveCheckpoint } from './ledger/rows.ts';
+import { insertRejection, newPaymentId, paymentRow, recordedAsWholeTransaction } from './ledger/rows.ts';
+import { loadCheckpoint, saveCheckpoint } from '../db/checkpoints.ts';
 
 /**
  * The one core function of payd: record → de-duplicate → match → settle, in one
@@ -31,7 +32,7 @@ export function createLedger(deps: LedgerDeps): Ledger & {
 
   async function reject(r: RejectedObservation, checkpoint?: CheckpointUpdate): Promise<void> {
     const inserted = await writeTx(d.db, async (tx) => {
-      if (checkpoint) await saveCheckpoint(tx, checkpoint, d.clock.now());
+      if (checkpoint) await saveCheckpoint(tx, checkpoint.key, checkpoint.value, d.clock.now());
       return insertRejection(tx, r);
     });
     if (inserted) rejected(r);
@@ -46,7 +47,7 @@ export function createLedger(deps: LedgerDeps): Ledger & {
     let mismatch: RejectedObservation | undefined;
     const outcome = await writeTx(d.db, async (tx): Promise<IngestOutcome> => {
       mismatch = undefined; // a re-run of the transaction starts over
-      if (checkpoint) await saveCheckpoint(tx, checkpoint, d.clock.now());
+      if (checkpoint) await saveCheckpoint(tx, checkpoint.key, checkpoint.value, d.clock.now());
       const whole = o.intentId ? undefined : await recordedAsWholeTransaction(tx, p);
       if (whole) return { kind: 'duplicate', paymentId: whole };
       const paymentId = newPaymentId(d.random);
@@ -94,12 +95,8 @@ export function createLedger(deps: LedgerDeps): Ledger & {
     markRefunded: markRefunded(d),
     reject,
 
-    async loadCheckpoint<T>(key: string): Promise<T | undefined> {
-      const row = await d.db.selectFrom('checkpoints').select('value_json').where('key', '=', key).executeTakeFirst();
-      return row ? (JSON.parse(row.value_json) as T) : undefined;
-    },
-
-    saveCheckpoint: (c) => saveCheckpoint(d.db, c, d.clock.now()),
+    loadCheckpoint: <T>(key: string) => loadCheckpoint<T>(d.db, key),
+    saveCheckpoint: (c) => saveCheckpoint(d.db, c.key, c.value, d.clock.now()),
 
     async hasOpenIntents(method: Method, receiver: string): Promise<boolean> {
       const row = await d.db

@@ -3,6 +3,7 @@ import type { MerchantsTable } from '../db/schema.ts';
 import { PaydError } from '../domain/errors.ts';
 import { UUID_V4 } from '../domain/ids.ts';
 import type { Clock } from '../domain/ports.ts';
+import { audit } from '../db/audit.ts';
 
 export interface Merchant {
   clientId: string;
@@ -40,8 +41,5 @@ export async function merchantRow(db: Db, clientId: string): Promise<MerchantsTa
 
 /** One audit-log line for a change to a merchant. */
 export async function auditMerchant(d: { db: Db; clock: Clock }, action: string, subject: string, details?: Record<string, unknown>, actor: Actor = 'cli'): Promise<void> {
-  await d.db
-    .insertInto('audit_log')
-    .values({ at: d.clock.now(), actor, action, subject, details_json: details ? JSON.stringify(details) : null })
-    .execute();
+  await audit(d.db, { at: d.clock.now(), actor, action, subject, details });
 }

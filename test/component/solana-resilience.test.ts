@@ -21,14 +21,14 @@ describe('Solana source: downtime and first start', () => {
     const ledger = new FakeLedger();
     const first = pay(wallet, 1_000n);
     let run = start('SOL', solConfig(rpc, wallet), { ledger, pageLimit: 2 });
-    await waitFor(() => ledger.payments.length === 1, 3000, 'the first payment');
+    await waitFor(() => ledger.payments.length === 1, 10_000, 'the first payment');
     await run.stop();
 
     const missed = [pay(wallet, 2_000n), pay(wallet, 3_000n), pay(wallet, 4_000n), pay(wallet, 5_000n), pay(wallet, 6_000n)];
     const mark = rpc.requests.length;
     run = start('SOL', solConfig(rpc, wallet), { ledger, pageLimit: 2 });
     try {
-      await waitFor(() => ledger.payments.length === 6, 3000, 'the missed payments');
+      await waitFor(() => ledger.payments.length === 6, 10_000, 'the missed payments');
       assert.deepEqual(ledger.payments.map((p) => p.txRef), [first, ...missed]);
       assert.equal(ledger.outcomes.filter((o) => o.kind === 'duplicate').length, 0);
       assert.ok(!rpc.requests.slice(mark).some((r) => r.method === 'getTransaction' && r.params[0] === first), 'the old payment is not fetched again');
@@ -45,7 +45,7 @@ describe('Solana source: downtime and first start', () => {
     const recent = pay(wallet, 2_000n, now - 3600);
     const run = start('SOL', solConfig(rpc, wallet));
     try {
-      await waitFor(() => run.ledger.payments.length === 1, 3000, 'the recent payment');
+      await waitFor(() => run.ledger.payments.length === 1, 10_000, 'the recent payment');
       assert.equal(run.ledger.payments[0].txRef, recent);
       assert.ok(!rpc.requests.some((r) => r.method === 'getTransaction' && r.params[0] === old));
     } finally {
@@ -61,10 +61,10 @@ describe('Solana source: commitment', () => {
     const run = start('SOL', solConfig(rpc, wallet)); // commitment: finalized (the default)
     try {
       const mark = rpc.requests.length;
-      await waitFor(() => rpc.count('getSignaturesForAddress', mark) >= 3, 3000, 'three polls');
+      await waitFor(() => rpc.count('getSignaturesForAddress', mark) >= 3, 10_000, 'three polls');
       assert.equal(run.ledger.payments.length, 0);
       rpc.finalize(sig);
-      await waitFor(() => run.ledger.payments.length === 1, 3000, 'the finalized payment');
+      await waitFor(() => run.ledger.payments.length === 1, 10_000, 'the finalized payment');
       assert.equal(run.ledger.payments[0].txRef, sig);
     } finally {
       await run.stop();
@@ -76,7 +76,7 @@ describe('Solana source: commitment', () => {
     const sig = rpc.add(solTransfer({ from: newKey(), to: wallet, lamports: 9_000n }), 'confirmed');
     const run = start('SOL', solConfig(rpc, wallet, { commitment: 'confirmed' }));
     try {
-      await waitFor(() => run.ledger.payments.length === 1, 3000, 'the confirmed payment');
+      await waitFor(() => run.ledger.payments.length === 1, 10_000, 'the confirmed payment');
       assert.equal(run.ledger.payments[0].txRef, sig);
     } finally {
       await run.stop();
@@ -91,10 +91,10 @@ describe('Solana source: commitment', () => {
     const run = start('SOL', solConfig(rpc, wallet));
     try {
       const mark = rpc.requests.length;
-      await waitFor(() => rpc.count('getTransaction', mark) >= 3, 3000, 'a few attempts');
+      await waitFor(() => rpc.count('getTransaction', mark) >= 3, 10_000, 'a few attempts');
       assert.equal(run.ledger.payments.length, 0);
       rpc.served(lagging);
-      await waitFor(() => run.ledger.payments.length === 2, 3000, 'both payments');
+      await waitFor(() => run.ledger.payments.length === 2, 10_000, 'both payments');
       assert.deepEqual(run.ledger.payments.map((p) => p.txRef), [lagging, later]);
     } finally {
       await run.stop();
@@ -129,7 +129,7 @@ describe('Solana source: RPC faults', () => {
     rpc.failNext(1, { delayMs: 1500 });
     const run = start('SOL', solConfig(rpc, wallet), { requestTimeoutMs: 200 });
     try {
-      await waitFor(() => run.ledger.payments.length === 1, 3000, 'the payment after the timeout');
+      await waitFor(() => run.ledger.payments.length === 1, 10_000, 'the payment after the timeout');
       assert.equal(run.ledger.payments[0].txRef, sig);
       assert.ok(run.log.lines.some((l) => l.level === 'warn' && /timed out after 200 ms/.test(String(l.fields.error))));
     } finally {
@@ -141,7 +141,7 @@ describe('Solana source: RPC faults', () => {
     const wallet = newKey();
     rpc.failNext(3, { status: 503 });
     const run = start('SOL', solConfig(rpc, wallet), { backoff: { baseMs: 10_000, maxMs: 10_000 } });
-    await waitFor(() => run.log.lines.some((l) => l.msg.includes('backing off')), 3000, 'a failure');
+    await waitFor(() => run.log.lines.some((l) => l.msg.includes('backing off')), 10_000, 'a failure');
     const t = Date.now();
     await run.stop();
     assert.ok(Date.now() - t < 1000);

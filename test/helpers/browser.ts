@@ -19,15 +19,15 @@ export interface Browser {
   close(): Promise<void>;
 }
 
-/** Launches Chromium with a fresh profile directory (removed on close). */
-export async function launchBrowser(): Promise<Browser> {
+/** Launches Chromium with a fresh profile directory (removed on close), in a given time zone and locale and with extra flags if asked. */
+export async function launchBrowser(o: { timezoneId?: string; locale?: string; args?: string[] } = {}): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(`Chromium is not installed (${CHROMIUM} missing): apt-get update && apt-get install -y chromium`);
   }
   const profile = mkdtempSync(join(tmpdir(), 'payd-chromium-'));
   let context: BrowserContext;
   try {
-    context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS, timeout: 20_000 });
+    context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, timeout: 20_000, ...o, args: [...ARGS, ...(o.args ?? [])] });
   } catch (err) {
     rmSync(profile, { recursive: true, force: true });
     throw err;

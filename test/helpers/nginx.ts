@@ -67,13 +67,16 @@ export function clientAgent(localAddress: string): Agent {
   return new Agent({ keepAlive: true, maxSockets: 8, localAddress, rejectUnauthorized: false });
 }
 
-/** Starts nginx with the shipped site config proxying to `upstreamPort`; returns its TLS and plain ports. */
-export async function startNginx(t: TestContext, upstreamPort: number): Promise<{ tlsPort: number; httpPort: number }> {
+/**
+ * Starts nginx with the shipped site config proxying to `upstreamPort` (on `o.tlsPort` if given);
+ * returns its TLS and plain ports and its self-signed certificate for pay.example.test.
+ */
+export async function startNginx(t: TestContext, upstreamPort: number, o: { tlsPort?: number } = {}): Promise<{ tlsPort: number; httpPort: number; certFile: string }> {
   assert.ok(existsSync(NGINX), `nginx is not installed (${NGINX}): apt-get install nginx-light`);
   const dir = mkdtempSync(join(tmpdir(), 'payd-proxy-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=pay.example.test', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
-  const tlsPort = await freePort();
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=pay.example.test', '-addext', 'subjectAltName=DNS:pay.example.test', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
+  const tlsPort = o.tlsPort ?? (await freePort());
   const httpPort = await freePort();
   // The shipped example, with only what docs/operations.md says to edit (and test ports) changed.
   const site = readFileSync(new URL('../../config/nginx-payd.conf', import.meta.url), 'utf8')
@@ -103,5 +106,5 @@ export async function startNginx(t: TestContext, upstreamPort: number): Promise<
   }
   assert.ok(health, `nginx did not come up: ${nginxErr}${existsSync(join(dir, 'error.log')) ? readFileSync(join(dir, 'error.log'), 'utf8') : ''}`);
   assert.equal(health.status, 200);
-  return { tlsPort, httpPort };
+  return { tlsPort, httpPort, certFile: join(dir, 'cert.pem') };
 }

@@ -78,6 +78,12 @@ test('a lost live database: the hint says it is missing and to restore it, not t
   assert.match(r.err, /Restore it from your backup/);
   assert.doesNotMatch(r.err, /exists: add --sandbox/);
   assert.equal(existsSync(live), false, 'nothing created in its place');
+  // payd serve (systemd restarting it, say) refuses too, instead of taking payments on an empty database.
+  const serve = await run(['serve', '--port', '0'], dir);
+  assert.equal(serve.status, 1, serve.stdout + serve.stderr);
+  assert.match(serve.stderr, /no database at .*data\/payd\.sqlite: the database is missing: .*payd\.sqlite\.key is still there/);
+  assert.match(serve.stderr, /payd serve does not begin an empty one in its place\. Restore the database from your backup/);
+  assert.equal(existsSync(live), false, 'nothing created in its place');
 });
 
 test('doctor on a live config with no method enabled says so and exits 1; the sandbox passes', async (t) => {

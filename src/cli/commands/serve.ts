@@ -1,8 +1,9 @@
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { App } from '../../app.ts';
 import { PaydError } from '../../domain/errors.ts';
-import { resolveConfig, type CliEnv, type GlobalOptions } from '../context.ts';
+import { databaseTraces, lostDatabase, resolveConfig, type CliEnv, type GlobalOptions } from '../context.ts';
 import { leaf, type Opts } from './leaf.ts';
 
 /** --port: a usage error (exit 2) unless 0-65535. */
@@ -41,7 +42,16 @@ export async function runDaemon(
   const file = resolved.file;
   // Flags override the config, so checkout links point where the daemon really listens.
   const config = { ...resolved.config, server: { ...resolved.config.server, host: o.host ?? resolved.config.server.host, port: o.port ?? resolved.config.server.port } };
-  const [{ createApp }, { createLogger }, { systemClock, systemRandom }] = await Promise.all([import('../../app.ts'), import('../../log.ts'), import('../../system.ts')]);
+  const [{ createApp }, { createLogger }, { systemClock, systemRandom }, { storeTarget }] = await Promise.all([import('../../app.ts'), import('../../log.ts'), import('../../system.ts'), import('../../db/paths.ts')]);
+  // A live shop's database gone missing (a volume not mounted, a file deleted) is never replaced by an empty one:
+  // its intents, payments and merchants would vanish while payd carried on.
+  const target = storeTarget(config, g.sandbox ?? false);
+  if (!g.sandbox && target.kind === 'sqlite' && !existsSync(target.file)) {
+    const traces = databaseTraces(target.file);
+    if (traces.length) {
+      throw new PaydError('NOT_FOUND', `no database at ${target.file}: ${lostDatabase(traces)}\n  payd serve does not begin an empty one in its place. Restore the database from your backup (docs/operations.md, Backups); or, to start over with no data, move ${traces.join(' and ')} away.`);
+    }
+  }
   const log = createLogger({ level: config.log.level });
   // Log lines are written asynchronously: a crash must not lose the ones still queued, nor its own.
   const fatal = (err: unknown) => {

@@ -41,15 +41,16 @@ export function shownPrice(amount: string, currency: Fiat): string {
 }
 
 /**
- * The quote line of a priced intent: "₹1,999.00 = 23.87 USDT at 83.75 ₹/USDT, valid until 14:32"
- * (the converted amount, before any unique offset; the time in UTC, HH:MM). Null without a quote
- * or for the identity (UPI priced in INR says nothing new).
+ * The quote line of a priced intent: "₹1,999.00 = 23.87 USDT at 83.75 ₹/USDT, valid until" and
+ * the time (the converted amount, before any unique offset). The server writes the time in UTC,
+ * HH:MM; the page's script shows it in the payer's own time zone. Null without a quote or for
+ * the identity (UPI priced in INR says nothing new).
  */
-export function quoteLine(intent: Intent, method: { decimals: number; fiatSign?: string; unit: string }): { text: string; validUntil: string } | null {
+export function quoteLine(intent: Intent, method: { decimals: number; fiatSign?: string; unit: string }): { text: string; until: string; validUntil: string } | null {
   const q = intent.pricing;
   if (!q || q.source === 'identity') return null;
   const shown = shownAmount(method, intent.amountMinor).text;
   const amount = method.fiatSign !== undefined ? shown : `${shown} ${method.unit}`;
-  const hhmm = new Date(q.validUntil).toISOString().slice(11, 16);
-  return { text: `${shownPrice(q.priceAmount, q.priceCurrency)} = ${amount} at ${q.rate} ${FIATS[q.priceCurrency].sign}/${method.unit}, valid until ${hhmm} UTC`, validUntil: new Date(q.validUntil).toISOString() };
+  const validUntil = new Date(q.validUntil).toISOString();
+  return { text: `${shownPrice(q.priceAmount, q.priceCurrency)} = ${amount} at ${q.rate} ${FIATS[q.priceCurrency].sign}/${method.unit}, valid until`, until: `${validUntil.slice(11, 16)} UTC`, validUntil };
 }

@@ -118,7 +118,7 @@ export function checkoutPage(p: PageInput): string {
         ? html`<p class="note" id="received-note">We received <strong id="received-amount">${withUnit(received)}</strong> of ${withUnit(full)}.</p>
       <p class="note" id="exact-note"><strong>Pay exactly this remaining amount</strong> with the button or code below: they carry your order's reference, so it is added to what you paid.</p>`
         : html`<p class="note" id="exact-note"><strong>Pay exactly this amount</strong>, in one payment: the exact amount is how your payment is recognised.</p>`}
-      ${quote ? html`<p class="note" id="quote" data-valid-until="${quote.validUntil}">${quote.text}</p>` : html``}
+      ${quote ? html`<p class="note" id="quote">${quote.text} <time id="quote-until" datetime="${quote.validUntil}">${quote.until}</time></p>` : html``}
     </div>
 
     <a class="app-button" id="app-button" href="${uri}">${words.appButton}</a>

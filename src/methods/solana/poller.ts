@@ -9,23 +9,19 @@
  * a newer checkpoint's signature and lists what it has, which the slot filter drops (signatures.ts);
  * a signature ingested through two endpoints is recorded once (the ledger's unique reference).
  */
-import type { ConfirmedSignatureInfo, Connection, Finality } from '@solana/web3.js';
+import type { Connection, Finality } from '@solana/web3.js';
 import type { Clock, Ledger, Logger } from '../../domain/ports.ts';
 import { formatMinor } from '../../domain/money.ts';
 import { SOL_DECIMALS, USDT_SPL_DECIMALS } from './units.ts';
-import { createHeadWatch } from '../../domain/head-watch.ts';
 import { cycleReporterOf } from '../../runtime/cycle.ts';
 import { describeError } from '../../domain/errors.ts';
-import { sleep } from '../../runtime/sleep.ts';
-import { AllEndpointsFailed, type EndpointSpec, type Member, type UpstreamPool } from '../upstream-pool.ts';
+import { AllEndpointsFailed, type Member, type UpstreamPool } from '../upstream-pool.ts';
 import { adaptTransaction, type WatchTarget } from './adapt.ts';
-import { listRecent, listSince, type Checkpoint } from './signatures.ts';
-import { isUnreadableTransaction, MAX_TRANSACTION_VERSION } from './versions.ts';
-
-/** One RPC endpoint and its Connection. */
-export interface SolanaEndpoint extends EndpointSpec {
-  conn: Connection;
-}
+import { pending } from './backlog.ts';
+import { createHeads } from './heads.ts';
+import type { SolanaEndpoint } from './rpc.ts';
+import type { Checkpoint } from './signatures.ts';
+import { createTransactionReads } from './transactions.ts';
 
 export interface PollerOptions {
   pool: UpstreamPool<SolanaEndpoint>;
@@ -51,73 +47,10 @@ export const checkpointKey = (t: WatchTarget): string => `solana:${t.method}:${t
 
 export function createPoller(o: PollerOptions): { tick(signal: AbortSignal): Promise<void> } {
   const key = checkpointKey(o.target);
-  const unavailable = new Map<string, number>();
   let lastScanAt: number | undefined;
 
-  /** One batch of signatures to work through, in order, and the checkpoint each one leaves. */
-  interface Batch {
-    list: ConfirmedSignatureInfo[];
-    at(info: ConfirmedSignatureInfo): Checkpoint;
-    /** Checkpoint once the whole batch is done (the backlog's top), if not simply the last `at`. */
-    done?: Checkpoint;
-    /** Progress to save even if the batch pays nothing (first start passing over older entries). */
-    skipped?: Checkpoint;
-    /** A backlog that continues next cycle: done with this batch is not caught up. */
-    partial?: boolean;
-  }
-
-  const plain = (info: ConfirmedSignatureInfo): Checkpoint => ({ signature: info.signature, slot: info.slot });
-
-  async function pending(conn: Connection): Promise<Batch> {
-    const list = { commitment: o.commitment, limit: o.pageLimit, maxPages: o.maxPages };
-    const cp = await o.ledger.loadCheckpoint<Checkpoint>(key);
-    if (cp?.backlog) return backlog(cp, cp.backlog.top, await listSince(conn, o.target.account, cp, { ...list, before: cp.backlog.before }));
-    if (cp) {
-      const since = await listSince(conn, o.target.account, cp, list);
-      if (since.complete) return { list: since.list.reverse(), at: plain };
-      const top = since.list[0];
-      o.log.warn('solana backlog longer than one cycle lists; working through it newest first across cycles', { account: o.target.account, listed: since.list.length });
-      return backlog(cp, { signature: top.signature, slot: top.slot }, since);
-    }
-    const { all, recent } = await listRecent(conn, o.target.account, { ...list, notBeforeMs: o.clock.now() - o.firstStartLookbackMs });
-    if (all.length > 0) o.log.info('solana first start', { account: o.target.account, examined: recent.length, older_ignored: all.length - recent.length });
-    // Older entries are passed over, but the checkpoint still moves past them.
-    const newestOld = all.find((s) => !recent.includes(s));
-    return { list: recent.reverse(), at: plain, skipped: newestOld && plain(newestOld) };
-  }
-
-  /** Newest first; each entry done moves `before` down; reaching the checkpoint makes `top` the checkpoint. */
-  function backlog(cp: Checkpoint, top: { signature: string; slot: number }, got: { list: ConfirmedSignatureInfo[]; complete: boolean }): Batch {
-    return {
-      list: got.list,
-      at: (info) => ({ signature: cp.signature, slot: cp.slot, backlog: { top, before: info.signature } }),
-      done: got.complete ? top : undefined,
-      partial: !got.complete,
-    };
-  }
-
-  const heads = createHeadWatch();
-  /**
-   * Every ready endpoint's slot at the commitment, side by side, waiting at most `headWaitMs`:
-   * a complete scan has handled everything up to the slot its endpoint reported before it.
-   */
-  async function readHeads(signal: AbortSignal): Promise<Map<Member<SolanaEndpoint>, number | { error: unknown }>> {
-    const got = new Map<Member<SolanaEndpoint>, number | { error: unknown }>();
-    const reads = o.pool.ready().map(async (m) => {
-      try {
-        const slot = await m.spec.conn.getSlot(o.commitment);
-        o.pool.observeHead(m, slot);
-        heads.observe(slot, o.clock.now());
-        got.set(m, slot);
-      } catch (err) {
-        got.set(m, { error: err });
-      }
-    });
-        const done = new AbortController();
-    await Promise.race([Promise.all(reads), sleep(o.headWaitMs ?? 2000, AbortSignal.any([signal, done.signal]))]);
-    done.abort(); // the wait's timer goes with it
-    return new Map(got);
-  }
+  const heads = createHeads(o);
+  const { readTransaction, unreadable, setAside } = createTransactionReads(o, key);
 
   async function tick(signal: AbortSignal): Promise<void> {
     const now = o.clock.now();
@@ -127,7 +60,7 @@ export function createPoller(o: PollerOptions): { tick(signal: AbortSignal): Pro
       report?.caughtUp?.(now);
       return;
     }
-    const got = await readHeads(signal);
+    const got = await heads.readHeads(signal);
     // Endpoints whose slot answered first (ahead before behind, then by health); the others only when those fail.
     const order = o.pool.order();
     const errors: { label: string; error: unknown }[] = [];
@@ -139,11 +72,7 @@ export function createPoller(o: PollerOptions): { tick(signal: AbortSignal): Pro
         const read = got.get(m);
         if (typeof read === 'object') throw read.error;
         let slot = read;
-        if (slot === undefined) {
-          slot = await m.spec.conn.getSlot(o.commitment);
-          o.pool.observeHead(m, slot);
-          heads.observe(slot, o.clock.now());
-        }
+        if (slot === undefined) slot = await heads.readHead(m);
         const complete = await scan(m.spec.conn, signal);
         lastScanAt = now; // only a completed scan counts; a failed one is retried on the next tick
         const asOf = heads.asOf(slot);
@@ -160,7 +89,7 @@ export function createPoller(o: PollerOptions): { tick(signal: AbortSignal): Pro
 
   /** True when everything listed was worked through (not a backlog that continues, not waiting on a transaction). */
   async function scan(conn: Connection, signal: AbortSignal): Promise<boolean> {
-    const batch = await pending(conn);
+    const batch = await pending(conn, o, key);
     // Progress past transactions that pay nothing is saved once, after the batch (or on failure).
     let unsaved: Checkpoint | undefined = batch.skipped;
     let finished = false;
@@ -213,55 +142,6 @@ export function createPoller(o: PollerOptions): { tick(signal: AbortSignal): Pro
         o.log.info('solana backlog worked through', { account: o.target.account, checkpoint: batch.done.signature });
       } else if (unsaved) await o.ledger.saveCheckpoint({ key, value: unsaved });
     }
-  }
-
-  type Read = { kind: 'tx'; tx: Awaited<ReturnType<Connection['getParsedTransaction']>> } | { kind: 'unreadable'; error: unknown };
-
-  /** Transport faults and rate limits throw (the loop backs off); an unreadable transaction is an answer. */
-  async function readTransaction(conn: Connection, info: ConfirmedSignatureInfo): Promise<Read> {
-    try {
-      return { kind: 'tx', tx: await conn.getParsedTransaction(info.signature, { maxSupportedTransactionVersion: MAX_TRANSACTION_VERSION, commitment: o.commitment }) };
-    } catch (err) {
-      if (isUnreadableTransaction(err)) return { kind: 'unreadable', error: err };
-      throw err;
-    }
-  }
-
-  async function unreadable(info: ConfirmedSignatureInfo, err: unknown, at: Checkpoint): Promise<void> {
-    const error = err instanceof Error ? err.message : String(err);
-    o.log.error('solana transaction cannot be read; recorded and passed over', { tx: info.signature, error });
-    await o.ledger.reject(
-      {
-        source: 'solana',
-        method: o.target.method,
-        ref: `solana:${info.signature}`,
-        reason: 'unsupported_transaction',
-        detail: { signature: info.signature, slot: info.slot, account: o.target.account, error: error.slice(0, 500) },
-        observedAt: o.clock.now(),
-      },
-      { key, value: at },
-    );
-  }
-
-  /** Returns true once a transaction the node keeps not returning has been set aside for the operator. */
-  async function setAside(info: ConfirmedSignatureInfo): Promise<boolean> {
-    const seen = (unavailable.get(info.signature) ?? 0) + 1;
-    unavailable.set(info.signature, seen);
-    if (seen < o.maxUnavailableCycles) {
-      o.log.debug('solana transaction listed but not yet returned', { tx: info.signature, cycles: seen });
-      return false;
-    }
-    unavailable.delete(info.signature);
-    o.log.error('solana transaction unavailable; set aside', { tx: info.signature, cycles: seen });
-    await o.ledger.reject({
-      source: 'solana',
-      method: o.target.method,
-      ref: `solana:${info.signature}`,
-      reason: 'transaction_unavailable',
-      detail: { slot: info.slot, account: o.target.account },
-      observedAt: o.clock.now(),
-    });
-    return true;
   }
 
   return { tick };

@@ -2,6 +2,12 @@
 import { Connection, type Commitment, type ConnectionConfig, type Finality } from '@solana/web3.js';
 import { DeadlineError, withDeadline } from '../deadline.ts';
 import { readBoundedText } from '../../runtime/bounded-body.ts';
+import type { EndpointSpec } from '../upstream-pool.ts';
+
+/** One RPC endpoint and its Connection. */
+export interface SolanaEndpoint extends EndpointSpec {
+  conn: Connection;
+}
 
 export type ConnectionFactory = (rpcUrl: string, config: ConnectionConfig) => Connection;
 

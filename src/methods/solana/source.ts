@@ -18,8 +18,8 @@ import { runLoop } from '../../runtime/loop.ts';
 import { WakeSignal } from '../../runtime/wake.ts';
 import { associatedTokenAddress, MintError, mintProgram, TOKEN_2022_PROGRAM_ID } from './accounts.ts';
 import type { WatchTarget } from './adapt.ts';
-import { createPoller, type SolanaEndpoint } from './poller.ts';
-import { historyCommitment, openConnection, readExchange, type ConnectionFactory } from './rpc.ts';
+import { createPoller } from './poller.ts';
+import { historyCommitment, openConnection, readExchange, type ConnectionFactory, type SolanaEndpoint } from './rpc.ts';
 
 /** The resolved config sections (secrets read). */
 export type SolMethodConfig = SolSection;

@@ -5,6 +5,7 @@ import type { Intent } from '../../domain/intent.ts';
 import type { PaymentReason } from '../../domain/payment-policy.ts';
 import type { LedgerContext } from './deps.ts';
 import { heldEvent, settle } from './settle.ts';
+import { audit } from '../../db/audit.ts';
 
 /** What the merchant or operator does with a held payment. */
 export type HeldAction = (input: { intent: Intent; transactionHash: string; actor: string }) => Promise<{ changed: boolean }>;
@@ -47,10 +48,7 @@ export function acceptHeld(d: LedgerContext): HeldAction {
       const credited = (await tx.selectFrom('payments').select('amount_minor').where('intent_id', '=', intent.id).where('status', '=', 'matched').execute()).reduce((sum, r) => sum + BigInt(r.amount_minor), 0n);
       const short = intent.payAmountMinor - credited;
       await settle(d, tx, intent, row.id, { txRef: row.tx_ref, txHash: row.tx_hash ?? undefined }, now, {}, { accepted: true, alreadyCounted: true, late: row.reason === 'late', ...(short > 0n ? { underpaidByMinor: short } : {}) });
-      await tx
-        .insertInto('audit_log')
-        .values({ at: now, actor: input.actor, action: 'payment.accept', subject: row.id, details_json: JSON.stringify({ intent_id: intent.id, tx_ref: row.tx_ref, was: row.reason }) })
-        .execute();
+      await audit(tx, { at: now, actor: input.actor, action: 'payment.accept', subject: row.id, details: { intent_id: intent.id, tx_ref: row.tx_ref, was: row.reason } });
       return { changed: true };
     });
     if (result.changed) {
@@ -79,10 +77,7 @@ export function markRefunded(d: LedgerContext): HeldAction {
         if (Number(upd.numUpdatedRows) !== 1) throw new TxConflict(`payment ${row.id}`);
         const event = heldEvent(d, input.intent, { txRef: row.tx_ref, txHash: row.tx_hash ?? undefined }, BigInt(row.amount_minor), (row.reason ?? 'underpaid') as PaymentReason);
         await d.outbox.enqueue(tx, input.intent.merchantId, input.intent.id, 'payment.refunded', event);
-        await tx
-          .insertInto('audit_log')
-          .values({ at: now, actor: input.actor, action: 'payment.refunded', subject: row.id, details_json: JSON.stringify({ intent_id: input.intent.id, tx_ref: row.tx_ref }) })
-          .execute();
+        await audit(tx, { at: now, actor: input.actor, action: 'payment.refunded', subject: row.id, details: { intent_id: input.intent.id, tx_ref: row.tx_ref } });
       }
       // The intent's row changes too (updated_at), so the checkout's live status wakes up.
       await tx.updateTable('intents').set({ updated_at: now }).where('id', '=', input.intent.id).execute();

@@ -5,6 +5,7 @@ import { decideMatch } from '../../domain/matching.ts';
 import type { IngestOutcome, ReceivedPayment } from '../../domain/payment.ts';
 import type { IngestOptions, LedgerContext } from './deps.ts';
 import { settle } from './settle.ts';
+import { audit } from '../../db/audit.ts';
 
 type Manual = IngestOptions & { intentId: string };
 
@@ -46,10 +47,7 @@ export async function linkRecorded(d: LedgerContext, tx: Tx, p: ReceivedPayment,
   const now = d.clock.now();
   const upd = await tx.updateTable('payments').set({ status: 'matched', reason: wasHeld ? existing.reason : null, intent_id: intent.id, note: o.note ?? existing.note }).where('id', '=', existing.id).where('status', '=', existing.status).executeTakeFirst();
   if (Number(upd.numUpdatedRows) !== 1) throw new TxConflict(`payment ${existing.id}`);
-  await tx
-    .insertInto('audit_log')
-    .values({ at: now, actor: o.actor ?? 'cli', action: 'payment.link', subject: existing.id, details_json: JSON.stringify({ intent_id: intent.id, tx_ref: p.txRef, was: existing.reason, note: o.note ?? null }) })
-    .execute();
+  await audit(tx, { at: now, actor: o.actor ?? 'cli', action: 'payment.link', subject: existing.id, details: { intent_id: intent.id, tx_ref: p.txRef, was: existing.reason, note: o.note ?? null } });
   await settle(d, tx, intent, existing.id, recorded, now, o, wasHeld ? { accepted: true, alreadyCounted: true } : {});
   return { kind: 'settled', paymentId: existing.id, intentId: intent.id };
 }

@@ -1,19 +1,10 @@
-import { TxConflict, type Db, type Tx } from '../../db/open.ts';
+import { TxConflict, type Tx } from '../../db/open.ts';
 import type { Intent } from '../../domain/intent.ts';
 import { minorToDb } from '../../domain/money.ts';
 import type { ReceivedPayment, RejectedObservation } from '../../domain/payment.ts';
-import type { CheckpointUpdate, Random } from '../../domain/ports.ts';
+import type { Random } from '../../domain/ports.ts';
 
-/** The rows the ledger writes beside the intent: checkpoints, payments, rejections. */
-
-export async function saveCheckpoint(tx: Tx | Db, c: CheckpointUpdate, now: number): Promise<void> {
-  const value_json = JSON.stringify(c.value);
-  await tx
-    .insertInto('checkpoints')
-    .values({ key: c.key, value_json, updated_at: now })
-    .onConflict((oc) => oc.column('key').doUpdateSet({ value_json, updated_at: now }))
-    .execute();
-}
+/** The rows the ledger writes beside the intent: payments and rejections. */
 
 /** Keeps a rejection in the caller's transaction; false when its ref was already kept. */
 export async function insertRejection(tx: Tx, r: RejectedObservation): Promise<boolean> {

@@ -6,6 +6,7 @@ import type { ReceivedPayment } from '../../domain/payment.ts';
 import type { PaymentReason } from '../../domain/payment-policy.ts';
 import { moneyOfOne } from '../intent-money.ts';
 import type { IngestOptions, LedgerContext } from './deps.ts';
+import { audit } from '../../db/audit.ts';
 
 /** What payment.success says beyond the intent (issue 27). */
 export interface SuccessExtras {
@@ -41,12 +42,7 @@ export async function settle(d: LedgerContext, tx: Tx, intent: Intent, paymentId
     ...(extra.underpaidByMinor ? { underpaid_by: new DecimalNumber(formatMinor(extra.underpaidByMinor, decimals)) } : {}),
     ...(extra.accepted ? { accepted: true } : {}),
   });
-  if (o.intentId) {
-    await tx
-      .insertInto('audit_log')
-      .values({ at: now, actor: o.actor ?? 'cli', action: 'intent.settle', subject: intent.id, details_json: JSON.stringify({ tx_ref: p.txRef, note: o.note ?? null }) })
-      .execute();
-  }
+  if (o.intentId) await audit(tx, { at: now, actor: o.actor ?? 'cli', action: 'intent.settle', subject: intent.id, details: { tx_ref: p.txRef, note: o.note ?? null } });
 }
 
 /** The data of payment.held and payment.refunded. */

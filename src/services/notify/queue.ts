@@ -8,6 +8,7 @@ import { writeTx, type Db, type Tx } from '../../db/open.ts';
 import type { NotificationsTable } from '../../db/schema.ts';
 import type { Clock, Random } from '../../domain/ports.ts';
 import { recordGrants, type ButtonGrant, type Keyboard } from './buttons.ts';
+import { loadCheckpoint, saveCheckpoint } from '../../db/checkpoints.ts';
 
 export type Channel = 'telegram' | 'email';
 
@@ -59,16 +60,8 @@ export function createNotificationQueue(d: { db: Db; clock: Clock; random: Rando
     return added;
   }
 
-  async function loadState<T>(key: string): Promise<T | undefined> {
-    const row = await db.selectFrom('checkpoints').select('value_json').where('key', '=', key).executeTakeFirst();
-    return row ? (JSON.parse(row.value_json) as T) : undefined;
-  }
-
-  async function saveState(tx: Tx | Db, key: string, value: unknown): Promise<void> {
-    const value_json = JSON.stringify(value);
-    const updated_at = d.clock.now();
-    await tx.insertInto('checkpoints').values({ key, value_json, updated_at }).onConflict((oc) => oc.column('key').doUpdateSet({ value_json, updated_at })).execute();
-  }
+  const loadState = <T>(key: string): Promise<T | undefined> => loadCheckpoint<T>(db, key);
+  const saveState = (tx: Tx | Db, key: string, value: unknown): Promise<void> => saveCheckpoint(tx, key, value, d.clock.now());
 
   return {
     enqueue,

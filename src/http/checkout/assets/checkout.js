@@ -74,6 +74,14 @@
     countdown.textContent = (h > 0 ? h + ':' + pad(m) : String(m)) + ':' + pad(s % 60);
   }
 
+  // A priced intent's quote holds until a time the server writes in UTC: the payer reads it in
+  // their own time zone and words ("8:02 pm IST").
+  var quoteUntil = document.getElementById('quote-until');
+  if (quoteUntil) {
+    var until = new Date(quoteUntil.getAttribute('datetime'));
+    if (!isNaN(until.getTime())) quoteUntil.textContent = until.toLocaleTimeString([], { hour: 'numeric', minute: '2-digit', timeZoneName: 'short' });
+  }
+
   // --- live status -----------------------------------------------------------
   function poll() {
     pollTimer = null;

@@ -1,0 +1,89 @@
+import type { Config } from '../config/load.ts';
+import type { Db } from '../db/open.ts';
+import type { Clock, Logger, Random } from '../domain/ports.ts';
+import type { SourcesReport } from '../http/console/pages/sources.ts';
+import { createConsoleAccess } from '../services/console-access.ts';
+import { createConsoleViews } from '../services/console-views.ts';
+import type { PaydLedger } from '../services/ledger.ts';
+import type { UpiSilence } from '../services/upi-silence.ts';
+import type { HttpParts } from './http.ts';
+import { positionKey } from './lead.ts';
+import { lagLimit } from './methods.ts';
+import type { WorkerSet } from './readiness.ts';
+
+/** The operator console (server.console): who may sign in, and what its pages read. */
+export function createConsoleParts(d: {
+  config: Config;
+  db: Db;
+  clock: Clock;
+  random: Random;
+  sandbox: boolean;
+  ledger: PaydLedger;
+  upiSilence: UpiSilence | null;
+  /** The running workers (null until start() started them). */
+  workers: () => WorkerSet;
+  /** The port the API listens on, once it does. */
+  port: () => number | undefined;
+}) {
+  const { config, db, clock, random, sandbox, ledger, upiSilence } = d;
+  const access = createConsoleAccess({ db, clock, random, idleMs: config.server.console.idleMinutes * 60_000 });
+  const views = createConsoleViews({ db });
+  /**
+   * The address the operator's browser shows: passkeys are bound to its host name, so it is
+   * never 127.0.0.1 (an IP address cannot hold a passkey): server.console.origin, else
+   * server.publicUrl, else http://localhost:<port>.
+   */
+  const origin = (): string => (config.server.console.origin ?? config.server.publicUrl ?? `http://localhost:${d.port() ?? config.server.port}`).replace(/\/+$/, '');
+  /** The Sources page: live states when this process leads, else what the leader recorded. */
+  const sources = async (): Promise<SourcesReport> => {
+    const workerSet = d.workers();
+    const role = workerSet ? workerSet.role() : 'off';
+    const live = role === 'leader' && workerSet ? workerSet.health.map((h) => ({ key: h.key, name: h.name, status: h.status() })) : [];
+    const keys = sandbox ? [] : Object.keys(config.amounts);
+    const recorded = await Promise.all(keys.map(async (key) => ({ key, asOf: (await ledger.loadCheckpoint<{ asOf?: number }>(positionKey(key)))?.asOf, maxLagMs: lagLimit(config, key) })));
+    const s = upiSilence ? await upiSilence.status() : null;
+    return { workers: role, live, recorded, upi: s ? { accounts: s.accounts, silent: s.silent } : null };
+  };
+  return { access, views, origin, sources };
+}
+
+export type ConsoleParts = ReturnType<typeof createConsoleParts>;
+
+type Served = HttpParts['console'];
+
+/** The services the console's pages read and its actions call (the CLI's own). */
+export interface ConsoleServices {
+  intents: Served['intents'];
+  payments: Served['payments'];
+  events: Served['events'] & Served['replays'];
+  merchants: Served['merchants'] & Served['merchantActions'];
+  cancels: Served['cancels'];
+  settlement: Served['settlement'];
+  heldPayments: Served['held'] & Served['heldActions'];
+  clock: Clock;
+  log: Logger;
+  livemode: boolean;
+}
+
+/** What the console is served with: built by start(), only when it serves HTTP. */
+export function consoleRoutes(c: ConsoleParts, s: ConsoleServices): Served {
+  return {
+    access: c.access,
+    views: c.views,
+    intents: s.intents,
+    payments: s.payments,
+    events: s.events,
+    merchants: s.merchants,
+    sources: c.sources,
+    cancels: s.cancels,
+    replays: s.events,
+    settlement: s.settlement,
+    held: s.heldPayments,
+    heldActions: s.heldPayments,
+    merchantActions: s.merchants,
+    clock: s.clock,
+    log: s.log.child({ component: 'console' }),
+    livemode: s.livemode,
+    origin: c.origin,
+  };
+}

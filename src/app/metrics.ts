@@ -1,0 +1,20 @@
+import type { Clock } from '../domain/ports.ts';
+import { createPrometheusMetrics, type ScrapeSources } from '../metrics/prometheus.ts';
+import type { UpiSilence } from '../services/upi-silence.ts';
+import { isDown } from '../workers/source-health.ts';
+import type { WorkerSet } from './readiness.ts';
+
+/** The Prometheus metrics. Read at scrape time: the running sources' health and the lease role (set by start()). */
+export function createAppMetrics(d: { workers: () => WorkerSet; clock: Clock; upiSilence: UpiSilence | null; rates: ScrapeSources['rates'] }) {
+  const { clock, upiSilence } = d;
+  return createPrometheusMetrics({
+    sources: () => {
+      const workerSet = d.workers();
+      return workerSet?.role() === 'leader' ? workerSet.health.map((h) => ({ key: h.key, up: !isDown(h.status()), lastOkAt: h.lastOkAt, lagMs: h.lagMs() })) : [];
+    },
+    leader: () => d.workers()?.role() === 'leader',
+    now: () => clock.now(),
+    upiAlerts: upiSilence ? async () => (await upiSilence.status()).accounts : undefined,
+    rates: d.rates,
+  });
+}

@@ -1,0 +1,88 @@
+import type { Config } from '../config/load.ts';
+import type { IntentStore } from '../db/intent-store.ts';
+import type { Db } from '../db/open.ts';
+import type { Method } from '../domain/methods.ts';
+import type { Clock, Logger, Random, Wakeups } from '../domain/ports.ts';
+import type { PrometheusMetrics } from '../metrics/prometheus.ts';
+import type { MethodRegistry } from '../methods/registry.ts';
+import type { Pricing } from '../pricing/index.ts';
+import { createEventFeed } from '../services/event-feed.ts';
+import { createEventService } from '../services/events.ts';
+import { createHeldPayments } from '../services/held-payments.ts';
+import { createIntentCancellation } from '../services/intent-cancel.ts';
+import { createIntentListing } from '../services/intent-list.ts';
+import { createIntentService } from '../services/intents.ts';
+import type { Keyring } from '../services/keys.ts';
+import { createLedger } from '../services/ledger.ts';
+import { createMerchantService } from '../services/merchants.ts';
+import { createOutbox } from '../services/outbox.ts';
+import { createPaymentQueries } from '../services/payments.ts';
+import { createSettlementService } from '../services/settlement.ts';
+import { methodDeposits, methodPolicies } from './methods.ts';
+
+export interface ServiceParts {
+  config: Config;
+  methods: MethodRegistry;
+  sandbox: boolean;
+  livemode: boolean;
+  db: Db;
+  store: IntentStore;
+  clock: Clock;
+  random: Random;
+  log: Logger;
+  wakeups: Wakeups;
+  pricing: Pricing;
+  metrics: PrometheusMetrics;
+  keys: Keyring;
+  publicUrl: string;
+  /** Webhooks may target loopback (webhooks.allowLoopback; the sandbox). */
+  allowLoopback: boolean;
+}
+
+/**
+ * The services over the database that the API, the console, the CLI and the workers share:
+ * merchants, intents, the ledger, and the queries and actions on what they recorded.
+ */
+export function createServices(d: ServiceParts) {
+  const { config, methods, sandbox, livemode, db, store, clock, random, log, pricing, metrics, publicUrl } = d;
+  const decimalsOf = (method: Method): number => methods.of(method).rules.decimals;
+  const outbox = createOutbox({ clock, random, wakeups: d.wakeups });
+  const merchants = createMerchantService({
+    db,
+    keys: d.keys,
+    clock,
+    random,
+    livemode,
+    allowInsecureUrls: config.webhooks.allowInsecureUrls,
+    allowLoopback: d.allowLoopback,
+    rotationGraceSeconds: config.webhooks.secretRotationGraceSeconds,
+  });
+  const deposits = methodDeposits(config, sandbox, methods);
+  const policies = methodPolicies(config, deposits, decimalsOf);
+  const intents = createIntentService({
+    pricing: { book: pricing.book, quoteSeconds: config.pricing.quoteSeconds, retryAfterSeconds: Math.ceil(config.pricing.refreshSeconds) },
+    db,
+    store,
+    clock,
+    random,
+    methods: deposits,
+    registry: methods,
+    ttlSeconds: config.intents.ttlSeconds,
+    amountReuseCooldownSeconds: config.intents.amountReuseCooldownSeconds,
+    livemode,
+    publicUrl,
+    outbox,
+    metrics,
+    log: log.child({ component: 'intents' }),
+  });
+  const ledger = createLedger({ db, clock, random, log: log.child({ component: 'ledger' }), outbox, livemode, publicUrl, metrics, decimalsOf, policies });
+  const events = createEventService({ db, clock, outbox });
+  const view = () => ({ now: clock.now(), livemode, publicUrl, decimalsOf });
+  const listing = createIntentListing({ db, view });
+  const cancels = createIntentCancellation({ db, outbox, view });
+  const feed = createEventFeed({ db });
+  const payments = createPaymentQueries({ db, methods });
+  const settlement = createSettlementService({ db, ledger, intents, methods, clock });
+  const heldPayments = createHeldPayments({ db, ledger, view });
+  return { merchants, intents, ledger, events, listing, cancels, feed, payments, settlement, heldPayments };
+}

@@ -1,0 +1,47 @@
+/**
+ * The endpoints' heads: each cycle reads every ready endpoint's slot side by side, and the
+ * first sighting of each slot dates what a completed scan has caught up to.
+ */
+import type { Finality } from '@solana/web3.js';
+import type { Clock } from '../../domain/ports.ts';
+import { createHeadWatch } from '../../domain/head-watch.ts';
+import { sleep } from '../../runtime/sleep.ts';
+import type { Member, UpstreamPool } from '../upstream-pool.ts';
+import type { SolanaEndpoint } from './rpc.ts';
+
+/** Each endpoint's slot as read this cycle, or why it could not be read. */
+export type HeadReads = Map<Member<SolanaEndpoint>, number | { error: unknown }>;
+
+/** `o`: the poller's options (PollerOptions, poller.ts). */
+export function createHeads(o: { pool: UpstreamPool<SolanaEndpoint>; commitment: Finality; clock: Clock; headWaitMs?: number }) {
+  const heads = createHeadWatch();
+
+  /** One endpoint's slot at the commitment, asked now, and noted as its head. */
+  async function readHead(m: Member<SolanaEndpoint>): Promise<number> {
+    const slot = await m.spec.conn.getSlot(o.commitment);
+    o.pool.observeHead(m, slot);
+    heads.observe(slot, o.clock.now());
+    return slot;
+  }
+
+  /**
+   * Every ready endpoint's slot at the commitment, side by side, waiting at most `headWaitMs`:
+   * a complete scan has handled everything up to the slot its endpoint reported before it.
+   */
+  async function readHeads(signal: AbortSignal): Promise<HeadReads> {
+    const got: HeadReads = new Map();
+    const reads = o.pool.ready().map(async (m) => {
+      try {
+        got.set(m, await readHead(m));
+      } catch (err) {
+        got.set(m, { error: err });
+      }
+    });
+    const done = new AbortController();
+    await Promise.race([Promise.all(reads), sleep(o.headWaitMs ?? 2000, AbortSignal.any([signal, done.signal]))]);
+    done.abort(); // the wait's timer goes with it
+    return new Map(got);
+  }
+
+  return { readHead, readHeads, asOf: (slot: number) => heads.asOf(slot) };
+}
