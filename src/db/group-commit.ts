@@ -46,7 +46,7 @@ export function createGroupCommit(db: Db, sqlite: SQLite.Database, o: { maxBatch
    * rolls the whole transaction back). Savepoints are not free: SQLite copies every page a job
    * first touches into a sub-journal, which past 64 KiB (one create's ~16 pages: the intents
    * row in eleven indexes, the reservation) spills to a temporary file, a write() per page,
-   * ~60 µs of a create's CPU.
+   * 60–120 µs of server CPU per create (bench/probes/ab.ts, tmpfs and disk).
    */
   const runJobs = async (batch: Pending[], isolated: boolean): Promise<Result[] | null> => {
     const results: Result[] = [];

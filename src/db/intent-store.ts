@@ -20,7 +20,8 @@ export interface IntentStore {
   /**
    * Runs `fn` inside a write transaction with the write statements; resolves after COMMIT.
    * `fn` may run more than once (PostgreSQL re-runs it when a concurrent create of the same
-   * order won the race), so it must not have effects outside the writer.
+   * order won the race; SQLite's group commit when another job of its group failed), so it
+   * must not have effects outside the writer.
    */
   write<T>(fn: (w: IntentWriter) => Promise<T>): Promise<T>;
   close(): void;

@@ -78,7 +78,7 @@ export function createIntentService(d: IntentServiceDeps) {
         ({ method, amountMinor, deposit } = checkAmount(d.methods, input as CreateIntentInput & { amount: number }));
       }
       const asked = input.price ? { priceAmount: checkPrice(input.price).text, priceCurrency: input.price.currency as Fiat } : null;
-      // SQLite: one savepoint in a group commit, answered once the group's transaction is durable.
+      // SQLite: one job of a group commit, answered once the group's transaction is durable.
       // The job may run twice (see IntentStore.write): it reports what it did instead of setting state.
       const { row, created } = await d.store.write(async (w): Promise<{ row: Intent; created?: { payAmount: bigint; amounts: MethodAmounts } }> => {
         // Inside the write transaction, so concurrent identical creates see each other.
