@@ -1,37 +1,22 @@
-import type { HeldPayments } from '../services/held-payments.ts';
 import type { Intent, IntentMoney } from '../domain/intent.ts';
 import type { Config } from '../config/load.ts';
-import type { Clock, Logger, Wakeups } from '../domain/ports.ts';
+import type { Wakeups } from '../domain/ports.ts';
+import type { HttpDeps } from '../http/app.ts';
 import type { CheckoutSockets } from '../http/checkout/index.ts';
 import type { Readiness } from '../http/ops.ts';
 import { createRateLimiter } from '../http/rate-limit.ts';
 import type { RunningServer } from '../http/server.ts';
 import type { PrometheusMetrics } from '../metrics/prometheus.ts';
-import type { MethodRegistry } from '../methods/registry.ts';
-import type { EventFeed } from '../services/event-feed.ts';
-import type { IntentCancellation } from '../services/intent-cancel.ts';
-import type { IntentListing } from '../services/intent-list.ts';
-import type { IntentService } from '../services/intents.ts';
-import type { MerchantService } from '../services/merchants.ts';
 import type { ConsoleDeps } from '../http/console/routes.ts';
 import { payeeNameOf } from './methods.ts';
 import type { Stop } from './shutdown.ts';
 
-export interface HttpParts {
+/** What the API needs from the composition root (HttpDeps' services), plus what serving it takes. */
+export interface HttpParts extends Pick<HttpDeps, 'methods' | 'intents' | 'merchants' | 'listing' | 'cancels' | 'heldPayments' | 'feed' | 'publicUrl' | 'clock' | 'log'> {
   config: Config;
-  methods: MethodRegistry;
-  intents: IntentService;
-  merchants: MerchantService;
-  listing: IntentListing;
-  cancels: IntentCancellation;
-  heldPayments: HeldPayments;
   /** The payments on an intent, for the checkout's held-payment note (issue 27). */
   money: (intent: Intent) => Promise<IntentMoney>;
-  feed: EventFeed;
-  publicUrl: string;
   livemode: boolean;
-  clock: Clock;
-  log: Logger;
   metrics: PrometheusMetrics;
   wakeups: Wakeups;
   readiness: () => Promise<Readiness>;

@@ -7,11 +7,13 @@ import { newWebhookSecret, validWebhookUrl } from './merchant-webhooks.ts';
 
 export interface MerchantRecordDeps {
   db: Db;
+  /** The master key, resolved (and checked against the database) at first use. */
   keys: Keyring;
   clock: Clock;
   random: Random;
   livemode: boolean;
   allowInsecureUrls: boolean;
+  /** Webhooks may target loopback (webhooks.allowLoopback; the sandbox). */
   allowLoopback: boolean;
 }
 

@@ -1,22 +1,10 @@
 import { createCredentialCheck } from './merchant-auth.ts';
-import type { Db } from '../db/open.ts';
-import type { Clock, Random } from '../domain/ports.ts';
-import type { Keyring } from './keys.ts';
-import { merchantRecords } from './merchant-records.ts';
+import { merchantRecords, type MerchantRecordDeps } from './merchant-records.ts';
 import { merchantWebhooks } from './merchant-webhooks.ts';
 
 export type { Actor, IssuedCredentials, Merchant } from './merchant-row.ts';
 
-export interface MerchantServiceDeps {
-  db: Db;
-  /** The master key, resolved (and checked against the database) at first use. */
-  keys: Keyring;
-  clock: Clock;
-  random: Random;
-  livemode: boolean;
-  allowInsecureUrls: boolean;
-  /** Webhooks may target loopback (webhooks.allowLoopback; the sandbox). */
-  allowLoopback: boolean;
+export interface MerchantServiceDeps extends MerchantRecordDeps {
   /** How long the previous webhook secret keeps signing after a rotation, seconds. */
   rotationGraceSeconds: number;
 }
