@@ -7,7 +7,9 @@ import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSyn
 import { connect, createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { basename, join } from 'node:path';
+import type { TestContext } from 'node:test';
 import { ImapFlow } from 'imapflow';
+import { dnsStub } from './dns-stub.ts';
 
 const DOVECOT = '/usr/sbin/dovecot';
 const START_TIMEOUT_MS = 10_000;
@@ -363,6 +365,16 @@ const delay = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
  * The `methods.UPI` section of a daemon config (JSON, as an operator writes it) reading this
  * Dovecot's INBOX, DKIM required against the test's DNS server; `over` adds or replaces keys.
  */
+/** A Dovecot and a DNS server answering `zone` (the alerts' DKIM keys) on loopback, both stopped after the test. */
+export async function mailboxWithDns(t: TestContext, zone: Record<string, string[][]>): Promise<{ dovecot: Dovecot; dnsServer: string }> {
+  const dns = dnsStub(zone);
+  const dnsServer = await dns.start();
+  t.after(() => dns.stop());
+  const dovecot = await startDovecot();
+  t.after(() => dovecot.dispose());
+  return { dovecot, dnsServer };
+}
+
 export function upiDaemonSection(dovecot: Dovecot, dnsServer: string, over: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     vpa: 'shop@hdfcbank',

@@ -19,8 +19,7 @@ import { solTransfer, tokenTransfer, USDT_MINT } from '../fakes/solana-tx.ts';
 import { CUSTOMER, MERCHANT, startFakeTronGrid, txid } from '../fakes/trongrid.ts';
 import { alertMail, hdfcCredit, signingKit, type AlertCase } from '../helpers/bank-alerts.ts';
 import { logLines, runPayd, spawnPayd, workdir } from '../helpers/cli.ts';
-import { dnsStub } from '../helpers/dns-stub.ts';
-import { startDovecot, upiDaemonSection } from '../helpers/dovecot.ts';
+import { mailboxWithDns, upiDaemonSection } from '../helpers/dovecot.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import { waitFor } from '../helpers/wait.ts';
 
@@ -50,11 +49,7 @@ const minor = (amount: number | string, decimals: number): bigint => {
 test('the built daemon settles UPI, USDT_TRC20, SOL and USDT_SOL payments and signs their webhooks; a forged alert settles nothing', async (t) => {
   assert.ok(existsSync(join(DIST, 'main.js')), 'dist/ is built (test/run.mjs builds it first)');
   const kit = signingKit();
-  const dns = dnsStub(kit.zone);
-  const dnsServer = await dns.start();
-  t.after(() => dns.stop());
-  const dovecot = await startDovecot();
-  t.after(() => dovecot.dispose());
+  const { dovecot, dnsServer } = await mailboxWithDns(t, kit.zone);
   const grid = await startFakeTronGrid();
   t.after(() => grid.close());
   const rpc = await startFakeSolanaRpc();

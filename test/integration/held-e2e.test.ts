@@ -16,8 +16,7 @@ import { newKey, solTransfer } from '../fakes/solana-tx.ts';
 import { MERCHANT, STRANGER, startFakeTronGrid, txid } from '../fakes/trongrid.ts';
 import { hdfcCredit, signingKit } from '../helpers/bank-alerts.ts';
 import { payd, spawnPayd, workdir } from '../helpers/cli.ts';
-import { dnsStub } from '../helpers/dns-stub.ts';
-import { startDovecot, upiDaemonSection } from '../helpers/dovecot.ts';
+import { mailboxWithDns, upiDaemonSection } from '../helpers/dovecot.ts';
 import { checkedFetch, responseChecker } from '../helpers/openapi.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import { waitFor } from '../helpers/wait.ts';
@@ -35,11 +34,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 test('held payments end to end through the built daemon: UPI, TRON and Solana', async (t) => {
   const kit = signingKit();
-  const dns = dnsStub(kit.zone);
-  const dnsServer = await dns.start();
-  t.after(() => dns.stop());
-  const dovecot = await startDovecot();
-  t.after(() => dovecot.dispose());
+  const { dovecot, dnsServer } = await mailboxWithDns(t, kit.zone);
   const grid = await startFakeTronGrid();
   t.after(() => grid.close());
   const rpc = await startFakeSolanaRpc();

@@ -14,7 +14,7 @@ import { inspectAlert } from '../../src/methods/upi/inspect.ts';
 import { hdfcCredit } from '../helpers/bank-alerts.ts';
 import { dkimpySigner, type Canonicalization } from '../helpers/dkimpy.ts';
 import { dnsStub } from '../helpers/dns-stub.ts';
-import { startDovecot, upiDaemonSection } from '../helpers/dovecot.ts';
+import { mailboxWithDns, upiDaemonSection } from '../helpers/dovecot.ts';
 import { runPayd, spawnPayd, workdir } from '../helpers/cli.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { options, show } from '../helpers/upi-kit.ts';
@@ -118,11 +118,7 @@ describe('DKIM signatures made by dkimpy', () => {
 test('the built daemon settles an intent with a dkimpy-signed UTF-8 alert read from Dovecot', async (t) => {
   assert.ok(existsSync(join(DIST, 'main.js')), 'dist/ is built (test/run.mjs builds it first)');
   const signer = dkimpySigner();
-  const dns = dnsStub(signer.zone);
-  const dnsServer = await dns.start();
-  t.after(() => dns.stop());
-  const dovecot = await startDovecot();
-  t.after(() => dovecot.dispose());
+  const { dovecot, dnsServer } = await mailboxWithDns(t, signer.zone);
   const dir = workdir(t, {
     server: { host: '127.0.0.1', port: 0, publicUrl: 'https://pay.example.com' },
     database: { file: 'data/payd.sqlite' },

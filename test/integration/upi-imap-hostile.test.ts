@@ -10,8 +10,7 @@ import { test } from 'node:test';
 import { openDatabase } from '../../src/db/open.ts';
 import { hdfcCredit, signingKit } from '../helpers/bank-alerts.ts';
 import { logLines, runPayd, spawnPayd, workdir } from '../helpers/cli.ts';
-import { dnsStub } from '../helpers/dns-stub.ts';
-import { startDovecot, upiDaemonSection } from '../helpers/dovecot.ts';
+import { mailboxWithDns, upiDaemonSection } from '../helpers/dovecot.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 // The test-only hook in src/methods/upi/inspect-worker.ts: a mail carrying this token kills the process.
@@ -33,11 +32,7 @@ const bigTable = () => {
 
 test('hostile mail: quadratic patterns, a 2.5 MB table, a 30 MB mail and a process-killing message neither stall nor stop payd', async (t) => {
   const kit = signingKit();
-  const dns = dnsStub(kit.zone);
-  const dnsServer = await dns.start();
-  t.after(() => dns.stop());
-  const dovecot = await startDovecot();
-  t.after(() => dovecot.dispose());
+  const { dovecot, dnsServer } = await mailboxWithDns(t, kit.zone);
 
   const dir = workdir(t, {
     server: { host: '127.0.0.1', port: 0, publicUrl: 'https://pay.example.com', rateLimit: { perSecond: 0, burst: 1 }, publicRateLimit: { perSecond: 0, burst: 1 } },
