@@ -105,6 +105,12 @@ export async function startServe(d: PaydDir, o: { execArgv?: string[]; name?: st
   };
 }
 
+/** CPU time (user + system, all threads) of a process so far, µs (Linux /proc; 10 ms ticks). */
+export function cpuUsOf(pid: number): number {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(f[11]) + Number(f[12])) * 10_000;
+}
+
 /** Resident set size of a process, MB (Linux /proc). */
 export function rssMb(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));

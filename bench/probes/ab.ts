@@ -8,10 +8,9 @@
 //   BIN=<path> in a variant runs another checkout's bin/payd (a baseline build); NODE=--a,--b its node flags
 //   AB_NODE='--flag …' extra node flags; AB_NOBUILD=1 runs dist/ as it is; AB_PIN=1 pins servers and load to separate cores.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import autocannon, { type Request, type Result } from 'autocannon';
 import { startChild } from '../lib/child.ts';
-import { ensureBuild, preparePaydDir, startServe, type PaydDir, type PaydProcess } from '../lib/payd-process.ts';
+import { cpuUsOf as cpuUs, ensureBuild, preparePaydDir, startServe, type PaydDir, type PaydProcess } from '../lib/payd-process.ts';
 import type { DurableServerData } from '../lib/servers/durable.ts';
 
 const [what = 'fetch', roundsArg = '3', secondsArg = '4'] = process.argv.slice(2);
@@ -46,11 +45,6 @@ const create = (path: string, h: Record<string, string>): Request => ({ method: 
 const get = (pathOf: (id: string) => string, list: string[], h: Record<string, string>): Request => {
   let i = 0;
   return { method: 'GET', path: pathOf(list[0]), headers: h, setupRequest: (r) => ({ ...r, path: pathOf(list[i++ % list.length]) }) };
-};
-/** CPU time (user + system, all threads) of a process so far, µs (Linux /proc; 10 ms ticks). */
-const cpuUs = (pid: number) => {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(f[11]) + Number(f[12])) * 10_000;
 };
 const run = async (url: string, req: Request, pid: number): Promise<{ rps: number; cpu: number; load: number; p99: number; bad: number }> => {
   await autocannon({ url, connections: 10, duration: 1, requests: [req] });

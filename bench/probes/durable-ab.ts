@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import autocannon, { type Request } from 'autocannon';
 import { startChild } from '../lib/child.ts';
-import { ensureBuild, preparePaydDir, startServe } from '../lib/payd-process.ts';
+import { cpuUsOf as cpuUs, ensureBuild, preparePaydDir, startServe } from '../lib/payd-process.ts';
 import type { DurableServerData } from '../lib/servers/durable.ts';
 import type { CeilingServerData } from '../lib/servers/ceiling.ts';
 
@@ -20,10 +20,6 @@ const tag = Date.now().toString(36);
 const amount = (k: number) => (mix === 'bench' ? 1 + (k % 90_000) : (100 + ((k * 7_919_777) % 9_899_901)) / 100);
 const body = () => JSON.stringify({ amount: amount(n), currency: 'UPI', order_id: `${tag}-${n++}` });
 const create = (path: string, h: Record<string, string>): Request => ({ method: 'POST', path, headers: { ...h, 'content-type': 'application/json' }, setupRequest: (r) => ({ ...r, body: body() }) });
-const cpuUs = (pid: number) => {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(f[11]) + Number(f[12])) * 10_000;
-};
 
 const durable = await startChild<DurableServerData>('durable', ['0']);
 const kysely = await startChild<CeilingServerData>('ceiling', ['0']);

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon, { type Request, type Result } from 'autocannon';
 import { startChild, type Child } from '../lib/child.ts';
-import { ensureBuild, preparePaydDir, startServe, type PaydDir, type PaydProcess } from '../lib/payd-process.ts';
+import { cpuUsOf, ensureBuild, preparePaydDir, startServe, type PaydDir, type PaydProcess } from '../lib/payd-process.ts';
 import { round, type BenchContext, type Row, type SectionResult } from '../lib/report.ts';
 import { seedIntents } from '../lib/seed.ts';
 import type { DurableServerData } from '../lib/servers/durable.ts';
@@ -54,25 +54,27 @@ function fetchRequest(pathOf: (id: string) => string, ids: string[], headers: Re
   return { method: 'GET', path: pathOf(ids[0]), headers, setupRequest: (req) => ({ ...req, path: pathOf(ids[i++ % ids.length]) }) };
 }
 
-/** A measured run, with latency percentiles to the microsecond. */
-type Measured = Result & { p50Ms: number; p99Ms: number };
+/** A measured run, with latency percentiles to the microsecond and the server's CPU time per request. */
+type Measured = Result & { p50Ms: number; p99Ms: number; cpuUs: number };
 
 /**
  * Warm-up, then the measured run. autocannon's own latency histogram counts whole milliseconds
  * (a 0.6 ms reply counts as 0), too coarse for sub-millisecond replies and a p99 ratio goal:
  * the percentiles come from its per-response times instead (successful replies only).
  */
-async function load(url: string, request: Request): Promise<Measured> {
+async function load(url: string, request: Request, pid: number): Promise<Measured> {
   await autocannon({ url, connections: CONNECTIONS, duration: WARMUP_S, requests: [request] });
   const times: number[] = [];
+  const cpu0 = cpuUsOf(pid);
   const run = autocannon({ url, connections: CONNECTIONS, duration: MEASURE_S, requests: [request] });
   run.on('response', (_client, status, _bytes, ms) => {
     if (status < 300) times.push(ms);
   });
   const result = await run;
+  const cpuUs = (cpuUsOf(pid) - cpu0) / Math.max(1, result.requests.total);
   times.sort((a, b) => a - b);
   const at = (q: number) => times[Math.min(times.length - 1, Math.ceil(q * times.length) - 1)] ?? NaN;
-  return Object.assign(result, { p50Ms: at(0.5), p99Ms: at(0.99) });
+  return Object.assign(result, { p50Ms: at(0.5), p99Ms: at(0.99), cpuUs });
 }
 
 const failures = (r: Result) => r.errors + r.timeouts + r.non2xx;
@@ -81,7 +83,9 @@ const rps = (rs: Result[]) => mean(rs.map((r) => r.requests.average));
 const p99 = (rs: Measured[]) => Math.max(...rs.map((r) => r.p99Ms));
 const failed = (rs: Result[]) => `failed ${rs.reduce((a, r) => a + failures(r), 0)}/${rs.reduce((a, r) => a + r.requests.total, 0)}`;
 const ms = (v: number) => round(v, 2);
-const detail = (rs: Measured[]) => `p50 ${ms(Math.max(...rs.map((r) => r.p50Ms)))} ms, p99 ${ms(p99(rs))} ms; per round ${rs.map((r) => round(r.requests.average, 0)).join(', ')}; ${failed(rs)}`;
+const cpu = (rs: Measured[]) => mean(rs.map((r) => r.cpuUs));
+const detail = (rs: Measured[]) =>
+  `p50 ${ms(Math.max(...rs.map((r) => r.p50Ms)))} ms, p99 ${ms(p99(rs))} ms; server CPU ${round(cpu(rs), 1)} µs/request; per round ${rs.map((r) => round(r.requests.average, 0)).join(', ')}; ${failed(rs)}`;
 
 /** Rows for one figure: throughput the mean over rounds, p99 the worst round, the ratio the mean of per-round ratios. */
 function pair(name: 'create' | 'fetch', payd: Measured[], ceiling: Measured[]): Row[] {
@@ -92,6 +96,9 @@ function pair(name: 'create' | 'fetch', payd: Measured[], ceiling: Measured[]): 
     { metric: `${name}: payd`, value: round(rps(payd), 0), unit: 'req/s', note: detail(payd) },
     { metric: `${name}: ceiling`, value: round(rps(ceiling), 0), unit: 'req/s', note: detail(ceiling) },
     { metric: `${name}: throughput payd/ceiling`, value: round(ratio), note: `goal >= ${GOALS[name]}; per round ${ratios.map((r) => round(r)).join(', ')}` },
+    // Throughput reads near 1 whenever the load generator, not the server, is the bottleneck
+    // (a slow spell of the machine); the ratio of server CPU per request does not.
+    { metric: `${name}: server CPU ceiling/payd`, value: round(cpu(ceiling) / cpu(payd)), note: `${round(cpu(payd), 1)} vs ${round(cpu(ceiling), 1)} µs of CPU per request (mean of rounds); 1 = as cheap as the ceiling` },
     { metric: `${name}: p99 payd/ceiling`, value: round(p99Ratio), unit: 'x', note: `goal <= ${GOALS.p99}x; ${ms(p99(payd))} vs ${ms(p99(ceiling))} ms (worst round of each)` },
     { metric: `${name}: goals met`, value: ratio >= GOALS[name] && p99Ratio <= GOALS.p99 },
   ];
@@ -172,12 +179,12 @@ export async function apiSection(ctx: BenchContext): Promise<SectionResult> {
       const pEmpty = i === 1 ? first : await startServe(empty, { execArgv });
       const pBig = i === 1 ? firstBig : await startServe(big, { name: 'payd-big' });
       procs.push(pEmpty, pBig);
-      r.cC.push(await load(ceiling.data.url, createRequest('/items', {})));
-      r.cE.push(await load(pEmpty.url, createRequest('/api/v1/intents/create-payment', empty.headers)));
-      r.cB.push(await load(pBig.url, createRequest('/api/v1/intents/create-payment', big.headers)));
-      r.fC.push(await load(ceiling.data.url, fetchRequest((id) => `/items/${id}`, ceilingIds, {})));
-      r.fE.push(await load(pEmpty.url, fetchRequest((id) => `/api/v1/intents/${id}`, emptyIds, empty.headers)));
-      r.fB.push(await load(pBig.url, fetchRequest((id) => `/api/v1/intents/${id}`, bigIds, big.headers)));
+      r.cC.push(await load(ceiling.data.url, createRequest('/items', {}), ceiling.proc.pid!));
+      r.cE.push(await load(pEmpty.url, createRequest('/api/v1/intents/create-payment', empty.headers), pEmpty.pid));
+      r.cB.push(await load(pBig.url, createRequest('/api/v1/intents/create-payment', big.headers), pBig.pid));
+      r.fC.push(await load(ceiling.data.url, fetchRequest((id) => `/items/${id}`, ceilingIds, {}), ceiling.proc.pid!));
+      r.fE.push(await load(pEmpty.url, fetchRequest((id) => `/api/v1/intents/${id}`, emptyIds, empty.headers), pEmpty.pid));
+      r.fB.push(await load(pBig.url, fetchRequest((id) => `/api/v1/intents/${id}`, bigIds, big.headers), pBig.pid));
       await ceiling.close();
       ceiling = null;
       codes.push(await pEmpty.stop(), await pBig.stop());
