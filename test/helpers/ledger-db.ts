@@ -7,6 +7,7 @@ import { intentToRow } from '../../src/db/intent-rows.ts';
 import { migrate, openDatabase, writeTx, type Db, type Tx } from '../../src/db/open.ts';
 import type { Intent } from '../../src/domain/intent.ts';
 import type { ReceivedPayment } from '../../src/domain/payment.ts';
+import { pendingIntent } from './intent.ts';
 
 export const T0 = Date.parse('2026-11-26T10:00:00Z');
 
@@ -29,28 +30,7 @@ let n = 0;
 /** A pending UPI intent asking `payMinor`, its amount reserved until `reservedUntil` (default: an hour on). */
 export async function addIntent(db: Db, payMinor: bigint, o: Partial<Intent> & { reservedUntil?: number | null } = {}): Promise<Intent> {
   const id = `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`;
-  const intent: Intent = {
-    id,
-    merchantId: 'm1',
-    orderId: `o${n}`,
-    method: 'UPI',
-    amountMinor: payMinor,
-    payAmountMinor: payMinor,
-    receiver: 'shop@hdfcbank',
-    reference: null,
-    paymentUri: 'upi://pay',
-    status: 'pending',
-    returnUrl: null,
-    createdAt: T0,
-    expiresAt: T0 + 30 * 60_000,
-    transactionHash: null,
-    verifiedAt: null,
-    paymentId: null,
-    updatedAt: T0,
-    canceledAt: null,
-    pricing: null,
-    ...o,
-  };
+  const intent = pendingIntent(id, payMinor, T0, { merchantId: 'm1', orderId: `o${n}`, ...o });
   await db.insertInto('intents').values(intentToRow(intent)).execute();
   if (o.reservedUntil !== null) {
     await db.insertInto('amount_reservations').values({ method: intent.method, receiver: intent.receiver, pay_amount_minor: Number(payMinor), intent_id: id, reserved_until: o.reservedUntil ?? T0 + 3_600_000 }).execute();

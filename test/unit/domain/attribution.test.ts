@@ -3,31 +3,11 @@ import { test } from 'node:test';
 import { attribute, type Candidate } from '../../../src/domain/attribution.ts';
 import type { Intent } from '../../../src/domain/intent.ts';
 import type { ReceivedPayment } from '../../../src/domain/payment.ts';
+import { pendingIntent } from '../../helpers/intent.ts';
 import { parseTolerance, withinTolerance, type PaymentPolicy } from '../../../src/domain/payment-policy.ts';
 
 const T0 = Date.parse('2026-11-22T10:00:00Z');
-const intent = (id: string, payAmountMinor: bigint, over: Partial<Intent> = {}): Intent => ({
-  id,
-  merchantId: 'm',
-  orderId: id,
-  method: 'UPI',
-  amountMinor: payAmountMinor,
-  payAmountMinor,
-  receiver: 'shop@hdfcbank',
-  reference: null,
-  paymentUri: '',
-  status: 'pending',
-  returnUrl: null,
-  createdAt: T0,
-  expiresAt: T0 + 1800_000,
-  transactionHash: null,
-  verifiedAt: null,
-  paymentId: null,
-  updatedAt: T0,
-  canceledAt: null,
-  pricing: null,
-  ...over,
-});
+const intent = (id: string, payAmountMinor: bigint, over: Partial<Intent> = {}): Intent => pendingIntent(id, payAmountMinor, T0, over);
 const held = (i: Intent, creditedMinor = 0n): Candidate => ({ intent: i, creditedMinor, holdsAmount: true });
 const pay = (amountMinor: bigint, over: Partial<ReceivedPayment> = {}): ReceivedPayment => ({ method: 'UPI', receiver: 'shop@hdfcbank', amountMinor, txRef: 'utr', occurredAt: T0 + 60_000, observedAt: T0 + 60_000, source: 'imap', ...over });
 const policy = (over: Partial<PaymentPolicy> = {}): PaymentPolicy => ({ latePayments: 'settle', underpaymentTolerance: null, attributionWindowMinor: 100n, ...over });
