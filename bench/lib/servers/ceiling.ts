@@ -1,6 +1,7 @@
-// The ceilings for the API figures: a bare h3 app, served exactly like payd (serveHttp:
-// node:http + toNodeHandler), on a database opened exactly like payd's (openDatabase: WAL,
-// synchronous FULL, busy_timeout). POST parses payd's own create body schema and INSERTs
+// The bare SELECT server issue 26 measured payd's fetch against (0.85×; the bench's fetch goal):
+// a bare h3 app, served exactly like payd (serveHttp: node:http + toNodeHandler), on a database
+// opened exactly like payd's (openDatabase: WAL, synchronous FULL, busy_timeout), its queries built
+// by Kysely as an idiomatic app writes them. POST parses payd's own create body schema and INSERTs
 // one row; GET selects one row by primary key. Nothing else: no auth, no log, no transaction.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
