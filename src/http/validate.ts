@@ -21,7 +21,8 @@ export const CreateBody = v.object({
       v.description("A price in fiat instead of amount: payd converts it to the method's currency at a locked quote (rounded up to the method's amount step)."),
     ),
   ),
-  currency: v.pipe(v.string('currency must be a string'), v.description('The payment method: UPI, USDT_TRC20, USDT_SOL or SOL.')),
+  // The API document lists the methods this payd knows (openapi/document.ts); one not enabled here is METHOD_UNSUPPORTED.
+  currency: v.pipe(v.string('currency must be a string'), v.description('The payment method; one not enabled on this payd is refused with METHOD_UNSUPPORTED.')),
   order_id: v.pipe(
     v.string('order_id must be a string'),
     v.minLength(1, 'order_id must not be empty'),

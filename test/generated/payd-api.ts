@@ -691,8 +691,11 @@ export interface operations {
                         /** @description ISO 4217: INR, USD or EUR. */
                         currency: string;
                     };
-                    /** @description The payment method: UPI, USDT_TRC20, USDT_SOL or SOL. */
-                    currency: string;
+                    /**
+                     * @description The payment method; one not enabled on this payd is refused with METHOD_UNSUPPORTED.
+                     * @enum {string}
+                     */
+                    currency: "UPI" | "USDT_TRC20" | "USDT_SOL" | "SOL";
                     order_id: string;
                     return_url?: string;
                 };

@@ -46,6 +46,10 @@ test('a method defined in one folder and registered in one line is created, show
   const doc = JSON.parse(served.text);
   assert.ok(doc.components.schemas.Intent.properties.currency.enum.includes('TESTCOIN'));
   assert.ok(doc.paths['/api/v1/intents'].get.parameters.find((q: { name: string }) => q.name === 'currency').schema.enum.includes('TESTCOIN'));
+  // The create body's currency too, where a developer reads which methods to send.
+  const createCurrency = doc.paths['/api/v1/intents/create-payment'].post.requestBody.content['application/json'].schema.properties.currency;
+  assert.ok(createCurrency.enum?.includes('TESTCOIN'), JSON.stringify(createCurrency));
+  assert.doesNotMatch(createCurrency.description, /USDT_SOL/);
   const checker = createResponseChecker(doc);
   const checked = async (method: string, path: string, body?: unknown) => {
     const r = await call(method, path, body);

@@ -39,7 +39,7 @@ export function buildOpenApiDocument(o: { serverUrl?: string; methods?: MethodRe
         post: operation({
           id: 'createPayment',
           summary: 'Create a payment intent (idempotent on order_id)',
-          body: { schema: CreateBody, example: EXAMPLES.createRequest },
+          body: { schema: withCurrencies(fromValibot(CreateBody), methods.ids), example: EXAMPLES.createRequest },
           ok: { schema: 'CreatedIntent', example: EXAMPLES.created },
           errors: ['INVALID_REQUEST', 'METHOD_UNSUPPORTED', 'AMOUNT_OUT_OF_RANGE', 'ORDER_ID_CONFLICT', 'PAYLOAD_TOO_LARGE', 'AMOUNT_UNAVAILABLE', 'RATE_UNAVAILABLE', 'BUSY'],
         }),
@@ -150,6 +150,12 @@ function fromValibot(schema: v.GenericSchema): Json {
   return rest;
 }
 
+/** The create body with its currency's values: the methods this payd knows (the body's schema accepts any string). */
+function withCurrencies(body: Json, ids: readonly string[]): Json {
+  const properties = body.properties as Record<string, Json>;
+  return { ...body, properties: { ...properties, currency: { ...properties.currency, enum: [...ids] } } };
+}
+
 function queryParameters(schema: v.GenericSchema): Json[] {
   const json = fromValibot(schema) as { properties: Record<string, Json>; required?: string[] };
   return Object.entries(json.properties).map(([name, { description, ...s }]) => ({ name, in: 'query', required: (json.required ?? []).includes(name), description, schema: s }));
@@ -181,7 +187,8 @@ interface Operation {
   summary: string;
   description?: string;
   query?: v.GenericSchema;
-  body?: { schema: v.GenericSchema; example: unknown };
+  /** A valibot schema, or one already converted (and completed). */
+  body?: { schema: v.GenericSchema | Json; example: unknown };
   ok: { schema: ApiSchemaName; example: unknown };
   errors: ErrorCode[];
 }
@@ -192,7 +199,7 @@ function operationOf(o: Operation, ERROR_EXAMPLES: Record<string, unknown>): Jso
     summary: o.summary,
     ...(o.description ? { description: o.description } : {}),
     ...(o.query ? { parameters: queryParameters(o.query) } : {}),
-    ...(o.body ? { requestBody: { required: true, content: { 'application/json': { schema: fromValibot(o.body.schema), example: o.body.example } } } } : {}),
+    ...(o.body ? { requestBody: { required: true, content: { 'application/json': { schema: o.body.schema.kind === 'schema' ? fromValibot(o.body.schema as v.GenericSchema) : o.body.schema, example: o.body.example } } } } : {}),
     responses: {
       '200': { description: 'OK', content: { 'application/json': { schema: { $ref: `#/components/schemas/${o.ok.schema}` }, example: o.ok.example } } },
       ...errorResponses([...new Set([...o.errors, ...AUTH_ERRORS])], ERROR_EXAMPLES),
