@@ -105,11 +105,17 @@ export async function startServe(d: PaydDir, o: { execArgv?: string[]; name?: st
   };
 }
 
+/** The fields of /proc/<pid>/stat after the command name (utime is [11], stime [12], in 10 ms ticks). */
+const statOf = (pid: number): string[] => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+
 /** CPU time (user + system, all threads) of a process so far, µs (Linux /proc; 10 ms ticks). */
 export function cpuUsOf(pid: number): number {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  const f = statOf(pid);
   return (Number(f[11]) + Number(f[12])) * 10_000;
 }
+
+/** Its system (kernel) part alone, µs. */
+export const sysUsOf = (pid: number): number => Number(statOf(pid)[12]) * 10_000;
 
 /** Resident set size of a process, MB (Linux /proc). */
 export function rssMb(pid: number): number {

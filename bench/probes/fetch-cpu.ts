@@ -3,12 +3,8 @@
 // for its whole life). Variants interleave, rotated each round.
 // Usage: LIST='label!node flags!ENV=1 BIN=/other/bin/payd;…' [R=rounds] [S=seconds] node --import tsx bench/probes/fetch-cpu.ts
 //   one process per entry; entries with the same label are averaged. Run `npm run build` first.
-import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
-import { preparePaydDir, startServe } from '../lib/payd-process.ts';
-const stat = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-const cpuUs = (pid: number) => { const f = stat(pid); return (Number(f[11]) + Number(f[12])) * 10_000; };
-const sysUs = (pid: number) => Number(stat(pid)[12]) * 10_000;
+import { cpuUsOf as cpuUs, preparePaydDir, startServe, sysUsOf as sysUs } from '../lib/payd-process.ts';
 const LIST = (process.env.LIST ?? 'a;a;a').split(';').filter(Boolean);
 const ts: any[] = [];
 for (const item of LIST) {
