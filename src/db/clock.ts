@@ -3,7 +3,8 @@ import type { Clock, Logger } from '../domain/ports.ts';
 import { isPostgres, type Db } from './open.ts';
 
 /** The database server's clock in epoch ms (PostgreSQL): one clock for every node. */
-export const databaseNowMs = sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint`;
+export const DATABASE_NOW_SQL = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
+export const databaseNowMs = sql<number>`${sql.raw(DATABASE_NOW_SQL)}`;
 
 /** The database's clock (PostgreSQL), or undefined where the caller's injected clock rules (SQLite: one machine). */
 export async function databaseNow(db: Db): Promise<number | undefined> {

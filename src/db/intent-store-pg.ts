@@ -1,9 +1,8 @@
 import { sql } from 'kysely';
 import { intentFromRowIfAny, intentToRow } from './intent-rows.ts';
 import type { IntentStore, IntentWriter, ReserveRange } from './intent-store.ts';
-import type { Db, Tx } from './open.ts';
-import { isRetryableConflict, isUniqueViolation } from './postgres.ts';
-import { rerunning } from './rerun.ts';
+import { pgTransaction, type Db, type Tx } from './open.ts';
+import { isRetryableConflict, isUniqueViolation } from './pg-errors.ts';
 
 /** Amounts of the window one reserving statement looks at (bounds its work on a wide window). */
 const CHUNK_STEPS = 1024;
@@ -58,11 +57,7 @@ export function createPostgresIntentStore(db: Db): IntentStore {
     byId: async (id) => intentFromRowIfAny(await db.selectFrom('intents').selectAll().where('id', '=', id).executeTakeFirst()),
     // Run again (within a time budget) when another create of the order won the race (the
     // next run returns its intent) or PostgreSQL aborted the transaction to break a deadlock.
-    write: (fn) =>
-      rerunning(
-        () => db.transaction().execute((tx) => fn(writer(tx as unknown as Tx))),
-        (err) => isUniqueViolation(err, 'intents_merchant_order') || isRetryableConflict(err),
-      ),
+    write: (fn) => pgTransaction(db, (tx) => fn(writer(tx)), (err) => isUniqueViolation(err, 'intents_merchant_order') || isRetryableConflict(err)),
     close: () => {},
   };
 }

@@ -23,7 +23,7 @@ import * as m026 from './migrations/026_pricing.ts';
 import * as pg026 from './migrations-pg/026_pricing.ts';
 import * as m022 from './migrations/022_held_payments.ts';
 import * as pg022 from './migrations-pg/022_held_payments.ts';
-import { isRetryableConflict } from './postgres.ts';
+import { isDatabaseGone, isRetryableConflict } from './pg-errors.ts';
 import { rerunning } from './rerun.ts';
 import type { Database } from './schema.ts';
 
@@ -136,7 +136,7 @@ export async function writeTx<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T>
   if (isPostgres(db)) {
     // Writers lock rows in different orders (an intent, then the events counter), so PostgreSQL
     // may abort one to break a deadlock: run it again, with backoff, for a bounded time (rerun.ts).
-    return rerunning(() => db.transaction().execute((tx) => fn(tx as unknown as Tx)), (err) => err instanceof TxConflict || isRetryableConflict(err));
+    return pgTransaction(db, fn, (err) => err instanceof TxConflict || isRetryableConflict(err));
   }
   return db.connection().execute(async (conn) => {
     await sql`begin immediate`.execute(conn);
@@ -150,4 +150,29 @@ export async function writeTx<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T>
       throw err;
     }
   });
+}
+
+/** How long a transaction cut off by the database going away is run again, ms (a restart takes about a second). */
+const GONE_RERUN_MS = 2000;
+
+/**
+ * A PostgreSQL transaction, run again (with backoff, rerun.ts) on the errors `again` accepts,
+ * and when the database went away before COMMIT was sent: nothing of it was committed, so
+ * running it again is safe, for a short while (then BUSY stands: 503 with Retry-After). A
+ * connection lost during COMMIT is not run again: it may have committed.
+ */
+export function pgTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>, again: (err: unknown) => boolean): Promise<T> {
+  const started = Date.now();
+  let committing = false;
+  return rerunning(
+    () => {
+      committing = false;
+      return db.transaction().execute(async (tx) => {
+        const result = await fn(tx as unknown as Tx);
+        committing = true;
+        return result;
+      });
+    },
+    (err) => again(err) || (!committing && isDatabaseGone(err) && Date.now() - started < GONE_RERUN_MS),
+  );
 }

@@ -1,6 +1,8 @@
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import type { Pool, PoolConfig } from 'pg';
 import { PaydError } from '../domain/errors.ts';
+import { activeFence, FENCE_CHECK, FencedOut, type LeaseFence } from './fence.ts';
+import { isDatabaseGone, mapPostgresError } from './pg-errors.ts';
 import { createGate, type Gate } from './pool-gate.ts';
 import type { Database } from './schema.ts';
 
@@ -25,6 +27,26 @@ const CONNECT_TIMEOUT_MS = 5000;
  * that HTTP clients and proxies usually wait.
  */
 export const POOL_WAIT_MS = 30_000;
+/** The same wait while the database is known gone (its last query failed so): answer soon instead. */
+const GONE_POOL_WAIT_MS = 1000;
+/**
+ * A query's client-side deadline beyond the server's statement_timeout, ms: the server cancels
+ * first when it can; this bounds the wait when it cannot (a partition, a frozen server).
+ */
+const DEADLINE_MARGIN_MS = 1000;
+/** A session idle inside a transaction this long is ended by the server, ms. */
+const IDLE_IN_TRANSACTION_MS = 15_000;
+/** TCP keepalive on the pool's sockets: an idle connection to a vanished peer is found and dropped. */
+const KEEPALIVE_DELAY_MS = 5000;
+
+/**
+ * How long the client waits for any one answer from the database before it takes the
+ * connection as lost, ms: the statement timeout plus a margin; with no statement timeout
+ * (`payd db copy`'s long statements) none, and TCP keepalive alone finds a dead peer.
+ */
+export function queryDeadlineMs(statementTimeoutMs: number): number {
+  return statementTimeoutMs > 0 ? statementTimeoutMs + DEADLINE_MARGIN_MS : 0;
+}
 
 /** Accepts postgres:// and postgresql:// URLs; anything else names the config path. */
 export function checkPostgresUrl(url: string): void {
@@ -53,15 +75,19 @@ export function openPostgres(o: PostgresOptions): Kysely<Database> {
   checkPostgresUrl(o.url);
   const pool = async (): Promise<PostgresPool> => {
     const pg = (await import('pg')).default;
+    const deadlineMs = queryDeadlineMs(o.statementTimeoutMs);
     const config: PoolConfig = {
       connectionString: o.url,
       max: o.pool,
       application_name: 'payd',
-      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      connectionTimeoutMillis: deadlineMs > 0 ? Math.min(CONNECT_TIMEOUT_MS, deadlineMs) : CONNECT_TIMEOUT_MS,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
       statement_timeout: o.statementTimeoutMs || undefined,
       lock_timeout: LOCK_TIMEOUT_MS,
-      // A transaction left open by a stuck process must not hold row locks for ever.
-      idle_in_transaction_session_timeout: 60_000,
+      // A transaction left open by a stuck or cut-off process must not hold row locks (the
+      // worker lease's among them, fence.ts) for long: payd never idles inside one.
+      idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
       // Per pool, not pg.types (process-wide): BIGINT columns hold ms and minor units < 2^53,
       // read as numbers like SQLite's INTEGER; aggregates (SUM) come back NUMERIC.
       types: {
@@ -71,75 +97,46 @@ export function openPostgres(o: PostgresOptions): Kysely<Database> {
         }) as never,
       },
     };
-    return errorMapping(new pg.Pool(config), createGate(o.pool, POOL_WAIT_MS, () => new PaydError('BUSY', 'the database is busy: every pooled connection stayed in use; try again shortly', { retryAfter: 1 })));
+    const gate = createGate(o.pool, () => new PaydError('BUSY', 'the database is busy: every pooled connection stayed in use; try again shortly', { retryAfter: 1 }));
+    return errorMapping(new pg.Pool(config), gate, { deadlineMs });
   };
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-}
-
-/** SQLSTATEs that mean "try again shortly": the same answer SQLite's lock waits give (BUSY, 503). */
-const TRANSIENT = new Set([
-  '40001', // serialization_failure
-  '40P01', // deadlock_detected
-  '55P03', // lock_not_available (lock_timeout)
-  '57014', // query_canceled (statement_timeout)
-  '57P01', // admin_shutdown
-  '57P02', // crash_shutdown
-  '57P03', // cannot_connect_now (starting up)
-  '53300', // too_many_connections
-]);
-
-const NETWORK = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|EPIPE|EAI_AGAIN)$/;
-
-/** Whether a PostgreSQL error means a unique index refused the row. */
-export function isUniqueViolation(err: unknown, constraint?: string): boolean {
-  const e = err as { code?: unknown; constraint?: unknown };
-  return e?.code === '23505' && (constraint === undefined || e.constraint === constraint);
-}
-
-/**
- * A transaction PostgreSQL aborted to break a deadlock or a serialization conflict: running
- * it again from the start is correct (nothing of it was committed).
- */
-export function isRetryableConflict(err: unknown): boolean {
-  const cause = err instanceof PaydError ? (err.cause as { code?: unknown } | undefined) : (err as { code?: unknown });
-  return cause?.code === '40P01' || cause?.code === '40001';
-}
-
-export function mapPostgresError(err: unknown): unknown {
-  if (err instanceof PaydError) return err;
-  const e = err as { code?: unknown; message?: unknown };
-  const code = typeof e?.code === 'string' ? e.code : '';
-  if (TRANSIENT.has(code) || code.startsWith('08') || NETWORK.test(code) || /Connection terminated|timeout exceeded when trying to connect/i.test(String(e?.message ?? ''))) {
-    return new PaydError('BUSY', 'the database is busy or unreachable; try again shortly', { retryAfter: 1, cause: err });
-  }
-  return err;
-}
-
-function isConnectionLoss(err: unknown): boolean {
-  const e = err as { code?: unknown; message?: unknown };
-  const code = typeof e?.code === 'string' ? e.code : '';
-  return code.startsWith('08') || code.startsWith('57P') || NETWORK.test(code) || /Connection terminated/i.test(String(e?.message ?? ''));
 }
 
 /**
  * The pool with connect/query errors mapped to PaydError BUSY where retrying will help, behind
  * `gate` (as many places as the pool has connections), so pg's own queue is never used.
+ *
+ * A database that went silent (a partition: no reset, no error, just no bytes) must not hold
+ * requests until the network heals: every query has a client-side deadline, and a connection
+ * that misses it is destroyed, never handed to the next caller (its answer could still arrive
+ * and be read as the next query's). Once the database is known gone, callers queued for a
+ * connection are answered at once and new ones wait only briefly, until a query succeeds again.
  */
-function errorMapping(pool: Pool, gate: Gate): PostgresPool {
+function errorMapping(pool: Pool, gate: Gate, o: { deadlineMs: number }): PostgresPool {
   // An idle client losing its connection emits on the pool: without a listener that would crash the process.
   pool.on('error', () => {});
   // A checked-out client whose connection dies emits 'error' too (the pool listens only while
   // it is idle): without a listener that would crash the process; the query in flight fails anyway.
   const guarded = new WeakSet<object>();
+  let gone = false;
+  const unreachable = () => new PaydError('BUSY', 'the database is unreachable; try again shortly', { retryAfter: 1 });
+  const failed = (err: unknown): unknown => {
+    if (isDatabaseGone(err) && !gone) {
+      gone = true;
+      gate.failWaiting(unreachable);
+    }
+    return mapPostgresError(err);
+  };
   return {
     async connect(): Promise<PostgresPoolClient> {
-      await gate.enter();
+      await gate.enter(gone ? GONE_POOL_WAIT_MS : POOL_WAIT_MS);
       let client;
       try {
         client = await pool.connect();
       } catch (err) {
         gate.leave();
-        throw mapPostgresError(err);
+        throw failed(err);
       }
       const c = client;
       let broken = false;
@@ -148,17 +145,73 @@ function errorMapping(pool: Pool, gate: Gate): PostgresPool {
         guarded.add(c);
         c.on('error', () => {});
       }
+      const run = async (text: string, params: readonly unknown[]) => {
+        const answer = c.query(text, params as unknown[]);
+        if (o.deadlineMs <= 0) return answer;
+        answer.catch(() => {}); // after a missed deadline nobody awaits it
+        let timer: NodeJS.Timeout | undefined;
+        const missed = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => {
+            broken = true;
+            destroySocket(c);
+            reject(new PaydError('BUSY', 'the database is unreachable; try again shortly', { retryAfter: 1, cause: new Error(`the database did not answer within ${o.deadlineMs} ms`) }));
+          }, o.deadlineMs);
+        });
+        try {
+          return await Promise.race([answer, missed]);
+        } finally {
+          clearTimeout(timer);
+        }
+      };
+      // Whether a transaction is open on this client (Kysely sends these as plain statements).
+      let inTransaction = false;
+      const fenceCheck = async (fence: LeaseFence) => {
+        const { rows } = await run(FENCE_CHECK.text, FENCE_CHECK.params(fence));
+        if (rows.length === 0) throw new FencedOut(fence);
+      };
+      // A worker's statement: its transaction commits only if the lease take it runs under is
+      // still the live one (fence.ts); a write outside a transaction gets one of its own for that.
+      const fenced = async (fence: LeaseFence, text: string, params: readonly unknown[]) => {
+        const verb = /^\s*(\w+)/.exec(text)?.[1]?.toLowerCase();
+        if (verb === 'begin' || verb === 'start') {
+          const r = await run(text, params);
+          inTransaction = true;
+          return r;
+        }
+        if (verb === 'commit') {
+          await fenceCheck(fence);
+          inTransaction = false;
+          return run(text, params);
+        }
+        if (verb === 'rollback') {
+          inTransaction = false;
+          return run(text, params);
+        }
+        if (inTransaction || !WRITES.test(text)) return run(text, params);
+        await run('begin', []);
+        try {
+          const r = await run(text, params);
+          await fenceCheck(fence);
+          await run('commit', []);
+          return r;
+        } catch (err) {
+          if (!broken) await run('rollback', []).catch(() => {});
+          throw err;
+        }
+      };
       return {
         query: (async (text: string, params: readonly unknown[]) => {
           try {
-            return await c.query(text, params as unknown[]);
+            const fence = activeFence();
+            const result = fence ? await fenced(fence, text, params) : await run(text, params);
+            gone = false;
+            return result;
           } catch (err) {
-            const mapped = mapPostgresError(err);
-            if (mapped !== err && isConnectionLoss(err)) broken = true;
-            throw mapped;
+            if (isDatabaseGone(err)) broken = true;
+            throw failed(err);
           }
         }) as unknown as PostgresPoolClient['query'],
-        // A client whose connection died is destroyed, not handed to the next caller.
+        // A client whose connection died or missed its deadline is destroyed, not handed to the next caller.
         release: () => {
           if (released) return;
           released = true;
@@ -169,4 +222,12 @@ function errorMapping(pool: Pool, gate: Gate): PostgresPool {
     },
     end: () => pool.end(),
   };
+}
+
+/** Statements that write (a CTE ending in a write included). */
+const WRITES = /^\s*(insert|update|delete|with\b[\s\S]*\b(insert|update|delete)\b)/i;
+
+/** Closes a client's socket at once (ending it politely would wait on the silent peer). */
+function destroySocket(client: object): void {
+  (client as { connection?: { stream?: { destroy?: () => void } } }).connection?.stream?.destroy?.();
 }

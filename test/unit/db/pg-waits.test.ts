@@ -6,12 +6,12 @@ import { rerunning } from '../../../src/db/rerun.ts';
 const busy = () => new Error('busy');
 
 test('gate: as many holders as places; the next waits in arrival order and enters when one leaves', async () => {
-  const gate = createGate(2, 5000, busy);
-  await gate.enter();
-  await gate.enter();
+  const gate = createGate(2, busy);
+  await gate.enter(5000);
+  await gate.enter(5000);
   const order: number[] = [];
-  const third = gate.enter().then(() => order.push(3));
-  const fourth = gate.enter().then(() => order.push(4));
+  const third = gate.enter(5000).then(() => order.push(3));
+  const fourth = gate.enter(5000).then(() => order.push(4));
   await new Promise((r) => setTimeout(r, 20));
   assert.deepEqual(order, [], 'nobody enters while both places are taken');
   gate.leave();
@@ -22,18 +22,31 @@ test('gate: as many holders as places; the next waits in arrival order and enter
   assert.deepEqual(order, [3, 4]);
   gate.leave();
   gate.leave();
-  await gate.enter(); // places are given back
+  await gate.enter(5000); // places are given back
 });
 
 test('gate: a waiter gives up after its wait budget with the given error, and its place in line goes to the next', async () => {
-  const gate = createGate(1, 50, busy);
-  await gate.enter();
+  const gate = createGate(1, busy);
+  await gate.enter(50);
   const started = Date.now();
-  await assert.rejects(gate.enter(), /busy/);
+  await assert.rejects(gate.enter(50), /busy/);
   assert.ok(Date.now() - started >= 45, 'not before the budget');
-  const next = gate.enter();
+  const next = gate.enter(50);
   gate.leave();
   await next; // the timed-out waiter left the line: the place went to this one
+});
+
+test('gate: failWaiting answers everyone in line at once with its error (a database known gone), and the places stay counted', async () => {
+  const gate = createGate(1, busy);
+  await gate.enter(5000);
+  const started = Date.now();
+  const waiters = [gate.enter(30_000), gate.enter(30_000)];
+  gate.failWaiting(() => new Error('unreachable'));
+  for (const w of waiters) await assert.rejects(w, /unreachable/);
+  assert.ok(Date.now() - started < 1000, 'not after their 30 s wait');
+  const next = gate.enter(5000);
+  gate.leave();
+  await next; // the holder's place passes on as before
 });
 
 test('rerunning: runs again on the errors it is told to, with pauses, until it succeeds', async () => {
