@@ -73,7 +73,7 @@ export async function serveApi(d: HttpParts, serving: Serving, stops: Stop[], cl
     clock,
     log: log.child({ component: 'http' }),
     extend: (h3) => {
-      registerOps(h3, { readiness: d.readiness, metrics: metricsEndpoint });
+      registerOps(h3, { readiness: d.readiness, log: log.child({ component: 'http' }), metrics: metricsEndpoint });
       registerCheckout(h3, { money: d.money, intents, merchants, methods, clock, log: checkoutLog, livemode, limiter: publicLimiter, clientAddress, payeeName: payeeNameOf(config, methods) });
       if (consoleModule) {
         const trusted = addressMatcher(config.server.trustedProxies);

@@ -2,8 +2,11 @@ import type { Readiness } from '../http/ops.ts';
 import type { UpiSilence } from '../services/upi-silence.ts';
 import { isDown, type SourceHealth } from '../workers/source-health.ts';
 
-/** The running workers as readiness sees them (null until start() started them). */
-export type WorkerSet = { role: () => 'leader' | 'standby'; health: SourceHealth[] } | null;
+/**
+ * The running workers as readiness sees them (null until start() started them): `role` as this
+ * node last saw it (metrics, the console), `confirmedRole` as the database has it now (/readyz).
+ */
+export type WorkerSet = { role: () => 'leader' | 'standby'; confirmedRole: () => Promise<'leader' | 'standby'>; health: SourceHealth[] } | null;
 
 /** /readyz: every running source up, and no UPI silence past its limit (when that alarm is on). */
 export function createReadiness(d: { workers: () => WorkerSet; upiSilence: UpiSilence | null; rates?: () => Promise<Array<{ pair: string; rate: string | null }>> }) {
@@ -16,7 +19,7 @@ export function createReadiness(d: { workers: () => WorkerSet; upiSilence: UpiSi
       sourcesOut[h.key] = st;
       if (isDown(st)) failing.push(h.key);
     }
-    const workers = workerSet ? workerSet.role() : 'off';
+    const workers = workerSet ? await workerSet.confirmedRole() : 'off';
     let alerts: Record<string, unknown> | undefined;
     const upiSilence = d.upiSilence;
     if (upiSilence?.expectMs !== undefined) {

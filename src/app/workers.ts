@@ -41,13 +41,12 @@ export async function startWorkers(d: WorkerParts, running: PaymentSource[], sto
   const leaseLog = log.child({ component: 'lease' });
   const leadership = createLeadership({
     lease: createWorkerLease({ db: d.db, clock, me, ttlMs: d.timing.ttlMs }),
-    clock,
     log: leaseLog,
     ...d.timing,
     lead: (leading, previous) => d.lead(leading, health, running, previous),
   });
   // Published before the first attempt: /readyz and /metrics read the role from now on.
-  publish({ role: () => leadership.role, health });
+  publish({ role: () => leadership.role, confirmedRole: () => leadership.confirmedRole(), health });
   const done = leadership.run(signal).catch((err) => leaseLog.error('worker lease loop failed', { error: describeError(err) }));
   stops.push({
     name: 'workers',

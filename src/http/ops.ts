@@ -2,7 +2,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { HTTPResponse, type H3, type H3Event } from 'h3';
 import { errorReply, jsonReply } from './errors.ts';
 import { addressMatcher, isForwarded, type PeerRequest } from './client-address.ts';
-import { PaydError } from '../domain/errors.ts';
+import { describeError, PaydError } from '../domain/errors.ts';
+import type { Logger } from '../domain/ports.ts';
 import { listen } from './server.ts';
 
 export interface Readiness {
@@ -20,6 +21,7 @@ export interface MetricsEndpoint {
 
 export interface OpsDeps {
   readiness: () => Promise<Readiness>;
+  log: Logger;
   /** Prometheus text and its content type; absent: no /metrics route. */
   metrics?: MetricsEndpoint;
 }
@@ -55,7 +57,15 @@ export function metricsGate(allow: string[]): (req: PeerRequest & { url?: string
  */
 export function registerOps(app: H3, d: OpsDeps): void {
   app.get('/readyz', async () => {
-    const r = await d.readiness();
+    let r: Readiness;
+    try {
+      r = await d.readiness();
+    } catch (err) {
+      // The database out of reach (503 BUSY with Retry-After) or anything else, in payd's own
+      // error shape: a load balancer and an operator both read why.
+      if (!(err instanceof PaydError)) d.log.error('readiness check failed', { error: describeError(err) });
+      return errorReply(err);
+    }
     return jsonReply(r.body, r.ready ? 200 : 503);
   });
   const m = d.metrics;

@@ -1,5 +1,6 @@
 import type { Db } from '../db/open.ts';
 import { databaseNow } from '../db/clock.ts';
+import type { LeaseFence } from '../db/fence.ts';
 import type { WorkerLeaseTable } from '../db/schema.ts';
 import type { Clock } from '../domain/ports.ts';
 
@@ -13,7 +14,7 @@ export interface LeaseIdentity {
 }
 
 export type HoldResult =
-  | { held: true; acquired: boolean; previous?: WorkerLeaseTable & { dead: boolean } }
+  | { held: true; acquired: boolean; fence: LeaseFence; previous?: WorkerLeaseTable & { dead: boolean } }
   | { held: false; holder?: WorkerLeaseTable };
 
 export interface WorkerLeaseDeps {
@@ -45,6 +46,8 @@ export function createWorkerLease(d: WorkerLeaseDeps) {
   /** A holder on this host whose process is gone. (Another host's holder can only expire.) */
   const isDead = (row: WorkerLeaseTable) => row.host === d.me.host && row.pid !== d.me.pid && !isAlive(row.pid);
 
+  const current = (): Promise<WorkerLeaseTable | undefined> => d.db.selectFrom('worker_lease').selectAll().where('name', '=', NAME).executeTakeFirst();
+
   return {
     /** One attempt to take or renew the lease. */
     async tryHold(): Promise<HoldResult> {
@@ -57,13 +60,13 @@ export function createWorkerLease(d: WorkerLeaseDeps) {
         .values({ name: NAME, ...mine })
         .onConflict((oc) => oc.column('name').doNothing())
         .executeTakeFirst();
-      if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1) return { held: true, acquired: true };
+      if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1) return { held: true, acquired: true, fence: fenceOf(mine) };
 
       const row = await d.db.selectFrom('worker_lease').selectAll().where('name', '=', NAME).executeTakeFirst();
       if (!row) return { held: false }; // released meanwhile: the next try inserts
       if (row.holder === d.me.holder) {
         const renewed = await d.db.updateTable('worker_lease').set({ expires_at: now + d.ttlMs }).where('name', '=', NAME).where('holder', '=', d.me.holder).executeTakeFirst();
-        return Number(renewed.numUpdatedRows) === 1 ? { held: true, acquired: false } : { held: false };
+        return Number(renewed.numUpdatedRows) === 1 ? { held: true, acquired: false, fence: fenceOf(row) } : { held: false };
       }
       const dead = isDead(row);
       if (!dead && row.expires_at > now) return { held: false, holder: row };
@@ -75,7 +78,7 @@ export function createWorkerLease(d: WorkerLeaseDeps) {
         .where('holder', '=', row.holder)
         .where('expires_at', '=', row.expires_at)
         .executeTakeFirst();
-      return Number(taken.numUpdatedRows) === 1 ? { held: true, acquired: true, previous: { ...row, dead } } : { held: false };
+      return Number(taken.numUpdatedRows) === 1 ? { held: true, acquired: true, fence: fenceOf(mine), previous: { ...row, dead } } : { held: false };
     },
 
     /** Gives the lease up (clean shutdown), so a standby takes over at once. */
@@ -83,10 +86,18 @@ export function createWorkerLease(d: WorkerLeaseDeps) {
       await d.db.deleteFrom('worker_lease').where('name', '=', NAME).where('holder', '=', d.me.holder).execute();
     },
 
-    async current(): Promise<WorkerLeaseTable | undefined> {
-      return d.db.selectFrom('worker_lease').selectAll().where('name', '=', NAME).executeTakeFirst();
+    /** Whether the database still has `fence` as the live lease (unexpired by its clock): what /readyz reports. */
+    async holds(fence: LeaseFence): Promise<boolean> {
+      const now = (await databaseNow(d.db)) ?? d.clock.now();
+      const row = await current();
+      return row !== undefined && row.holder === fence.holder && row.acquired_at === fence.generation && row.expires_at > now;
     },
+
+    current,
   };
 }
+
+/** One take of the lease: its generation is the take's time (fence.ts). */
+const fenceOf = (row: { holder: string; acquired_at: number }): LeaseFence => ({ holder: row.holder, generation: Number(row.acquired_at) });
 
 export type WorkerLease = ReturnType<typeof createWorkerLease>;

@@ -96,11 +96,14 @@ test("worker lease across nodes: one leader by the database's clock (a node whos
   const ttlMs = 1500;
   const leaseA = createWorkerLease({ db: a.app.db, clock: { now: () => Date.now() }, me: { holder: 'holder-a', host: 'node-a', pid: 1 }, ttlMs });
   const leaseB = createWorkerLease({ db: b.app.db, clock: { now: () => Date.now() + 3_600_000 }, me: { holder: 'holder-b', host: 'node-b', pid: 2 }, ttlMs });
-  assert.deepEqual(await leaseA.tryHold(), { held: true, acquired: true });
+  const took = await leaseA.tryHold();
+  assert.ok(took.held && took.acquired && took.fence.holder === 'holder-a', JSON.stringify(took));
   const standby = await leaseB.tryHold();
   assert.equal(standby.held, false);
   assert.equal(!standby.held && standby.holder?.holder, 'holder-a');
-  assert.deepEqual(await leaseA.tryHold(), { held: true, acquired: false }, 'the leader renews');
+  const renewed = await leaseA.tryHold();
+  assert.ok(renewed.held && !renewed.acquired, 'the leader renews');
+  assert.deepEqual(renewed.fence, took.fence, 'a renewal keeps the generation');
 
   // B is not the leader: its dispatcher, fenced by B's holder id, takes no event.
   const receiver = await startReceiver();
@@ -122,6 +125,7 @@ test("worker lease across nodes: one leader by the database's clock (a node whos
   }
   assert.equal(taken.held && taken.acquired, true);
   assert.equal(taken.held && taken.previous?.holder, 'holder-a');
+  assert.ok(taken.held && taken.fence.generation > took.fence.generation, 'a new take has a newer generation');
   assert.equal((await leaseA.tryHold()).held, false, 'the old leader finds it lost');
   // Now B's dispatcher may claim: the event goes out once.
   await receiver.waitFor(1, 10_000);
