@@ -2,7 +2,7 @@
 // initdb + pg_ctl in a temp dir, as an unprivileged user (nobody when the tests run as root,
 // as the Dovecot helper does), trust auth on loopback, fsync off (nothing here must survive a crash).
 // One cluster per test file (starting one costs 1-2 s); each test takes its own database.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
@@ -16,6 +16,12 @@ export interface Postgres {
   url: string;
   /** Stops the cluster at once (`pg_ctl stop -m immediate`) and deletes its directory. */
   stop(): Promise<void>;
+  /** The server's port on 127.0.0.1. */
+  port: number;
+  /** `pg_ctl restart -m fast`: sessions are ended (57P01 to those mid-query), the server is back when this resolves. */
+  restartFast(): Promise<void>;
+  /** `kill -9` of the postmaster (a crash), then a start (with crash recovery); resolves once it accepts connections. */
+  crashAndStart(): Promise<void>;
 }
 
 /** Finds initdb/pg_ctl: Debian keeps them in /usr/lib/postgresql/<version>/bin, off PATH. */
@@ -59,6 +65,11 @@ export async function startPostgres(o: { durable?: boolean } = {}): Promise<Post
     spawnSync(argv[0]!, [...argv.slice(1), 'stop', '-D', data, '-m', 'immediate', '-w', '-t', '20'], { stdio: 'ignore', timeout: 30_000 });
   };
 
+  const serverOpts = (port: number) => {
+    const fast = o.durable ? [] : ['-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off'];
+    return [`-p ${port}`, `-k ${dir}`, "-c listen_addresses='127.0.0.1'", ...fast, '-c max_connections=200'].join(' ');
+  };
+
   let started = false;
   const onExit = () => {
     // Safety net if the test process dies before its after hook: never leave a server behind.
@@ -72,10 +83,8 @@ export async function startPostgres(o: { durable?: boolean } = {}): Promise<Post
     // A free port can be taken between our probe and the server's bind: try a few.
     for (let attempt = 1; ; attempt++) {
       port = await freePort();
-      const fast = o.durable ? [] : ['-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off'];
-      const opts = [`-p ${port}`, `-k ${dir}`, "-c listen_addresses='127.0.0.1'", ...fast, '-c max_connections=200'].join(' ');
       try {
-        run('pg_ctl', ['start', '-D', data, '-l', join(dir, 'server.log'), '-w', '-t', String(START_TIMEOUT_S), '-o', opts], 'pg_ctl start');
+        run('pg_ctl', ['start', '-D', data, '-l', join(dir, 'server.log'), '-w', '-t', String(START_TIMEOUT_S), '-o', serverOpts(port)], 'pg_ctl start');
         started = true;
         break;
       } catch (err) {
@@ -84,8 +93,35 @@ export async function startPostgres(o: { durable?: boolean } = {}): Promise<Post
     }
     const admin = `postgres://${USER}@127.0.0.1:${port}/postgres`;
     const url = await createDatabase(admin, 'payd');
+    const opts = serverOpts(port);
+    const ctl = (args: string[], what: string) => runAsync('pg_ctl', [...args, '-D', data, '-w', '-t', String(START_TIMEOUT_S)], what);
+    const runAsync = (cmd: string, args: string[], what: string) =>
+      new Promise<void>((resolve, reject) => {
+        const argv = runAs.root ? ['runuser', '-u', runAs.name, '--', join(bin, cmd), ...args] : [join(bin, cmd), ...args];
+        const child = spawn(argv[0]!, argv.slice(1), { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+        let err = '';
+        child.stderr.on('data', (d) => (err += d));
+        child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`${what} failed (${code}): ${err}`))));
+      });
     return {
       url,
+      port,
+      restartFast: () => ctl(['restart', '-m', 'fast', '-l', join(dir, 'server.log'), '-o', opts], 'pg_ctl restart'),
+      crashAndStart: async () => {
+        const pid = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+        process.kill(pid, 'SIGKILL');
+        // The old backends leave once they see their postmaster gone; until then a new one
+        // refuses to start on the same shared memory.
+        for (let attempt = 1; ; attempt++) {
+          try {
+            await ctl(['start', '-l', join(dir, 'server.log'), '-o', opts], 'pg_ctl start after kill -9');
+            return;
+          } catch (err) {
+            if (attempt >= 20) throw err;
+            await new Promise((r) => setTimeout(r, 250));
+          }
+        }
+      },
       stop: async () => {
         process.removeListener('exit', onExit);
         onExit();
