@@ -34,8 +34,12 @@ const GONE_POOL_WAIT_MS = 1000;
  * first when it can; this bounds the wait when it cannot (a partition, a frozen server).
  */
 const DEADLINE_MARGIN_MS = 1000;
-/** A session idle inside a transaction this long is ended by the server, ms. */
-const IDLE_IN_TRANSACTION_MS = 15_000;
+/**
+ * A session idle inside a transaction this long is ended by the server, ms: shorter than the
+ * worker lease, so a node cut off in the middle of a fenced write (which locks the lease row)
+ * does not delay the next leader's takeover beyond the lease's own expiry.
+ */
+const IDLE_IN_TRANSACTION_MS = 10_000;
 /** TCP keepalive on the pool's sockets: an idle connection to a vanished peer is found and dropped. */
 const KEEPALIVE_DELAY_MS = 5000;
 
