@@ -2,8 +2,8 @@ import type { MethodRegistry } from '../methods/registry.ts';
 import { H3, type H3Event } from 'h3';
 import { PaydError } from '../domain/errors.ts';
 import type { Clock, Logger, RequestLogEntry } from '../domain/ports.ts';
-import type { IntentService } from '../services/intents.ts';
-import type { Merchant, MerchantService } from '../services/merchants.ts';
+import type { IntentService } from '../services/intents/index.ts';
+import type { Merchant, MerchantService } from '../services/merchants/index.ts';
 import { andThen, type Awaitable } from '../domain/awaitable.ts';
 import { authenticate } from './auth.ts';
 import { readJsonBody } from './body.ts';
@@ -16,9 +16,9 @@ import { eventRoutes } from './routes/events.ts';
 import { intentRoutes } from './routes/intents.ts';
 import { openApiRoutes } from './routes/openapi.ts';
 import { webhookEndpointRoutes } from './routes/webhook-endpoint.ts';
-import type { EventFeed } from '../services/event-feed.ts';
-import type { IntentCancellation } from '../services/intent-cancel.ts';
-import type { IntentListing } from '../services/intent-list.ts';
+import type { EventFeed } from '../services/events/feed.ts';
+import type { IntentCancellation } from '../services/intents/cancel.ts';
+import type { IntentListing } from '../services/intents/list.ts';
 import type { HeldPayments } from '../services/held-payments.ts';
 
 export interface HttpDeps {

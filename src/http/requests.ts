@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { PaydError } from '../domain/errors.ts';
-import { FEED_TYPES } from '../services/event-feed.ts';
+import { FEED_TYPES } from '../services/events/feed.ts';
 
 /**
  * Request schemas of the merchant API beyond create-payment. The OpenAPI document is

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { PaydError } from '../domain/errors.ts';
-import type { CreateIntentInput } from '../services/intents/deposit.ts';
+import type { CreateIntentInput } from '../services/intents/inputs.ts';
 
 /** Control characters would corrupt logs and UPI deep links. */
 const printable = (s: string) => !/[\u0000-\u001f\u007f]/.test(s);

@@ -1,5 +1,5 @@
 import type { H3 } from 'h3';
-import type { EventFeed } from '../../services/event-feed.ts';
+import type { EventFeed } from '../../services/events/feed.ts';
 import { JsonReply } from '../errors.ts';
 import { EventsQuery, parseQuery } from '../requests.ts';
 import type { RouteKit } from './kit.ts';

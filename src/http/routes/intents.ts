@@ -1,6 +1,6 @@
 import type { H3 } from 'h3';
-import type { IntentCancellation } from '../../services/intent-cancel.ts';
-import type { IntentListing } from '../../services/intent-list.ts';
+import type { IntentCancellation } from '../../services/intents/cancel.ts';
+import type { IntentListing } from '../../services/intents/list.ts';
 import type { HeldPayments } from '../../services/held-payments.ts';
 import { PaydError } from '../../domain/errors.ts';
 import { jsonReply } from '../errors.ts';

@@ -1,6 +1,6 @@
 import type { EventHandler, H3Event } from 'h3';
 import type { Awaitable } from '../../domain/awaitable.ts';
-import type { Merchant } from '../../services/merchants.ts';
+import type { Merchant } from '../../services/merchants/index.ts';
 import type { JsonReply } from '../errors.ts';
 
 /** What a route learns before its handler runs: the merchant, when the route needs credentials. */

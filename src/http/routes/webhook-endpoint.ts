@@ -1,5 +1,5 @@
 import type { H3 } from 'h3';
-import type { MerchantService } from '../../services/merchants.ts';
+import type { MerchantService } from '../../services/merchants/index.ts';
 import { readJsonBody } from '../body.ts';
 import { jsonReply } from '../errors.ts';
 import { parseBody, WebhookEndpointBody } from '../requests.ts';

@@ -1,5 +1,8 @@
-import type { MethodAmounts } from '../../config/load.ts';
+import type { MethodAmounts } from '../../config/read.ts';
 import type { MethodDescriptor } from '../../methods/method.ts';
+
+// What the intent service is given: each enabled method's deposit settings (by the composition
+// root) and a create's checked request (by the HTTP route).
 
 /** What the composition root knows about each enabled method. */
 export interface MethodDeposit {
