@@ -15,7 +15,7 @@ export interface MethodDeposit {
 }
 
 export interface CreateIntentInput {
-  /** In the method's currency; exactly one of amount and price (http/validate.ts checks). */
+  /** In the method's currency; exactly one of amount and price (the create route's body schema checks, http/routes/intents.ts). */
   amount?: number;
   /** A fiat price converted at a locked quote (issue #31). */
   price?: { amount: number; currency: string };
