@@ -1,4 +1,4 @@
-import { isoUtc } from './iso-time.ts';
+import { isoOrNull, isoUtc } from './iso-time.ts';
 import { DecimalNumber } from './json.ts';
 import type { Method } from './methods.ts';
 import { formatMinor } from './money.ts';
@@ -51,8 +51,6 @@ export interface IntentPricing {
   validUntil: number;
 }
 
-const iso = (ms: number | null): string | null => (ms === null ? null : isoUtc(ms));
-
 /** A pending intent past its expiry reads as expired even before housekeeping writes it. */
 export function effectiveStatus(intent: Pick<Intent, 'status' | 'expiresAt'>, now: number): IntentStatus {
   return intent.status === 'pending' && now >= intent.expiresAt ? 'expired' : intent.status;
@@ -95,15 +93,15 @@ export function intentView(intent: Intent, ctx: ViewContext, money: IntentMoney)
     currency: intent.method,
     status: effectiveStatus(intent, ctx.now),
     transaction_hash: intent.transactionHash,
-    verified_at: iso(intent.verifiedAt),
-    canceled_at: iso(intent.canceledAt),
+    verified_at: isoOrNull(intent.verifiedAt),
+    canceled_at: isoOrNull(intent.canceledAt),
     order_id: intent.orderId,
     pay_amount: amount(intent.payAmountMinor),
     payment_address: intent.receiver,
     payment_uri: intent.paymentUri,
     reference: intent.reference ?? undefined,
-    created_at: iso(intent.createdAt),
-    expires_at: iso(intent.expiresAt),
+    created_at: isoOrNull(intent.createdAt),
+    expires_at: isoOrNull(intent.expiresAt),
     checkout_url: `${ctx.publicUrl}/pay/${intent.id}`,
     return_url: intent.returnUrl ?? undefined,
     livemode: ctx.livemode,
