@@ -20,7 +20,7 @@ export type Config = Omit<Resolved<ParsedConfig>, 'database'> & {
   baseDir: string;
   /** Money rules per enabled method, in minor units. */
   amounts: Partial<Record<Method, MethodAmounts>>;
-  /** What each enabled method does with late, short and over-payments (issue 27). */
+  /** What each enabled method does with late, short and over-payments. */
   policies: Partial<Record<Method, PaymentPolicy>>;
 };
 

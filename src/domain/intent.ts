@@ -38,7 +38,7 @@ export interface Intent {
   pricing: IntentPricing | null;
 }
 
-/** A fiat price and the locked quote that turned it into `amountMinor` (issue #31). */
+/** A fiat price and the locked quote that turned it into `amountMinor`. */
 export interface IntentPricing {
   /** Decimal text, as the merchant gave it ("1999", "19.99"). */
   priceAmount: string;
@@ -65,7 +65,7 @@ export interface ViewContext {
   decimalsOf: (method: Method) => number;
 }
 
-/** A payment as the merchant sees it on its intent (issue 27). */
+/** A payment as the merchant sees it on its intent. */
 export interface ShownPayment {
   /** The chain transaction (TRON: its id, also when it carried several rows), UTR or signature. */
   transactionHash: string;

@@ -9,7 +9,7 @@ import { audit } from '../db/audit.ts';
 /** The WebAuthn library (and its ASN.1 stack, ~1.8 MB) loads at the first passkey ceremony, not at every start. */
 const webauthn = () => import('@simplewebauthn/server');
 
-/** An invite link works this long, ms (issue #29: 15 minutes). */
+/** An invite link works this long, ms (15 minutes). */
 export const INVITE_MS = 15 * 60_000;
 /** A passkey prompt must be answered within this, ms. */
 const CHALLENGE_MS = 5 * 60_000;

@@ -17,7 +17,7 @@ import { startFakeTelegram } from '../fakes/telegram.ts';
 
 const TOKEN = '42:component-test';
 
-/** Held payments as issue #27's service answers them; records every call. */
+/** Held payments as the held-payments service answers them; records every call. */
 function fakeHeld() {
   const calls: Array<{ verb: string; intentId: string; transactionHash: string; actor: string }> = [];
   const service: HeldPayments = {

@@ -1,5 +1,5 @@
 /**
- * What the bot needs of held payments (issue #27's service, services/held-payments.ts): the same
+ * What the bot needs of held payments (the held-payments service, services/held-payments.ts): the same
  * calls the CLI and the console make. Declared here so the bot does not depend on its module.
  */
 export interface HeldPaymentRow {
