@@ -9,7 +9,7 @@ import { sql } from 'kysely';
 import { migrate, writeTx, type Db } from '../../src/db/open.ts';
 import { runFenced, FencedOut } from '../../src/db/fence.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
-import { silentLogger } from '../../src/log.ts';
+import { silentLogger } from '../../src/log/index.ts';
 import { createLeadership } from '../../src/workers/leader.ts';
 import { createWorkerLease } from '../../src/workers/lease.ts';
 import { freshDatabase, startPostgres, type Postgres } from '../helpers/postgres.ts';
