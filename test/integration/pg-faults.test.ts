@@ -19,7 +19,9 @@ import { waitFor } from '../helpers/wait.ts';
 
 let pg: Postgres;
 before(async () => {
-  pg = await startPostgres();
+  // Crash-safe settings (fsync, synchronous_commit): a commit PostgreSQL acknowledged must
+  // survive its kill -9, as on a real server.
+  pg = await startPostgres({ durable: true });
 });
 after(() => pg?.stop());
 
@@ -107,7 +109,7 @@ test('three nodes under faults: PostgreSQL restarted, killed and cut off from th
   assert.deepEqual([...roles].sort(), ['leader', 'standby', 'standby']);
 
   // Steady load on every node: a create, then a fetch of what it acknowledged.
-  const acknowledged: Array<{ id: string; order: string; pay_amount: string }> = [];
+  const acknowledged: Array<{ id: string; order: string; pay_amount: string; phase: string }> = [];
   let running = true;
   let seq = 0;
   const load = async (node: number) => {
@@ -116,7 +118,7 @@ test('three nodes under faults: PostgreSQL restarted, killed and cut off from th
       const order = `order-${n}`;
       const created = await call(node, 'create', '/api/v1/intents/create-payment', { method: 'POST', headers, body: JSON.stringify({ amount: 1 + (n % 400), currency: 'USDT_TRC20', order_id: order }) });
       if (created.status === 200) {
-        acknowledged.push({ id: created.body.intent_id, order, pay_amount: String(created.body.pay_amount) });
+        acknowledged.push({ id: created.body.intent_id, order, pay_amount: String(created.body.pay_amount), phase });
         await call(node, 'fetch', `/api/v1/intents/${created.body.intent_id}`, { headers });
       }
       await new Promise((r) => setTimeout(r, 100));
@@ -200,7 +202,7 @@ test('three nodes under faults: PostgreSQL restarted, killed and cut off from th
   assert.equal(ids.size, acknowledged.length, 'one intent per acknowledged create');
   for (const [k, i] of acknowledged.entries()) {
     const res = await fetch(`${nodes[k % 3]!.url}/api/v1/intents/${i.id}`, { headers });
-    assert.equal(res.status, 200);
+    assert.equal(res.status, 200, `${i.order}, acknowledged during ${i.phase}, is gone`);
     assert.equal(((await res.json()) as any).order_id, i.order);
   }
 
