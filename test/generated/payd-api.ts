@@ -511,10 +511,10 @@ export interface components {
              */
             status: "credited" | "held" | "refunded";
             /**
-             * @description Why it is held, or what to look at on a credited one: late (after expires_at), underpaid, overpaid (refund the difference), canceled (the intent was), after_settlement (the intent was already paid).
+             * @description Why it is held, or what to look at on a credited one: late (after expires_at), quote_expired (after a priced intent's quote.valid_until: the rate no longer holds), underpaid, overpaid (refund the difference), canceled (the intent was), after_settlement (the intent was already paid).
              * @enum {string|null}
              */
-            reason: "late" | "underpaid" | "overpaid" | "canceled" | "after_settlement" | null;
+            reason: "late" | "quote_expired" | "underpaid" | "overpaid" | "canceled" | "after_settlement" | null;
         };
         /** @description The data of payment.held and payment.refunded. */
         HeldPayment: {
@@ -523,7 +523,7 @@ export interface components {
             transaction_hash: string;
             amount: number;
             /** @enum {string} */
-            reason: "late" | "underpaid" | "overpaid" | "canceled" | "after_settlement";
+            reason: "late" | "quote_expired" | "underpaid" | "overpaid" | "canceled" | "after_settlement";
         };
         /** @description The intent, plus what was unusual about the payment that settled it. */
         PaymentSuccess: {

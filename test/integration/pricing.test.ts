@@ -4,11 +4,13 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { payd } from '../helpers/cli.ts';
 import { startPayd, testClock, type PaydHarness, type TestClock } from '../helpers/payd.ts';
+import { createResponseChecker } from '../helpers/openapi.ts';
 import { forEachStore, type TestStore } from '../helpers/stores.ts';
 import { startFakeRateSources, type FakeSourceName } from '../fakes/rates/server.ts';
 
 // Issue #31: intents priced in INR/USD/EUR, converted at a locked quote from rate sources the
 // worker leader refreshes (here: fakes of each source on loopback, refreshed by hand).
+const checker = createResponseChecker();
 let fakes: Awaited<ReturnType<typeof startFakeRateSources>>;
 const RATES: Partial<Record<FakeSourceName, Record<string, string>>> = {
   coindcx: { 'USDT/INR': '83.75' },
@@ -204,29 +206,60 @@ forEachStore((store) => {
     assert.deepEqual([z.status, z.body.quote.source], [200, 'wazirx']);
   });
 
-  test('a payment after valid_until is a late payment at the quoted amount, never re-priced; before it, the quoted pay_amount settles', async (t) => {
+  test('a payment after the quote expired is held (quote_expired), whatever latePayments says; a method that opts in settles it late', async (t) => {
     const clock = testClock(Date.parse('2026-11-26T09:00:00.000Z'));
+    // latePayments "settle" is the default; it says nothing about a quote that no longer holds.
     const p = await start(store, clock);
     t.after(() => p.close());
     const m = await p.merchant();
     await refresh(p);
-    const price = { amount: 1999, currency: 'INR' };
-    const a = await create(p, m.headers, { price, currency: 'USDT_TRC20', order_id: 'a' });
-    const b = await create(p, m.headers, { price, currency: 'USDT_TRC20', order_id: 'b' });
-    assert.deepEqual([a.body.pay_amount, b.body.pay_amount], [23.87, 23.88]);
-    const validUntil = Date.parse(a.body.quote.valid_until);
-    const pay = (amountMinor: bigint, txRef: string, at: number) =>
-      p.app.ledger.ingest({ method: 'USDT_TRC20', receiver: a.body.payment_address, amountMinor, txRef, occurredAt: at, observedAt: at, source: 'trongrid' });
-    clock.set(validUntil + 1000);
-    // A late payment (latePayments "settle", the default): the quoted pay_amount settles, marked late; the quote is kept.
-    const late = await pay(23_870_000n, 'aa'.repeat(32), validUntil + 1000);
-    assert.equal(late.kind, 'settled');
-    const lateView = (await p.api('GET', `/api/v1/intents/${a.body.intent_id}`, { headers: m.headers })).body;
-    assert.deepEqual([lateView.status, lateView.amount, lateView.quote.rate, lateView.payments[0].reason], ['settled', 23.87, 83.75, 'late']);
-    const inTime = await pay(23_880_000n, 'bb'.repeat(32), validUntil - 1000);
-    assert.equal(inTime.kind, 'settled');
-    const settled = await p.api('GET', `/api/v1/intents/${b.body.intent_id}`, { headers: m.headers });
-    assert.deepEqual([settled.body.status, settled.body.amount, settled.body.quote.rate], ['settled', 23.87, 83.75]);
+    const price = { amount: 10000, currency: 'INR' };
+    const late = await create(p, m.headers, { price, currency: 'SOL', order_id: 'late' });
+    const inTime = await create(p, m.headers, { price, currency: 'SOL', order_id: 'in-time' });
+    assert.equal(late.status, 200, late.text);
+    const validUntil = Date.parse(late.body.quote.valid_until);
+    const pay = (intent: any, txRef: string, at: number) =>
+      p.app.ledger.ingest({ method: 'SOL', receiver: intent.payment_address, amountMinor: BigInt(Math.round(intent.pay_amount * 1e9)), txRef, occurredAt: at, observedAt: at, source: 'solana', references: [intent.reference] });
+
+    // Paid 20 hours after the quote: held on its intent, never settled at the old rate.
+    clock.set(validUntil + 20 * 3600_000);
+    assert.equal((await pay(late.body, 'late-sig', validUntil + 20 * 3600_000)).kind, 'held');
+    const view = (await p.api('GET', `/api/v1/intents/${late.body.intent_id}`, { headers: m.headers })).body;
+    assert.deepEqual([view.status, view.payments[0].status, view.payments[0].reason], ['expired', 'held', 'quote_expired']);
+    const events = await p.app.events.forIntent(late.body.intent_id);
+    const held = events.find((e) => e.type === 'payment.held');
+    assert.ok(held, 'payment.held sent');
+    const body = (await p.app.events.show(held.event_id)).body as { data: { reason: string } };
+    assert.equal(body.data.reason, 'quote_expired');
+    assert.equal(checker.checkWebhook(body), undefined, 'payment.held with quote_expired matches the OpenAPI document');
+    assert.equal(events.some((e) => e.type === 'payment.success'), false);
+    // The operator's list of held payments names the reason.
+    const listed = await p.app.heldPayments.listPayments({ status: 'held', limit: 10 });
+    assert.deepEqual(listed.items.map((x) => [x.intentId, x.reason]), [[late.body.intent_id, 'quote_expired']]);
+    // A payment inside the quote settles as before.
+    assert.equal((await pay(inTime.body, 'in-time-sig', validUntil - 1000)).kind, 'settled');
+    // Accepting the held payment (the merchant's decision at the old rate) settles it.
+    const accepted = await p.api('POST', `/api/v1/intents/${late.body.intent_id}/payments/late-sig/accept`, { headers: m.headers });
+    assert.equal(accepted.status, 200, accepted.text);
+    assert.equal(accepted.body.status, 'settled');
+  });
+
+  test('methods.<M>.settleExpiredQuotes: true settles a payment after the quote, marked late', async (t) => {
+    const clock = testClock(Date.parse('2026-11-26T09:00:00.000Z'));
+    const { baseConfig } = await import('../helpers/payd.ts');
+    const sol = { ...(baseConfig('/nonexistent').methods as Record<string, any>).SOL, settleExpiredQuotes: true };
+    for (const f of Object.values(fakes.sources)) f.set('ok');
+    const p = await startPayd({ config: { ...(await store.config()), pricing: pricingConfig(), methods: { SOL: sol } }, clock, workers: false });
+    t.after(() => p.close());
+    const m = await p.merchant();
+    await refresh(p);
+    const intent = (await create(p, m.headers, { price: { amount: 10000, currency: 'INR' }, currency: 'SOL', order_id: 'opted-in' })).body;
+    const at = Date.parse(intent.quote.valid_until) + 20 * 3600_000;
+    clock.set(at);
+    const r = await p.app.ledger.ingest({ method: 'SOL', receiver: intent.payment_address, amountMinor: BigInt(Math.round(intent.pay_amount * 1e9)), txRef: 'opted-in-sig', occurredAt: at, observedAt: at, source: 'solana', references: [intent.reference] });
+    assert.equal(r.kind, 'settled');
+    const view = (await p.api('GET', `/api/v1/intents/${intent.intent_id}`, { headers: m.headers })).body;
+    assert.deepEqual([view.status, view.payments[0].reason, view.quote.rate], ['settled', 'late', 12600]);
   });
 });
 

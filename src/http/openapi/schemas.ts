@@ -49,8 +49,8 @@ const intentPropertiesOf = (methods: MethodRegistry) => ({
 });
 const paymentReason = nullable({
   type: 'string',
-  enum: ['late', 'underpaid', 'overpaid', 'canceled', 'after_settlement', null],
-  description: 'Why it is held, or what to look at on a credited one: late (after expires_at), underpaid, overpaid (refund the difference), canceled (the intent was), after_settlement (the intent was already paid).',
+  enum: ['late', 'quote_expired', 'underpaid', 'overpaid', 'canceled', 'after_settlement', null],
+  description: 'Why it is held, or what to look at on a credited one: late (after expires_at), quote_expired (after a priced intent\'s quote.valid_until: the rate no longer holds), underpaid, overpaid (refund the difference), canceled (the intent was), after_settlement (the intent was already paid).',
 });
 const intentRequired = ['intent_id', 'amount', 'currency', 'status', 'transaction_hash', 'verified_at', 'canceled_at', 'order_id', 'pay_amount', 'payment_address', 'payment_uri', 'created_at', 'expires_at', 'checkout_url', 'livemode', 'amount_received', 'payments'];
 
@@ -94,7 +94,7 @@ export function apiSchemas(methods: MethodRegistry) {
         intent_id: { type: 'string', format: 'uuid' },
         transaction_hash: { type: 'string' },
         amount: { type: 'number' },
-        reason: { type: 'string', enum: ['late', 'underpaid', 'overpaid', 'canceled', 'after_settlement'] },
+        reason: { type: 'string', enum: ['late', 'quote_expired', 'underpaid', 'overpaid', 'canceled', 'after_settlement'] },
       },
     },
     PaymentSuccess: {

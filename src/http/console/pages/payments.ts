@@ -9,6 +9,7 @@ export type PaymentsTab = 'held' | 'unmatched' | 'rejected';
 /** Why a payment is held, in the operator's words. */
 const HELD_WHY: Record<string, string> = {
   late: 'arrived after the intent expired',
+  quote_expired: "arrived after the intent's exchange-rate quote expired (settling it would sell at the old rate)",
   underpaid: 'less than the intent asked',
   overpaid: 'more than the intent asked',
   canceled: 'arrived after the intent was canceled',
