@@ -610,13 +610,20 @@ export interface components {
              * @constant
              */
             late?: true;
-            /** @description Settled short, within underpaymentTolerance or by your accept, by this much. */
+            /** @description Settled short, within underpaymentTolerance, by your accept or by the operator, by this much: the order is not paid in full. */
             underpaid_by?: number;
+            /** @description Settled by a payment above what was due (an accepted one, or one the operator assigned), by this much: refund the difference. */
+            overpaid_by?: number;
             /**
-             * @description Settled by an accept of a held payment.
+             * @description Settled because a person accepted the payment: a held payment accepted, or a payment the operator assigned by hand that differs from pay_amount.
              * @constant
              */
             accepted?: true;
+            /**
+             * @description Who accepted it (with accepted): you over the API, or the payd operator (CLI or console).
+             * @enum {string}
+             */
+            settled_by?: "merchant" | "operator";
         };
         Event: {
             /** @description The event id: the webhook-id header of its webhook. */

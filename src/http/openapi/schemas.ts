@@ -104,8 +104,10 @@ export function apiSchemas(methods: MethodRegistry) {
       properties: {
         ...intentProperties,
         late: { type: 'boolean', const: true, description: 'Paid after expires_at while the amount was still reserved (latePayments: settle).' },
-        underpaid_by: { type: 'number', description: 'Settled short, within underpaymentTolerance or by your accept, by this much.' },
-        accepted: { type: 'boolean', const: true, description: 'Settled by an accept of a held payment.' },
+        underpaid_by: { type: 'number', description: 'Settled short, within underpaymentTolerance, by your accept or by the operator, by this much: the order is not paid in full.' },
+        overpaid_by: { type: 'number', description: 'Settled by a payment above what was due (an accepted one, or one the operator assigned), by this much: refund the difference.' },
+        accepted: { type: 'boolean', const: true, description: 'Settled because a person accepted the payment: a held payment accepted, or a payment the operator assigned by hand that differs from pay_amount.' },
+        settled_by: { type: 'string', enum: ['merchant', 'operator'], description: 'Who accepted it (with accepted): you over the API, or the payd operator (CLI or console).' },
       },
     },
     Event: {
