@@ -121,6 +121,11 @@ export function configSchema(methods: Record<string, v.GenericSchema>) {
       refreshSeconds: seconds(60),
       /** A source further than this from the median of a pair's sources is ignored. */
       maxSpreadPercent: v.optional(v.pipe(num(), v.finite(), v.gtValue(0, 'must be greater than 0'), v.maxValue(100)), 3),
+      /**
+       * A reading further than this from the pair's last accepted rate is held back (not used)
+       * until another source reports the same move in the same refresh.
+       */
+      maxChangePercent: v.optional(v.pipe(num(), v.finite(), v.gtValue(0, 'must be greater than 0'), v.maxValue(1000)), 10),
       /** "BASE/QUOTE" (USDT/INR, SOL/USD, USD/INR…) → its sources in fallback order; empty: no source is asked. */
       pairs: v.optional(
         v.record(
