@@ -126,7 +126,7 @@ export function configSchema(methods: Record<string, v.GenericSchema>) {
        * until another source reports the same move in the same refresh.
        */
       maxChangePercent: v.optional(v.pipe(num(), v.finite(), v.gtValue(0, 'must be greater than 0'), v.maxValue(1000)), 10),
-      /** "BASE/QUOTE" (USDT/INR, SOL/USD, USD/INR…) → its sources in fallback order; empty: no source is asked. */
+      /** "BASE/QUOTE" (USDT/INR, SOL/USD, USD/INR…) → its sources (two or more must agree; one listed alone is trusted alone); empty: no source is asked. */
       pairs: v.optional(
         v.record(
           v.pipe(v.string(), v.regex(/^[A-Z]{3,5}\/[A-Z]{3,5}$/, 'expected a pair like "USDT/INR"')),

@@ -21,7 +21,7 @@ export interface PairStatus {
 export interface RateBookOptions {
   db: Db;
   clock: Clock;
-  /** "USDT/INR" → its sources in fallback order (pricing.pairs). */
+  /** "USDT/INR" → its sources (pricing.pairs). */
   pairs: Record<string, readonly string[]>;
   maxAgeSeconds: number;
   /** Readings further than this from the median of the pair's fresh ones do not count. */
