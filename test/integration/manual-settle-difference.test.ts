@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { runCli } from '../../src/cli/main.ts';
-import type { App } from '../../src/app.ts';
+import type { App } from '../../src/app/index.ts';
 import { directSession, startConsoleApp } from '../helpers/console.ts';
 import { createResponseChecker } from '../helpers/openapi.ts';
 import { startPayd } from '../helpers/payd.ts';
