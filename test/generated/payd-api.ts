@@ -389,7 +389,7 @@ export interface components {
                 /** @enum {string} */
                 currency: "INR" | "USD" | "EUR";
             };
-            /** @description The locked rate the price was converted at (only with price). A payment after valid_until is late: the intent expires then. */
+            /** @description The locked rate the price was converted at (only with price). The intent expires then; a payment after valid_until is held (reason quote_expired) unless the method is configured to settle it late. */
             quote?: {
                 /** @description Price currency per 1 unit of the method's currency (83.75: ₹83.75 per USDT). */
                 rate: number;
@@ -471,7 +471,7 @@ export interface components {
                 /** @enum {string} */
                 currency: "INR" | "USD" | "EUR";
             };
-            /** @description The locked rate the price was converted at (only with price). A payment after valid_until is late: the intent expires then. */
+            /** @description The locked rate the price was converted at (only with price). The intent expires then; a payment after valid_until is held (reason quote_expired) unless the method is configured to settle it late. */
             quote?: {
                 /** @description Price currency per 1 unit of the method's currency (83.75: ₹83.75 per USDT). */
                 rate: number;
@@ -588,7 +588,7 @@ export interface components {
                 /** @enum {string} */
                 currency: "INR" | "USD" | "EUR";
             };
-            /** @description The locked rate the price was converted at (only with price). A payment after valid_until is late: the intent expires then. */
+            /** @description The locked rate the price was converted at (only with price). The intent expires then; a payment after valid_until is held (reason quote_expired) unless the method is configured to settle it late. */
             quote?: {
                 /** @description Price currency per 1 unit of the method's currency (83.75: ₹83.75 per USDT). */
                 rate: number;
@@ -606,7 +606,7 @@ export interface components {
                 valid_until: string;
             };
             /**
-             * @description Paid after expires_at while the amount was still reserved (latePayments: settle).
+             * @description Paid after expires_at while the amount was still reserved (latePayments: settle), or after a quote the method settles late (settleExpiredQuotes).
              * @constant
              */
             late?: true;

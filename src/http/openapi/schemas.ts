@@ -37,7 +37,7 @@ const intentPropertiesOf = (methods: MethodRegistry) => ({
   },
   quote: {
     type: 'object',
-    description: 'The locked rate the price was converted at (only with price). A payment after valid_until is late: the intent expires then.',
+    description: 'The locked rate the price was converted at (only with price). The intent expires then; a payment after valid_until is held (reason quote_expired) unless the method is configured to settle it late.',
     required: ['rate', 'source', 'quoted_at', 'valid_until'],
     properties: {
       rate: { type: 'number', description: "Price currency per 1 unit of the method's currency (83.75: ₹83.75 per USDT)." },
@@ -103,7 +103,7 @@ export function apiSchemas(methods: MethodRegistry) {
       description: 'The intent, plus what was unusual about the payment that settled it.',
       properties: {
         ...intentProperties,
-        late: { type: 'boolean', const: true, description: 'Paid after expires_at while the amount was still reserved (latePayments: settle).' },
+        late: { type: 'boolean', const: true, description: 'Paid after expires_at while the amount was still reserved (latePayments: settle), or after a quote the method settles late (settleExpiredQuotes).' },
         underpaid_by: { type: 'number', description: 'Settled short, within underpaymentTolerance, by your accept or by the operator, by this much: the order is not paid in full.' },
         overpaid_by: { type: 'number', description: 'Settled by a payment above what was due (an accepted one, or one the operator assigned), by this much: refund the difference.' },
         accepted: { type: 'boolean', const: true, description: 'Settled because a person accepted the payment: a held payment accepted, or a payment the operator assigned by hand that differs from pay_amount.' },
