@@ -25,6 +25,12 @@ const chatId = v.pipe(
   v.transform((id) => String(id)),
 );
 
+/** A person's Telegram user id (a positive number; a chat id may be a group's negative one). */
+const userId = v.pipe(
+  v.union([v.pipe(num(), v.integer('expected an integer'), v.minValue(1, 'expected a Telegram user id')), v.pipe(v.string(), v.regex(/^\d{1,20}$/, 'expected a numeric Telegram user id'))], 'expected a numeric Telegram user id'),
+  v.transform((id) => String(id)),
+);
+
 /** `notifications` (docs/notifications.md): Telegram and e-mail to the shopkeeper, and the bot. */
 export const NotificationsConfig = v.strictObject({
   telegram: v.optional(
@@ -33,6 +39,11 @@ export const NotificationsConfig = v.strictObject({
       /** Chats that receive messages, and the only ones whose commands the bot obeys. */
       chatIds: v.pipe(v.array(chatId), v.minLength(1, 'list at least one chat id')),
       apiUrl: v.optional(httpUrl, 'https://api.telegram.org'),
+      /**
+       * Telegram user ids that may press Accept / Refunded (in a configured chat that is not a channel).
+       * Empty (the default): nobody acts; the reading commands still answer.
+       */
+      actors: v.optional(v.array(userId), []),
       /** Answer /today, /held, /intent, /status and the Accept / Refunded buttons (long polling; leader only). */
       commands: v.optional(v.boolean('expected a boolean'), true),
       ...notificationChannel,

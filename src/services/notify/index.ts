@@ -57,7 +57,7 @@ export function createNotifications(d: NotificationDeps) {
     return lines.join('\n') || 'No sources running.';
   }
 
-  const bot = telegram && n.telegram!.commands ? createTelegramBot({ db: d.db, api: telegram, queue, chatIds: n.telegram!.chatIds, clock: d.clock, random: d.random, log: d.log, timeZone: n.timeZone, show: d.show, status, held: d.held }) : undefined;
+  const bot = telegram && n.telegram!.commands ? createTelegramBot({ db: d.db, api: telegram, queue, chatIds: n.telegram!.chatIds, actors: n.telegram!.actors, clock: d.clock, random: d.random, log: d.log, timeZone: n.timeZone, show: d.show, status, held: d.held }) : undefined;
   return { queue, feed, sender, bot, close: () => email?.close() };
 }
 
