@@ -64,6 +64,19 @@ export const NotificationsConfig = v.strictObject({
       ...notificationChannel,
     }),
   ),
+  /**
+   * Unmatched payments worth a message each: a payment below `below[method]` (a decimal in the
+   * method's unit: dust, cheap to send by the thousand), or beyond `burst` told in one period, is
+   * only counted; each period with any ends in one summary message.
+   */
+  unmatched: v.optional(
+    v.strictObject({
+      below: v.optional(v.record(v.string(), v.pipe(v.string('expected a decimal amount as a string, like "0.001"'), v.regex(/^\d{1,30}(\.\d{1,30})?$/, 'expected a decimal amount as a string, like "0.001"'))), {}),
+      burst: v.optional(v.pipe(num(), v.integer('expected an integer'), v.minValue(0, 'must not be negative')), 5),
+      periodMinutes: v.optional(v.pipe(num(), v.finite(), v.gtValue(0, 'must be greater than 0')), 60),
+    }),
+    {},
+  ),
   /** IANA time zone /today counts from midnight in (default UTC). */
   timeZone: v.optional(v.pipe(v.string(), v.check(isTimeZone, 'expected an IANA time zone like Asia/Kolkata')), 'UTC'),
 });

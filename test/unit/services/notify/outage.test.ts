@@ -26,7 +26,7 @@ test('an upstream down for 60 s (simulated) is one "Problem" and one "Recovered"
   const health = new SourceHealth('USDT_TRC20', 'tron:USDT_TRC20', clock);
   const queue = createNotificationQueue({ db, clock, random: systemRandom });
   const observe = createObservations({ db, clock, sources: () => [health], upiSilence: null });
-  const feed = createNotificationFeed({ db, clock, random: systemRandom, log: silentLogger(), show: showAmountWith(builtinMethods), queue, channels: [{ channel: 'telegram', targets: ['1001'], kinds: new Set(['source.down']) }], observe });
+  const feed = createNotificationFeed({ db, clock, random: systemRandom, log: silentLogger(), show: showAmountWith(builtinMethods), queue, channels: [{ channel: 'telegram', targets: ['1001'], kinds: new Set(['source.down']) }], observe, unmatched: { below: new Map(), burst: 5, periodMs: 3_600_000 } });
   const told = async () => (await db.selectFrom('notifications').select(['text']).orderBy('created_at').orderBy('id').execute()).map((r) => r.text.split(':')[0]);
 
   // The source as runLoop drives it: a 3 s interval; after failure k it waits min(60 s, 1 s × 2^(k−1)) (runtime/loop.ts, jitter left out).
