@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { showAmountWith } from '../../../../src/app/notify.ts';
 import { migrate, openDatabase } from '../../../../src/db/open.ts';
-import { silentLogger } from '../../../../src/log.ts';
+import { silentLogger } from '../../../../src/log/index.ts';
 import { builtinMethods } from '../../../../src/methods/registry.ts';
 import { createNotificationFeed } from '../../../../src/services/notify/feed.ts';
 import { createObservations } from '../../../../src/services/notify/observe.ts';
