@@ -9,14 +9,12 @@ import { isRefusedAddress, refusedAddressReason, type AddressPolicy } from '../d
  * `connect` lookup), so a hostname that resolves, or later re-resolves, to an internal
  * address is refused as well as a literal one; the policy itself is the webhook-URL rule's.
  */
-export type TargetPolicy = AddressPolicy;
-
 const refusal = (host: string, address: string) => Object.assign(new Error(`webhook target ${host} is at ${refusedAddressReason(address)}`), { code: 'EADDRNOTALLOWED' });
 
 type Lookup = typeof dnsLookup;
 
 /** A dns.lookup for the connector that refuses internal addresses. */
-export function guardedLookup(resolve: Lookup = dnsLookup, policy: TargetPolicy = {}): Lookup {
+export function guardedLookup(resolve: Lookup = dnsLookup, policy: AddressPolicy = {}): Lookup {
   return ((hostname: string, options: { all?: boolean } & Record<string, unknown>, callback: (...args: unknown[]) => void) => {
     resolve(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
       if (err) return callback(err);
@@ -41,7 +39,7 @@ export function createWebhookPost(o: {
   /** Loads the HTTP client (tests make it fail once). */
   load?: () => Promise<typeof import('./undici.ts')>;
 }): { post: HttpPost; close(): Promise<void> } {
-  const policy: TargetPolicy = { allowLoopback: o.allowLoopback };
+  const policy: AddressPolicy = { allowLoopback: o.allowLoopback };
   const load = o.load ?? (() => import('./undici.ts'));
   let client: Promise<{ agent: Dispatcher; request: typeof import('./undici.ts').request }> | undefined;
   const connect = () =>
