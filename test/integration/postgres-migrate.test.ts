@@ -32,8 +32,12 @@ test('payd migrate on PostgreSQL: schema with BIGINT money and ms, the unique in
   t.after(() => c.end());
   const type = async (table: string, column: string) =>
     (await c.query('SELECT data_type FROM information_schema.columns WHERE table_name = $1 AND column_name = $2', [table, column])).rows[0]?.data_type;
-  for (const [table, column] of [['intents', 'amount_minor'], ['intents', 'pay_amount_minor'], ['intents', 'created_at'], ['payments', 'amount_minor'], ['amount_reservations', 'reserved_until'], ['events', 'seq'], ['worker_lease', 'expires_at']]) {
+  for (const [table, column] of [['intents', 'created_at'], ['amount_reservations', 'reserved_until'], ['events', 'seq'], ['worker_lease', 'expires_at']]) {
     assert.equal(await type(table, column), 'bigint', `${table}.${column}`);
+  }
+  // Amounts of any precision (18-decimal tokens pass BIGINT at 9.2 tokens).
+  for (const [table, column] of [['intents', 'amount_minor'], ['intents', 'pay_amount_minor'], ['payments', 'amount_minor'], ['amount_reservations', 'pay_amount_minor'], ['sandbox_transfers', 'amount_minor']]) {
+    assert.equal(await type(table, column), 'numeric', `${table}.${column}`);
   }
   assert.equal(await type('rejections', 'raw'), 'bytea');
   assert.equal(await type('upi_parked_mail', 'raw'), 'bytea');

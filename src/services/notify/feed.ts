@@ -7,6 +7,7 @@
  * - conditions (sources, UPI silence, webhook endpoints, unreadable alerts): coalesced episodes
  */
 import { sql } from 'kysely';
+import { amountFromDb } from '../../db/amounts.ts';
 import type { Db } from '../../db/open.ts';
 import { stepConditions, type Observation, type OpenConditions, type Transition } from '../../domain/notify/conditions.ts';
 import { ageText, alertText, clip, digestText, heldText, recoveredText, settledText, unmatchedText, type SettledFacts, type ShowAmount } from '../../domain/notify/text.ts';
@@ -51,7 +52,7 @@ async function settledAfter(db: Db, seq: number, upTo: number, limit: number) {
     .limit(limit)
     .execute();
   return rows
-    .map((r) => ({ seq: Number(r.seq), facts: { method: r.method, amountMinor: BigInt(r.amount_minor ?? r.pay_amount_minor), orderId: r.order_id, reference: r.transaction_hash } satisfies SettledFacts }));
+    .map((r) => ({ seq: Number(r.seq), facts: { method: r.method, amountMinor: amountFromDb(r.amount_minor ?? r.pay_amount_minor), orderId: r.order_id, reference: r.transaction_hash } satisfies SettledFacts }));
 }
 
 export function createNotificationFeed(d: { db: Db; clock: Clock; random: Random; log: Logger; show: ShowAmount; queue: NotificationQueue; channels: ChannelPlan[]; observe: (open: OpenConditions) => Promise<Observation[]> }) {
@@ -113,7 +114,7 @@ export function createNotificationFeed(d: { db: Db; clock: Clock; random: Random
       .where((eb) => eb.or([eb('payments.tx_ref', '=', data.transaction_hash as string), eb('payments.tx_ref', 'like', `${data.transaction_hash as string}:%`)]))
       .executeTakeFirst();
     if (!row) return null;
-    return { method: row.method, amountMinor: BigInt(row.amount_minor), orderId: row.order_id, reference: data.transaction_hash, reason: typeof data.reason === 'string' ? data.reason : row.reason };
+    return { method: row.method, amountMinor: amountFromDb(row.amount_minor), orderId: row.order_id, reference: data.transaction_hash, reason: typeof data.reason === 'string' ? data.reason : row.reason };
   }
 
   async function unmatched(): Promise<void> {
@@ -126,7 +127,7 @@ export function createNotificationFeed(d: { db: Db; clock: Clock; random: Random
     const list = await db.selectFrom('payments').select(['id', 'method', 'amount_minor', 'tx_ref', 'reason', 'observed_at']).where('status', '=', 'unmatched').where('observed_at', '>', at.at - UNMATCHED_OVERLAP_MS).orderBy('observed_at').limit(PAGE).execute();
     const fresh = list;
     if (fresh.length === 0) return;
-    const rows = fresh.flatMap((p) => rowsFor('payment.unmatched', `unmatched:${p.id}`, unmatchedText(d.show, { method: p.method, amountMinor: BigInt(p.amount_minor), reference: p.tx_ref, reason: p.reason })));
+    const rows = fresh.flatMap((p) => rowsFor('payment.unmatched', `unmatched:${p.id}`, unmatchedText(d.show, { method: p.method, amountMinor: amountFromDb(p.amount_minor), reference: p.tx_ref, reason: p.reason })));
     const newest = Math.max(at.at, ...fresh.map((p) => Number(p.observed_at)));
     await queue.commit(rows, [{ key: UNMATCHED_KEY, value: { at: newest } }]);
   }
