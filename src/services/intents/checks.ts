@@ -29,10 +29,10 @@ export function checkRange(method: Method, deposit: MethodDeposit, amountMinor: 
   }
 }
 
-export function checkAmount(methods: Deposits, input: CreateIntentInput & { amount: number }): { method: Method; amountMinor: bigint; deposit: MethodDeposit } {
+export function checkAmount(methods: Deposits, input: CreateIntentInput & { amount: number | string }): { method: Method; amountMinor: bigint; deposit: MethodDeposit } {
   const { method, deposit } = checkMethod(methods, input);
   const { decimals } = deposit.method.rules;
-  const parsed = parseDecimal(numberToDecimalText(input.amount), decimals);
+  const parsed = parseDecimal(typeof input.amount === 'string' ? input.amount : numberToDecimalText(input.amount), decimals);
   if (!parsed.ok) {
     throw new PaydError('INVALID_REQUEST', `amount has more than ${decimals} decimal places for ${method}`, {
       errors: [{ field: 'amount', message: `at most ${decimals} decimal places` }],

@@ -13,7 +13,7 @@ export interface MethodDeposit {
 
 export interface CreateIntentInput {
   /** In the method's currency; exactly one of amount and price (http/validate.ts checks). */
-  amount?: number;
+  amount?: number | string;
   /** A fiat price converted at a locked quote (issue #31). */
   price?: { amount: number; currency: string };
   currency: string;
