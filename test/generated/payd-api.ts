@@ -381,6 +381,12 @@ export interface components {
             livemode: boolean;
             /** @description The sum of the payments credited to this intent (0 until one is). */
             amount_received: number;
+            /** @description amount as an exact decimal string, present only when amount has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of amount then. */
+            amount_exact?: string;
+            /** @description pay_amount as an exact decimal string, present only when pay_amount has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of pay_amount then. */
+            pay_amount_exact?: string;
+            /** @description amount_received as an exact decimal string, present only when amount_received has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of amount_received then. */
+            amount_received_exact?: string;
             /** @description Every payment attributed to this intent, oldest first: credited, held for your decision, or marked refunded. */
             payments: components["schemas"]["Payment"][];
             /** @description The fiat price as given at creation (only on intents created with price); amount is it converted at quote.rate. */
@@ -463,6 +469,12 @@ export interface components {
             livemode: boolean;
             /** @description The sum of the payments credited to this intent (0 until one is). */
             amount_received: number;
+            /** @description amount as an exact decimal string, present only when amount has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of amount then. */
+            amount_exact?: string;
+            /** @description pay_amount as an exact decimal string, present only when pay_amount has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of pay_amount then. */
+            pay_amount_exact?: string;
+            /** @description amount_received as an exact decimal string, present only when amount_received has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of amount_received then. */
+            amount_received_exact?: string;
             /** @description Every payment attributed to this intent, oldest first: credited, held for your decision, or marked refunded. */
             payments: components["schemas"]["Payment"][];
             /** @description The fiat price as given at creation (only on intents created with price); amount is it converted at quote.rate. */
@@ -500,6 +512,8 @@ export interface components {
             transaction_hash: string;
             /** @description What this payment brought, in the intent's currency. */
             amount: number;
+            /** @description amount as an exact decimal string, present only when amount has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of amount then. */
+            amount_exact?: string;
             /**
              * Format: date-time
              * @description When it was paid (block time, bank alert time).
@@ -522,6 +536,8 @@ export interface components {
             intent_id: string;
             transaction_hash: string;
             amount: number;
+            /** @description amount as an exact decimal string, present only when amount has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of amount then. */
+            amount_exact?: string;
             /** @enum {string} */
             reason: "late" | "underpaid" | "overpaid" | "canceled" | "after_settlement";
         };
@@ -580,6 +596,12 @@ export interface components {
             livemode: boolean;
             /** @description The sum of the payments credited to this intent (0 until one is). */
             amount_received: number;
+            /** @description amount as an exact decimal string, present only when amount has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of amount then. */
+            amount_exact?: string;
+            /** @description pay_amount as an exact decimal string, present only when pay_amount has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of pay_amount then. */
+            pay_amount_exact?: string;
+            /** @description amount_received as an exact decimal string, present only when amount_received has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of amount_received then. */
+            amount_received_exact?: string;
             /** @description Every payment attributed to this intent, oldest first: credited, held for your decision, or marked refunded. */
             payments: components["schemas"]["Payment"][];
             /** @description The fiat price as given at creation (only on intents created with price); amount is it converted at quote.rate. */
@@ -612,6 +634,8 @@ export interface components {
             late?: true;
             /** @description Settled short, within underpaymentTolerance or by your accept, by this much. */
             underpaid_by?: number;
+            /** @description underpaid_by as an exact decimal string, present only when underpaid_by has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of underpaid_by then. */
+            underpaid_by_exact?: string;
             /**
              * @description Settled by an accept of a held payment.
              * @constant
@@ -683,8 +707,8 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description In the method's currency (currency). Give either amount or price, not both. */
-                    amount?: number;
+                    /** @description In the method's currency (currency). Give either amount or price, not both. A JSON number, or a decimal string for an amount a number cannot carry exactly ("12.345678901234567891"). */
+                    amount?: number | string;
                     /** @description A price in fiat instead of amount: payd converts it to the method's currency at a locked quote (rounded up to the method's amount step). */
                     price?: {
                         amount: number;
