@@ -117,11 +117,13 @@ function withStatementCache(sqlite: SQLite.Database): StatementSource {
   };
 }
 
-export async function migrate(db: Db): Promise<string[]> {
+/** Every migration not yet run; `upTo`: only as far as that one (a test of an upgrade starts from an older schema). */
+export async function migrate(db: Db, o: { upTo?: string } = {}): Promise<string[]> {
   // Migrations are written in parallel under reserved names and land in any order: a database
   // that already ran 007 must still accept 006 when it arrives, so order is not enforced.
   // On PostgreSQL the migrator takes a lock, so nodes starting together migrate once.
-  const { error, results } = await new Migrator({ db, provider: isPostgres(db) ? pgProvider : provider, allowUnorderedMigrations: true }).migrateToLatest();
+  const migrator = new Migrator({ db, provider: isPostgres(db) ? pgProvider : provider, allowUnorderedMigrations: true });
+  const { error, results } = await (o.upTo === undefined ? migrator.migrateToLatest() : migrator.migrateTo(o.upTo));
   if (error) throw error;
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
