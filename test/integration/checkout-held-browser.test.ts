@@ -1,4 +1,4 @@
-// Issue 27 on the hosted checkout, in headless Chromium: a held payment is told in a shopper's
+// Held payments on the hosted checkout, in headless Chromium: a held payment is told in a shopper's
 // words and turns "paid" live once the merchant accepts it over the API; a part paid on a Solana
 // Pay reference makes the page ask for exactly the rest, with a link for that amount.
 import { after, before, test, type TestContext } from 'node:test';

@@ -31,7 +31,7 @@ async function shop(c: ConsoleApp) {
   return { merchant, settledId: settled.intent_id, pendingId: pending.intent_id, eventId: event.id };
 }
 
-/** An intent canceled (from the CLI), then paid in full: the payment is held for a decision (issue 27). */
+/** An intent canceled (from the CLI), then paid in full: the payment is held for a decision. */
 async function heldPayment(c: ConsoleApp, merchant: Awaited<ReturnType<ConsoleApp['app']['merchants']['get']>>, order: string, amount: number, txRef: string) {
   const { app } = c;
   const created = await app.intents.create(merchant, { amount, currency: 'UPI', order_id: order });

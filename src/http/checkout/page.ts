@@ -14,7 +14,7 @@ export interface PageInput {
   intent: Intent;
   /** The intent's method: its unit and the page's words for it. */
   method: Pick<MethodDescriptor, 'rules' | 'checkout'>;
-  /** Who is paid, as the payment link names them (domain/deposit.ts payeeShown): the page's title and heading. */
+  /** Who is paid, as the payment link names them (domain/payee.ts payeeShown): the page's title and heading. */
   payee: string;
   /** The merchant (API client) whose order this is; named beside the order when it differs from the payee. */
   merchantName: string;
@@ -23,9 +23,9 @@ export interface PageInput {
   assets: AssetUrls;
   /** False in the sandbox: the page then says TEST MODE. */
   livemode: boolean;
-  /** Payments held on this intent (issue 27): the customer is told what arrived and what happens next. */
+  /** Payments held on this intent: the customer is told what arrived and what happens next. */
   held?: readonly ShownPayment[];
-  /** The sum credited to the intent so far (issue 27), minor units; shown on the receipt. */
+  /** The sum credited to the intent so far, minor units; shown on the receipt. */
   receivedMinor?: bigint;
   /** Part paid on a reference (Solana Pay): what is still due and the payment link for exactly that. */
   due?: { minor: bigint; uri: string };

@@ -34,7 +34,7 @@ export interface ConsoleDeps extends ViewDeps, ActionDeps {
 export type { ConsoleKit, Signed, SignedHandler } from './kit.ts';
 
 /**
- * The operator console under /console (issue #29): server-rendered pages over the services
+ * The operator console under /console: server-rendered pages over the services
  * the CLI uses; passkey sign-in; server-side sessions. Every response carries its own strict
  * headers (no inline code, never cached, never framed); the API's JSON wrapper never sees it.
  */

@@ -22,7 +22,7 @@
     // Server time minus ours, so the countdown follows the server's clock.
     skew: Number(root.getAttribute('data-server-now')) - Date.now(),
   };
-  // Payments the page was drawn with (issue 27): a held payment or a part paid changes what it says.
+  // Payments the page was drawn with: a held payment or a part paid changes what it says.
   var shownPayments = Number(root.getAttribute('data-payments') || 0);
   var reloading = false;
   var redirectTimer = null;
@@ -31,7 +31,7 @@
 
   function apply(s) {
     if (!s || s.intent_id !== intentId || reloading) return;
-    // The server draws the page again (issue 27) when a payment arrived that it does not show yet
+    // The server draws the page again when a payment arrived that it does not show yet
     // (held, or a part with the rest due: it then asks for exactly the rest), or when an intent that
     // already showed payments turns paid (accepted): its receipt shows what was received.
     // A plain settlement of an intent without earlier payments just turns paid, without a reload.
