@@ -20,7 +20,7 @@ export function seedIntents(dbFile: string, o: { merchantId: string; receiver: s
       WITH RECURSIVE n(i) AS (SELECT @from UNION ALL SELECT i + 1 FROM n WHERE i + 1 < @to)
       INSERT INTO intents (id, merchant_id, order_id, method, amount_minor, pay_amount_minor, receiver, reference, payment_uri,
                            status, return_url, created_at, expires_at, transaction_hash, verified_at, payment_id, updated_at)
-      SELECT ${UUID_SQL}, @merchant, 'seed-' || i, 'UPI', 100 * (1 + i % 90000), 100 * (1 + i % 90000) + i % 7, @receiver, NULL,
+      SELECT ${UUID_SQL}, @merchant, 'seed-' || i, 'UPI', printf('%040d', 100 * (1 + i % 90000)), printf('%040d', 100 * (1 + i % 90000) + i % 7), @receiver, NULL,
              'upi://pay?pa=' || @receiver || '&am=' || (1 + i % 90000) || '.00&cu=INR&tn=seed-' || i,
              CASE WHEN i % 5 = 0 THEN 'settled' ELSE 'expired' END, NULL,
              @now - 30 * ${DAY} + i, @now - 30 * ${DAY} + i + 1800000,
@@ -40,7 +40,7 @@ export function seedIntents(dbFile: string, o: { merchantId: string; receiver: s
     db.prepare(`
       WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < 90000)
       INSERT OR IGNORE INTO amount_reservations (method, receiver, pay_amount_minor, intent_id, reserved_until)
-      SELECT 'UPI', @receiver, 100 * (1 + i), 'seed', @past FROM n`).run({ receiver: o.receiver, past: o.now - DAY });
+      SELECT 'UPI', @receiver, printf('%040d', 100 * (1 + i)), 'seed', @past FROM n`).run({ receiver: o.receiver, past: o.now - DAY });
     db.pragma('wal_checkpoint(TRUNCATE)');
     const sampleIds = (db.prepare('SELECT id FROM intents WHERE rowid % 3331 = 7 LIMIT 300').pluck().all() as string[]);
     return { ms: performance.now() - t0, sampleIds };

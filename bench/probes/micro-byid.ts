@@ -9,7 +9,7 @@ const cols = (w.prepare('PRAGMA table_info(intents)').all() as any[]).map((c) =>
 console.log(cols.length, 'columns:', cols.join(' '));
 const m = (w.prepare('SELECT id FROM merchants').get() as any).id;
 const ids: string[] = [];
-const ins = w.prepare(`INSERT INTO intents (id, merchant_id, order_id, method, amount_minor, pay_amount_minor, receiver, reference, payment_uri, status, return_url, created_at, expires_at, updated_at) VALUES (?, ?, ?, 'UPI', 100000, 100000, 'shop@upi', ?, 'upi://pay?pa=shop@upi&pn=Shop&am=1000.00&tn=REF12345&cu=INR', 'pending', 'https://shop.example/return', ?, ?, ?)`);
+const ins = w.prepare(`INSERT INTO intents (id, merchant_id, order_id, method, amount_minor, pay_amount_minor, receiver, reference, payment_uri, status, return_url, created_at, expires_at, updated_at) VALUES (?, ?, ?, 'UPI', printf('%040d', 100000), printf('%040d', 100000), 'shop@upi', ?, 'upi://pay?pa=shop@upi&pn=Shop&am=1000.00&tn=REF12345&cu=INR', 'pending', 'https://shop.example/return', ?, ?, ?)`);
 for (let i = 0; i < 300; i++) { const id = randomUUID(); ids.push(id); ins.run(id, m, `o-${i}`, `REF${i}`, Date.now(), Date.now() + 9e5, Date.now()); }
 const r = new SQLite(d.dbFile, { fileMustExist: true }); r.pragma('query_only = ON');
 const obj = r.prepare('SELECT * FROM intents WHERE id = ?');

@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import * as v from 'valibot';
 import { PaydError } from '../domain/errors.ts';
 import { DEFAULT_MERCHANT_SHARE_PERCENT, DEFAULT_SURCHARGE_BASIS_POINTS, type Method, type MethodRules } from '../domain/methods.ts';
-import { formatMinor, numberToDecimalText, parseDecimal } from '../domain/money.ts';
+import { formatMinor, isStorableMinor, MAX_DECIMALS, MAX_MINOR, numberToDecimalText, parseDecimal } from '../domain/money.ts';
 import { parseTolerance, type PaymentPolicy } from '../domain/payment-policy.ts';
 import { configSchema, type ParsedConfig } from './schema.ts';
 import { Secret, SecretRefBox, type Resolved } from './secret.ts';
@@ -112,10 +112,13 @@ function methodAmounts(
   receiver: string,
 ): MethodAmounts {
   const { decimals, amountStep } = rules;
+  // A descriptor's promise, checked once: amounts are exact only up to this many places.
+  if (!Number.isInteger(decimals) || decimals < 0 || decimals > MAX_DECIMALS) return fail(`methods.${method}`, `the method has ${decimals} decimals; payd keeps at most ${MAX_DECIMALS}`);
   const toMinor = (key: string, n: number | undefined): bigint | null => {
     if (n === undefined) return null;
     const parsed = parseDecimal(numberToDecimalText(n), decimals);
     if (!parsed.ok) return fail(`methods.${method}.${key}`, `at most ${decimals} decimals`);
+    if (!isStorableMinor(parsed.minor)) return fail(`methods.${method}.${key}`, `at most ${formatMinor(MAX_MINOR, decimals)}`);
     return parsed.minor;
   };
   const minMinor = toMinor('minAmount', s.minAmount);

@@ -3,6 +3,7 @@ import { intentFromRowIfAny, intentToRow } from './intent-rows.ts';
 import type { IntentStore, IntentWriter, ReserveRange } from './intent-store.ts';
 import { pgTransaction, type Db, type Tx } from './open.ts';
 import { isRetryableConflict, isUniqueViolation } from './pg-errors.ts';
+import { amountFromDb, amountToDb } from './amounts.ts';
 
 /** Amounts of the window one reserving statement looks at (bounds its work on a wide window). */
 const CHUNK_STEPS = 1024;
@@ -18,13 +19,14 @@ const CHUNK_STEPS = 1024;
  * and held its pooled connection for seconds, so queued creates timed out.
  * The lock key is the one earlier versions used, so nodes of both versions exclude each other.
  */
-async function reserveInChunk(tx: Tx, r: ReserveRange, from: number, to: number): Promise<{ taken: number | null; picked: number | null; last: number | null }> {
-  const { rows } = await sql<{ taken: number | null; picked: number | null; last: number | null }>`
+async function reserveInChunk(tx: Tx, r: ReserveRange, from: bigint, to: bigint): Promise<{ taken: bigint | null; picked: bigint | null; last: bigint | null }> {
+  const [lo, hi, step, skip] = [amountToDb(from), amountToDb(to), amountToDb(r.step), amountToDb(r.skipMultiplesOf)];
+  const { rows } = await sql<{ taken: string | null; picked: string | null; last: string | null }>`
     WITH free AS MATERIALIZED (
-      SELECT g.amount FROM generate_series(${from}::bigint, ${to}::bigint, ${r.step}::bigint) AS g(amount)
-      WHERE (${r.skipMultiplesOf}::bigint = 0 OR g.amount % ${r.skipMultiplesOf}::bigint <> 0) AND NOT EXISTS (
+      SELECT g.amount FROM generate_series(${lo}::numeric, ${hi}::numeric, ${step}::numeric) AS g(amount)
+      WHERE (${skip}::numeric = 0 OR g.amount % ${skip}::numeric <> 0) AND NOT EXISTS (
         SELECT 1 FROM amount_reservations h
-        WHERE h.method = ${r.method}::text AND h.receiver = ${r.receiver}::text AND h.pay_amount_minor BETWEEN ${from}::bigint AND ${to}::bigint
+        WHERE h.method = ${r.method}::text AND h.receiver = ${r.receiver}::text AND h.pay_amount_minor BETWEEN ${lo}::numeric AND ${hi}::numeric
           AND h.pay_amount_minor = g.amount AND h.reserved_until > ${r.now}::bigint)
       ORDER BY g.amount),
     picked AS MATERIALIZED (
@@ -37,8 +39,8 @@ async function reserveInChunk(tx: Tx, r: ReserveRange, from: number, to: number)
       RETURNING pay_amount_minor)
     SELECT (SELECT pay_amount_minor FROM taken) AS taken, (SELECT amount FROM picked) AS picked, (SELECT max(amount) FROM free) AS last`.execute(tx);
   const row = rows[0]!;
-  const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
-  return { taken: num(row.taken), picked: num(row.picked), last: num(row.last) };
+  const amount = (v: string | null | undefined) => (v === null || v === undefined ? null : amountFromDb(v));
+  return { taken: amount(row.taken), picked: amount(row.picked), last: amount(row.last) };
 }
 
 /**
@@ -72,15 +74,16 @@ function writer(tx: Tx): IntentWriter {
         .select(['r.pay_amount_minor', 'i.merchant_id'])
         .where('r.method', '=', r.method)
         .where('r.receiver', '=', r.receiver)
-        .where('r.pay_amount_minor', '>=', r.from)
-        .where('r.pay_amount_minor', '<=', r.to)
+        .where('r.pay_amount_minor', '>=', amountToDb(r.from))
+        .where('r.pay_amount_minor', '<=', amountToDb(r.to))
         .where('r.reserved_until', '>', r.now)
         .execute();
-      return { amounts: rows.map((row) => Number(row.pay_amount_minor)), byMerchant: rows.filter((row) => row.merchant_id === r.merchantId).length };
+      return { amounts: rows.map((row) => amountFromDb(row.pay_amount_minor)), byMerchant: rows.filter((row) => row.merchant_id === r.merchantId).length };
     },
     reserveFirst: async (r) => {
       for (let from = r.from; from <= r.to; ) {
-        const to = Math.min(r.to, from + (CHUNK_STEPS - 1) * r.step);
+        const chunkEnd = from + BigInt(CHUNK_STEPS - 1) * r.step;
+        const to = chunkEnd < r.to ? chunkEnd : r.to;
         const row = await reserveInChunk(tx, r, from, to);
         if (row.taken !== null) return row.taken;
         // Past the one that a create committed after this statement's snapshot (it is held now),
@@ -98,8 +101,8 @@ function writer(tx: Tx): IntentWriter {
         .select((eb) => eb.fn.min('reserved_until').as('at'))
         .where('method', '=', r.method)
         .where('receiver', '=', r.receiver)
-        .where('pay_amount_minor', '>=', r.fromMinor)
-        .where('pay_amount_minor', '<=', r.toMinor)
+        .where('pay_amount_minor', '>=', amountToDb(r.fromMinor))
+        .where('pay_amount_minor', '<=', amountToDb(r.toMinor))
         .executeTakeFirst();
       return row?.at == null ? null : Number(row.at);
     },

@@ -2,6 +2,7 @@ import SQLite from 'better-sqlite3';
 import { createGroupCommit, type GroupCommit } from './group-commit.ts';
 import type { Db } from './open.ts';
 import type { Awaitable } from '../domain/awaitable.ts';
+import { amountFromDb, amountToDb } from './amounts.ts';
 import type { Intent } from '../domain/intent.ts';
 import { INTENT_COLUMNS, intentFromColumns, intentFromRowIfAny, intentToRow } from './intent-rows.ts';
 import type { IntentsTable } from './schema.ts';
@@ -34,33 +35,34 @@ export interface IntentWriter {
    * Pay amounts from `from` to `to` (inclusive) that some intent holds beyond `now` (one range
    * read instead of a try per amount), and how many of them intents of `merchantId` hold.
    */
-  held(r: { method: string; receiver: string; from: number; to: number; now: number; merchantId: string }): Awaitable<HeldAmounts>;
+  held(r: { method: string; receiver: string; from: bigint; to: bigint; now: number; merchantId: string }): Awaitable<HeldAmounts>;
   /**
    * Takes for `intentId` the smallest amount of from, from + step, … to (minor units), not a
    * multiple of `skipMultiplesOf`, that no intent holds beyond `now`, and returns it; null when none is free. On PostgreSQL an amount
    * another transaction is reserving at that moment is passed over, never waited for.
    */
-  reserveFirst(r: ReserveRange): Awaitable<number | null>;
+  reserveFirst(r: ReserveRange): Awaitable<bigint | null>;
   insert(intent: Intent): Awaitable<void>;
   /** When the first of the held amounts from..to (minor units) of this receiver frees up, ms; null: none is held. */
-  soonestRelease(r: { method: string; receiver: string; fromMinor: number; toMinor: number }): Awaitable<number | null>;
+  soonestRelease(r: { method: string; receiver: string; fromMinor: bigint; toMinor: bigint }): Awaitable<number | null>;
 }
 
+/** Amounts in base units (bigint); each store binds them in its own form (db/amounts.ts). */
 export interface ReserveRange {
   method: string;
   receiver: string;
-  from: number;
-  to: number;
-  step: number;
+  from: bigint;
+  to: bigint;
+  step: bigint;
   /** Amounts that are multiples of this are never taken (the method's round unit); 0: none skipped. */
-  skipMultiplesOf: number;
+  skipMultiplesOf: bigint;
   intentId: string;
   reservedUntil: number;
   now: number;
 }
 
 export interface HeldAmounts {
-  amounts: number[];
+  amounts: bigint[];
   byMerchant: number;
 }
 
@@ -99,22 +101,22 @@ export function createIntentStore(db: Db, sqlite: SQLite.Database): IntentStore 
   const writer: IntentWriter = {
     byOrder: (merchantId, orderId) => intentFromRowIfAny(byOrder.get(merchantId, orderId) as IntentsTable | undefined),
     held: (r) => {
-      const rows = held.all(r) as [number, number | null][];
-      return { amounts: rows.map((row) => row[0]), byMerchant: rows.filter((row) => row[1] === 1).length };
+      const rows = held.all({ method: r.method, receiver: r.receiver, from: amountToDb(r.from), to: amountToDb(r.to), now: r.now, merchantId: r.merchantId }) as [string, number | null][];
+      return { amounts: rows.map((row) => amountFromDb(row[0])), byMerchant: rows.filter((row) => row[1] === 1).length };
     },
     reserveFirst: (r) => {
-      const take = (payAmountMinor: number) => reserve.run({ method: r.method, receiver: r.receiver, payAmountMinor, intentId: r.intentId, reservedUntil: r.reservedUntil, now: r.now }).changes > 0;
-      const allowed = (amount: number) => r.skipMultiplesOf === 0 || amount % r.skipMultiplesOf !== 0;
+      const take = (amount: bigint) => reserve.run({ method: r.method, receiver: r.receiver, payAmountMinor: amountToDb(amount), intentId: r.intentId, reservedUntil: r.reservedUntil, now: r.now }).changes > 0;
+      const allowed = (amount: bigint) => r.skipMultiplesOf === 0n || amount % r.skipMultiplesOf !== 0n;
       // The first amount (the price itself) is usually free: one statement.
       if (allowed(r.from) && take(r.from)) return r.from;
       // Inside the write lock nothing changes meanwhile: read the held ones once, try the rest.
-      const held = new Set(heldAmounts.all(r.method, r.receiver, r.from + r.step, r.to, r.now) as number[]);
+      const held = new Set(heldAmounts.all(r.method, r.receiver, amountToDb(r.from + r.step), amountToDb(r.to), r.now) as string[]);
       for (let amount = r.from + r.step; amount <= r.to; amount += r.step) {
-        if (allowed(amount) && !held.has(amount) && take(amount)) return amount;
+        if (allowed(amount) && !held.has(amountToDb(amount)) && take(amount)) return amount;
       }
       return null;
     },
-    soonestRelease: (r) => (soonest.get(r) as { at: number | null }).at,
+    soonestRelease: (r) => (soonest.get({ method: r.method, receiver: r.receiver, fromMinor: amountToDb(r.fromMinor), toMinor: amountToDb(r.toMinor) }) as { at: number | null }).at,
     insert: (intent) => {
       insert.run(intentToRow(intent));
     },

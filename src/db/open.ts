@@ -23,6 +23,8 @@ import * as m026 from './migrations/026_pricing.ts';
 import * as pg026 from './migrations-pg/026_pricing.ts';
 import * as m022 from './migrations/022_held_payments.ts';
 import * as pg022 from './migrations-pg/022_held_payments.ts';
+import * as m027 from './migrations/027_exact_amounts.ts';
+import * as pg027 from './migrations-pg/027_exact_amounts.ts';
 import { isDatabaseGone, isRetryableConflict } from './pg-errors.ts';
 import { rerunning } from './rerun.ts';
 import type { Database } from './schema.ts';
@@ -36,10 +38,10 @@ declare const inTransaction: unique symbol;
 export type Tx = Kysely<Database> & { readonly [inTransaction]: true };
 
 /** Migrations are listed here, not discovered on disk, so the set is fixed at build time. */
-const migrations: Record<string, Migration> = { '001_initial': m001, '002_upi_alerts': m002upi, '004_worker_lease': m004, '005_operations': m005, '006_api': m006, '007_mailbox_oauth': m007, '008_golive': m008, '009_mail_inspection': m009, '016_payments_by_method': m016, '022_held_payments': m022, '024_console': m024, '025_notifications': m025, '026_pricing': m026 };
+const migrations: Record<string, Migration> = { '001_initial': m001, '002_upi_alerts': m002upi, '004_worker_lease': m004, '005_operations': m005, '006_api': m006, '007_mailbox_oauth': m007, '008_golive': m008, '009_mail_inspection': m009, '016_payments_by_method': m016, '022_held_payments': m022, '024_console': m024, '025_notifications': m025, '026_pricing': m026, '027_exact_amounts': m027 };
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 /** PostgreSQL starts from SQLite's end state (its own frozen files: types and DDL differ). */
-const pgMigrations: Record<string, Migration> = { '001_initial': pg001, '009_mail_inspection': pg009, '016_payments_by_method': pg016, '022_held_payments': pg022, '024_console': pg024, '025_notifications': pg025, '026_pricing': pg026 };
+const pgMigrations: Record<string, Migration> = { '001_initial': pg001, '009_mail_inspection': pg009, '016_payments_by_method': pg016, '022_held_payments': pg022, '024_console': pg024, '025_notifications': pg025, '026_pricing': pg026, '027_exact_amounts': pg027 };
 const pgProvider: MigrationProvider = { getMigrations: async () => pgMigrations };
 
 /**
@@ -115,11 +117,13 @@ function withStatementCache(sqlite: SQLite.Database): StatementSource {
   };
 }
 
-export async function migrate(db: Db): Promise<string[]> {
+/** Every migration not yet run; `upTo`: only as far as that one (a test of an upgrade starts from an older schema). */
+export async function migrate(db: Db, o: { upTo?: string } = {}): Promise<string[]> {
   // Migrations are written in parallel under reserved names and land in any order: a database
   // that already ran 007 must still accept 006 when it arrives, so order is not enforced.
   // On PostgreSQL the migrator takes a lock, so nodes starting together migrate once.
-  const { error, results } = await new Migrator({ db, provider: isPostgres(db) ? pgProvider : provider, allowUnorderedMigrations: true }).migrateToLatest();
+  const migrator = new Migrator({ db, provider: isPostgres(db) ? pgProvider : provider, allowUnorderedMigrations: true });
+  const { error, results } = await (o.upTo === undefined ? migrator.migrateToLatest() : migrator.migrateTo(o.upTo));
   if (error) throw error;
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

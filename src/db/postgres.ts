@@ -15,7 +15,6 @@ export interface PostgresOptions {
 }
 
 const INT8_OID = 20;
-const NUMERIC_OID = 1700;
 /** How long a statement waits for a row lock before it answers BUSY (SQLite's lock wait, sqlite-driver.ts). */
 const LOCK_TIMEOUT_MS = 3000;
 /** How long opening a new connection may take before it answers BUSY (the database out of reach), ms. */
@@ -92,11 +91,12 @@ export function openPostgres(o: PostgresOptions): Kysely<Database> {
       // A transaction left open by a stuck or cut-off process must not hold row locks (the
       // worker lease's among them, fence.ts) for long: payd never idles inside one.
       idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
-      // Per pool, not pg.types (process-wide): BIGINT columns hold ms and minor units < 2^53,
-      // read as numbers like SQLite's INTEGER; aggregates (SUM) come back NUMERIC.
+      // Per pool, not pg.types (process-wide): BIGINT columns hold ms and counts < 2^53, read as
+      // numbers like SQLite's INTEGER. NUMERIC (the amounts, db/amounts.ts, and their sums) stays
+      // text: it may exceed what a number carries exactly.
       types: {
         getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
-          if (oid === INT8_OID || oid === NUMERIC_OID) return (v: string) => (v === null ? null : Number(v));
+          if (oid === INT8_OID) return (v: string) => (v === null ? null : Number(v));
           return pg.types.getTypeParser(oid, format as 'text');
         }) as never,
       },

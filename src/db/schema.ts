@@ -1,6 +1,11 @@
 import type { Generated } from 'kysely';
 
-/** Kysely table types. Times: ms since epoch; money: integer minor units. */
+/**
+ * Kysely table types. Times: ms since epoch; money: base units as `StoredAmount` (db/amounts.ts:
+ * written with amountToDb, read with amountFromDb).
+ */
+export type StoredAmount = string;
+
 export interface MerchantsTable {
   id: string;
   name: string;
@@ -24,8 +29,8 @@ export interface IntentsTable {
   merchant_id: string;
   order_id: string;
   method: string;
-  amount_minor: number;
-  pay_amount_minor: number;
+  amount_minor: StoredAmount;
+  pay_amount_minor: StoredAmount;
   receiver: string;
   reference: string | null;
   payment_uri: string;
@@ -69,7 +74,7 @@ export interface RatesTable {
 export interface AmountReservationsTable {
   method: string;
   receiver: string;
-  pay_amount_minor: number;
+  pay_amount_minor: StoredAmount;
   intent_id: string;
   reserved_until: number;
 }
@@ -79,7 +84,7 @@ export interface PaymentsTable {
   method: string;
   tx_ref: string;
   receiver: string;
-  amount_minor: number;
+  amount_minor: StoredAmount;
   references_json: string | null;
   source: string;
   occurred_at: number;
@@ -163,7 +168,7 @@ export interface SandboxTransfersTable {
   seq: Generated<number>;
   method: string;
   receiver: string;
-  amount_minor: number;
+  amount_minor: StoredAmount;
   tx_ref: string;
   reference: string | null;
   created_at: number;

@@ -1,7 +1,7 @@
 import { isoOrNull, isoUtc } from './iso-time.ts';
 import { DecimalNumber } from './json.ts';
 import type { Method } from './methods.ts';
-import { formatMinor } from './money.ts';
+import { formatMinor, inexactAsNumber } from './money.ts';
 import type { PaymentReason } from './payment-policy.ts';
 import type { Fiat } from './rates.ts';
 
@@ -84,20 +84,28 @@ export interface IntentMoney {
 
 export const NO_MONEY: IntentMoney = Object.freeze({ receivedMinor: 0n, payments: [] as ShownPayment[] }) as IntentMoney;
 
-/** The fetch response (spec fields first, then ours). Also the `data` of every webhook. */
+/**
+ * The fetch response (spec fields first, then ours). Also the `data` of every webhook.
+ * Amounts are JSON numbers written exactly; beside one that a reader parsing numbers as doubles
+ * would get wrong (an 18-decimal payment with dust), `<field>_exact` carries it as a decimal
+ * string (absent otherwise: undefined members are not written).
+ */
 export function intentView(intent: Intent, ctx: ViewContext, money: IntentMoney) {
   const decimals = ctx.decimalsOf(intent.method);
   const amount = (minor: bigint) => new DecimalNumber(formatMinor(minor, decimals));
+  const asked = amount(intent.amountMinor);
+  const payAmount = amount(intent.payAmountMinor);
+  const received = amount(money.receivedMinor);
   return {
     intent_id: intent.id,
-    amount: amount(intent.amountMinor),
+    amount: asked,
     currency: intent.method,
     status: effectiveStatus(intent, ctx.now),
     transaction_hash: intent.transactionHash,
     verified_at: isoOrNull(intent.verifiedAt),
     canceled_at: isoOrNull(intent.canceledAt),
     order_id: intent.orderId,
-    pay_amount: amount(intent.payAmountMinor),
+    pay_amount: payAmount,
     payment_address: intent.receiver,
     payment_uri: intent.paymentUri,
     reference: intent.reference ?? undefined,
@@ -106,14 +114,14 @@ export function intentView(intent: Intent, ctx: ViewContext, money: IntentMoney)
     checkout_url: `${ctx.publicUrl}/pay/${intent.id}`,
     return_url: intent.returnUrl ?? undefined,
     livemode: ctx.livemode,
-    amount_received: amount(money.receivedMinor),
-    payments: money.payments.map((p) => ({
-      transaction_hash: p.transactionHash,
-      amount: amount(p.amountMinor),
-      received_at: isoUtc(p.receivedAt),
-      status: p.status,
-      reason: p.reason,
-    })),
+    amount_received: received,
+    amount_exact: inexactAsNumber(asked.text),
+    pay_amount_exact: inexactAsNumber(payAmount.text),
+    amount_received_exact: inexactAsNumber(received.text),
+    payments: money.payments.map((p) => {
+      const paid = amount(p.amountMinor);
+      return { transaction_hash: p.transactionHash, amount: paid, amount_exact: inexactAsNumber(paid.text), received_at: isoUtc(p.receivedAt), status: p.status, reason: p.reason };
+    }),
     price: intent.pricing ? { amount: new DecimalNumber(intent.pricing.priceAmount), currency: intent.pricing.priceCurrency } : undefined,
     quote: intent.pricing
       ? { rate: new DecimalNumber(intent.pricing.rate), source: intent.pricing.source, quoted_at: isoUtc(intent.pricing.quotedAt), valid_until: isoUtc(intent.pricing.validUntil) }
@@ -125,3 +133,9 @@ export type IntentView = ReturnType<typeof intentView>;
 
 /** The create response: `success` plus the same fields. */
 export const createdView = (intent: Intent, ctx: ViewContext) => ({ success: true, ...intentView(intent, ctx, NO_MONEY) });
+
+/** An amount member as the API writes it (intentView's convention): `field`, and `field_exact` when a double cannot carry it. */
+export function exactAmount<K extends string>(field: K, text: string): { [P in K]: DecimalNumber } & { [P in `${K}_exact`]?: string } {
+  const exact = inexactAsNumber(text);
+  return (exact === undefined ? { [field]: new DecimalNumber(text) } : { [field]: new DecimalNumber(text), [`${field}_exact`]: exact }) as never;
+}

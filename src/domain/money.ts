@@ -1,7 +1,20 @@
 /**
- * Decimal text <-> integer minor units. The only place amounts change representation;
- * no float arithmetic ever touches money.
+ * Decimal text <-> integer minor units (a token's base units: paise, sun, lamports, wei). The
+ * only place amounts change representation; no float arithmetic ever touches money. Inside
+ * payd an amount is a bigint, whatever the method's decimals (up to MAX_DECIMALS).
  */
+
+/** The most decimal places a method may have (18: ERC-20 tokens such as USDT on BNB Smart Chain). */
+export const MAX_DECIMALS = 18;
+
+/**
+ * The one range rule for every amount payd keeps (prices, pay amounts, payments, offsets): a
+ * whole number of base units from 0 to MAX_MINOR. 38 digits is 10^20 whole tokens at 18
+ * decimals, and still leaves the stores (40 digits) room for the unique-amount offsets above it.
+ */
+export const MAX_MINOR = 10n ** 38n - 1n;
+
+export const isStorableMinor = (minor: bigint): boolean => minor >= 0n && minor <= MAX_MINOR;
 
 /** Shortest exact decimal text of a JSON number (no exponent). */
 export function numberToDecimalText(n: number): string {
@@ -45,9 +58,13 @@ export function formatMinorFixed(minor: bigint, decimals: number): string {
   return `${digits.slice(0, -decimals)}.${digits.slice(-decimals)}`;
 }
 
-/** SQLite stores integers; this guards the bigint <-> number boundary. */
-export function minorToDb(minor: bigint): number {
-  const n = Number(minor);
-  if (!Number.isSafeInteger(n)) throw new RangeError(`amount ${minor} exceeds the storable range`);
-  return n;
+/**
+ * The amount's decimal text when a JSON number cannot carry it: a reader that parses JSON
+ * numbers as IEEE-754 doubles (JavaScript, most JSON libraries) would get another value.
+ * undefined when the number is exact. Up to 15 significant digits always survive a double,
+ * so the common amounts cost a length check.
+ */
+export function inexactAsNumber(text: string): string | undefined {
+  if (text.length <= 15 || text.replace('.', '').replace(/^0+/, '').length <= 15) return undefined;
+  return numberToDecimalText(Number(text)) === text ? undefined : text;
 }

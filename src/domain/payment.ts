@@ -13,7 +13,10 @@ export interface ReceivedPayment {
   method: Method;
   /** Receiving address: VPA for UPI, TRON address, Solana wallet. */
   receiver: string;
-  /** Credited amount in minor units of the method. */
+  /**
+   * Credited amount in the method's base units (paise, sun, lamports, wei), exact for any
+   * decimals up to 18: a bigint, never a JS number (an 18-decimal token passes 2^53 at 0.009).
+   */
   amountMinor: bigint;
   /** UTR / TRON tx id (per Transfer row, see txHash) / Solana signature; unique per method. */
   txRef: string;

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { amountFromSum, amountSum } from '../db/amounts.ts';
 import type { Db } from '../db/open.ts';
 import type { IntentsTable, IntentStatus, PaymentsTable } from '../db/schema.ts';
 import { PaydError } from '../domain/errors.ts';
@@ -105,13 +106,13 @@ export function createConsoleViews(d: { db: Db }) {
     async settledSince(since: number): Promise<Array<{ method: Method; count: number; sumMinor: bigint }>> {
       const rows = await d.db
         .selectFrom('intents')
-        .select(['method', (eb) => eb.fn.countAll<number>().as('count'), (eb) => eb.fn.sum<number>('pay_amount_minor').as('sum')])
+        .select(['method', (eb) => eb.fn.countAll<number>().as('count'), amountSum(d.db, sql.ref('pay_amount_minor')).as('sum')])
         .where('status', '=', 'settled')
         .where('verified_at', '>=', since)
         .groupBy('method')
         .orderBy('method')
         .execute();
-      return rows.map((r) => ({ method: r.method as Method, count: n(r.count), sumMinor: BigInt(String(r.sum ?? 0)) }));
+      return rows.map((r) => ({ method: r.method as Method, count: n(r.count), sumMinor: amountFromSum(r.sum) }));
     },
 
     /** What waits: open intents, held and unmatched payments, the webhook backlog and endpoints with failed events. */

@@ -1,6 +1,7 @@
 import type { Db } from '../db/open.ts';
+import { amountFromDb } from '../db/amounts.ts';
 import type { PaymentsTable } from '../db/schema.ts';
-import { DecimalNumber } from '../domain/json.ts';
+import { exactAmount } from '../domain/intent.ts';
 import { formatMinor } from '../domain/money.ts';
 import type { MethodRegistry } from '../methods/registry.ts';
 
@@ -9,7 +10,7 @@ export const paymentView = (p: PaymentsTable, decimals: number) => ({
   method: p.method,
   tx_ref: p.tx_ref,
   receiver: p.receiver,
-  amount: new DecimalNumber(formatMinor(BigInt(p.amount_minor), decimals)),
+  ...exactAmount('amount', formatMinor(amountFromDb(p.amount_minor), decimals)),
   status: p.status,
   reason: p.reason,
   intent_id: p.intent_id,

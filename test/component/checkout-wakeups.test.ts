@@ -18,7 +18,7 @@ const ID = '7d0f3f9e-7a51-4c3e-9a8e-0c1d2e3f4a5b';
 function row(status: IntentsTable['status']): IntentsTable {
   const now = Date.now();
   return {
-    id: ID, merchant_id: 'm', order_id: 'o-1', method: 'UPI', amount_minor: 1000, pay_amount_minor: 1001, receiver: 'shop@hdfcbank', reference: null,
+    id: ID, merchant_id: 'm', order_id: 'o-1', method: 'UPI', amount_minor: '1000', pay_amount_minor: '1001', receiver: 'shop@hdfcbank', reference: null,
     payment_uri: 'upi://pay', status, return_url: null, created_at: now, expires_at: now + 600_000, transaction_hash: status === 'settled' ? '412345678901' : null,
     verified_at: null, payment_id: null, updated_at: now,
   };

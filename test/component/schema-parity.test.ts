@@ -32,6 +32,8 @@ function sqliteFamily(declared: string): Column['type'] {
 function pgFamily(dataType: string): Column['type'] {
   if (['bigint', 'integer', 'smallint'].includes(dataType)) return 'integer';
   if (['text', 'character varying', 'character'].includes(dataType)) return 'text';
+  // Amounts: NUMERIC here, fixed-width decimal text on SQLite (src/db/amounts.ts), exact on both.
+  if (dataType === 'numeric') return 'text';
   if (dataType === 'bytea') return 'bytes';
   if (['double precision', 'real'].includes(dataType)) return 'real';
   throw new Error(`PostgreSQL column type ${dataType} has no SQLite counterpart here: add it`);

@@ -109,7 +109,7 @@ test('a create passes over an amount another transaction is reserving (not commi
   const released = new Promise<void>((r) => (release = r));
   const other = createPostgresIntentStore(p.app.db).write(async (w) => {
     const now = Date.now();
-    assert.equal(await w.reserveFirst({ method: 'UPI', receiver: 'shop@hdfcbank', from: 1000, to: 1001, step: 1, skipMultiplesOf: 100, intentId: 'elsewhere', reservedUntil: now + 3_600_000, now }), 1001);
+    assert.equal(await w.reserveFirst({ method: 'UPI', receiver: 'shop@hdfcbank', from: 1000n, to: 1001n, step: 1n, skipMultiplesOf: 100n, intentId: 'elsewhere', reservedUntil: now + 3_600_000, now }), 1001n);
     reserved();
     await released;
     throw new Error('rolled back');

@@ -2,6 +2,7 @@
 // by bin/payd (a real process) into an empty PostgreSQL database; a `payd serve` process on
 // PostgreSQL then serves the same intents to the same merchant credentials, signs webhooks
 // with the same secrets, and continues the shop.
+import { amountToDb } from '../../src/db/amounts.ts';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -77,7 +78,7 @@ async function sqliteShop(t: TestContext) {
   // A message still to send and a bot button still to press move too (no second message, no dead button).
   await db.insertInto('notifications').values({ id: 'n-1', channel: 'telegram', target: '42', dedup_key: 'sale:1', kind: 'payment.settled', text: 'Paid', buttons_json: null, status: 'pending', attempts: 0, next_attempt_at: now, locked_until: 0, last_error: null, created_at: now, sent_at: null }).execute();
   await db.insertInto('telegram_actions').values({ token: 't'.repeat(22), chat_id: '42', action: 'accept', intent_id: created[0].intent_id, transaction_hash: 'tx-1', created_at: now, expires_at: now + 86_400_000, used_at: null, used_by: null }).execute();
-  await db.insertInto('sandbox_transfers').values({ method: 'UPI', receiver: 'shop@hdfcbank', amount_minor: 500, tx_ref: 'sbx-1', reference: null, created_at: now }).execute();
+  await db.insertInto('sandbox_transfers').values({ method: 'UPI', receiver: 'shop@hdfcbank', amount_minor: amountToDb(500n), tx_ref: 'sbx-1', reference: null, created_at: now }).execute();
   const fetched = await p.api('GET', `/api/v1/intents/${created[0].intent_id}`, { headers: m.headers });
   await p.close();
   return { dir, config, merchant: m, created, fetched: fetched.body, receiver, dbFile: join(dir, 'payd.sqlite') };
@@ -184,7 +185,7 @@ test('db copy refuses, changing nothing: a target that holds data, an unknown ta
   const wide = openDatabase(dbFile);
   await sql`with recursive n(i) as (select 1 union all select i + 1 from n where i < 4000)
     insert into intents (id, merchant_id, order_id, method, amount_minor, pay_amount_minor, receiver, reference, payment_uri, status, return_url, created_at, expires_at, transaction_hash, verified_at, payment_id, updated_at)
-    select 'seed-' || i, (select id from merchants), 'seed-' || i, 'UPI', 100, 100 + i, 'shop@hdfcbank', null, 'upi://pay', 'expired', null, i, i + 1, null, null, null, i from n`.execute(wide);
+    select 'seed-' || i, (select id from merchants), 'seed-' || i, 'UPI', printf('%040d', 100), printf('%040d', 100 + i), 'shop@hdfcbank', null, 'upi://pay', 'expired', null, i, i + 1, null, null, null, i from n`.execute(wide);
   await wide.destroy();
   const first = await payd(['db', 'copy', '--batch', '100000'], { cwd: dir, env: { PAYD_DB_COPY_TO: url } });
   assert.equal(first.code, 0, first.err);

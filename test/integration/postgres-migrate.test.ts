@@ -13,7 +13,7 @@ import { testStore, TEST_MASTER_KEY } from '../helpers/stores.ts';
 
 const store = testStore('postgres');
 
-test('payd migrate on PostgreSQL: schema with BIGINT money and ms, the unique indexes, idempotent, no credentials printed', async (t) => {
+test('payd migrate on PostgreSQL: schema with NUMERIC money and BIGINT ms, the unique indexes, idempotent, no credentials printed', async (t) => {
   const url = new URL(await store.database());
   url.password = 'not-checked-by-trust-auth';
   const dir = workdir(t, { server: { masterKey: TEST_MASTER_KEY }, database: { url: url.toString() } });
@@ -21,7 +21,7 @@ test('payd migrate on PostgreSQL: schema with BIGINT money and ms, the unique in
 
   const first = await runPayd(['migrate'], dir);
   assert.equal(first.status, 0, first.stderr);
-  assert.equal(first.stdout.trim(), `applied 001_initial, 009_mail_inspection, 016_payments_by_method, 022_held_payments, 024_console, 025_notifications, 026_pricing to ${where}`);
+  assert.equal(first.stdout.trim(), `applied 001_initial, 009_mail_inspection, 016_payments_by_method, 022_held_payments, 024_console, 025_notifications, 026_pricing, 027_exact_amounts to ${where}`);
   const again = await runPayd(['migrate'], dir);
   assert.equal(again.status, 0, again.stderr);
   assert.equal(again.stdout.trim(), `${where} is up to date`);
@@ -32,8 +32,12 @@ test('payd migrate on PostgreSQL: schema with BIGINT money and ms, the unique in
   t.after(() => c.end());
   const type = async (table: string, column: string) =>
     (await c.query('SELECT data_type FROM information_schema.columns WHERE table_name = $1 AND column_name = $2', [table, column])).rows[0]?.data_type;
-  for (const [table, column] of [['intents', 'amount_minor'], ['intents', 'pay_amount_minor'], ['intents', 'created_at'], ['payments', 'amount_minor'], ['amount_reservations', 'reserved_until'], ['events', 'seq'], ['worker_lease', 'expires_at']]) {
+  for (const [table, column] of [['intents', 'created_at'], ['amount_reservations', 'reserved_until'], ['events', 'seq'], ['worker_lease', 'expires_at']]) {
     assert.equal(await type(table, column), 'bigint', `${table}.${column}`);
+  }
+  // Amounts of any precision (18-decimal tokens pass BIGINT at 9.2 tokens).
+  for (const [table, column] of [['intents', 'amount_minor'], ['intents', 'pay_amount_minor'], ['payments', 'amount_minor'], ['amount_reservations', 'pay_amount_minor'], ['sandbox_transfers', 'amount_minor']]) {
+    assert.equal(await type(table, column), 'numeric', `${table}.${column}`);
   }
   assert.equal(await type('rejections', 'raw'), 'bytea');
   assert.equal(await type('upi_parked_mail', 'raw'), 'bytea');
@@ -66,9 +70,9 @@ test('nodes migrating one PostgreSQL at the same moment (every unit runs payd mi
   const dbs = Array.from({ length: 4 }, () => openPostgres({ url, pool: 2, statementTimeoutMs: 5000 }));
   try {
     const results = await Promise.all(dbs.map((db) => migrate(db)));
-    assert.deepEqual(results.flat(), ['001_initial', '009_mail_inspection', '016_payments_by_method', '022_held_payments', '024_console', '025_notifications', '026_pricing']);
+    assert.deepEqual(results.flat(), ['001_initial', '009_mail_inspection', '016_payments_by_method', '022_held_payments', '024_console', '025_notifications', '026_pricing', '027_exact_amounts']);
     const applied = await dbs[0]!.selectFrom('kysely_migration' as any).select('name').execute();
-    assert.deepEqual(applied, [{ name: '001_initial' }, { name: '009_mail_inspection' }, { name: '016_payments_by_method' }, { name: '022_held_payments' }, { name: '024_console' }, { name: '025_notifications' }, { name: '026_pricing' }]);
+    assert.deepEqual(applied, [{ name: '001_initial' }, { name: '009_mail_inspection' }, { name: '016_payments_by_method' }, { name: '022_held_payments' }, { name: '024_console' }, { name: '025_notifications' }, { name: '026_pricing' }, { name: '027_exact_amounts' }]);
   } finally {
     await Promise.all(dbs.map((db) => db.destroy()));
   }

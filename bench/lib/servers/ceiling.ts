@@ -45,7 +45,7 @@ serveChild<CeilingServerData>(async () => {
   const app = new H3({ silent: true });
   app.post('/items', async (event) => {
     const input = parseCreateBody(JSON.parse(await event.req.text()));
-    const row = { id: randomUUID(), order_id: input.order_id, currency: input.currency, amount: input.amount ?? 0, created_at: Date.now() };
+    const row = { id: randomUUID(), order_id: input.order_id, currency: input.currency, amount: Number(input.amount ?? 0), created_at: Date.now() };
     await db.insertInto('items').values(row).execute();
     return json(event, row);
   });

@@ -7,6 +7,12 @@ import { INTENT_STATUSES } from '../routes/intents.ts';
 
 const nullable = (schema: Record<string, unknown>) => ({ ...schema, type: [schema.type, 'null'] });
 const timestamp = { type: 'string', format: 'date-time', description: 'ISO 8601 UTC with milliseconds, e.g. 2026-11-22T10:00:00.000Z' };
+/** `<field>_exact`: the convention for an amount a JSON number read as a double cannot carry exactly. */
+const exact = (field: string) => ({
+  type: 'string',
+  pattern: '^\\d+(\\.\\d+)?$',
+  description: `${field} as an exact decimal string, present only when ${field} has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of ${field} then.`,
+});
 
 /** The fetch response; also the `data` of every webhook and event. */
 const intentPropertiesOf = (methods: MethodRegistry) => ({
@@ -28,6 +34,9 @@ const intentPropertiesOf = (methods: MethodRegistry) => ({
   return_url: { type: 'string', description: 'Where the checkout page sends the customer after payment, when given at creation.' },
   livemode: { type: 'boolean', description: 'false in the sandbox.' },
   amount_received: { type: 'number', description: 'The sum of the payments credited to this intent (0 until one is).' },
+  amount_exact: exact('amount'),
+  pay_amount_exact: exact('pay_amount'),
+  amount_received_exact: exact('amount_received'),
   payments: { type: 'array', items: { $ref: '#/components/schemas/Payment' }, description: 'Every payment attributed to this intent, oldest first: credited, held for your decision, or marked refunded.' },
   price: {
     type: 'object',
@@ -81,6 +90,7 @@ export function apiSchemas(methods: MethodRegistry) {
       properties: {
         transaction_hash: { type: 'string', description: 'UTR, TRON transaction id or Solana signature: the {transaction_hash} of accept and refunded.' },
         amount: { type: 'number', description: "What this payment brought, in the intent's currency." },
+        amount_exact: exact('amount'),
         received_at: { ...timestamp, description: 'When it was paid (block time, bank alert time).' },
         status: { type: 'string', enum: ['credited', 'held', 'refunded'], description: 'credited: counts towards amount_received; held: waits for you (accept or refund it); refunded: you said you returned it.' },
         reason: paymentReason,
@@ -94,6 +104,7 @@ export function apiSchemas(methods: MethodRegistry) {
         intent_id: { type: 'string', format: 'uuid' },
         transaction_hash: { type: 'string' },
         amount: { type: 'number' },
+        amount_exact: exact('amount'),
         reason: { type: 'string', enum: ['late', 'quote_expired', 'underpaid', 'overpaid', 'canceled', 'after_settlement'] },
       },
     },
@@ -105,7 +116,9 @@ export function apiSchemas(methods: MethodRegistry) {
         ...intentProperties,
         late: { type: 'boolean', const: true, description: 'Paid after expires_at while the amount was still reserved (latePayments: settle), or after a quote the method settles late (settleExpiredQuotes).' },
         underpaid_by: { type: 'number', description: 'Settled short, within underpaymentTolerance, by your accept or by the operator, by this much: the order is not paid in full.' },
+        underpaid_by_exact: exact('underpaid_by'),
         overpaid_by: { type: 'number', description: 'Settled by a payment above what was due (an accepted one, or one the operator assigned), by this much: refund the difference.' },
+        overpaid_by_exact: exact('overpaid_by'),
         accepted: { type: 'boolean', const: true, description: 'Settled because a person accepted the payment: a held payment accepted, or a payment the operator assigned by hand that differs from pay_amount.' },
         settled_by: { type: 'string', enum: ['merchant', 'operator'], description: 'Who accepted it (with accepted): you over the API, or the payd operator (CLI or console).' },
       },

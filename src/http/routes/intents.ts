@@ -24,8 +24,21 @@ const showable = (field: string) =>
 
 const positive = (field: string) => v.pipe(v.number(`${field} must be a number`), v.finite(`${field} must be a finite number`), v.gtValue(0, `${field} must be greater than 0`));
 
+/** An amount a JSON number cannot carry exactly (18 decimals), as decimal text: "12.345678901234567891". */
+const decimalText = (field: string) =>
+  v.pipe(
+    v.string(`${field} must be a number or a decimal string`),
+    v.regex(/^\d{1,40}(\.\d{1,40})?$/, `${field} must be a plain decimal such as "12.5" (digits, one optional point)`),
+    v.check((s) => /[1-9]/.test(s), `${field} must be greater than 0`),
+  );
+
 export const CreateBody = v.object({
-  amount: v.optional(v.pipe(positive('amount'), v.description("In the method's currency (currency). Give either amount or price, not both."))),
+  amount: v.optional(
+    v.pipe(
+      v.union([positive('amount'), decimalText('amount')], 'amount must be a number or a decimal string'),
+      v.description("In the method's currency (currency). Give either amount or price, not both. A JSON number, or a decimal string for an amount a number cannot carry exactly (\"12.345678901234567891\")."),
+    ),
+  ),
   price: v.optional(
     v.pipe(
       v.strictObject(

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/open.ts';
 import type { Method } from '../../domain/methods.ts';
-import { minorToDb } from '../../domain/money.ts';
+import { amountFromDb, amountToDb } from '../../db/amounts.ts';
 import type { PaymentSource, SourceDeps } from '../source.ts';
 import { runLoop } from '../../runtime/loop.ts';
 
@@ -19,7 +19,7 @@ export function createSandboxSource(db: Db, deps: SourceDeps, pollMs = 200) {
         {
           method: t.method as Method,
           receiver: t.receiver,
-          amountMinor: BigInt(t.amount_minor),
+          amountMinor: amountFromDb(t.amount_minor),
           txRef: t.tx_ref,
           references: t.reference ? [t.reference] : undefined,
           occurredAt: t.created_at,
@@ -37,7 +37,7 @@ export function createSandboxSource(db: Db, deps: SourceDeps, pollMs = 200) {
   async function simulate(t: { method: Method; receiver: string; amountMinor: bigint; txRef: string; reference: string | null }): Promise<void> {
     await db
       .insertInto('sandbox_transfers')
-      .values({ method: t.method, receiver: t.receiver, amount_minor: minorToDb(t.amountMinor), tx_ref: t.txRef, reference: t.reference, created_at: deps.clock.now() })
+      .values({ method: t.method, receiver: t.receiver, amount_minor: amountToDb(t.amountMinor), tx_ref: t.txRef, reference: t.reference, created_at: deps.clock.now() })
       .execute();
   }
 

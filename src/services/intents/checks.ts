@@ -1,12 +1,10 @@
 import { PaydError } from '../../domain/errors.ts';
 import type { Method } from '../../domain/methods.ts';
-import { formatMinor, numberToDecimalText, parseDecimal } from '../../domain/money.ts';
+import { formatMinor, MAX_MINOR, numberToDecimalText, parseDecimal } from '../../domain/money.ts';
 import { FIAT_CODES, FIATS, isFiat, type Fiat } from '../../domain/rates.ts';
 import type { CreateIntentInput, MethodDeposit } from './inputs.ts';
 
 /** The business rules of a create, in this order: method → decimals → range. */
-
-const MAX_STORABLE_MINOR = 2n ** 52n;
 
 type Deposits = Partial<Record<Method, MethodDeposit>>;
 
@@ -22,8 +20,8 @@ export function checkMethod(methods: Deposits, input: CreateIntentInput): { meth
 export function checkRange(method: Method, deposit: MethodDeposit, amountMinor: bigint, priced: boolean): void {
   const { decimals, unit } = deposit.method.rules;
   const { minMinor } = deposit.amounts;
-  // Without a configured maximum, the storable range (with headroom for offsets) is the limit.
-  const maxMinor = deposit.amounts.maxMinor ?? MAX_STORABLE_MINOR;
+  // Without a configured maximum, the one range every amount keeps (the stores leave room for offsets above it).
+  const maxMinor = deposit.amounts.maxMinor ?? MAX_MINOR;
   if ((minMinor !== null && amountMinor < minMinor) || amountMinor > maxMinor) {
     const range = [minMinor !== null ? `at least ${formatMinor(minMinor, decimals)}` : '', maxMinor !== null ? `at most ${formatMinor(maxMinor, decimals)}` : ''];
     const what = priced ? `the price converts to ${formatMinor(amountMinor, decimals)} ${unit}; it` : 'amount';
@@ -31,10 +29,10 @@ export function checkRange(method: Method, deposit: MethodDeposit, amountMinor: 
   }
 }
 
-export function checkAmount(methods: Deposits, input: CreateIntentInput & { amount: number }): { method: Method; amountMinor: bigint; deposit: MethodDeposit } {
+export function checkAmount(methods: Deposits, input: CreateIntentInput & { amount: number | string }): { method: Method; amountMinor: bigint; deposit: MethodDeposit } {
   const { method, deposit } = checkMethod(methods, input);
   const { decimals } = deposit.method.rules;
-  const parsed = parseDecimal(numberToDecimalText(input.amount), decimals);
+  const parsed = parseDecimal(typeof input.amount === 'string' ? input.amount : numberToDecimalText(input.amount), decimals);
   if (!parsed.ok) {
     throw new PaydError('INVALID_REQUEST', `amount has more than ${decimals} decimal places for ${method}`, {
       errors: [{ field: 'amount', message: `at most ${decimals} decimal places` }],

@@ -75,7 +75,7 @@ export function createIntentService(d: IntentServiceDeps) {
         // Reported inside the write, after the order lookup: a retried create still gets its intent.
         quoted.catch(() => {});
       } else {
-        ({ method, amountMinor, deposit } = checkAmount(d.methods, input as CreateIntentInput & { amount: number }));
+        ({ method, amountMinor, deposit } = checkAmount(d.methods, input as CreateIntentInput & { amount: number | string }));
       }
       const asked = input.price ? { priceAmount: checkPrice(input.price).text, priceCurrency: input.price.currency as Fiat } : null;
       // SQLite: one job of a group commit, answered once the group's transaction is durable.

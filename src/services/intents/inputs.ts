@@ -15,8 +15,11 @@ export interface MethodDeposit {
 }
 
 export interface CreateIntentInput {
-  /** In the method's currency; exactly one of amount and price (the create route's body schema checks, http/routes/intents.ts). */
-  amount?: number;
+  /**
+   * In the method's currency: a JSON number, or decimal text for an amount a number cannot carry
+   * exactly; exactly one of amount and price (the create route's body schema checks, http/routes/intents.ts).
+   */
+  amount?: number | string;
   /** A fiat price converted at a locked quote. */
   price?: { amount: number; currency: string };
   currency: string;

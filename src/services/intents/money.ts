@@ -1,4 +1,5 @@
 import type { Db, Tx } from '../../db/open.ts';
+import { amountFromDb } from '../../db/amounts.ts';
 import type { PaymentsTable } from '../../db/schema.ts';
 import { NO_MONEY, type Intent, type IntentMoney, type ShownPayment } from '../../domain/intent.ts';
 
@@ -15,7 +16,7 @@ export function shownPayment(row: Pick<PaymentsTable, 'status' | 'reason' | 'tx_
   if (!status) return undefined;
   return {
     transactionHash: shownHash(row),
-    amountMinor: BigInt(row.amount_minor),
+    amountMinor: amountFromDb(row.amount_minor),
     receivedAt: row.occurred_at,
     status,
     reason: row.reason !== null && REASONS.has(row.reason) ? (row.reason as ShownPayment['reason']) : null,

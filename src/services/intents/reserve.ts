@@ -3,7 +3,7 @@ import type { IntentWriter, ReserveRange } from '../../db/intent-store.ts';
 import { isRoundAmount, merchantShare, roundOffsets, topOffsetSteps, windowCapacity } from '../../domain/amount-window.ts';
 import { PaydError } from '../../domain/errors.ts';
 import type { Method } from '../../domain/methods.ts';
-import { formatMinor, minorToDb } from '../../domain/money.ts';
+import { formatMinor } from '../../domain/money.ts';
 import type { Clock, Logger, Metrics } from '../../domain/ports.ts';
 
 export interface Reservation {
@@ -30,19 +30,19 @@ export interface Reservation {
 export async function reserveAmount(w: IntentWriter, r: Reservation): Promise<bigint> {
   const { method, amounts: a, amountMinor, now } = r;
   const top = topOffsetSteps(amountMinor, a);
-  const price = minorToDb(amountMinor);
-  const last = minorToDb(amountMinor + top * a.stepMinor);
-  const step = minorToDb(a.stepMinor);
+  const price = amountMinor;
+  const last = amountMinor + top * a.stepMinor;
+  const step = a.stepMinor;
   // Whole amounts (₹499.00) are skipped: a payer rounding down never matches another intent exactly.
-  const skipMultiplesOf = a.roundUnitMinor === null ? 0 : minorToDb(a.roundUnitMinor);
+  const skipMultiplesOf = a.roundUnitMinor ?? 0n;
   // Object literals, not `{ ...slot, from, to }`: on Node 20 a spread followed by more members
   // builds a new hidden class every time (~1 µs each, and megamorphic reads downstream).
-  const range = (from: number, to: number): ReserveRange => ({ method, receiver: a.receiver, now, step, skipMultiplesOf, intentId: r.intentId, reservedUntil: r.reservedUntil, from, to });
+  const range = (from: bigint, to: bigint): ReserveRange => ({ method, receiver: a.receiver, now, step, skipMultiplesOf, intentId: r.intentId, reservedUntil: r.reservedUntil, from, to });
   let from = price;
   if (a.merchantSharePercent < 100) {
     // The share counts only once the first amount (the price itself, or the next when the price is whole) is taken.
     const first = isRoundAmount(amountMinor, a) ? price + step : price;
-    if (first <= last && (await w.reserveFirst(range(first, first))) !== null) return BigInt(first);
+    if (first <= last && (await w.reserveFirst(range(first, first))) !== null) return first;
     const found = await w.held({ method, receiver: a.receiver, now, merchantId: r.merchantId, from: price, to: last });
     const capacity = windowCapacity(amountMinor, a);
     if (found.byMerchant >= merchantShare(capacity, a.merchantSharePercent)) {
@@ -51,7 +51,7 @@ export async function reserveAmount(w: IntentWriter, r: Reservation): Promise<bi
     from = first + step;
   }
   const taken = from <= last ? await w.reserveFirst(range(from, last)) : null;
-  if (taken !== null) return BigInt(taken);
+  if (taken !== null) return taken;
   return unavailable(`no unique pay amount is free near ${formatMinor(amountMinor, r.decimals)} ${method}`);
 
   /** Retry-After: when the first amount of the window frees up (one being reserved by a concurrent create: soon). */

@@ -1,6 +1,6 @@
 import type { Tx } from '../../db/open.ts';
 import { attribute, type Credit } from '../../domain/attribution.ts';
-import { minorToDb } from '../../domain/money.ts';
+import { amountToDb } from '../../db/amounts.ts';
 import type { IngestOutcome, ReceivedPayment } from '../../domain/payment.ts';
 import type { PaymentReason } from '../../domain/payment-policy.ts';
 import { candidates } from './candidates.ts';
@@ -39,7 +39,7 @@ export async function applyAttribution(d: LedgerContext, tx: Tx, p: ReceivedPaym
     const id = i === 0 ? paymentId : newPaymentId(d.random);
     const reason = creditReason(c);
     if (i === 0) {
-      await tx.updateTable('payments').set({ status: 'matched', reason, intent_id: c.intent.id, amount_minor: minorToDb(c.amountMinor), evidence_json: jsonOrNull(split(0)) }).where('id', '=', id).execute();
+      await tx.updateTable('payments').set({ status: 'matched', reason, intent_id: c.intent.id, amount_minor: amountToDb(c.amountMinor), evidence_json: jsonOrNull(split(0)) }).where('id', '=', id).execute();
     } else {
       await tx.insertInto('payments').values({ ...paymentRow(p, id, `${p.txRef}:${i + 1}`, c.amountMinor, split(i), o.note), status: 'matched', reason, intent_id: c.intent.id }).execute();
     }

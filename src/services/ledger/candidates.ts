@@ -2,7 +2,7 @@ import type { Tx } from '../../db/open.ts';
 import { intentFromRow } from '../../db/intent-rows.ts';
 import type { Candidate } from '../../domain/attribution.ts';
 import type { Intent } from '../../domain/intent.ts';
-import { minorToDb } from '../../domain/money.ts';
+import { amountFromDb, amountToDb } from '../../db/amounts.ts';
 import type { ReceivedPayment } from '../../domain/payment.ts';
 import type { PaymentPolicy } from '../../domain/payment-policy.ts';
 
@@ -28,8 +28,8 @@ export async function candidates(tx: Tx, p: ReceivedPayment, policy: PaymentPoli
     .select(['intent_id', 'pay_amount_minor'])
     .where('method', '=', p.method)
     .where('receiver', '=', p.receiver)
-    .where('pay_amount_minor', '>=', minorToDb(p.amountMinor - near))
-    .where('pay_amount_minor', '<=', minorToDb(p.amountMinor + above))
+    .where('pay_amount_minor', '>=', amountToDb(p.amountMinor - near))
+    .where('pay_amount_minor', '<=', amountToDb(p.amountMinor + above))
     .where('reserved_until', '>', p.occurredAt)
     .orderBy('pay_amount_minor')
     .limit(ATTRIBUTION_READ_LIMIT)
@@ -42,14 +42,14 @@ export async function candidates(tx: Tx, p: ReceivedPayment, policy: PaymentPoli
     .selectAll()
     .where('method', '=', p.method)
     .where('receiver', '=', p.receiver)
-    .where('pay_amount_minor', '=', minorToDb(p.amountMinor))
+    .where('pay_amount_minor', '=', amountToDb(p.amountMinor))
     .orderBy('created_at', 'desc')
     .limit(1)
     .execute();
   const intents = [...rows, ...newest.filter((n) => !held.has(n.id))].map(intentFromRow);
   // A reservation names its holder by id; the amount must be the intent's own (never reassigned, but checked).
-  const holds = new Set(holders.map((h) => `${h.intent_id}|${h.pay_amount_minor}`));
-  return withCredit(tx, intents, (i) => holds.has(`${i.id}|${minorToDb(i.payAmountMinor)}`));
+  const holds = new Set(holders.map((h) => `${h.intent_id}|${amountFromDb(h.pay_amount_minor)}`));
+  return withCredit(tx, intents, (i) => holds.has(`${i.id}|${i.payAmountMinor}`));
 }
 
 /** Each candidate with what is already credited to it (a part-paid Solana intent). */
@@ -58,7 +58,7 @@ async function withCredit(tx: Tx, intents: Intent[], holdsAmount: (i: Intent) =>
   const sums = new Map<string, bigint>();
   if (open.length) {
     const rows = await tx.selectFrom('payments').select(['intent_id', 'amount_minor']).where('intent_id', 'in', open).where('status', '=', 'matched').execute();
-    for (const r of rows) if (r.intent_id) sums.set(r.intent_id, (sums.get(r.intent_id) ?? 0n) + BigInt(r.amount_minor));
+    for (const r of rows) if (r.intent_id) sums.set(r.intent_id, (sums.get(r.intent_id) ?? 0n) + amountFromDb(r.amount_minor));
   }
   return intents.map((intent) => ({ intent, creditedMinor: sums.get(intent.id) ?? 0n, holdsAmount: holdsAmount(intent) }));
 }

@@ -1,4 +1,5 @@
 import { TxConflict, writeTx, type Tx } from '../../db/open.ts';
+import { amountFromDb } from '../../db/amounts.ts';
 import { intentFromRow } from '../../db/intent-rows.ts';
 import { PaydError } from '../../domain/errors.ts';
 import type { Intent } from '../../domain/intent.ts';
@@ -45,7 +46,7 @@ export function acceptHeld(d: LedgerContext): HeldAction {
       const now = d.clock.now();
       const upd = await tx.updateTable('payments').set({ status: 'matched' }).where('id', '=', row.id).where('status', '=', 'held').executeTakeFirst();
       if (Number(upd.numUpdatedRows) !== 1) throw new TxConflict(`payment ${row.id}`);
-      const credited = (await tx.selectFrom('payments').select('amount_minor').where('intent_id', '=', intent.id).where('status', '=', 'matched').execute()).reduce((sum, r) => sum + BigInt(r.amount_minor), 0n);
+      const credited = (await tx.selectFrom('payments').select('amount_minor').where('intent_id', '=', intent.id).where('status', '=', 'matched').execute()).reduce((sum, r) => sum + amountFromDb(r.amount_minor), 0n);
       const short = intent.payAmountMinor - credited;
       const settledBy = input.actor.startsWith('api:') ? 'merchant' : 'operator';
       const difference = short > 0n ? { underpaidByMinor: short } : short < 0n ? { overpaidByMinor: -short } : {};
@@ -77,7 +78,7 @@ export function markRefunded(d: LedgerContext): HeldAction {
       for (const row of held) {
         const upd = await tx.updateTable('payments').set({ status: 'refunded' }).where('id', '=', row.id).where('status', '=', 'held').executeTakeFirst();
         if (Number(upd.numUpdatedRows) !== 1) throw new TxConflict(`payment ${row.id}`);
-        const event = heldEvent(d, input.intent, { txRef: row.tx_ref, txHash: row.tx_hash ?? undefined }, BigInt(row.amount_minor), (row.reason ?? 'underpaid') as PaymentReason);
+        const event = heldEvent(d, input.intent, { txRef: row.tx_ref, txHash: row.tx_hash ?? undefined }, amountFromDb(row.amount_minor), (row.reason ?? 'underpaid') as PaymentReason);
         await d.outbox.enqueue(tx, input.intent.merchantId, input.intent.id, 'payment.refunded', event);
         await audit(tx, { at: now, actor: input.actor, action: 'payment.refunded', subject: row.id, details: { intent_id: input.intent.id, tx_ref: row.tx_ref } });
       }

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { writeTx } from '../../db/open.ts';
 import type { Method } from '../../domain/methods.ts';
 import type { IngestOutcome, ReceivedPayment, RejectedObservation } from '../../domain/payment.ts';
+import { isStorableMinor } from '../../domain/money.ts';
 import { DEFAULT_POLICY } from '../../domain/payment-policy.ts';
 import { formatMinor } from '../../domain/money.ts';
 import { noopMetrics, type CheckpointUpdate, type Ledger } from '../../domain/ports.ts';
@@ -40,7 +41,7 @@ export function createLedger(deps: LedgerDeps): Ledger & {
   }
 
   async function ingestWith(p: ReceivedPayment, checkpoint: CheckpointUpdate | undefined, o: IngestOptions): Promise<IngestOutcome> {
-    if (p.amountMinor <= 0n || p.amountMinor > BigInt(Number.MAX_SAFE_INTEGER)) {
+    if (p.amountMinor <= 0n || !isStorableMinor(p.amountMinor)) {
       // No intent can ask for this; keep it for the operator instead of wedging the source.
       await reject({ source: p.source, method: p.method, ref: `${p.method}:${p.txRef}`, reason: 'amount_out_of_range', detail: { amount_minor: p.amountMinor.toString(), tx_ref: p.txRef }, observedAt: p.observedAt }, checkpoint);
       return { kind: 'rejected', reason: 'amount_out_of_range' };

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { amountFromDb } from '../../db/amounts.ts';
 import type { Tx } from '../../db/open.ts';
 import type { ReceivedPayment, RejectedObservation } from '../../domain/payment.ts';
 import { parseEvidence } from './rows.ts';
@@ -13,7 +14,7 @@ export async function mismatchOf(tx: Tx, p: ReceivedPayment): Promise<{ existing
   const evidence = parseEvidence(existing.evidence_json);
   // A transaction split over several intents keeps its whole amount in the first row's evidence.
   const split = evidence.split as { transaction_total_minor?: unknown } | undefined;
-  const recordedMinor = typeof split?.transaction_total_minor === 'string' ? BigInt(split.transaction_total_minor) : BigInt(existing.amount_minor);
+  const recordedMinor = typeof split?.transaction_total_minor === 'string' ? BigInt(split.transaction_total_minor) : amountFromDb(existing.amount_minor);
   const recordedAccount = typeof evidence.accountMask === 'string' ? evidence.accountMask : undefined;
   const account = typeof p.evidence?.accountMask === 'string' ? p.evidence.accountMask : undefined;
   const differs: string[] = [];

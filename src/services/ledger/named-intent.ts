@@ -1,4 +1,5 @@
 import { TxConflict, type Db, type Tx } from '../../db/open.ts';
+import { amountFromDb } from '../../db/amounts.ts';
 import { intentFromRow } from '../../db/intent-rows.ts';
 import { PaydError } from '../../domain/errors.ts';
 import { decideMatch } from '../../domain/matching.ts';
@@ -53,7 +54,7 @@ export async function linkRecorded(d: LedgerContext, tx: Tx, p: ReceivedPayment,
   if (existing.status !== 'unmatched' && !wasHeld) {
     throw new PaydError('CONFLICT', `transaction reference ${p.txRef} already settled intent ${existing.intent_id ?? '(unknown)'}`);
   }
-  const recorded: ReceivedPayment = { ...p, amountMinor: BigInt(existing.amount_minor), receiver: existing.receiver, occurredAt: existing.occurred_at };
+  const recorded: ReceivedPayment = { ...p, amountMinor: amountFromDb(existing.amount_minor), receiver: existing.receiver, occurredAt: existing.occurred_at };
   const intent = await namedIntent(d, tx, recorded, o.intentId);
   if (intent.method !== existing.method || intent.receiver !== existing.receiver) {
     throw new PaydError('CONFLICT', `payment ${existing.id} was made to ${existing.method} ${existing.receiver}, not to this intent's ${intent.method} ${intent.receiver}`);

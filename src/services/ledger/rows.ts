@@ -1,6 +1,6 @@
 import { TxConflict, type Tx } from '../../db/open.ts';
 import type { Intent } from '../../domain/intent.ts';
-import { minorToDb } from '../../domain/money.ts';
+import { amountToDb } from '../../db/amounts.ts';
 import type { ReceivedPayment, RejectedObservation } from '../../domain/payment.ts';
 import type { Random } from '../../domain/ports.ts';
 
@@ -32,7 +32,7 @@ export function paymentRow(p: ReceivedPayment, id: string, txRef: string, amount
     method: p.method,
     tx_ref: txRef,
     receiver: p.receiver,
-    amount_minor: minorToDb(amountMinor),
+    amount_minor: amountToDb(amountMinor),
     references_json: p.references?.length ? JSON.stringify(p.references) : null,
     source: p.source,
     occurred_at: p.occurredAt,
@@ -53,7 +53,7 @@ export function paymentRow(p: ReceivedPayment, id: string, txRef: string, amount
  */
 export async function recordedAsWholeTransaction(tx: Tx, p: ReceivedPayment): Promise<string | undefined> {
   if (p.txHash === undefined || p.txHash === p.txRef) return undefined;
-  const row = await tx.selectFrom('payments').select('id').where('method', '=', p.method).where('tx_ref', '=', p.txHash).where('amount_minor', '=', minorToDb(p.amountMinor)).executeTakeFirst();
+  const row = await tx.selectFrom('payments').select('id').where('method', '=', p.method).where('tx_ref', '=', p.txHash).where('amount_minor', '=', amountToDb(p.amountMinor)).executeTakeFirst();
   return row?.id;
 }
 

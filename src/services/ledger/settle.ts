@@ -1,6 +1,5 @@
 import { TxConflict, type Tx } from '../../db/open.ts';
-import { intentView, type Intent } from '../../domain/intent.ts';
-import { DecimalNumber } from '../../domain/json.ts';
+import { exactAmount, intentView, type Intent } from '../../domain/intent.ts';
 import { formatMinor } from '../../domain/money.ts';
 import type { ReceivedPayment } from '../../domain/payment.ts';
 import type { PaymentReason } from '../../domain/payment-policy.ts';
@@ -43,8 +42,8 @@ export async function settle(d: LedgerContext, tx: Tx, intent: Intent, paymentId
   await d.outbox.enqueue(tx, intent.merchantId, intent.id, 'payment.success', {
     ...view,
     ...(extra.late ? { late: true } : {}),
-    ...(extra.underpaidByMinor ? { underpaid_by: new DecimalNumber(formatMinor(extra.underpaidByMinor, decimals)) } : {}),
-    ...(extra.overpaidByMinor ? { overpaid_by: new DecimalNumber(formatMinor(extra.overpaidByMinor, decimals)) } : {}),
+    ...(extra.underpaidByMinor ? exactAmount('underpaid_by', formatMinor(extra.underpaidByMinor, decimals)) : {}),
+    ...(extra.overpaidByMinor ? exactAmount('overpaid_by', formatMinor(extra.overpaidByMinor, decimals)) : {}),
     ...(extra.accepted ? { accepted: true } : {}),
     ...(extra.settledBy ? { settled_by: extra.settledBy } : {}),
   });
@@ -56,7 +55,7 @@ export function heldEvent(d: LedgerContext, intent: Intent, p: TxIds, amountMino
   return {
     intent_id: intent.id,
     transaction_hash: p.txHash ?? p.txRef,
-    amount: new DecimalNumber(formatMinor(amountMinor, d.decimalsOf(intent.method))),
+    ...exactAmount('amount', formatMinor(amountMinor, d.decimalsOf(intent.method))),
     reason,
   };
 }

@@ -8,6 +8,7 @@
  * update at or below the stored offset) is refused, audited and changes nothing.
  */
 import { sql } from 'kysely';
+import { amountFromDb, amountSum, amountFromSum } from '../../db/amounts.ts';
 import { audit } from '../../db/audit.ts';
 import type { Db } from '../../db/open.ts';
 import type { HeldPayments } from '../../domain/notify/held-port.ts';
@@ -61,12 +62,12 @@ export function createTelegramBot(d: BotDeps) {
     const rows = await d.db
       .selectFrom('intents')
       .leftJoin('payments', 'payments.id', 'intents.payment_id')
-      .select(['intents.method', sql<string>`count(*)`.as('n'), sql<string>`sum(coalesce(payments.amount_minor, intents.pay_amount_minor))`.as('total')])
+      .select(['intents.method', sql<string>`count(*)`.as('n'), amountSum(d.db, sql`coalesce(payments.amount_minor, intents.pay_amount_minor)`).as('total')])
       .where('intents.status', '=', 'settled')
       .where('intents.verified_at', '>=', from)
       .groupBy('intents.method')
       .execute();
-    const lines = rows.map((r) => `${r.method}: ${amountText(d.show, r.method, BigInt(String(r.total ?? 0)))} (${r.n} payment${String(r.n) === '1' ? '' : 's'})`);
+    const lines = rows.map((r) => `${r.method}: ${amountText(d.show, r.method, amountFromSum(r.total))} (${r.n} payment${String(r.n) === '1' ? '' : 's'})`);
     return lines.length ? `Today (${d.timeZone}):\n${lines.join('\n')}` : `No payments yet today (${d.timeZone}).`;
   }
 
@@ -76,7 +77,7 @@ export function createTelegramBot(d: BotDeps) {
     if (rows.length === 0) return `No intent ${arg}.`;
     return rows
       .map((r) => {
-        const amount = amountText(d.show, r.method, BigInt(r.pay_amount_minor));
+        const amount = amountText(d.show, r.method, amountFromDb(r.pay_amount_minor));
         const when = r.verified_at ? `, paid ${new Date(Number(r.verified_at)).toISOString()}` : `, created ${new Date(Number(r.created_at)).toISOString()}`;
         return `${r.id}\norder ${r.order_id}: ${amount}, ${r.status}${when}${r.transaction_hash ? `\nref ${r.transaction_hash}` : ''}`;
       })

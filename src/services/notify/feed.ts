@@ -9,6 +9,7 @@
  * - conditions (sources, UPI silence, webhook endpoints, unreadable alerts): coalesced episodes
  */
 import { sql } from 'kysely';
+import { amountFromDb } from '../../db/amounts.ts';
 import type { Db } from '../../db/open.ts';
 import { stepConditions, type Observation, type OpenConditions, type Transition } from '../../domain/notify/conditions.ts';
 import { ageText, alertText, clip, digestText, heldText, recoveredText, settledText, unmatchedSummaryText, unmatchedText, type SettledFacts, type ShowAmount } from '../../domain/notify/text.ts';
@@ -68,7 +69,7 @@ async function settledAfter(db: Db, seq: number, upTo: number, limit: number) {
     .limit(limit)
     .execute();
   return rows
-    .map((r) => ({ seq: Number(r.seq), facts: { method: r.method, amountMinor: BigInt(r.amount_minor ?? r.pay_amount_minor), orderId: r.order_id, reference: r.transaction_hash } satisfies SettledFacts }));
+    .map((r) => ({ seq: Number(r.seq), facts: { method: r.method, amountMinor: amountFromDb(r.amount_minor ?? r.pay_amount_minor), orderId: r.order_id, reference: r.transaction_hash } satisfies SettledFacts }));
 }
 
 export function createNotificationFeed(d: {
@@ -140,7 +141,7 @@ export function createNotificationFeed(d: {
       .where((eb) => eb.or([eb('payments.tx_ref', '=', data.transaction_hash as string), eb('payments.tx_ref', 'like', `${data.transaction_hash as string}:%`)]))
       .executeTakeFirst();
     if (!row) return null;
-    return { method: row.method, amountMinor: BigInt(row.amount_minor), orderId: row.order_id, reference: data.transaction_hash, reason: typeof data.reason === 'string' ? data.reason : row.reason };
+    return { method: row.method, amountMinor: amountFromDb(row.amount_minor), orderId: row.order_id, reference: data.transaction_hash, reason: typeof data.reason === 'string' ? data.reason : row.reason };
   }
 
   async function unmatched(): Promise<void> {
@@ -167,7 +168,7 @@ export function createNotificationFeed(d: {
     for (const p of fresh) {
       // A period starts with its first unmatched payment.
       period ??= { since: now, told: 0, count: 0, totals: {} };
-      const amountMinor = BigInt(p.amount_minor);
+      const amountMinor = amountFromDb(p.amount_minor);
       const dust = amountMinor < (d.unmatched.below.get(p.method) ?? 0n);
       if (!dust && period.told < d.unmatched.burst) {
         period.told++;

@@ -14,8 +14,8 @@ const intent = (over: Partial<IntentsTable>): Intent =>
   merchant_id: 'm',
   order_id: 'o',
   method: 'SOL',
-  amount_minor: 1000,
-  pay_amount_minor: 1000,
+  amount_minor: '1000',
+  pay_amount_minor: '1000',
   receiver: 'w',
   reference: 'REF1',
   payment_uri: '',
@@ -56,9 +56,9 @@ test('reference first: at least pay_amount settles, less is an under-payment', (
 });
 
 test('several references in one transaction: each intent the credit covers settles, oldest first; the rest is an under-payment', () => {
-  const a = intent({ id: 'a', reference: 'RA', pay_amount_minor: 1000, created_at: T0 });
-  const b = intent({ id: 'b', reference: 'RB', pay_amount_minor: 2000, created_at: T0 + 10 });
-  const c = intent({ id: 'c', reference: 'RC', pay_amount_minor: 4000, created_at: T0 + 20 });
+  const a = intent({ id: 'a', reference: 'RA', pay_amount_minor: '1000', created_at: T0 });
+  const b = intent({ id: 'b', reference: 'RB', pay_amount_minor: '2000', created_at: T0 + 10 });
+  const c = intent({ id: 'c', reference: 'RC', pay_amount_minor: '4000', created_at: T0 + 20 });
   const refs = ['RC', 'RB', 'RA'];
   // Candidates arrive in any order; the matcher sorts them by age itself.
   assert.deepEqual(settledIds(decideMatch(pay({ references: refs, amountMinor: 3000n, occurredAt: T0 + 100 }), [c, b, a], ref)), [['a', 1000n], ['b', 2000n]]);

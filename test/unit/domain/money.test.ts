@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DecimalNumber, stringifyJson } from '../../../src/domain/json.ts';
-import { formatMinor, formatMinorFixed, numberToDecimalText, parseDecimal } from '../../../src/domain/money.ts';
+import { formatMinor, formatMinorFixed, inexactAsNumber, isStorableMinor, MAX_MINOR, numberToDecimalText, parseDecimal } from '../../../src/domain/money.ts';
 
 test('JSON numbers become exact minor units, never through float arithmetic', () => {
   assert.deepEqual(parseDecimal(numberToDecimalText(100.5), 2), { ok: true, minor: 10050n });
@@ -30,4 +30,24 @@ test('amounts are JSON numbers written in plain decimal, never exponent notation
   assert.deepEqual(JSON.parse(text).a, 0.000001);
   assert.throws(() => new DecimalNumber('1e-6'));
   assert.equal(stringifyJson({ a: [], b: {} }, 2), '{\n  "a": [],\n  "b": {}\n}');
+});
+
+test('18 decimals stay exact: parsed and printed to the last base unit, far past 2^53', () => {
+  assert.deepEqual(parseDecimal('12.345678901234567891', 18), { ok: true, minor: 12_345_678_901_234_567_891n });
+  assert.equal(formatMinor(12_345_678_901_234_567_891n, 18), '12.345678901234567891');
+  assert.equal(formatMinor(1n, 18), '0.000000000000000001');
+  assert.equal(formatMinorFixed(10n ** 18n, 18), '1.000000000000000000');
+  assert.deepEqual(parseDecimal('0.0000000000000000001', 18), { ok: false, reason: 'precision' });
+  // The one range rule for every amount.
+  assert.equal(isStorableMinor(MAX_MINOR), true);
+  assert.equal(isStorableMinor(MAX_MINOR + 1n), false);
+  assert.equal(isStorableMinor(-1n), false);
+  assert.equal(isStorableMinor(2n ** 64n), true);
+});
+
+test('an amount a double cannot carry is named for its _exact string; the others are not', () => {
+  for (const exact of ['100.5', '0.000001', '12.345678', '999999999999999', '0.000000000000000001', '9007199254740992', '0.1234567890123'])
+    assert.equal(inexactAsNumber(exact), undefined, exact);
+  for (const inexact of ['12.345678901234567891', '9007199254740993', '20000.000000000000000123', '1.000000000000000001'])
+    assert.equal(inexactAsNumber(inexact), inexact, inexact);
 });

@@ -1,4 +1,5 @@
 import type { IntentsTable, IntentStatus } from '../../../db/schema.ts';
+import { amountFromDb } from '../../../db/amounts.ts';
 import { effectiveStatus, type Intent } from '../../../domain/intent.ts';
 import type { Method } from '../../../domain/methods.ts';
 import { builtinMethods } from '../../../methods/registry.ts';
@@ -27,7 +28,7 @@ export function intentsBody(o: { result: Page<IntentsTable>; params: Record<stri
 </form>`;
   const rows = o.result.items.map(
     (r) => html`<li><a href="/console/intents/${r.id}" class="row">
-<span class="main"><span class="title">${r.order_id}</span><span class="amount">${money(r.method, BigInt(r.pay_amount_minor))}</span></span>
+<span class="main"><span class="title">${r.order_id}</span><span class="amount">${money(r.method, amountFromDb(r.pay_amount_minor))}</span></span>
 <span class="sub">${badge(status(r, o.now))} <span>${r.method}</span> <span>${when(r.created_at)}</span></span>
 </a></li>`,
   );

@@ -1,4 +1,5 @@
 import type { PaymentsTable, RejectionsTable } from '../../../db/schema.ts';
+import { amountFromDb } from '../../../db/amounts.ts';
 import type { Page } from '../../../services/console-views.ts';
 import type { PaymentRow } from '../../../services/held-payments.ts';
 import { html, type Safe } from '../../checkout/escape.ts';
@@ -86,7 +87,7 @@ ${rows.length ? html`<ul class="rows">${rows}</ul>` : html`<p class="empty">Noth
 ${nextLink('/console/payments', { view: 'rejected' }, o.rejected.next)}`;
   }
   const rows = o.unmatched.items.map(
-    (p) => html`<li class="row"><span class="main"><span class="title mono">${p.tx_ref}</span><span class="amount">${money(p.method, BigInt(p.amount_minor))}</span></span>
+    (p) => html`<li class="row"><span class="main"><span class="title mono">${p.tx_ref}</span><span class="amount">${money(p.method, amountFromDb(p.amount_minor))}</span></span>
 <span class="sub">${badge(p.reason ?? 'unmatched')} <span>${p.method}</span> <span>${p.source}</span> <span>${when(p.observed_at)}</span></span>
 ${payer(p.evidence_json) ? html`<span class="sub">Paid by <span class="payer">${payer(p.evidence_json)}</span></span>` : ''}
 <details><summary>Assign to an intent</summary>

@@ -1,6 +1,7 @@
 // The intents a payment could be attributed to, read from a real SQLite file: what
 // domain/attribution.ts decides on. A candidate missed here is a payment left unmatched; one
 // too many can make a clear payment ambiguous.
+import { amountToDb } from '../../../../src/db/amounts.ts';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DEFAULT_POLICY, type PaymentPolicy } from '../../../../src/domain/payment-policy.ts';
@@ -49,7 +50,7 @@ test('a Solana Pay reference names its intent whatever the amount, with what is 
   await addIntent(db, 500_000_000n, { method: 'SOL', receiver: 'Wallet1', reference: 'RefB' });
   await db
     .insertInto('payments')
-    .values({ id: 'pay_1', method: 'SOL', tx_ref: 'sig1', receiver: 'Wallet1', amount_minor: 400_000_000, references_json: null, source: 'solana', occurred_at: T0, observed_at: T0, status: 'matched', reason: null, intent_id: a.id, evidence_json: null, note: null })
+    .values({ id: 'pay_1', method: 'SOL', tx_ref: 'sig1', receiver: 'Wallet1', amount_minor: amountToDb(400_000_000n), references_json: null, source: 'solana', occurred_at: T0, observed_at: T0, status: 'matched', reason: null, intent_id: a.id, evidence_json: null, note: null })
     .execute();
   const cs = await inTx(db, (tx) => candidates(tx, payment(500_000_000n, { method: 'SOL', receiver: 'Wallet1', references: ['RefA'] }), DEFAULT_POLICY));
   assert.deepEqual(summary(cs), [{ pay: 1_000_000_000n, holds: true, credited: 400_000_000n }]);

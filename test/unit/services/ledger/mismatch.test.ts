@@ -2,13 +2,14 @@
 // kept as a rejection, since either may be the customer's real payment (read from SQLite).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { amountToDb } from '../../../../src/db/amounts.ts';
 import { mismatchOf } from '../../../../src/services/ledger/mismatch.ts';
 import { inTx, ledgerDb, payment, T0 } from '../../../helpers/ledger-db.ts';
 
 async function recorded(db: Awaited<ReturnType<typeof ledgerDb>>, amount: number, evidence: Record<string, unknown> | null) {
   await db
     .insertInto('payments')
-    .values({ id: 'pay_1', method: 'UPI', tx_ref: '411111111111', receiver: 'shop@hdfcbank', amount_minor: amount, references_json: null, source: 'imap', occurred_at: T0, observed_at: T0, status: 'matched', reason: null, intent_id: null, evidence_json: evidence ? JSON.stringify(evidence) : null, note: null })
+    .values({ id: 'pay_1', method: 'UPI', tx_ref: '411111111111', receiver: 'shop@hdfcbank', amount_minor: amountToDb(BigInt(amount)), references_json: null, source: 'imap', occurred_at: T0, observed_at: T0, status: 'matched', reason: null, intent_id: null, evidence_json: evidence ? JSON.stringify(evidence) : null, note: null })
     .execute();
 }
 
