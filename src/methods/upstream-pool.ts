@@ -133,6 +133,12 @@ export function createUpstreamPool<E extends EndpointSpec>(o: PoolOptions<E>) {
   let anchor: { head: number; at: number } | undefined;
   /** First sightings of believable heads, to date the anchor. */
   const sightings = createHeadWatch();
+  /**
+   * The highest head each endpoint ever reported within the wall clock, and when: what it vouches
+   * for. An endpoint that falls back (a node restarted from a snapshot) still vouches for the
+   * others' heads having grown since, so they do not turn suspect next to it.
+   */
+  const peaks = new Map<Member<E>, { head: number; at: number }>();
   const labels = new Set<string>();
   const members: Member<E>[] = o.endpoints.map((spec, i) => {
     let label = redactUrl(spec.url);
@@ -157,9 +163,10 @@ export function createUpstreamPool<E extends EndpointSpec>(o: PoolOptions<E>) {
   const bound = (ref: number, at: number, now: number): number => ref + Math.max(0, now - at) / headIntervalMs + aheadBy;
 
   /**
-   * Re-judges every endpoint's head after one changed: against the anchor and every other endpoint
-   * not already past the wall clock. Then the anchor moves to the agreed head, but only on the word
-   * of more than one endpoint where more than one is configured.
+   * Re-judges every endpoint's head after one changed: against the anchor and the highest head
+   * every other endpoint reported within the wall clock. Then the anchor moves to the agreed head,
+   * but only on the word of more than one endpoint where more than one is configured (which of two
+   * first answers must not decide whom to believe).
    */
   function judge(now: number): void {
     for (const m of members) {
@@ -172,10 +179,8 @@ export function createUpstreamPool<E extends EndpointSpec>(o: PoolOptions<E>) {
       const refs: number[] = [];
       if (anchor) refs.push(bound(anchor.head, anchor.at, now));
       for (const other of members) {
-        const oh = other.health;
-        if (other === m || oh.head === undefined || oh.headAt === undefined) continue;
-        if (oh.headTime !== undefined && oh.headTime > now + CLOCK_SKEW_MS) continue;
-        refs.push(bound(oh.head, oh.headAt, now));
+        const peak = peaks.get(other);
+        if (other !== m && peak) refs.push(bound(peak.head, peak.at, now));
       }
       if (refs.length === 0 || h.head <= Math.max(...refs)) delete h.suspect;
       else h.suspect = `head ${h.head} far ahead of the other endpoints`;
@@ -280,6 +285,9 @@ export function createUpstreamPool<E extends EndpointSpec>(o: PoolOptions<E>) {
       m.health.headAt = now;
       if (blockTime === undefined) delete m.health.headTime;
       else m.health.headTime = blockTime;
+      const peak = peaks.get(m);
+      const withinClock = blockTime === undefined || blockTime <= now + CLOCK_SKEW_MS;
+      if (withinClock && (peak === undefined || head > peak.head)) peaks.set(m, { head, at: now });
       judge(now);
       return newestHead();
     },

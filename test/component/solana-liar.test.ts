@@ -58,16 +58,22 @@ test('an RPC endpoint claiming slot 9e9, with a failed signature there and a pay
   const { a, b, wallet, pay, read, checkpoint, listings, ledger } = await twoEndpoints(t);
   const first = pay(a, 1_000_001n);
   await waitFor(() => read(first) === 1, 8000, 'a first real payment');
-  b.behindSlots = -FAR_SLOT; // B's getSlot answers about 9e9
+  // B, preferred and at the same slot as A, lists a failed signature at slot 9e9 and a payment only it knows.
   const failed = b.addOwn(failedTx(wallet, newSignature()), FAR_SLOT);
   const fabricated = b.addOwn(solTransfer({ from: newKey(), to: wallet, lamports: 7_777_777n }));
   await listings(b, 3);
-  const cp = checkpoint();
+  let cp = checkpoint();
+  assert.ok(cp && cp.slot < FAR_SLOT && cp.signature !== failed, `checkpoint ${JSON.stringify(cp)} stays on agreed slots`);
+  assert.equal(read(fabricated), 0);
+  // Then B claims slot 9e9 as its head too.
+  b.behindSlots = -FAR_SLOT;
+  await listings(a, 3);
+  cp = checkpoint();
   assert.ok(cp && cp.slot < FAR_SLOT && cp.signature !== failed, `checkpoint ${JSON.stringify(cp)} stays on agreed slots`);
   // Real payments after the fabrications still settle.
   const later = pay(a, 1_000_002n);
   await waitFor(() => read(later) === 1, 8000, 'a real payment after the fabrications');
-  await listings(b, 3);
+  await listings(a, 3);
   assert.equal(read(fabricated), 0, 'a payment no second endpoint returns is not handed to the ledger');
   assert.deepEqual(ledger.payments.map((p) => p.txRef), [first, later]);
   assert.ok((checkpoint()?.slot ?? 0) < FAR_SLOT);

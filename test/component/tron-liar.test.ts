@@ -80,6 +80,8 @@ test('a TronGrid endpoint claiming a future head, a transfer 30 days ahead and a
 
 test('with two endpoints, a transfer settles once the second endpoint lists it too; one the second contradicts never settles', async (t) => {
   const { a, b, ledger, log } = await twoEndpoints(t);
+  // B, preferred and at the same head, lists a transfer no other endpoint knows: it never settles.
+  const only = b.addOwn({ value: '61000000', block_timestamp: Date.now() - 60_000 });
   await listings(a, 2);
   // Only A has it so far (B lags 200 blocks, ten minutes): it waits, neither dropped nor rejected.
   b.behindBlocks = 200;
@@ -98,6 +100,8 @@ test('with two endpoints, a transfer settles once the second endpoint lists it t
   await listings(a, 4);
   await listings(b, 4);
   assert.equal(ingested(ledger, id), 0);
+  assert.equal(ingested(ledger, only.transaction_id), 0, 'a transfer only one endpoint serves');
+  assert.ok(b.requests.some((r) => r.url.searchParams.get('max_timestamp') === null), 'B served sweeps');
   assert.ok(log.lines.some((l) => l.msg === 'TronGrid endpoints disagree about a transfer; not settled' && l.fields.txid === id));
 });
 
