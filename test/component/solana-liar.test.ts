@@ -118,3 +118,12 @@ test('with two endpoints a payment settles once the second returns it; one the s
   assert.equal(read(real.signature), 0);
   assert.ok(log.lines.some((l) => l.msg === 'solana endpoints disagree about a transaction; not settled' && l.fields.tx === real.signature));
 });
+
+test('doctor: with a single RPC endpoint, says that payd trusts that provider entirely', async (t) => {
+  const a = await startFakeSolanaRpc();
+  t.after(() => a.close());
+  const source = createSolanaSource('SOL', solConfig(a, newKey()), { ledger: new FakeLedger(), clock: { now: () => Date.now() }, random: testRandom(), log: recordingLogger() });
+  const r = await source.check!(AbortSignal.timeout(5000));
+  assert.equal(r.ok, true, r.message);
+  assert.match(r.message, /only one endpoint: payd trusts that provider entirely/);
+});

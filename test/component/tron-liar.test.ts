@@ -112,3 +112,15 @@ test('the deep re-scan lists on another endpoint than the one that served the sw
   const late = a.addOwn({ value: '41000000', block_timestamp: Date.now() - 20 * 60_000 });
   await waitFor(() => ingested(ledger, late.transaction_id) === 1, 8000, 'the re-scan on the other endpoint');
 });
+
+test('doctor: with a single TronGrid endpoint, says that payd trusts that provider entirely', async (t) => {
+  const a = await startFakeTronGrid();
+  t.after(() => a.close());
+  const source = createTronSource(
+    { address: MERCHANT, contract: USDT, apiUrl: a.url, pollSeconds: 10, rescanSeconds: 600, rescanHours: 24, maxLagSeconds: 120, maxOffsetSteps: 100 },
+    { ledger: createFakeLedger(), clock: { now: () => Date.now() }, random: midRandom, log: recordingLogger(), tuning: { timeoutMs: 1000 } },
+  );
+  const r = await source.check(AbortSignal.timeout(5000));
+  assert.equal(r.ok, true, r.message);
+  assert.match(r.message, /only one endpoint: payd trusts that provider entirely/);
+});

@@ -10,7 +10,7 @@
 import type { Connection } from '@solana/web3.js';
 import type { SolSection, UsdtSolSection } from './config.ts';
 import { solanaEndpoints } from '../endpoints.ts';
-import { callUrl, createUpstreamPool, type Member } from '../upstream-pool.ts';
+import { callUrl, createUpstreamPool, SINGLE_ENDPOINT, type Member } from '../upstream-pool.ts';
 import { isSolanaAddress } from '../../config/addresses.ts';
 import type { DoctorResult, PaymentSource, SourceDeps } from '../source.ts';
 import { describeError } from '../../domain/errors.ts';
@@ -190,7 +190,8 @@ export function createSolanaSource(method: 'SOL' | 'USDT_SOL', config: SolMethod
       return { ok: false, message: describeError(err) };
     }
     const lines = await Promise.all(pool.members.map((m, i) => checkOne(m, i, signal)));
-    if (lines.length === 1) return lines[0]!;
+    // Nothing to compare one provider's answers with: say so, every time.
+    if (lines.length === 1) return { ...lines[0]!, message: `${lines[0]!.message}; ${SINGLE_ENDPOINT}` };
     const usable = lines.filter((l) => l.ok).length;
     return { ok: usable > 0, message: `${usable} of ${lines.length} RPC endpoints usable`, endpoints: lines.map((l, i) => ({ ...l, what: pool.members[i]!.label })) };
   }

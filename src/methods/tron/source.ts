@@ -14,7 +14,7 @@ import { fetch as undiciFetch } from 'undici';
 import type { DoctorResult, PaymentSource, SourceDeps } from '../source.ts';
 import { runLoop } from '../../runtime/loop.ts';
 import { toBase58 } from './address.ts';
-import { callUrl, createUpstreamPool } from '../upstream-pool.ts';
+import { callUrl, createUpstreamPool, SINGLE_ENDPOINT } from '../upstream-pool.ts';
 import { tronEndpoints } from '../endpoints.ts';
 import { createTronGridClient, type Fetch } from './client.ts';
 import { checkTronEndpoint } from './doctor.ts';
@@ -106,7 +106,8 @@ export function createTronSource(config: TronSourceConfig, deps: TronSourceDeps)
     async check(signal): Promise<DoctorResult> {
       const lines = await Promise.all(pool.members.map((m) => checkTronEndpoint(m, { address, contract, signal, clock: deps.clock })));
       const ok = lines.some((l) => l.ok);
-      if (lines.length === 1) return lines[0]!;
+      // Nothing to compare one provider's answers with: say so, every time.
+      if (lines.length === 1) return { ...lines[0]!, message: `${lines[0]!.message}; ${SINGLE_ENDPOINT}` };
       const usable = lines.filter((l) => l.ok).length;
       return { ok, message: `${usable} of ${lines.length} TronGrid endpoints usable`, endpoints: lines.map((l, i) => ({ ...l, what: pool.members[i]!.label })) };
     },
