@@ -113,9 +113,6 @@ export function redactUrl(url: string): string {
 /** The URL to call: a `{apiKey}` placeholder (key in the path or query, as many providers want it) filled in. */
 export const callUrl = (e: EndpointSpec): string => (e.apiKey !== undefined && e.url.includes('{apiKey}') ? e.url.split('{apiKey}').join(encodeURIComponent(e.apiKey)) : e.url);
 
-/** What `payd doctor` says of a chain method with one endpoint. */
-export const SINGLE_ENDPOINT = 'only one endpoint: payd trusts that provider entirely (a second endpoint lets no single provider settle a payment)';
-
 /** How far past the wall clock a block time may be and still be believed, ms. */
 export const CLOCK_SKEW_MS = 60_000;
 

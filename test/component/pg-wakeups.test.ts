@@ -1,4 +1,4 @@
-// Wake-ups between processes on PostgreSQL (issue 14): LISTEN/NOTIFY on a dedicated
+// Wake-ups between processes on PostgreSQL: LISTEN/NOTIFY on a dedicated
 // connection, opened only by a subscriber, reconnected when lost (subscribers then hear
 // "look at everything again"), against a real server.
 import assert from 'node:assert/strict';
@@ -6,7 +6,7 @@ import { after, before, test, type TestContext } from 'node:test';
 import { sql } from 'kysely';
 import { openPostgres } from '../../src/db/postgres.ts';
 import { openWakeups } from '../../src/db/wakeups.ts';
-import { silentLogger } from '../../src/log.ts';
+import { silentLogger } from '../../src/log/index.ts';
 import { freshDatabase, startPostgres, type Postgres } from '../helpers/postgres.ts';
 import { waitFor } from '../helpers/wait.ts';
 

@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { writeTx } from '../../src/db/open.ts';
-import { silentLogger } from '../../src/log.ts';
-import { createOutbox } from '../../src/services/outbox.ts';
+import { silentLogger } from '../../src/log/index.ts';
+import { createOutbox } from '../../src/services/events/outbox.ts';
 import { systemRandom } from '../../src/system.ts';
 import { undiciPost } from '../helpers/undici-post.ts';
 import { createDispatcher } from '../../src/webhooks/dispatcher.ts';
@@ -26,7 +26,7 @@ async function twoNodes(t: import('node:test').TestContext): Promise<[PaydHarnes
   return [a, b];
 }
 
-/** A create as a merchant's backend sends it, once: concurrent creates must not meet 503 BUSY (issue 28), so none is retried here. */
+/** A create as a merchant's backend sends it, once: concurrent creates must not meet 503 BUSY, so none is retried here. */
 function create(node: PaydHarness, headers: Record<string, string>, body: object) {
   return node.api('POST', '/api/v1/intents/create-payment', { body, headers });
 }

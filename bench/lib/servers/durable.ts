@@ -1,4 +1,4 @@
-// The durable one-INSERT server of issue 26 item 6: what an operator would write by hand on the
+// The durable one-INSERT server: what an operator would write by hand on the
 // same libraries. h3 served like payd (serveHttp: node:http + toNodeHandler), payd's valibot body
 // schema, better-sqlite3 with payd's pragmas (openSqlite: WAL, synchronous=FULL) and statements
 // prepared once: POST runs one INSERT in its own implicit transaction (one fsync per request),
@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { H3, type H3Event } from 'h3';
 import { openSqlite } from '../../../src/db/open.ts';
-import { parseCreateBody } from '../../../src/http/validate.ts';
+import { parseCreateBody } from '../../../src/http/routes/intents.ts';
 import { serveHttp } from '../../../src/http/server.ts';
 import { serveChild } from '../child.ts';
 

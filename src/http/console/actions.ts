@@ -1,9 +1,9 @@
 import { PaydError } from '../../domain/errors.ts';
-import type { EventService } from '../../services/events.ts';
+import type { EventService } from '../../services/events/operator.ts';
 import type { HeldPayments } from '../../services/held-payments.ts';
-import type { IntentCancellation } from '../../services/intent-cancel.ts';
-import type { MerchantService } from '../../services/merchants.ts';
-import type { SettlementService } from '../../services/settlement.ts';
+import type { IntentCancellation } from '../../services/intents/cancel.ts';
+import type { MerchantService } from '../../services/merchants/index.ts';
+import type { ManualSettlementService } from '../../services/manual-settlement.ts';
 import { htmlPage, seeOther } from './headers.ts';
 import { page } from './layout.ts';
 import { secretsBody } from './pages/merchants.ts';
@@ -12,7 +12,7 @@ import type { ConsoleKit } from './kit.ts';
 export interface ActionDeps {
   cancels: Pick<IntentCancellation, 'cancel'>;
   replays: Pick<EventService, 'replay' | 'show'>;
-  settlement: Pick<SettlementService, 'settle'>;
+  settlement: Pick<ManualSettlementService, 'settle'>;
   heldActions: Pick<HeldPayments, 'acceptPayment' | 'markRefunded'>;
   merchantActions: Pick<MerchantService, 'create' | 'rotateSecret' | 'revoke' | 'setWebhook'>;
 }
@@ -46,7 +46,7 @@ export function actionRoutes(kit: ConsoleKit, d: ActionDeps): void {
     return seeOther(ev.intent_id ? `${intentPath(ev.intent_id)}?done=replayed` : '/console?done=replayed');
   });
 
-  // A held payment (issue 27): accepted (the intent settles with it) or marked refunded, as
+  // A held payment: accepted (the intent settles with it) or marked refunded, as
   // `payd payments accept` and the API's …/accept and …/refunded do. From the Held tab the answer returns there.
   for (const [verb, act, done] of [
     ['accept', d.heldActions.acceptPayment, 'accepted'],

@@ -3,10 +3,10 @@ import type { IntentStatus } from '../../db/schema.ts';
 import { builtinMethods } from '../../methods/registry.ts';
 import type { Clock } from '../../domain/ports.ts';
 import type { ConsoleViews } from '../../services/console-views.ts';
-import type { EventService } from '../../services/events.ts';
+import type { EventService } from '../../services/events/operator.ts';
 import type { HeldPayments } from '../../services/held-payments.ts';
-import type { IntentService } from '../../services/intents.ts';
-import type { MerchantService } from '../../services/merchants.ts';
+import type { IntentService } from '../../services/intents/index.ts';
+import type { MerchantService } from '../../services/merchants/index.ts';
 import type { createPaymentQueries } from '../../services/payments.ts';
 import { htmlPage } from './headers.ts';
 import { page } from './layout.ts';
@@ -23,7 +23,7 @@ export interface ViewDeps {
   payments: Pick<ReturnType<typeof createPaymentQueries>, 'forIntent'>;
   events: Pick<EventService, 'forIntent'>;
   merchants: Pick<MerchantService, 'list' | 'get'>;
-  /** Held payments (issue 27): the list the CLI's `payd payments list --held` reads. */
+  /** Held payments: the list the CLI's `payd payments list --held` reads. */
   held: Pick<HeldPayments, 'listPayments'>;
   /** Each source's state as this process sees it, the leader's recorded lag, the UPI alert watch. */
   sources: () => Promise<SourcesReport>;

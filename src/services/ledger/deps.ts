@@ -2,7 +2,7 @@ import type { Db } from '../../db/open.ts';
 import type { Method } from '../../domain/methods.ts';
 import type { PaymentPolicy } from '../../domain/payment-policy.ts';
 import type { Clock, Logger, Metrics, Random } from '../../domain/ports.ts';
-import type { Outbox } from '../outbox.ts';
+import type { Outbox } from '../events/outbox.ts';
 
 export interface LedgerDeps {
   db: Db;
@@ -17,7 +17,7 @@ export interface LedgerDeps {
   /** How far before an intent's creation a payment may have happened and still match it, ms (clock skew). */
   skewMs?: number;
   metrics?: Metrics;
-  /** Each method's policies for payments that are not exactly right (issue 27); default DEFAULT_POLICY. */
+  /** Each method's policies for payments that are not exactly right; default DEFAULT_POLICY. */
   policies?: (method: Method) => PaymentPolicy;
 }
 

@@ -4,11 +4,11 @@ import { DecimalNumber } from '../../domain/json.ts';
 import { formatMinor } from '../../domain/money.ts';
 import type { ReceivedPayment } from '../../domain/payment.ts';
 import type { PaymentReason } from '../../domain/payment-policy.ts';
-import { moneyOfOne } from '../intent-money.ts';
+import { moneyOfOne } from '../intents/money.ts';
 import type { IngestOptions, LedgerContext } from './deps.ts';
 import { audit } from '../../db/audit.ts';
 
-/** What payment.success says beyond the intent (issue 27). */
+/** What payment.success says beyond the intent. */
 export interface SuccessExtras {
   late?: boolean;
   underpaidByMinor?: bigint;

@@ -1,11 +1,11 @@
-// A create's business rules (DESIGN §8 order: method → decimals → range) and a fiat price's
+// A create's business rules (in order: method → decimals → range) and a fiat price's
 // shape, each refused with the code and the words a merchant's developer acts on.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { PaydError } from '../../../../src/domain/errors.ts';
 import { upiMethod } from '../../../../src/methods/upi/method.ts';
 import { checkAmount, checkMethod, checkPrice, checkRange } from '../../../../src/services/intents/checks.ts';
-import type { MethodDeposit } from '../../../../src/services/intents/deposit.ts';
+import type { MethodDeposit } from '../../../../src/services/intents/inputs.ts';
 
 const upi: MethodDeposit = {
   method: upiMethod,

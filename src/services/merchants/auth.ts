@@ -1,12 +1,12 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { Awaitable } from '../domain/awaitable.ts';
-import type { Db } from '../db/open.ts';
-import type { MerchantsTable } from '../db/schema.ts';
-import { PaydError } from '../domain/errors.ts';
-import { UUID_V4 } from '../domain/ids.ts';
-import type { Clock } from '../domain/ports.ts';
-import type { Keyring, Keys } from './keys.ts';
-import { toMerchant, type Merchant } from './merchant-row.ts';
+import type { Awaitable } from '../../domain/awaitable.ts';
+import type { Db } from '../../db/open.ts';
+import type { MerchantsTable } from '../../db/schema.ts';
+import { PaydError } from '../../domain/errors.ts';
+import { UUID_V4 } from '../../domain/ids.ts';
+import type { Clock } from '../../domain/ports.ts';
+import type { Keyring, Keys } from '../keys.ts';
+import { toMerchant, type Merchant } from './row.ts';
 
 const invalid = () => new PaydError('AUTH_INVALID_SECRET', 'invalid credentials');
 
@@ -38,7 +38,7 @@ export function createCredentialCheck(d: { db: Db; keys: Keyring; clock: Clock; 
   // a previous secret stops at the end of its grace period).
   const authCache = new Map<string, AuthCacheEntry>();
   // One read of a merchant's row at a time: a burst of the same merchant's requests past the
-  // cache's expiry shares it instead of each taking a pooled connection (issue 28: on
+  // cache's expiry shares it instead of each taking a pooled connection (on
   // PostgreSQL those reads queued in front of the burst's creates).
   const reading = new Map<string, Promise<MerchantsTable | undefined>>();
   const readForAuth = (id: string): Promise<MerchantsTable | undefined> => {
