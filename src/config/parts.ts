@@ -47,6 +47,8 @@ export const methodCommon = {
   merchantSharePercent: v.optional(v.pipe(num(), v.finite(), v.gtValue(0, 'must be greater than 0'), v.maxValue(100))),
   /** An exact payment after expires_at while its amount is still reserved: settle the intent (default) or hold it for the merchant. */
   latePayments: v.optional(v.picklist(['settle', 'hold'], 'expected "settle" or "hold"')),
+  /** A payment after a priced intent's quote expired: held (default, false) or settled late at the old rate (true). */
+  settleExpiredQuotes: v.optional(v.boolean('expected a boolean')),
   /** How short an attributed payment may be and still settle: "1%" or an amount ("1.00"); absent: not at all (config/read.ts parses it). */
   underpaymentTolerance: v.optional(v.string('expected a string like "1%" or "1.00"')),
   /** How far below a pay_amount a short payment is still attributed to it; default maxOffsetSteps × amountStep; 0: never. */

@@ -137,11 +137,11 @@ function methodAmounts(
   return { receiver, minMinor, maxMinor, stepMinor, maxOffsetSteps: s.maxOffsetSteps, surchargeBasisPoints, merchantSharePercent: s.merchantSharePercent ?? DEFAULT_MERCHANT_SHARE_PERCENT, roundUnitMinor };
 }
 
-/** The policies of one method section; defaults: late payments settle, no tolerance, the window is the offset range. */
+/** The policies of one method section; defaults: late payments settle (held after an expired quote), no tolerance, the window is the offset range. */
 export function methodPolicy(
   method: Method,
   decimals: number,
-  s: { latePayments?: 'settle' | 'hold'; underpaymentTolerance?: string; attributionWindow?: number },
+  s: { latePayments?: 'settle' | 'hold'; settleExpiredQuotes?: boolean; underpaymentTolerance?: string; attributionWindow?: number },
   a: Pick<MethodAmounts, 'stepMinor' | 'maxOffsetSteps' | 'roundUnitMinor'>,
 ): PaymentPolicy {
   let underpaymentTolerance: PaymentPolicy['underpaymentTolerance'] = null;
@@ -154,7 +154,7 @@ export function methodPolicy(
     const w = parseDecimal(numberToDecimalText(s.attributionWindow), decimals);
     attributionWindowMinor = w.ok ? w.minor : fail(`methods.${method}.attributionWindow`, `at most ${decimals} decimals`);
   }
-  return { latePayments: s.latePayments ?? 'settle', underpaymentTolerance, attributionWindowMinor, roundUnitMinor: a.roundUnitMinor };
+  return { latePayments: s.latePayments ?? 'settle', settleExpiredQuotes: s.settleExpiredQuotes ?? false, underpaymentTolerance, attributionWindowMinor, roundUnitMinor: a.roundUnitMinor };
 }
 
 function resolveSecrets(value: unknown, path: string, baseDir: string, env: Env): unknown {

@@ -67,8 +67,10 @@ export function configSchema(methods: Record<string, v.GenericSchema>) {
           origin: v.optional(httpUrl),
           /** A session unused this long is signed out, minutes. */
           idleMinutes: v.optional(v.pipe(num(), v.integer('expected an integer'), v.minValue(1), v.maxValue(7 * 24 * 60)), 30),
+          /** A session ends this long after sign-in however much it is used, hours (a stolen cookie does not live forever). */
+          maxSessionHours: v.optional(v.pipe(num(), v.integer('expected an integer'), v.minValue(1), v.maxValue(30 * 24)), 12),
         }),
-        { enabled: false, idleMinutes: 30 },
+        { enabled: false, idleMinutes: 30, maxSessionHours: 12 },
       ),
     }),
     {},
@@ -121,7 +123,12 @@ export function configSchema(methods: Record<string, v.GenericSchema>) {
       refreshSeconds: seconds(60),
       /** A source further than this from the median of a pair's sources is ignored. */
       maxSpreadPercent: v.optional(v.pipe(num(), v.finite(), v.gtValue(0, 'must be greater than 0'), v.maxValue(100)), 3),
-      /** "BASE/QUOTE" (USDT/INR, SOL/USD, USD/INR…) → its sources in fallback order; empty: no source is asked. */
+      /**
+       * A reading further than this from the pair's last accepted rate is held back (not used)
+       * until another source reports the same move in the same refresh.
+       */
+      maxChangePercent: v.optional(v.pipe(num(), v.finite(), v.gtValue(0, 'must be greater than 0'), v.maxValue(1000)), 10),
+      /** "BASE/QUOTE" (USDT/INR, SOL/USD, USD/INR…) → its sources (two or more must agree; one listed alone is trusted alone); empty: no source is asked. */
       pairs: v.optional(
         v.record(
           v.pipe(v.string(), v.regex(/^[A-Z]{3,5}\/[A-Z]{3,5}$/, 'expected a pair like "USDT/INR"')),

@@ -53,6 +53,17 @@ export interface AttributionContext {
 const isOpen = (i: Intent): boolean => i.status === 'pending' || i.status === 'expired';
 const tooEarly = (p: ReceivedPayment, i: Intent, skewMs: number): boolean => p.occurredAt < i.createdAt - skewMs;
 const isLate = (p: ReceivedPayment, i: Intent): boolean => p.occurredAt > i.expiresAt;
+/**
+ * Paid after the intent's fiat quote stopped holding. The identity (UPI priced in INR) has no
+ * rate to go stale; the USDT peg and every market rate do.
+ */
+const quoteExpired = (p: ReceivedPayment, i: Intent): boolean => i.pricing !== null && i.pricing.source !== 'identity' && p.occurredAt > i.pricing.validUntil;
+/** Why a late part is not credited by itself under this policy, if it is not. */
+function lateHold(p: ReceivedPayment, i: Intent, policy: PaymentPolicy): PaymentReason | null {
+  if (quoteExpired(p, i) && !policy.settleExpiredQuotes) return 'quote_expired';
+  if (isLate(p, i) && policy.latePayments === 'hold') return 'late';
+  return null;
+}
 const oldestFirst = (a: Candidate, b: Candidate): number => a.intent.createdAt - b.intent.createdAt || (a.intent.id < b.intent.id ? -1 : a.intent.id > b.intent.id ? 1 : 0);
 
 /** Why a closed intent holds a payment instead of taking it. */
@@ -60,10 +71,13 @@ const closedReason = (i: Intent): PaymentReason => (i.status === 'settled' ? 'af
 
 /**
  * What a payment of `amountMinor` does to an open intent it is attributed to: settle, credit a
- * part, or hold. `late`: after expires_at (still reserved).
+ * part, or hold. Late: after expires_at (still reserved) or after its quote.
  */
-export function creditOrHold(c: Candidate, amountMinor: bigint, late: boolean, policy: PaymentPolicy): Credit | { hold: PaymentReason } {
-  if (late && policy.latePayments === 'hold') return { hold: 'late' };
+export function creditOrHold(c: Candidate, p: ReceivedPayment, policy: PaymentPolicy): Credit | { hold: PaymentReason } {
+  const held = lateHold(p, c.intent, policy);
+  if (held) return { hold: held };
+  const late = isLate(p, c.intent) || quoteExpired(p, c.intent);
+  const amountMinor = p.amountMinor;
   const due = c.intent.payAmountMinor - c.creditedMinor;
   if (amountMinor >= due) {
     const over = amountMinor - due;
@@ -96,9 +110,10 @@ function byReference(p: ReceivedPayment, referenced: Candidate[], ctx: Attributi
   if (open.length === 0) return { kind: 'hold', intent: timely[0].intent, reason: closedReason(timely[0].intent) };
   if (open.length === 1) {
     const c = open[0];
-    const late = isLate(p, c.intent);
-    if (late && ctx.policy.latePayments === 'hold') return { kind: 'hold', intent: c.intent, reason: 'late' };
-    const r = creditOrHold(c, p.amountMinor, late, ctx.policy);
+    const held = lateHold(p, c.intent, ctx.policy);
+    if (held) return { kind: 'hold', intent: c.intent, reason: held };
+    const late = isLate(p, c.intent) || quoteExpired(p, c.intent);
+    const r = creditOrHold(c, p, ctx.policy);
     // Short beyond the tolerance: with a reference it is credited and waits for the rest.
     return { kind: 'credit', credits: ['hold' in r ? { intent: c.intent, amountMinor: p.amountMinor, settles: false, late } : r] };
   }
@@ -107,7 +122,7 @@ function byReference(p: ReceivedPayment, referenced: Candidate[], ctx: Attributi
   for (const c of open) {
     if (left <= 0n) break;
     const due = c.intent.payAmountMinor - c.creditedMinor;
-    const late = isLate(p, c.intent);
+    const late = isLate(p, c.intent) || quoteExpired(p, c.intent);
     if (left < due) {
       credits.push({ intent: c.intent, amountMinor: left, settles: false, late });
       left = 0n;
@@ -121,8 +136,9 @@ function byReference(p: ReceivedPayment, referenced: Candidate[], ctx: Attributi
     last.amountMinor += left;
     last.overpaidByMinor = left;
   }
-  // A late part under "hold" is not credited automatically: hold the whole payment on the first.
-  if (ctx.policy.latePayments === 'hold' && credits.some((c) => c.late)) return { kind: 'hold', intent: credits[0].intent, reason: 'late' };
+  // A late part its policy holds is not credited automatically: hold the whole payment on the first.
+  const held = credits.map((c) => lateHold(p, c.intent, ctx.policy)).find((r) => r !== null);
+  if (held) return { kind: 'hold', intent: credits[0].intent, reason: held };
   return { kind: 'credit', credits };
 }
 
@@ -159,6 +175,6 @@ function toOne(p: ReceivedPayment, c: Candidate, ctx: AttributionContext): Attri
   const i = c.intent;
   if (tooEarly(p, i, ctx.skewMs)) return { kind: 'unmatched', reason: 'too_early', intentId: i.id };
   if (!isOpen(i)) return { kind: 'hold', intent: i, reason: closedReason(i) };
-  const r = creditOrHold(c, p.amountMinor, isLate(p, i), ctx.policy);
+  const r = creditOrHold(c, p, ctx.policy);
   return 'hold' in r ? { kind: 'hold', intent: i, reason: r.hold } : { kind: 'credit', credits: [r] };
 }

@@ -2,6 +2,7 @@ import { isoOrNull, isoUtc } from './iso-time.ts';
 import { DecimalNumber } from './json.ts';
 import type { Method } from './methods.ts';
 import { formatMinor } from './money.ts';
+import type { PaymentReason } from './payment-policy.ts';
 import type { Fiat } from './rates.ts';
 
 export type IntentStatus = 'pending' | 'settled' | 'expired' | 'canceled';
@@ -72,7 +73,7 @@ export interface ShownPayment {
   amountMinor: bigint;
   receivedAt: number;
   status: 'credited' | 'held' | 'refunded';
-  reason: 'late' | 'underpaid' | 'overpaid' | 'canceled' | 'after_settlement' | null;
+  reason: PaymentReason | null;
 }
 
 /** What reached an intent: the credited sum and every payment attributed to it, oldest first. */

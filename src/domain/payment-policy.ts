@@ -7,6 +7,12 @@ import { parseDecimal } from './money.ts';
 export interface PaymentPolicy {
   /** An exact payment after expires_at, while the amount is still reserved: settle (default) or hold. */
   latePayments: 'settle' | 'hold';
+  /**
+   * A payment after a priced intent's quote stopped holding (quote.valid_until) settles only when
+   * the operator opts in: otherwise it is held (`quote_expired`) whatever latePayments says, since
+   * settling it would sell the payer the method's currency at a stale rate.
+   */
+  settleExpiredQuotes: boolean;
   /** How short an attributed payment may be and still settle; null: not at all (default). */
   underpaymentTolerance: Tolerance | null;
   /** How far below a pay_amount a short payment may be and still be attributed to it, minor units. */
@@ -19,13 +25,13 @@ export interface PaymentPolicy {
   roundUnitMinor?: bigint | null;
 }
 
-/** Without configured policies: late exact payments settle, no tolerance, no short-payment window. */
-export const DEFAULT_POLICY: PaymentPolicy = { latePayments: 'settle', underpaymentTolerance: null, attributionWindowMinor: 0n };
+/** Without configured policies: late exact payments settle (not after a quote expired), no tolerance, no short-payment window. */
+export const DEFAULT_POLICY: PaymentPolicy = { latePayments: 'settle', settleExpiredQuotes: false, underpaymentTolerance: null, attributionWindowMinor: 0n };
 
 export type Tolerance = { kind: 'percent'; basisPoints: bigint } | { kind: 'absolute'; minor: bigint };
 
 /** Held or credited, why: the merchant-facing vocabulary of a payment row's reason. */
-export type PaymentReason = 'late' | 'underpaid' | 'overpaid' | 'canceled' | 'after_settlement';
+export type PaymentReason = 'late' | 'quote_expired' | 'underpaid' | 'overpaid' | 'canceled' | 'after_settlement';
 
 /**
  * `"1%"` (up to two decimals of a percent) or an absolute amount in the method's unit (`"1.00"`).

@@ -20,9 +20,16 @@ export const FIAT_CODES = Object.keys(FIATS) as Fiat[];
 export const isFiat = (v: unknown): v is Fiat => typeof v === 'string' && Object.hasOwn(FIATS, v);
 
 /**
+ * The range a rate can sensibly take for the currencies payd prices (₹ per SOL is about 10^4,
+ * $ per ₹ about 10^-2): anything outside is a broken or lying source, not a market.
+ */
+const MIN_RATE = 10n ** BigInt(RATE_DECIMALS - 9); // 0.000000001
+const MAX_RATE = 10n ** 9n * SCALE; // 1,000,000,000
+
+/**
  * A source's rate (decimal string, or a JSON number as its shortest exact text) as a scaled
  * bigint; null for anything that is not a plain positive decimal (zero, negative, "NaN", "",
- * exponents, null): such an answer is a source failure, never a rate.
+ * exponents, null) or lies outside 10^-9 … 10^9: such an answer is a source failure, never a rate.
  */
 export function parseRate(raw: unknown): bigint | null {
   let text: string;
@@ -34,7 +41,7 @@ export function parseRate(raw: unknown): bigint | null {
   const frac = m[2] ?? '';
   const r = BigInt(m[1] + frac.slice(0, RATE_DECIMALS).padEnd(RATE_DECIMALS, '0'));
   // Digits past the 18th are dropped (no source sends that many), like derived rates: down.
-  return r > 0n ? r : null;
+  return r >= MIN_RATE && r < MAX_RATE ? r : null;
 }
 
 /** A rate as plain decimal text, trailing zeros trimmed ("83.75", "0.011947"). */
@@ -84,6 +91,41 @@ export function screenOutliers<T extends { rate: bigint }>(readings: readonly T[
   const outliers: T[] = [];
   for (const r of readings) (withinSpread(r.rate, m, maxSpreadPercent) ? kept : outliers).push(r);
   return { kept, outliers, median: m };
+}
+
+/** One source's fresh, trusted reading of a pair, as the rate cache offers it. */
+export interface SourceRate {
+  source: string;
+  rate: bigint;
+  /** When it was fetched (or the source's own time, if older), ms. */
+  at: number;
+}
+
+/**
+ * The pair's rate from its fresh, trusted readings: the median of the ones that agree (within
+ * maxSpreadPercent of the median of all), when at least `required` agree; undefined otherwise,
+ * so one voice alone never prices a pair its operator gave several sources. Named after the
+ * middle source (odd count: its own reading) or the middle two joined by "+" (their mean).
+ */
+export function agreedRate(readings: readonly SourceRate[], required: number, maxSpreadPercent: number): PairRate | undefined {
+  const { kept } = screenOutliers(readings, maxSpreadPercent);
+  if (kept.length < Math.max(1, required)) return undefined;
+  const sorted = [...kept].sort((a, b) => (a.rate < b.rate ? -1 : a.rate > b.rate ? 1 : 0));
+  const mid = sorted.length >> 1;
+  const middle = sorted.length % 2 ? [sorted[mid]] : [sorted[mid - 1], sorted[mid]];
+  const order = (s: SourceRate) => readings.indexOf(s);
+  const source = middle.sort((a, b) => order(a) - order(b)).map((s) => s.source).join('+');
+  return { rate: median(kept.map((k) => k.rate)), source, at: Math.min(...kept.map((k) => k.at)) };
+}
+
+/**
+ * Of one refresh's trusted readings for a pair, those that moved further than maxChangePercent
+ * from the pair's last accepted rate with no other reading of the refresh within
+ * maxSpreadPercent of them: held back until a second source reports the same move.
+ */
+export function unconfirmedJumps<T extends { rate: bigint }>(readings: readonly T[], accepted: bigint | null, maxChangePercent: number, maxSpreadPercent: number): T[] {
+  if (accepted === null) return [];
+  return readings.filter((r) => !withinSpread(r.rate, accepted, maxChangePercent) && !readings.some((o) => o !== r && withinSpread(o.rate, r.rate, maxSpreadPercent)));
 }
 
 /**

@@ -142,7 +142,7 @@ export function createPrometheusMetrics(scrape: ScrapeSources): Metrics & { regi
     });
     new Gauge({
       name: 'payd_rate_outlier',
-      help: 'Fiat pricing: 1 when the source\'s latest rate was too far from the pair\'s median (pricing.maxSpreadPercent) and is ignored.',
+      help: 'Fiat pricing: 1 when the source\'s latest rate is ignored: too far from the pair\'s median (pricing.maxSpreadPercent), or a jump from the last accepted rate no other source confirmed (pricing.maxChangePercent).',
       labelNames: ['pair', 'source'] as const,
       registers,
       async collect() {

@@ -1,6 +1,6 @@
 import { writeTx, type Db } from '../db/open.ts';
 import type { RatesTable } from '../db/schema.ts';
-import { formatRate, parseRate, resolveRate, type Fiat, type PairRate, type QuotedRate } from '../domain/rates.ts';
+import { agreedRate, formatRate, parseRate, resolveRate, type Fiat, type PairRate, type QuotedRate, type SourceRate } from '../domain/rates.ts';
 import type { Clock } from '../domain/ports.ts';
 import type { RateReading } from './source.ts';
 
@@ -21,9 +21,16 @@ export interface PairStatus {
 export interface RateBookOptions {
   db: Db;
   clock: Clock;
-  /** "USDT/INR" → its sources in fallback order (pricing.pairs). */
+  /** "USDT/INR" → its sources (pricing.pairs). */
   pairs: Record<string, readonly string[]>;
   maxAgeSeconds: number;
+  /** Readings further than this from the median of the pair's fresh ones do not count. */
+  maxSpreadPercent: number;
+  /**
+   * Per source, how old its own timestamp may be on a healthy source, seconds, when that is more
+   * than maxAgeSeconds (a daily publication); default maxAgeSeconds.
+   */
+  stampSlackSeconds?: Partial<Record<string, number>>;
   usdtPeg: boolean;
 }
 
@@ -32,8 +39,10 @@ const SNAPSHOT_MS = 1000;
 
 /**
  * The rate cache (the `rates` table): written by the worker leader after each refresh, read
- * by every process. A rate is used only while younger than pricing.maxAgeSeconds, not marked an
- * outlier, and from the first source in the pair's configured order that has one.
+ * by every process. A source's reading counts while it was fetched within pricing.maxAgeSeconds,
+ * its own timestamp (when it sends one) is that recent too (a frozen ticker answers, but not
+ * freshly), and it is not marked an outlier. The pair's rate is the median of the counting
+ * readings that agree, and needs two of them unless the pair is configured with one source.
  */
 export function createRateBook(o: RateBookOptions) {
   const maxAgeMs = o.maxAgeSeconds * 1000;
@@ -55,16 +64,28 @@ export function createRateBook(o: RateBookOptions) {
     return loading;
   }
 
-  /** The usable rate of `pair` now: fresh, not an outlier, first in the configured order. */
+  /** When a row's reading is from: fetched then, or earlier when the source's own time says so. */
+  const readingAt = (row: RatesTable): number => (row.source_at !== null && row.source_at < row.fetched_at! ? row.source_at : row.fetched_at!);
+
+  /** Whether a row's reading is fresh: fetched recently, and dated recently by its source. */
+  function isFresh(row: RatesTable, now: number): boolean {
+    if (row.fetched_at === null || now - row.fetched_at > maxAgeMs) return false;
+    const slackMs = Math.max(maxAgeMs, (o.stampSlackSeconds?.[row.source] ?? 0) * 1000);
+    return row.source_at === null || now - row.source_at <= slackMs;
+  }
+
+  /** The usable rate of `pair` now: the median of its fresh, trusted readings that agree, enough of them. */
   function freshFrom(all: RatesTable[], now: number, pair: string): PairRate | undefined {
-    for (const source of o.pairs[pair] ?? []) {
+    const configured = o.pairs[pair] ?? [];
+    const readings: SourceRate[] = [];
+    for (const source of configured) {
       const row = all.find((r) => r.pair === pair && r.source === source);
-      if (!row || row.rate === null || row.fetched_at === null || row.outlier) continue;
-      if (now - row.fetched_at > maxAgeMs) continue;
+      if (!row || row.rate === null || row.outlier || !isFresh(row, now)) continue;
       const rate = parseRate(row.rate);
-      if (rate !== null) return { rate, source, at: row.fetched_at };
+      if (rate !== null) readings.push({ source, rate, at: readingAt(row) });
     }
-    return undefined;
+    // One source is trusted alone only where the operator listed just that one.
+    return agreedRate(readings, Math.min(2, configured.length), o.maxSpreadPercent);
   }
 
   return {
@@ -76,6 +97,11 @@ export function createRateBook(o: RateBookOptions) {
       const all = await rows();
       const now = o.clock.now();
       return resolveRate(unit, fiat, (pair) => freshFrom(all, now, pair) ?? (o.pairs[pair] ? 'stale' : undefined), o.usdtPeg);
+    },
+
+    /** The rate the pair is quoted at now (the last accepted one while it is fresh); null: none. */
+    async accepted(pair: string): Promise<bigint | null> {
+      return freshFrom(await rows(), o.clock.now(), pair)?.rate ?? null;
     },
 
     /** Writes one refresh's outcomes in one transaction. A failure keeps the previous good rate (until it is too old). */
@@ -114,7 +140,7 @@ export function createRateBook(o: RateBookOptions) {
           ageSeconds: used ? age(used.at) : null,
           sources: sources.map((source) => {
             const row = all.find((r) => r.pair === pair && r.source === source);
-            return { source, rate: row?.rate ?? null, ageSeconds: age(row?.fetched_at ?? null), outlier: row?.outlier === 1, failures: row?.failures ?? 0, error: row?.error ?? null };
+            return { source, rate: row?.rate ?? null, ageSeconds: age(row && row.fetched_at !== null ? readingAt(row) : null), outlier: row?.outlier === 1, failures: row?.failures ?? 0, error: row?.error ?? null };
           }),
         };
       });

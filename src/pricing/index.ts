@@ -12,7 +12,8 @@ import { SOURCE_FACTORIES } from './sources/index.ts';
  * pair lists sources) the refresher the worker leader runs. Nothing is fetched at build time.
  */
 export function createPricing(c: Config['pricing'], d: { db: Db; clock: Clock; log: Logger; fetch?: FetchFn }) {
-  const book = createRateBook({ db: d.db, clock: d.clock, pairs: c.pairs, maxAgeSeconds: c.maxAgeSeconds, usdtPeg: c.usdtPeg });
+  const stampSlackSeconds = Object.fromEntries(Object.entries(SOURCE_FACTORIES).map(([name, f]) => [name, f.stampSlackSeconds]));
+  const book = createRateBook({ db: d.db, clock: d.clock, pairs: c.pairs, maxAgeSeconds: c.maxAgeSeconds, maxSpreadPercent: c.maxSpreadPercent, stampSlackSeconds, usdtPeg: c.usdtPeg });
   const named = new Set(Object.values(c.pairs).flat() as RateSourceName[]);
   const sources = new Map<string, RateSource>();
   for (const name of named) {
@@ -20,7 +21,7 @@ export function createPricing(c: Config['pricing'], d: { db: Db; clock: Clock; l
     const key = s?.apiKey;
     sources.set(name, SOURCE_FACTORIES[name].build({ fetch: d.fetch ?? fetch, baseUrl: (s?.baseUrl ?? SOURCE_FACTORIES[name].baseUrl).replace(/\/+$/, ''), apiKey: key ? () => key.reveal() : undefined }));
   }
-  const refresher = sources.size > 0 ? createRateRefresher({ book, sources, pairs: c.pairs, maxSpreadPercent: c.maxSpreadPercent, clock: d.clock, log: d.log }) : null;
+  const refresher = sources.size > 0 ? createRateRefresher({ book, sources, pairs: c.pairs, maxSpreadPercent: c.maxSpreadPercent, maxChangePercent: c.maxChangePercent, clock: d.clock, log: d.log }) : null;
   return { book, refresher };
 }
 

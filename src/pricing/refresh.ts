@@ -1,4 +1,4 @@
-import { screenOutliers, formatRate } from '../domain/rates.ts';
+import { screenOutliers, formatRate, unconfirmedJumps } from '../domain/rates.ts';
 import type { Clock, Logger } from '../domain/ports.ts';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { RateBook, RateOutcome } from './book.ts';
@@ -6,11 +6,13 @@ import type { RateReading, RateSource } from './source.ts';
 import { RateSourceError } from './source.ts';
 
 export interface RefresherOptions {
-  book: Pick<RateBook, 'record'>;
+  book: Pick<RateBook, 'record' | 'accepted'>;
   /** By name: the sources some pair lists. */
   sources: ReadonlyMap<string, RateSource>;
   pairs: Record<string, readonly string[]>;
   maxSpreadPercent: number;
+  /** A reading this far from the pair's last accepted rate waits for a second source to agree. */
+  maxChangePercent: number;
   clock: Clock;
   log: Logger;
   /** One request's wall-clock limit, ms. */
@@ -21,7 +23,8 @@ export interface RefresherOptions {
  * The worker leader's rate refresh: every source of every pair asked once per round, in
  * parallel, whatever the API traffic (creates only read the cache). A source that answered
  * 429/418 with Retry-After is not asked again before that time. Readings too far from the
- * pair's median are stored as outliers (not used) and logged.
+ * pair's median, and jumps too far from the pair's last accepted rate that no other source of
+ * the same refresh confirms, are stored as outliers (not used) and logged.
  */
 export function createRateRefresher(o: RefresherOptions) {
   const blockedUntil = new Map<string, number>();
@@ -47,15 +50,19 @@ export function createRateRefresher(o: RefresherOptions) {
     for (const pair of Object.keys(o.pairs)) {
       const mine = answers.filter((a) => a.pair === pair);
       const good = mine.flatMap((a) => ('rate' in a.answer ? [{ source: a.source, rate: a.answer.rate, reading: a.answer }] : []));
-      const { outliers, median } = screenOutliers(good, o.maxSpreadPercent);
+      const { kept, outliers, median } = screenOutliers(good, o.maxSpreadPercent);
+      const accepted = await o.book.accepted(pair);
+      const jumps = unconfirmedJumps(kept, accepted, o.maxChangePercent, o.maxSpreadPercent);
       for (const a of mine) {
         if ('error' in a.answer) {
           o.log.warn('rate source failed', { pair, source: a.source, error: a.answer.error });
           outcomes.push({ pair, source: a.source, error: a.answer.error });
           continue;
         }
-        const outlier = outliers.some((x) => x.source === a.source);
-        if (outlier) o.log.warn('rate ignored: too far from the other sources', { pair, source: a.source, rate: formatRate(a.answer.rate), median: median === null ? null : formatRate(median), max_spread_percent: o.maxSpreadPercent });
+        const jump = jumps.some((x) => x.source === a.source);
+        if (jump) o.log.warn('rate held back: moved too far since the last accepted rate, and no other source agrees', { pair, source: a.source, rate: formatRate(a.answer.rate), accepted: accepted === null ? null : formatRate(accepted), max_change_percent: o.maxChangePercent });
+        const outlier = jump || outliers.some((x) => x.source === a.source);
+        if (outlier && !jump) o.log.warn('rate ignored: too far from the other sources', { pair, source: a.source, rate: formatRate(a.answer.rate), median: median === null ? null : formatRate(median), max_spread_percent: o.maxSpreadPercent });
         outcomes.push({ pair, source: a.source, reading: a.answer, outlier });
       }
     }

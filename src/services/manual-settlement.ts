@@ -6,6 +6,20 @@ import type { Clock } from '../domain/ports.ts';
 import type { IntentService } from './intents/index.ts';
 import type { Actor } from './merchants/index.ts';
 import type { PaydLedger } from './ledger/index.ts';
+import { creditedTo, paymentDifference } from './ledger/named-intent.ts';
+import type { Intent } from '../domain/intent.ts';
+
+export interface SettlementPreview {
+  intent: Intent;
+  txRef: string;
+  /** The reference names a payment payd already recorded (its amount is known). */
+  recorded: boolean;
+  amountMinor: bigint;
+  /** What the intent is still due (pay_amount less what is credited). */
+  dueMinor: bigint;
+  /** amountMinor − dueMinor: negative when short; settling needs it confirmed unless 0. */
+  differenceMinor: bigint;
+}
 
 export interface ManualSettlement {
   intent_id: string;
@@ -24,10 +38,10 @@ export interface ManualSettlement {
  */
 export function createManualSettlementService(d: { db: Db; ledger: PaydLedger; intents: Pick<IntentService, 'find'>; methods: MethodRegistry; clock: Clock }) {
   /** The recorded row a reference names: the exact one, or the one row of a TRON transaction stored per Transfer row. */
-  async function recorded(method: Method, ref: string): Promise<{ tx_ref: string } | undefined> {
-    const exact = await d.db.selectFrom('payments').select('tx_ref').where('method', '=', method).where('tx_ref', '=', ref).executeTakeFirst();
+  async function recorded(method: Method, ref: string): Promise<{ tx_ref: string; amount_minor: string | number | bigint } | undefined> {
+    const exact = await d.db.selectFrom('payments').select(['tx_ref', 'amount_minor']).where('method', '=', method).where('tx_ref', '=', ref).executeTakeFirst();
     if (exact || !d.methods.of(method).txRef.rowKeyed || ref.includes(':')) return exact;
-    const rows = await d.db.selectFrom('payments').select(['tx_ref', 'status', 'intent_id']).where('method', '=', method).where('tx_ref', 'like', `${ref}:%`).execute();
+    const rows = await d.db.selectFrom('payments').select(['tx_ref', 'amount_minor', 'status', 'intent_id']).where('method', '=', method).where('tx_ref', 'like', `${ref}:%`).execute();
     const settled = rows.find((r) => r.status === 'matched');
     if (settled) throw new PaydError('CONFLICT', `transaction ${ref} already settled intent ${settled.intent_id ?? '(unknown)'}`);
     if (rows.length > 1) {
@@ -36,15 +50,35 @@ export function createManualSettlementService(d: { db: Db; ledger: PaydLedger; i
     return rows[0];
   }
 
+  /** The intent and the reference as the method spells it, and the recorded payment it names, if any. */
+  async function named(input: { intentId: string; txRef: string }) {
+    const row = await d.intents.find(input.intentId);
+    if (!row) throw new PaydError('NOT_FOUND', `no payment intent ${input.intentId}`);
+    const rules = d.methods.of(row.method).txRef;
+    const ref = normalizeTxRef(rules, input.txRef);
+    if (!ref) throw new PaydError('INVALID_REQUEST', `--tx must be a ${rules.noun} of at most 200 characters`);
+    const known = await recorded(row.method, ref);
+    return { row, ref, known };
+  }
+
   return {
-    async settle(input: { intentId: string; txRef: string; note?: string; actor?: Actor }): Promise<ManualSettlement> {
-      const row = await d.intents.find(input.intentId);
-      if (!row) throw new PaydError('NOT_FOUND', `no payment intent ${input.intentId}`);
+    /**
+     * What a manual settlement would settle with, before the operator confirms it: the payment's
+     * own amount (a recorded one's; an unrecorded reference is taken as paying what is due) and
+     * its difference from what the intent is still due (negative: short). Only for wording the
+     * question: `settle` checks the difference again in its transaction.
+     */
+    async preview(input: { intentId: string; txRef: string }): Promise<SettlementPreview> {
+      const { row, ref, known } = await named(input);
+      const dueMinor = row.payAmountMinor - (await creditedTo(d.db, row.id));
+      const amountMinor = known ? BigInt(known.amount_minor) : dueMinor;
+      return { intent: row, txRef: known?.tx_ref ?? ref, recorded: known !== undefined, amountMinor, dueMinor, differenceMinor: paymentDifference(amountMinor, dueMinor).minor };
+    },
+
+    async settle(input: { intentId: string; txRef: string; note?: string; actor?: Actor; acceptDifference?: boolean }): Promise<ManualSettlement> {
+      const { row, ref, known } = await named(input);
       const method = row.method;
       const rules = d.methods.of(method).txRef;
-      const ref = normalizeTxRef(rules, input.txRef);
-      if (!ref) throw new PaydError('INVALID_REQUEST', `--tx must be a ${rules.noun} of at most 200 characters`);
-      const known = await recorded(method, ref);
       const txRef = known?.tx_ref ?? ref;
       const now = d.clock.now();
       const outcome = await d.ledger.ingestWith(
@@ -61,7 +95,7 @@ export function createManualSettlementService(d: { db: Db; ledger: PaydLedger; i
           evidence: { note: input.note ?? null },
         },
         undefined,
-        { intentId: row.id, note: input.note, actor: input.actor },
+        { intentId: row.id, note: input.note, actor: input.actor, acceptDifference: input.acceptDifference },
       );
       if (outcome.kind !== 'settled') throw new PaydError('CONFLICT', `not settled: ${outcome.kind}`);
       return { intent_id: row.id, tx_ref: txRef, payment_id: outcome.paymentId, linked: known !== undefined };

@@ -389,7 +389,7 @@ export interface components {
                 /** @enum {string} */
                 currency: "INR" | "USD" | "EUR";
             };
-            /** @description The locked rate the price was converted at (only with price). A payment after valid_until is late: the intent expires then. */
+            /** @description The locked rate the price was converted at (only with price). The intent expires then; a payment after valid_until is held (reason quote_expired) unless the method is configured to settle it late. */
             quote?: {
                 /** @description Price currency per 1 unit of the method's currency (83.75: ₹83.75 per USDT). */
                 rate: number;
@@ -471,7 +471,7 @@ export interface components {
                 /** @enum {string} */
                 currency: "INR" | "USD" | "EUR";
             };
-            /** @description The locked rate the price was converted at (only with price). A payment after valid_until is late: the intent expires then. */
+            /** @description The locked rate the price was converted at (only with price). The intent expires then; a payment after valid_until is held (reason quote_expired) unless the method is configured to settle it late. */
             quote?: {
                 /** @description Price currency per 1 unit of the method's currency (83.75: ₹83.75 per USDT). */
                 rate: number;
@@ -511,10 +511,10 @@ export interface components {
              */
             status: "credited" | "held" | "refunded";
             /**
-             * @description Why it is held, or what to look at on a credited one: late (after expires_at), underpaid, overpaid (refund the difference), canceled (the intent was), after_settlement (the intent was already paid).
+             * @description Why it is held, or what to look at on a credited one: late (after expires_at), quote_expired (after a priced intent's quote.valid_until: the rate no longer holds), underpaid, overpaid (refund the difference), canceled (the intent was), after_settlement (the intent was already paid).
              * @enum {string|null}
              */
-            reason: "late" | "underpaid" | "overpaid" | "canceled" | "after_settlement" | null;
+            reason: "late" | "quote_expired" | "underpaid" | "overpaid" | "canceled" | "after_settlement" | null;
         };
         /** @description The data of payment.held and payment.refunded. */
         HeldPayment: {
@@ -523,7 +523,7 @@ export interface components {
             transaction_hash: string;
             amount: number;
             /** @enum {string} */
-            reason: "late" | "underpaid" | "overpaid" | "canceled" | "after_settlement";
+            reason: "late" | "quote_expired" | "underpaid" | "overpaid" | "canceled" | "after_settlement";
         };
         /** @description The intent, plus what was unusual about the payment that settled it. */
         PaymentSuccess: {
@@ -588,7 +588,7 @@ export interface components {
                 /** @enum {string} */
                 currency: "INR" | "USD" | "EUR";
             };
-            /** @description The locked rate the price was converted at (only with price). A payment after valid_until is late: the intent expires then. */
+            /** @description The locked rate the price was converted at (only with price). The intent expires then; a payment after valid_until is held (reason quote_expired) unless the method is configured to settle it late. */
             quote?: {
                 /** @description Price currency per 1 unit of the method's currency (83.75: ₹83.75 per USDT). */
                 rate: number;
@@ -606,17 +606,24 @@ export interface components {
                 valid_until: string;
             };
             /**
-             * @description Paid after expires_at while the amount was still reserved (latePayments: settle).
+             * @description Paid after expires_at while the amount was still reserved (latePayments: settle), or after a quote the method settles late (settleExpiredQuotes).
              * @constant
              */
             late?: true;
-            /** @description Settled short, within underpaymentTolerance or by your accept, by this much. */
+            /** @description Settled short, within underpaymentTolerance, by your accept or by the operator, by this much: the order is not paid in full. */
             underpaid_by?: number;
+            /** @description Settled by a payment above what was due (an accepted one, or one the operator assigned), by this much: refund the difference. */
+            overpaid_by?: number;
             /**
-             * @description Settled by an accept of a held payment.
+             * @description Settled because a person accepted the payment: a held payment accepted, or a payment the operator assigned by hand that differs from pay_amount.
              * @constant
              */
             accepted?: true;
+            /**
+             * @description Who accepted it (with accepted): you over the API, or the payd operator (CLI or console).
+             * @enum {string}
+             */
+            settled_by?: "merchant" | "operator";
         };
         Event: {
             /** @description The event id: the webhook-id header of its webhook. */

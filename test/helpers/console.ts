@@ -19,12 +19,15 @@ export interface ConsoleApp {
   close(): Promise<void>;
 }
 
-/** A sandbox payd (HTTP only, no workers) on 127.0.0.1 with the console on; `server` adds server keys. */
-export async function startConsoleApp(server: Record<string, unknown> = {}): Promise<ConsoleApp> {
+/**
+ * A sandbox payd (HTTP only, no workers) on 127.0.0.1 with the console on; `server` adds server
+ * keys; `store`: the keys a test store adds (test/helpers/stores.ts; default: a SQLite file).
+ */
+export async function startConsoleApp(server: Record<string, unknown> = {}, store: { database?: unknown; server?: Record<string, unknown> } = {}): Promise<ConsoleApp> {
   const dir = mkdtempSync(join(tmpdir(), 'payd-console-'));
   const clock = shiftableClock();
   // The per-IP limit is off: every page, asset and request of a browser run comes from 127.0.0.1.
-  const config = parseConfig({ database: { file: join(dir, 'payd.sqlite') }, server: { host: '127.0.0.1', port: 0, publicRateLimit: { perSecond: 0, burst: 1 }, console: { enabled: true }, ...server } }, dir);
+  const config = parseConfig({ database: store.database ?? { file: join(dir, 'payd.sqlite') }, server: { host: '127.0.0.1', port: 0, publicRateLimit: { perSecond: 0, burst: 1 }, console: { enabled: true }, ...store.server, ...server } }, dir);
   const app = await createApp({ config, sandbox: true, clock, random: systemRandom, log: silentLogger() });
   try {
     await app.start({ http: true, workers: false });

@@ -22,6 +22,8 @@ test('a USDT intent priced in rupees shows "â‚¹1,999.00 = 23.87 USDT at 83.75 â‚
   // Created at 14:02 UTC tomorrow: the quote holds the intent's lifetime (30 min), to 14:32.
   const d = new Date(Date.now() + 86_400_000);
   co.clock.advance(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate(), 14, 2) - co.clock.now());
+  // CoinDCX stamps its ticker with that time too: payd judges a rate's age by the source's own clock as well.
+  fakes.sources.coindcx.state.sourceAt = co.clock.now();
   await co.app.pricing.refresher!.refreshOnce(new AbortController().signal);
   const creds = await co.app.merchants.create({ name: 'Chai Corner' });
   const created = await co.app.intents.create(await co.app.merchants.get(creds.client_id), { price: { amount: 1999, currency: 'INR' }, currency: 'USDT_TRC20', order_id: 'ORD-1999' });

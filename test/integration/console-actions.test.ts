@@ -26,7 +26,11 @@ test('assign an unmatched payment, and every merchant action: done, audited as c
   const page = await (await fetch(`${base}/console/payments`, { headers: { cookie: s.cookie } })).text();
   assert.match(page, /512345678901/);
 
-  const assigned = await post('/console/payments/assign', { tx_ref: unmatched.tx_ref, intent_id: intent.intent_id, note: 'customer sent the wrong amount' });
+  // ₹123.45 for a ₹500 intent: a confirm step first (test/integration/manual-settle-difference.test.ts), then settled.
+  const asked = await post('/console/payments/assign', { tx_ref: unmatched.tx_ref, intent_id: intent.intent_id, note: 'customer sent the wrong amount' });
+  assert.equal(asked.status, 200);
+  assert.match(await asked.text(), /less than/);
+  const assigned = await post('/console/payments/assign', { tx_ref: unmatched.tx_ref, intent_id: intent.intent_id, note: 'customer sent the wrong amount', accept_difference: '1' });
   const body = assigned.status === 303 ? '' : await assigned.text();
   assert.equal(assigned.status, 303, body);
   assert.equal(assigned.headers.get('location'), `/console/intents/${intent.intent_id}?done=assigned`);
@@ -47,7 +51,7 @@ test('assign an unmatched payment, and every merchant action: done, audited as c
   assert.equal((await app.merchants.get(clientId!)).status, 'revoked');
 
   // A service refusal is a page saying why, and changes nothing.
-  const again = await post('/console/payments/assign', { tx_ref: unmatched.tx_ref, intent_id: intent.intent_id });
+  const again = await post('/console/payments/assign', { tx_ref: unmatched.tx_ref, intent_id: intent.intent_id, accept_difference: '1' });
   assert.equal(again.status, 409);
   assert.match(await again.text(), /already settled|not settled|cannot be settled/);
 

@@ -27,7 +27,10 @@ forEachStore((store) => {
     const seen = await p.app.ledger.ingest({ method: 'UPI', receiver: 'shop@hdfcbank', amountMinor: 24850n, txRef: '612345678901', occurredAt: now, observedAt: now, source: 'imap' });
     assert.equal(seen.kind, 'unmatched');
 
-    const r = await p.app.settlement.settle({ intentId: a, txRef: ' UTR 6123 4567 8901 ', note: 'short by 50 paise, accepted' });
+    // Short of what the intent is due: refused unless the operator confirms the difference (checked in the settling transaction).
+    await assert.rejects(p.app.settlement.settle({ intentId: a, txRef: '612345678901' }), (e: any) => e.code === 'CONFLICT' && /248\.50 UPI, 1\.51 UPI less than the 250\.01 UPI/.test(e.message));
+    assert.equal((await p.app.intents.get(a)).status, 'pending');
+    const r = await p.app.settlement.settle({ intentId: a, txRef: ' UTR 6123 4567 8901 ', note: 'short by 50 paise, accepted', acceptDifference: true });
     assert.deepEqual(r, { intent_id: a, tx_ref: '612345678901', payment_id: (seen as { paymentId: string }).paymentId, linked: true });
     const settled = await p.app.intents.get(a);
     assert.equal(settled.status, 'settled');
@@ -63,11 +66,11 @@ forEachStore((store) => {
     const a = await intent('USDT_TRC20', 10, 'A');
     const txid = 'cd'.repeat(32);
     const now = Date.now();
-    // 8.99 for 10: beyond the 1 USDT attribution window, kept unmatched.
+    // 8.99 for 10.01: beyond the 1 USDT attribution window, kept unmatched.
     const row = `${txid}:TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf:8990000`;
     const seen = await p.app.ledger.ingest({ method: 'USDT_TRC20', receiver: RECEIVERS.USDT_TRC20, amountMinor: 8_990_000n, txRef: row, txHash: txid, occurredAt: now, observedAt: now, source: 'trongrid' });
     assert.equal(seen.kind, 'unmatched');
-    const r = await p.app.settlement.settle({ intentId: a, txRef: `0X${txid.toUpperCase()}` });
+    const r = await p.app.settlement.settle({ intentId: a, txRef: `0X${txid.toUpperCase()}`, acceptDifference: true });
     assert.deepEqual([r.tx_ref, r.linked], [row, true]);
     assert.equal((await p.app.intents.get(a)).transaction_hash, txid, 'the merchant sees the transaction id');
     assert.equal((await p.app.payments.forIntent(a)).length, 1, 'no second payment row for the same transfer');

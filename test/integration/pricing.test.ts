@@ -4,11 +4,13 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { payd } from '../helpers/cli.ts';
 import { startPayd, testClock, type PaydHarness, type TestClock } from '../helpers/payd.ts';
+import { createResponseChecker } from '../helpers/openapi.ts';
 import { forEachStore, type TestStore } from '../helpers/stores.ts';
 import { startFakeRateSources, type FakeSourceName } from '../fakes/rates/server.ts';
 
 // Intents priced in INR/USD/EUR, converted at a locked quote from rate sources the
 // worker leader refreshes (here: fakes of each source on loopback, refreshed by hand).
+const checker = createResponseChecker();
 let fakes: Awaited<ReturnType<typeof startFakeRateSources>>;
 const RATES: Partial<Record<FakeSourceName, Record<string, string>>> = {
   coindcx: { 'USDT/INR': '83.75' },
@@ -31,15 +33,17 @@ function pricingConfig() {
     maxAgeSeconds: MAX_AGE_S,
     refreshSeconds: 3600,
     maxSpreadPercent: 3,
+    maxChangePercent: 5,
     quoteSeconds: 600,
     pairs: { 'USDT/INR': ['coindcx', 'wazirx', 'coingecko'], 'SOL/USD': ['kraken', 'coinbase', 'binance'], 'USD/INR': ['frankfurter'], 'USD/EUR': ['frankfurter'] },
     sources,
   };
 }
 
-async function start(store: TestStore, clock: TestClock, extra: { workers?: boolean } = {}): Promise<PaydHarness> {
+async function start(store: TestStore, clock: TestClock, extra: { workers?: boolean; pairs?: Record<string, string[]> } = {}): Promise<PaydHarness> {
   for (const f of Object.values(fakes.sources)) f.set('ok');
-  return startPayd({ config: { ...(await store.config()), pricing: pricingConfig() }, clock, workers: extra.workers ?? false });
+  const pricing = { ...pricingConfig(), ...(extra.pairs ? { pairs: extra.pairs } : {}) };
+  return startPayd({ config: { ...(await store.config()), pricing }, clock, workers: extra.workers ?? false });
 }
 
 const refresh = (p: PaydHarness) => p.app.pricing.refresher!.refreshOnce(new AbortController().signal);
@@ -125,7 +129,7 @@ forEachStore((store) => {
     }
   });
 
-  test('primary source down: the next one in order; all down: 503 RATE_UNAVAILABLE (other methods unaffected); recovered', async (t) => {
+  test('a source down: the median of the others; all down: 503 RATE_UNAVAILABLE (other methods unaffected); recovered', async (t) => {
     const clock = testClock(Date.parse('2026-11-26T09:00:00.000Z'));
     const p = await start(store, clock);
     t.after(() => p.close());
@@ -136,7 +140,7 @@ forEachStore((store) => {
     await refresh(p);
     assert.equal((await priced()).body.quote.source, 'coindcx');
 
-    // CoinDCX down (502 page): its last rate serves until it is older than maxAgeSeconds, then WazirX's.
+    // CoinDCX down (502 page): its last rate counts until it is older than maxAgeSeconds, then the median of the other two.
     fakes.sources.coindcx.set('down');
     clock.advance(60_000);
     await refresh(p);
@@ -144,7 +148,8 @@ forEachStore((store) => {
     clock.advance(MAX_AGE_S * 1000);
     await refresh(p);
     const fallback = await priced();
-    assert.deepEqual([fallback.body.quote.source, fallback.body.quote.rate, fallback.body.amount], ['wazirx', 83.8, 23.86]);
+    // (83.80 + 83.70) / 2 = 83.75: ₹1,999 → 23.87 USDT.
+    assert.deepEqual([fallback.body.quote.source, fallback.body.quote.rate, fallback.body.amount], ['wazirx+coingecko', 83.75, 23.87]);
 
     // Every USDT/INR source down (502, 429 with Retry-After, CoinGecko's 500): no rate, never a stale one.
     fakes.sources.wazirx.set('rate-limited');
@@ -182,7 +187,7 @@ forEachStore((store) => {
     assert.equal((await fetch(`${p.url}/readyz`).then((r) => r.json()) as { rates?: unknown }).rates, undefined);
   });
 
-  test('a source gone wild (30 % off the others) is ignored and the next trusted one is used; a zero rate is a failure', async (t) => {
+  test('a source gone wild (30 % off the others) is ignored and the median of the others used; a zero rate is a failure', async (t) => {
     const clock = testClock(Date.parse('2026-11-26T09:00:00.000Z'));
     const p = await start(store, clock);
     t.after(() => p.close());
@@ -191,42 +196,149 @@ forEachStore((store) => {
     t.after(() => void (fakes.sources.kraken.state.rates['SOL/USD'] = '150.00000'));
     await refresh(p);
     const r = await create(p, m.headers, { price: { amount: 150.1, currency: 'USD' }, currency: 'SOL', order_id: 'wild' });
-    assert.deepEqual([r.body.quote.source, r.body.quote.rate, r.body.amount], ['coinbase', 150.1, 1]);
+    // (150.10 + 149.95) / 2 = 150.025: $150.10 → 1.000499… → 1.0005 SOL.
+    assert.deepEqual([r.body.quote.source, r.body.quote.rate, r.body.amount], ['coinbase+binance', 150.025, 1.0005]);
     const kraken = (await p.app.pricing.book.status()).find((s) => s.pair === 'SOL/USD')!.sources[0];
     assert.deepEqual([kraken.source, kraken.outlier], ['kraken', true]);
 
-    // CoinDCX answering "0": a failure (never a zero rate): once its last good rate is too old, WazirX's is used.
+    // CoinDCX answering "0": a failure (never a zero rate): once its last good rate is too old, the other two's median.
     fakes.sources.coindcx.set('zero');
     clock.advance(MAX_AGE_S * 1000 + 1000);
     await refresh(p);
     assert.match((await p.app.pricing.book.status()).find((s) => s.pair === 'USDT/INR')!.sources[0].error ?? '', /not a positive decimal rate: "0"/);
     const z = await create(p, m.headers, { price: { amount: 1999, currency: 'INR' }, currency: 'USDT_TRC20', order_id: 'zero' });
-    assert.deepEqual([z.status, z.body.quote.source], [200, 'wazirx']);
+    assert.deepEqual([z.status, z.body.quote.source], [200, 'wazirx+coingecko']);
   });
 
-  test('a payment after valid_until is a late payment at the quoted amount, never re-priced; before it, the quoted pay_amount settles', async (t) => {
+  test('one source answers 502 while the other goes wild (999999999): no quote at the wild rate; a jump two sources agree on is taken', async (t) => {
+    const clock = testClock(Date.parse('2026-11-26T09:00:00.000Z'));
+    const p = await start(store, clock, { pairs: { 'USDT/INR': ['coindcx', 'wazirx'] } });
+    t.after(() => p.close());
+    const m = await p.merchant();
+    let n = 0;
+    const priced = () => create(p, m.headers, { price: { amount: 1999, currency: 'INR' }, currency: 'USDT_TRC20', order_id: `w-${n++}` });
+    await refresh(p);
+    // Two fresh sources: their median (83.75 and 83.80 → 83.775).
+    const first = await priced();
+    assert.deepEqual([first.status, first.body.quote.rate, first.body.quote.source, first.body.amount], [200, 83.775, 'coindcx+wazirx', 23.87]);
+
+    // A minute later WazirX is down (502) and CoinDCX says 999999999: ₹1,999 must never be quoted as 0.01 USDT.
+    clock.advance(60_000);
+    fakes.sources.wazirx.set('down');
+    fakes.sources.coindcx.state.rates['USDT/INR'] = '999999999';
+    t.after(() => void (fakes.sources.coindcx.state.rates['USDT/INR'] = '83.75'));
+    await refresh(p);
+    const wild = await priced();
+    assert.deepEqual([wild.status, wild.body.code], [503, 'RATE_UNAVAILABLE'], wild.text);
+    const coindcx = (await p.app.pricing.book.status()).find((s) => s.pair === 'USDT/INR')!.sources[0];
+    assert.deepEqual([coindcx.source, coindcx.rate, coindcx.outlier], ['coindcx', '999999999', true]);
+    // WazirX back with its rate, CoinDCX still wild: they disagree, still no quote.
+    fakes.sources.wazirx.set('ok');
+    clock.advance(60_000);
+    await refresh(p);
+    assert.equal((await priced()).status, 503);
+
+    // A real move beyond maxChangePercent (5 %) that both sources report is taken at once.
+    fakes.sources.coindcx.state.rates['USDT/INR'] = '92.00';
+    fakes.sources.wazirx.state.rates['USDT/INR'] = '92.10';
+    t.after(() => void (fakes.sources.wazirx.state.rates['USDT/INR'] = '83.80'));
+    clock.advance(60_000);
+    await refresh(p);
+    const moved = await priced();
+    assert.deepEqual([moved.status, moved.body.quote.rate], [200, 92.05], moved.text);
+    // One source alone jumping 10 % from the accepted 92.05 is held back while the other is down.
+    fakes.sources.wazirx.set('down');
+    fakes.sources.coindcx.state.rates['USDT/INR'] = '101.50';
+    clock.advance(60_000);
+    await refresh(p);
+    assert.equal((await priced()).status, 503, 'a lone jump is not quoted');
+    assert.equal((await p.app.pricing.book.status()).find((s) => s.pair === 'USDT/INR')!.sources[0].outlier, true);
+  });
+
+  test('a frozen ticker is stale by its own timestamp; a lone source is refused unless its pair is configured with one source', async (t) => {
     const clock = testClock(Date.parse('2026-11-26T09:00:00.000Z'));
     const p = await start(store, clock);
     t.after(() => p.close());
     const m = await p.merchant();
+    let n = 0;
+    const priced = () => create(p, m.headers, { price: { amount: 1999, currency: 'INR' }, currency: 'USDT_TRC20', order_id: `f-${n++}` });
+    // WazirX answers every time, but its own time says the price is from 10 minutes ago (maxAgeSeconds 300).
+    fakes.sources.wazirx.state.sourceAt = clock.now() - 600_000;
+    t.after(() => void delete fakes.sources.wazirx.state.sourceAt);
     await refresh(p);
-    const price = { amount: 1999, currency: 'INR' };
-    const a = await create(p, m.headers, { price, currency: 'USDT_TRC20', order_id: 'a' });
-    const b = await create(p, m.headers, { price, currency: 'USDT_TRC20', order_id: 'b' });
-    assert.deepEqual([a.body.pay_amount, b.body.pay_amount], [23.87, 23.88]);
-    const validUntil = Date.parse(a.body.quote.valid_until);
-    const pay = (amountMinor: bigint, txRef: string, at: number) =>
-      p.app.ledger.ingest({ method: 'USDT_TRC20', receiver: a.body.payment_address, amountMinor, txRef, occurredAt: at, observedAt: at, source: 'trongrid' });
-    clock.set(validUntil + 1000);
-    // A late payment (latePayments "settle", the default): the quoted pay_amount settles, marked late; the quote is kept.
-    const late = await pay(23_870_000n, 'aa'.repeat(32), validUntil + 1000);
-    assert.equal(late.kind, 'settled');
-    const lateView = (await p.api('GET', `/api/v1/intents/${a.body.intent_id}`, { headers: m.headers })).body;
-    assert.deepEqual([lateView.status, lateView.amount, lateView.quote.rate, lateView.payments[0].reason], ['settled', 23.87, 83.75, 'late']);
-    const inTime = await pay(23_880_000n, 'bb'.repeat(32), validUntil - 1000);
-    assert.equal(inTime.kind, 'settled');
-    const settled = await p.api('GET', `/api/v1/intents/${b.body.intent_id}`, { headers: m.headers });
-    assert.deepEqual([settled.body.status, settled.body.amount, settled.body.quote.rate], ['settled', 23.87, 83.75]);
+    const two = await priced();
+    // The median of the two fresh sources (83.75, 83.70); the frozen 83.80 takes no part.
+    assert.deepEqual([two.status, two.body.quote.rate, two.body.quote.source], [200, 83.725, 'coindcx+coingecko'], two.text);
+    const wazirx = (await p.app.pricing.book.status()).find((s) => s.pair === 'USDT/INR')!.sources[1];
+    assert.equal(wazirx.source, 'wazirx');
+    assert.ok(wazirx.ageSeconds !== null && wazirx.ageSeconds >= 600, 'its age is its own time');
+
+    // CoinGecko frozen too: CoinDCX alone for a pair configured with three sources is refused.
+    fakes.sources.coingecko.state.sourceAt = clock.now() - 600_000;
+    t.after(() => void delete fakes.sources.coingecko.state.sourceAt);
+    clock.advance(60_000);
+    await refresh(p);
+    const lone = await priced();
+    assert.deepEqual([lone.status, lone.body.code], [503, 'RATE_UNAVAILABLE'], lone.text);
+    // A pair the operator configured with one source on purpose (USD/INR: frankfurter) is quoted from it.
+    const upiUsd = await create(p, m.headers, { price: { amount: 10, currency: 'USD' }, currency: 'UPI', order_id: 'upi-usd' });
+    assert.deepEqual([upiUsd.status, upiUsd.body.quote.source], [200, 'frankfurter']);
+  });
+
+  test('a payment after the quote expired is held (quote_expired), whatever latePayments says; a method that opts in settles it late', async (t) => {
+    const clock = testClock(Date.parse('2026-11-26T09:00:00.000Z'));
+    // latePayments "settle" is the default; it says nothing about a quote that no longer holds.
+    const p = await start(store, clock);
+    t.after(() => p.close());
+    const m = await p.merchant();
+    await refresh(p);
+    const price = { amount: 10000, currency: 'INR' };
+    const late = await create(p, m.headers, { price, currency: 'SOL', order_id: 'late' });
+    const inTime = await create(p, m.headers, { price, currency: 'SOL', order_id: 'in-time' });
+    assert.equal(late.status, 200, late.text);
+    const validUntil = Date.parse(late.body.quote.valid_until);
+    const pay = (intent: any, txRef: string, at: number) =>
+      p.app.ledger.ingest({ method: 'SOL', receiver: intent.payment_address, amountMinor: BigInt(Math.round(intent.pay_amount * 1e9)), txRef, occurredAt: at, observedAt: at, source: 'solana', references: [intent.reference] });
+
+    // Paid 20 hours after the quote: held on its intent, never settled at the old rate.
+    clock.set(validUntil + 20 * 3600_000);
+    assert.equal((await pay(late.body, 'late-sig', validUntil + 20 * 3600_000)).kind, 'held');
+    const view = (await p.api('GET', `/api/v1/intents/${late.body.intent_id}`, { headers: m.headers })).body;
+    assert.deepEqual([view.status, view.payments[0].status, view.payments[0].reason], ['expired', 'held', 'quote_expired']);
+    const events = await p.app.events.forIntent(late.body.intent_id);
+    const held = events.find((e) => e.type === 'payment.held');
+    assert.ok(held, 'payment.held sent');
+    const body = (await p.app.events.show(held.event_id)).body as { data: { reason: string } };
+    assert.equal(body.data.reason, 'quote_expired');
+    assert.equal(checker.checkWebhook(body), undefined, 'payment.held with quote_expired matches the OpenAPI document');
+    assert.equal(events.some((e) => e.type === 'payment.success'), false);
+    // The operator's list of held payments names the reason.
+    const listed = await p.app.heldPayments.listPayments({ status: 'held', limit: 10 });
+    assert.deepEqual(listed.items.map((x) => [x.intentId, x.reason]), [[late.body.intent_id, 'quote_expired']]);
+    // A payment inside the quote settles as before.
+    assert.equal((await pay(inTime.body, 'in-time-sig', validUntil - 1000)).kind, 'settled');
+    // Accepting the held payment (the merchant's decision at the old rate) settles it.
+    const accepted = await p.api('POST', `/api/v1/intents/${late.body.intent_id}/payments/late-sig/accept`, { headers: m.headers });
+    assert.equal(accepted.status, 200, accepted.text);
+    assert.equal(accepted.body.status, 'settled');
+  });
+
+  test('methods.<M>.settleExpiredQuotes: true settles a payment after the quote, marked late', async (t) => {
+    const clock = testClock(Date.parse('2026-11-26T09:00:00.000Z'));
+    const { baseConfig } = await import('../helpers/payd.ts');
+    const sol = { ...(baseConfig('/nonexistent').methods as Record<string, any>).SOL, settleExpiredQuotes: true };
+    for (const f of Object.values(fakes.sources)) f.set('ok');
+    const p = await startPayd({ config: { ...(await store.config()), pricing: pricingConfig(), methods: { SOL: sol } }, clock, workers: false });
+    t.after(() => p.close());
+    const m = await p.merchant();
+    await refresh(p);
+    const intent = (await create(p, m.headers, { price: { amount: 10000, currency: 'INR' }, currency: 'SOL', order_id: 'opted-in' })).body;
+    const at = Date.parse(intent.quote.valid_until) + 20 * 3600_000;
+    clock.set(at);
+    const r = await p.app.ledger.ingest({ method: 'SOL', receiver: intent.payment_address, amountMinor: BigInt(Math.round(intent.pay_amount * 1e9)), txRef: 'opted-in-sig', occurredAt: at, observedAt: at, source: 'solana', references: [intent.reference] });
+    assert.equal(r.kind, 'settled');
+    const view = (await p.api('GET', `/api/v1/intents/${intent.intent_id}`, { headers: m.headers })).body;
+    assert.deepEqual([view.status, view.payments[0].reason, view.quote.rate], ['settled', 'late', 12600]);
   });
 });
 

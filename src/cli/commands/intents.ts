@@ -1,5 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { PaydError } from '../../domain/errors.ts';
+import { formatMinor, formatMinorFixed } from '../../domain/money.ts';
 import { builtinMethods } from '../../methods/registry.ts';
 import { confirmed, withApp, type CliEnv } from '../context.ts';
 import { printJson, printRecord, printTable } from '../output.ts';
@@ -57,16 +58,27 @@ export function intentCommands(program: Command, e: CliEnv): void {
   leaf(i.command('settle <intent_id>').description('settle a pending intent by hand (audited; sends payment.success; asks first on a terminal)'))
     .requiredOption('--tx <ref>', 'the transaction reference (UTR, tx hash, signature)')
     .option('--note <text>', 'why (kept in the audit log)')
-    .option('--yes', 'do not ask for confirmation')
+    .option('--accept-difference', 'settle even though the recorded payment is short of (or above) what the intent is due; payment.success then carries underpaid_by (or overpaid_by)')
+    .option('--yes', 'do not ask for confirmation (a difference still needs --accept-difference)')
     .action((id: string, o: Opts, cmd: Command) =>
       withApp(cmd.optsWithGlobals(), e, async (app) => {
+        // Only to word the question; the settlement itself is the one service call below, which checks the difference again.
+        const preview = await app.settlement.preview({ intentId: id, txRef: String(o.tx) });
+        const decimals = app.methods.of(preview.intent.method).rules.decimals;
+        const amount = (minor: bigint) => `${formatMinorFixed(minor < 0n ? -minor : minor, decimals)} ${preview.intent.method}`;
+        const diff = preview.differenceMinor;
+        const differs = diff !== 0n ? `a payment of ${amount(preview.amountMinor)}, ${amount(diff)} ${diff < 0n ? 'less' : 'more'} than the ${amount(preview.dueMinor)} it is due` : null;
+        let acceptDifference = Boolean(o.acceptDifference);
         if (!o.yes && e.interactive) {
-          // Only to word the question; the settlement itself is the one service call below.
-          const view = await app.intents.get(id);
-          const question = `Settle ${view.currency} ${view.pay_amount.text} (order ${view.order_id}) with ${String(o.tx).trim()}? The merchant gets payment.success.`;
+          const question = differs
+            ? `Settle intent ${id} (order ${preview.intent.orderId}) with ${differs}? The merchant gets payment.success with ${diff < 0n ? 'underpaid_by' : 'overpaid_by'} ${amount(diff)}.`
+            : `Settle ${preview.intent.method} ${formatMinor(preview.amountMinor, decimals)} (order ${preview.intent.orderId}) with ${preview.txRef}? The merchant gets payment.success.`;
           if (!(await confirmed(e, o.yes, question))) throw new PaydError('CONFLICT', 'not settled: not confirmed');
+          acceptDifference = true;
+        } else if (differs && !acceptDifference) {
+          throw new PaydError('CONFLICT', `not settled: ${preview.txRef} is ${differs}; to settle the intent with it anyway, add --accept-difference`);
         }
-        const r = await app.settlement.settle({ intentId: id, txRef: String(o.tx), note: o.note as string | undefined });
+        const r = await app.settlement.settle({ intentId: id, txRef: String(o.tx), note: o.note as string | undefined, acceptDifference });
         e.io.out(`settled ${r.intent_id} with ${r.tx_ref}${r.linked ? ` (linked the recorded payment ${r.payment_id})` : ''}; payment.success queued`);
       }, { id }),
     );

@@ -34,6 +34,7 @@ export interface PageInput {
 /** Why a payment is held, in a shopper's words. */
 const HELD_WHY: Record<NonNullable<ShownPayment['reason']>, string> = {
   late: 'after this payment request had expired',
+  quote_expired: 'after the quoted exchange rate had expired',
   underpaid: 'less than the amount asked',
   overpaid: 'more than the amount asked',
   canceled: 'after this payment request was canceled',

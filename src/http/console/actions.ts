@@ -7,12 +7,13 @@ import type { ManualSettlementService } from '../../services/manual-settlement.t
 import { htmlPage, seeOther } from './headers.ts';
 import { page } from './layout.ts';
 import { secretsBody } from './pages/merchants.ts';
+import { assignConfirmBody } from './pages/payments.ts';
 import type { ConsoleKit } from './kit.ts';
 
 export interface ActionDeps {
   cancels: Pick<IntentCancellation, 'cancel'>;
   replays: Pick<EventService, 'replay' | 'show'>;
-  settlement: Pick<ManualSettlementService, 'settle'>;
+  settlement: Pick<ManualSettlementService, 'settle' | 'preview'>;
   heldActions: Pick<HeldPayments, 'acceptPayment' | 'markRefunded'>;
   merchantActions: Pick<MerchantService, 'create' | 'rotateSecret' | 'revoke' | 'setWebhook'>;
 }
@@ -58,8 +59,19 @@ export function actionRoutes(kit: ConsoleKit, d: ActionDeps): void {
     });
   }
 
-  kit.post('/console/payments/assign', async ({ actor }, form) => {
-    const r = await d.settlement.settle({ intentId: field(form, 'intent_id', 64), txRef: field(form, 'tx_ref', 300), note: field(form, 'note', 200) || undefined, actor });
+  kit.post('/console/payments/assign', async ({ shell, actor }, form) => {
+    const input = { intentId: field(form, 'intent_id', 64), txRef: field(form, 'tx_ref', 300) };
+    const note = field(form, 'note', 200);
+    const acceptDifference = form.get('accept_difference') === '1';
+    if (!acceptDifference) {
+      // A payment that is not what the intent is due: show the difference and ask once more.
+      const p = await d.settlement.preview(input);
+      if (p.differenceMinor !== 0n) {
+        const body = assignConfirmBody(shell.who?.csrf ?? '', { intentId: p.intent.id, orderId: p.intent.orderId, method: p.intent.method, txRef: p.txRef, amountMinor: p.amountMinor, dueMinor: p.dueMinor, differenceMinor: p.differenceMinor, note });
+        return htmlPage(page(shell, { title: 'Confirm the difference', section: 'payments', body }));
+      }
+    }
+    const r = await d.settlement.settle({ ...input, note: note || undefined, actor, acceptDifference });
     return seeOther(`${intentPath(r.intent_id)}?done=assigned`);
   });
 

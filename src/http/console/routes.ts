@@ -120,7 +120,7 @@ export function registerConsole(app: H3, d: ConsoleDeps): void {
           if (!s) return throttle(event) ?? problem(anonymousShell, 403, 'Signed out', 'Your session ended (signed out, revoked or idle): sign in again.');
           if (!sameOrigin(event)) return problem(s.shell, 403, 'Refused', 'This request came from another site.');
           const form = await readForm(event);
-          if (form.get('csrf') !== s.session.csrf) return problem(s.shell, 403, 'Refused', 'The form’s security token is missing or stale: reload the page and try again.');
+          if (!d.access.csrfMatches(s.session, form.get('csrf'))) return problem(s.shell, 403, 'Refused', 'The form’s security token is missing or stale: reload the page and try again.');
           return await handler(s, form);
         } catch (err) {
           return failure(event, s?.shell ?? anonymousShell, err);

@@ -37,7 +37,7 @@ const intentPropertiesOf = (methods: MethodRegistry) => ({
   },
   quote: {
     type: 'object',
-    description: 'The locked rate the price was converted at (only with price). A payment after valid_until is late: the intent expires then.',
+    description: 'The locked rate the price was converted at (only with price). The intent expires then; a payment after valid_until is held (reason quote_expired) unless the method is configured to settle it late.',
     required: ['rate', 'source', 'quoted_at', 'valid_until'],
     properties: {
       rate: { type: 'number', description: "Price currency per 1 unit of the method's currency (83.75: ₹83.75 per USDT)." },
@@ -49,8 +49,8 @@ const intentPropertiesOf = (methods: MethodRegistry) => ({
 });
 const paymentReason = nullable({
   type: 'string',
-  enum: ['late', 'underpaid', 'overpaid', 'canceled', 'after_settlement', null],
-  description: 'Why it is held, or what to look at on a credited one: late (after expires_at), underpaid, overpaid (refund the difference), canceled (the intent was), after_settlement (the intent was already paid).',
+  enum: ['late', 'quote_expired', 'underpaid', 'overpaid', 'canceled', 'after_settlement', null],
+  description: 'Why it is held, or what to look at on a credited one: late (after expires_at), quote_expired (after a priced intent\'s quote.valid_until: the rate no longer holds), underpaid, overpaid (refund the difference), canceled (the intent was), after_settlement (the intent was already paid).',
 });
 const intentRequired = ['intent_id', 'amount', 'currency', 'status', 'transaction_hash', 'verified_at', 'canceled_at', 'order_id', 'pay_amount', 'payment_address', 'payment_uri', 'created_at', 'expires_at', 'checkout_url', 'livemode', 'amount_received', 'payments'];
 
@@ -94,7 +94,7 @@ export function apiSchemas(methods: MethodRegistry) {
         intent_id: { type: 'string', format: 'uuid' },
         transaction_hash: { type: 'string' },
         amount: { type: 'number' },
-        reason: { type: 'string', enum: ['late', 'underpaid', 'overpaid', 'canceled', 'after_settlement'] },
+        reason: { type: 'string', enum: ['late', 'quote_expired', 'underpaid', 'overpaid', 'canceled', 'after_settlement'] },
       },
     },
     PaymentSuccess: {
@@ -103,9 +103,11 @@ export function apiSchemas(methods: MethodRegistry) {
       description: 'The intent, plus what was unusual about the payment that settled it.',
       properties: {
         ...intentProperties,
-        late: { type: 'boolean', const: true, description: 'Paid after expires_at while the amount was still reserved (latePayments: settle).' },
-        underpaid_by: { type: 'number', description: 'Settled short, within underpaymentTolerance or by your accept, by this much.' },
-        accepted: { type: 'boolean', const: true, description: 'Settled by an accept of a held payment.' },
+        late: { type: 'boolean', const: true, description: 'Paid after expires_at while the amount was still reserved (latePayments: settle), or after a quote the method settles late (settleExpiredQuotes).' },
+        underpaid_by: { type: 'number', description: 'Settled short, within underpaymentTolerance, by your accept or by the operator, by this much: the order is not paid in full.' },
+        overpaid_by: { type: 'number', description: 'Settled by a payment above what was due (an accepted one, or one the operator assigned), by this much: refund the difference.' },
+        accepted: { type: 'boolean', const: true, description: 'Settled because a person accepted the payment: a held payment accepted, or a payment the operator assigned by hand that differs from pay_amount.' },
+        settled_by: { type: 'string', enum: ['merchant', 'operator'], description: 'Who accepted it (with accepted): you over the API, or the payd operator (CLI or console).' },
       },
     },
     Event: {

@@ -8,13 +8,18 @@ import { frankfurter } from './frankfurter.ts';
 import { kraken } from './kraken.ts';
 import { wazirx } from './wazirx.ts';
 
-/** Each source's builder and its public base URL. */
-export const SOURCE_FACTORIES: Record<RateSourceName, { build: (o: SourceOptions) => RateSource; baseUrl: string }> = {
+/**
+ * Each source's builder and its public base URL; `stampSlackSeconds`: how old the source's own
+ * timestamp may be when it is healthy, where that exceeds pricing.maxAgeSeconds.
+ */
+export const SOURCE_FACTORIES: Record<RateSourceName, { build: (o: SourceOptions) => RateSource; baseUrl: string; stampSlackSeconds?: number }> = {
   coindcx: { build: coindcx, baseUrl: 'https://api.coindcx.com' },
   wazirx: { build: wazirx, baseUrl: 'https://api.wazirx.com' },
   kraken: { build: kraken, baseUrl: 'https://api.kraken.com' },
   coinbase: { build: coinbase, baseUrl: 'https://api.coinbase.com' },
   binance: { build: binance, baseUrl: 'https://data-api.binance.vision' },
-  frankfurter: { build: frankfurter, baseUrl: 'https://api.frankfurter.dev' },
+  // ECB rates are dated by their working day (midnight UTC): a long weekend with a TARGET holiday
+  // (Good Friday to Easter Monday) leaves Thursday's rate current until Tuesday afternoon.
+  frankfurter: { build: frankfurter, baseUrl: 'https://api.frankfurter.dev', stampSlackSeconds: 6 * 86_400 },
   coingecko: { build: coingecko, baseUrl: 'https://api.coingecko.com' },
 };

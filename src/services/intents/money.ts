@@ -4,7 +4,7 @@ import { NO_MONEY, type Intent, type IntentMoney, type ShownPayment } from '../.
 
 /** Payment row statuses the merchant sees on its intent, and as what. */
 const SHOWN: Partial<Record<PaymentsTable['status'], ShownPayment['status']>> = { matched: 'credited', held: 'held', refunded: 'refunded' };
-const REASONS = new Set(['late', 'underpaid', 'overpaid', 'canceled', 'after_settlement']);
+const REASONS = new Set(['late', 'quote_expired', 'underpaid', 'overpaid', 'canceled', 'after_settlement']);
 
 /** The transaction the merchant sees for a row: its tx_hash, else its reference. */
 export const shownHash = (row: Pick<PaymentsTable, 'tx_ref' | 'tx_hash'>): string => row.tx_hash ?? row.tx_ref;

@@ -34,4 +34,9 @@ export interface IngestOptions {
   note?: string;
   /** Who settled by hand, for the audit log (default `cli`; the console: `console:<passkey name>`). */
   actor?: string;
+  /**
+   * Manual settlement with a recorded payment that is not what the intent is still due: the
+   * operator saw the difference and confirmed it. Without it such a settlement is refused.
+   */
+  acceptDifference?: boolean;
 }

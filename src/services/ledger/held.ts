@@ -47,7 +47,9 @@ export function acceptHeld(d: LedgerContext): HeldAction {
       if (Number(upd.numUpdatedRows) !== 1) throw new TxConflict(`payment ${row.id}`);
       const credited = (await tx.selectFrom('payments').select('amount_minor').where('intent_id', '=', intent.id).where('status', '=', 'matched').execute()).reduce((sum, r) => sum + BigInt(r.amount_minor), 0n);
       const short = intent.payAmountMinor - credited;
-      await settle(d, tx, intent, row.id, { txRef: row.tx_ref, txHash: row.tx_hash ?? undefined }, now, {}, { accepted: true, alreadyCounted: true, late: row.reason === 'late', ...(short > 0n ? { underpaidByMinor: short } : {}) });
+      const settledBy = input.actor.startsWith('api:') ? 'merchant' : 'operator';
+      const difference = short > 0n ? { underpaidByMinor: short } : short < 0n ? { overpaidByMinor: -short } : {};
+      await settle(d, tx, intent, row.id, { txRef: row.tx_ref, txHash: row.tx_hash ?? undefined }, now, {}, { accepted: true, alreadyCounted: true, settledBy, late: row.reason === 'late' || row.reason === 'quote_expired', ...difference });
       await audit(tx, { at: now, actor: input.actor, action: 'payment.accept', subject: row.id, details: { intent_id: intent.id, tx_ref: row.tx_ref, was: row.reason } });
       return { changed: true };
     });

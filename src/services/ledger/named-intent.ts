@@ -1,4 +1,4 @@
-import { TxConflict, type Tx } from '../../db/open.ts';
+import { TxConflict, type Db, type Tx } from '../../db/open.ts';
 import { intentFromRow } from '../../db/intent-rows.ts';
 import { PaydError } from '../../domain/errors.ts';
 import { decideMatch } from '../../domain/matching.ts';
@@ -6,8 +6,22 @@ import type { IngestOutcome, ReceivedPayment } from '../../domain/payment.ts';
 import type { IngestOptions, LedgerContext } from './deps.ts';
 import { settle } from './settle.ts';
 import { audit } from '../../db/audit.ts';
+import { formatMinor, formatMinorFixed } from '../../domain/money.ts';
+import type { PaymentReason } from '../../domain/payment-policy.ts';
 
 type Manual = IngestOptions & { intentId: string };
+
+/** A payment against what an intent is still due: the signed difference (negative: short) and the row's reason. */
+export function paymentDifference(amountMinor: bigint, dueMinor: bigint): { minor: bigint; reason: PaymentReason | null } {
+  const minor = amountMinor - dueMinor;
+  return { minor, reason: minor < 0n ? 'underpaid' : minor > 0n ? 'overpaid' : null };
+}
+
+/** What is already credited to an intent: its matched payments (held ones are not). */
+export async function creditedTo(tx: Tx | Db, intentId: string): Promise<bigint> {
+  const rows = await tx.selectFrom('payments').select('amount_minor').where('intent_id', '=', intentId).where('status', '=', 'matched').execute();
+  return rows.reduce((sum, r) => sum + BigInt(r.amount_minor), 0n);
+}
 
 /** The operator's choice, checked like a match (method, receiver, amount, time) but without searching. */
 async function namedIntent(d: LedgerContext, tx: Tx, p: ReceivedPayment, intentId: string) {
@@ -44,10 +58,25 @@ export async function linkRecorded(d: LedgerContext, tx: Tx, p: ReceivedPayment,
   if (intent.method !== existing.method || intent.receiver !== existing.receiver) {
     throw new PaydError('CONFLICT', `payment ${existing.id} was made to ${existing.method} ${existing.receiver}, not to this intent's ${intent.method} ${intent.receiver}`);
   }
+  const credited = await creditedTo(tx, intent.id);
+  const difference = paymentDifference(recorded.amountMinor, intent.payAmountMinor - credited);
+  // A payment that is not what the intent is due settles only once the operator saw that and said so.
+  if (difference.minor !== 0n && !o.acceptDifference) {
+    const amount = (minor: bigint) => `${formatMinorFixed(minor, d.decimalsOf(intent.method))} ${intent.method}`;
+    throw new PaydError('CONFLICT', `payment ${p.txRef} is ${amount(recorded.amountMinor)}, ${amount(difference.minor < 0n ? -difference.minor : difference.minor)} ${difference.minor < 0n ? 'less' : 'more'} than the ${amount(intent.payAmountMinor - credited)} intent ${intent.id} is due: confirm the difference to settle it with this payment`);
+  }
   const now = d.clock.now();
-  const upd = await tx.updateTable('payments').set({ status: 'matched', reason: wasHeld ? existing.reason : null, intent_id: intent.id, note: o.note ?? existing.note }).where('id', '=', existing.id).where('status', '=', existing.status).executeTakeFirst();
+  const reason = wasHeld ? existing.reason : difference.reason;
+  const upd = await tx.updateTable('payments').set({ status: 'matched', reason, intent_id: intent.id, note: o.note ?? existing.note }).where('id', '=', existing.id).where('status', '=', existing.status).executeTakeFirst();
   if (Number(upd.numUpdatedRows) !== 1) throw new TxConflict(`payment ${existing.id}`);
-  await audit(tx, { at: now, actor: o.actor ?? 'cli', action: 'payment.link', subject: existing.id, details: { intent_id: intent.id, tx_ref: p.txRef, was: existing.reason, note: o.note ?? null } });
-  await settle(d, tx, intent, existing.id, recorded, now, o, wasHeld ? { accepted: true, alreadyCounted: true } : {});
+  const signed = difference.minor === 0n ? null : `${difference.minor > 0n ? '+' : '-'}${formatMinor(difference.minor < 0n ? -difference.minor : difference.minor, d.decimalsOf(intent.method))}`;
+  await audit(tx, { at: now, actor: o.actor ?? 'cli', action: 'payment.link', subject: existing.id, details: { intent_id: intent.id, tx_ref: p.txRef, was: existing.reason, difference: signed, note: o.note ?? null } });
+  // The merchant is told it was paid short or over, and that a person decided it settles.
+  const accepted = wasHeld || difference.minor !== 0n;
+  await settle(d, tx, intent, existing.id, recorded, now, o, {
+    ...(accepted ? { accepted: true, settledBy: 'operator' as const } : {}),
+    ...(wasHeld ? { alreadyCounted: true } : {}),
+    ...(difference.minor < 0n ? { underpaidByMinor: -difference.minor } : difference.minor > 0n ? { overpaidByMinor: difference.minor } : {}),
+  });
   return { kind: 'settled', paymentId: existing.id, intentId: intent.id };
 }

@@ -12,7 +12,11 @@ import { audit } from '../../db/audit.ts';
 export interface SuccessExtras {
   late?: boolean;
   underpaidByMinor?: bigint;
+  /** Settled by a payment above what was due, by this much (the merchant refunds it). */
+  overpaidByMinor?: bigint;
   accepted?: boolean;
+  /** Who decided this payment settles the intent, when a person did. */
+  settledBy?: 'merchant' | 'operator';
   /** The payment was already counted on the intent (an accepted held one). */
   alreadyCounted?: boolean;
 }
@@ -40,7 +44,9 @@ export async function settle(d: LedgerContext, tx: Tx, intent: Intent, paymentId
     ...view,
     ...(extra.late ? { late: true } : {}),
     ...(extra.underpaidByMinor ? { underpaid_by: new DecimalNumber(formatMinor(extra.underpaidByMinor, decimals)) } : {}),
+    ...(extra.overpaidByMinor ? { overpaid_by: new DecimalNumber(formatMinor(extra.overpaidByMinor, decimals)) } : {}),
     ...(extra.accepted ? { accepted: true } : {}),
+    ...(extra.settledBy ? { settled_by: extra.settledBy } : {}),
   });
   if (o.intentId) await audit(tx, { at: now, actor: o.actor ?? 'cli', action: 'intent.settle', subject: intent.id, details: { tx_ref: p.txRef, note: o.note ?? null } });
 }

@@ -1,4 +1,4 @@
-import { downPage, json, served, type FakeHandler } from './kit.ts';
+import { downPage, json, served, stampOf, type FakeHandler } from './kit.ts';
 
 // CoinGecko GET /api/v3/simple/price: test/fixtures/rates/REAL-RATES.md §1 (keyed by coin id then lower-case currency,
 // JSON numbers, last_updated_at in seconds; 401 error_code 10002 without a key; 429 "You've
@@ -20,7 +20,7 @@ export const coingecko = (key = 'demo-key'): ((url: URL, s: Parameters<FakeHandl
       if (v === undefined) continue;
       out[id] ??= {};
       out[id][vs] = Number.isNaN(Number(v)) ? v : Number(v);
-      out[id].last_updated_at = Math.floor(Date.now() / 1000);
+      out[id].last_updated_at = Math.floor(stampOf(s) / 1000);
     }
   }
   return json(200, out);

@@ -7,7 +7,12 @@ export interface FakeState {
   rates: Record<string, string>;
   /** Requests seen (path + query). */
   requests: string[];
+  /** The time the source says its price is from, ms (a frozen ticker); absent: now. */
+  sourceAt?: number;
 }
+
+/** The time a source stamps its answer with. */
+export const stampOf = (s: FakeState): number => s.sourceAt ?? Date.now();
 
 export interface FakeAnswer {
   status: number;

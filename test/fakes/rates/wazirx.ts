@@ -1,4 +1,4 @@
-import { downPage, json, served, type FakeHandler } from './kit.ts';
+import { downPage, json, served, stampOf, type FakeHandler } from './kit.ts';
 
 // WazirX GET /sapi/v1/ticker/24hr?symbol=usdtinr: test/fixtures/rates/REAL-RATES.md §6 (field names lastPrice/bidPrice/
 // askPrice; errors {code, message} per docs.wazirx.com).
@@ -11,5 +11,5 @@ export const wazirx: FakeHandler = (url, s) => {
   const pair = Object.keys(s.rates).find((p) => p.replace('/', '').toLowerCase() === symbol);
   if (!pair) return json(400, { code: -1121, message: 'Invalid symbol.' });
   const last = served(s, pair)!;
-  return json(200, { symbol, baseAsset: symbol.slice(0, -3), quoteAsset: 'inr', openPrice: last, lowPrice: last, highPrice: last, lastPrice: last, volume: '1000', bidPrice: last, askPrice: last, at: Date.now() });
+  return json(200, { symbol, baseAsset: symbol.slice(0, -3), quoteAsset: 'inr', openPrice: last, lowPrice: last, highPrice: last, lastPrice: last, volume: '1000', bidPrice: last, askPrice: last, at: stampOf(s) });
 };

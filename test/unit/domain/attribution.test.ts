@@ -10,7 +10,7 @@ const T0 = Date.parse('2026-11-22T10:00:00Z');
 const intent = (id: string, payAmountMinor: bigint, over: Partial<Intent> = {}): Intent => pendingIntent(id, payAmountMinor, T0, over);
 const held = (i: Intent, creditedMinor = 0n): Candidate => ({ intent: i, creditedMinor, holdsAmount: true });
 const pay = (amountMinor: bigint, over: Partial<ReceivedPayment> = {}): ReceivedPayment => ({ method: 'UPI', receiver: 'shop@hdfcbank', amountMinor, txRef: 'utr', occurredAt: T0 + 60_000, observedAt: T0 + 60_000, source: 'imap', ...over });
-const policy = (over: Partial<PaymentPolicy> = {}): PaymentPolicy => ({ latePayments: 'settle', underpaymentTolerance: null, attributionWindowMinor: 100n, ...over });
+const policy = (over: Partial<PaymentPolicy> = {}): PaymentPolicy => ({ latePayments: 'settle', settleExpiredQuotes: false, underpaymentTolerance: null, attributionWindowMinor: 100n, ...over });
 const ctx = (over: Partial<PaymentPolicy> = {}) => ({ policy: policy(over), skewMs: 60_000 });
 const kindOf = (a: ReturnType<typeof attribute>) => (a.kind === 'credit' ? ['credit', a.credits.map((c) => [c.intent.id, c.amountMinor, c.settles])] : a.kind === 'hold' ? ['hold', a.intent.id, a.reason] : ['unmatched', a.reason]);
 
@@ -48,6 +48,29 @@ test('the tolerance never makes two intents candidates: two reserved amounts in 
   assert.deepEqual(kindOf(attribute(pay(49900n), [held(intent('bare', 49900n)), held(intent('a', 49937n))], ctx(tol))), ['credit', [['bare', 49900n, true]]]);
   // A payment made before an intent existed is never its.
   assert.deepEqual(kindOf(attribute(pay(49900n, { occurredAt: T0 - 120_000 }), [held(intent('a', 49937n))], ctx(tol))), ['unmatched', 'too_early']);
+});
+
+test('a payment after a priced intent\'s quote: held quote_expired whatever latePayments says, settled late only where the method opts in; the identity quote never expires', () => {
+  const quote = (source: string) => ({ priceAmount: '10000', priceCurrency: 'INR' as const, rate: '12600', source, quotedAt: T0, validUntil: T0 + 600_000 });
+  const priced = intent('q', 793_651_000n, { method: 'SOL', receiver: 'Wallet1', reference: 'RefQ', expiresAt: T0 + 600_000, pricing: quote('kraken×frankfurter') });
+  const sol = (at: number, refs: string[] = []) => pay(793_651_000n, { method: 'SOL', receiver: 'Wallet1', occurredAt: at, observedAt: at, references: refs });
+  const later = T0 + 20 * 3600_000;
+  for (const latePayments of ['settle', 'hold'] as const) {
+    assert.deepEqual(kindOf(attribute(sol(later), [held(priced)], ctx({ latePayments }))), ['hold', 'q', 'quote_expired'], `by amount, ${latePayments}`);
+    assert.deepEqual(kindOf(attribute(sol(later, ['RefQ']), [held(priced)], ctx({ latePayments }))), ['hold', 'q', 'quote_expired'], `by reference, ${latePayments}`);
+  }
+  // One transaction paying two referenced intents, one of them past its quote: the whole payment waits.
+  const other = intent('r', 100_000_000n, { method: 'SOL', receiver: 'Wallet1', reference: 'RefR', expiresAt: later + 600_000 });
+  const both = attribute(pay(893_651_000n, { method: 'SOL', receiver: 'Wallet1', occurredAt: later, observedAt: later, references: ['RefQ', 'RefR'] }), [held(priced), held(other)], ctx());
+  assert.deepEqual(kindOf(both), ['hold', 'q', 'quote_expired']);
+  // Inside the quote: settles.
+  assert.deepEqual(kindOf(attribute(sol(T0 + 60_000), [held(priced)], ctx())), ['credit', [['q', 793_651_000n, true]]]);
+  // Opted in: settles, marked late.
+  const opted = attribute(sol(later), [held(priced)], ctx({ settleExpiredQuotes: true }));
+  assert.equal(opted.kind === 'credit' && opted.credits[0].settles && opted.credits[0].late, true);
+  // UPI priced in INR: the identity has no rate to expire; only latePayments applies.
+  const upi = intent('u', 1_000_000n, { expiresAt: T0 + 600_000, pricing: { ...quote('identity'), rate: '1' } });
+  assert.equal(kindOf(attribute(pay(1_000_000n, { occurredAt: later, observedAt: later }), [held(upi)], ctx()))[0], 'credit');
 });
 
 test('Solana Pay reference: parts accumulate, the completing one settles, more is an over-payment', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { convertPrice, formatRate, invertRate, parseRate, ratio, ratioToRate, resolveRate, screenOutliers, type PairRate } from '../../../src/domain/rates.ts';
+import { agreedRate, convertPrice, formatRate, invertRate, parseRate, ratio, ratioToRate, resolveRate, screenOutliers, unconfirmedJumps, type PairRate } from '../../../src/domain/rates.ts';
 
 const r = (s: string) => parseRate(s)!;
 
@@ -43,6 +43,39 @@ test('a source further than maxSpreadPercent from the median is screened out; on
   // 2.9 % off the median of three stays; 3.1 % does not.
   assert.equal(screenOutliers([{ rate: r('100') }, { rate: r('100') }, { rate: r('102.9') }], 3).outliers.length, 0);
   assert.equal(screenOutliers([{ rate: r('100') }, { rate: r('100') }, { rate: r('103.1') }], 3).outliers.length, 1);
+});
+
+test('absurd rates are parse failures: below 10^-9 or from 10^9 up (the 10^30 a lying source could send)', () => {
+  for (const bad of ['1000000000', '999999999999999999999999999999', '0.0000000009', 1e30]) assert.equal(parseRate(bad), null, String(bad));
+  assert.equal(formatRate(r('999999999.99')), '999999999.99');
+  assert.equal(formatRate(r('0.000000001')), '0.000000001');
+});
+
+test('agreedRate: the median of the agreeing readings, at least `required` of them, named after the middle source(s)', () => {
+  const at = (source: string, rate: string, t = 10) => ({ source, rate: r(rate), at: t });
+  const three = agreedRate([at('coindcx', '83.75', 5), at('wazirx', '83.80'), at('coingecko', '83.70')], 2, 3)!;
+  assert.deepEqual([formatRate(three.rate), three.source, three.at], ['83.75', 'coindcx', 5]);
+  const two = agreedRate([at('coindcx', '83.75'), at('wazirx', '83.80')], 2, 3)!;
+  assert.deepEqual([formatRate(two.rate), two.source], ['83.775', 'coindcx+wazirx']);
+  // One left of two configured: refused; one configured on purpose: it stands.
+  assert.equal(agreedRate([at('coindcx', '83.75')], 2, 3), undefined);
+  assert.equal(agreedRate([at('frankfurter', '84')], 1, 3)!.source, 'frankfurter');
+  // Two that disagree: neither counts.
+  assert.equal(agreedRate([at('coindcx', '999999999'), at('wazirx', '83.80')], 2, 3), undefined);
+  // Three with one gone wild: the other two's median.
+  assert.equal(agreedRate([at('kraken', '195'), at('coinbase', '150.10'), at('binance', '149.95')], 2, 3)!.source, 'coinbase+binance');
+});
+
+test('unconfirmedJumps: a reading beyond maxChangePercent of the accepted rate waits unless another source of the refresh agrees', () => {
+  const accepted = r('83.775');
+  const lone = [{ s: 'coindcx', rate: r('999999999') }];
+  assert.deepEqual(unconfirmedJumps(lone, accepted, 10, 3).map((x) => x.s), ['coindcx']);
+  assert.deepEqual(unconfirmedJumps(lone, null, 10, 3), [], 'nothing accepted yet: nothing to bound by');
+  // 9 % is inside a 10 % bound; 11 % is not.
+  assert.equal(unconfirmedJumps([{ rate: r('91.31') }], accepted, 10, 3).length, 0);
+  assert.equal(unconfirmedJumps([{ rate: r('93') }], accepted, 10, 3).length, 1);
+  // Two sources reporting the same move: both taken.
+  assert.equal(unconfirmedJumps([{ rate: r('93') }, { rate: r('93.10') }], accepted, 10, 3).length, 0);
 });
 
 test('resolveRate: identity, the USDT peg, a direct pair, its inverse, and a cross rate through USD', () => {

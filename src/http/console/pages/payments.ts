@@ -9,11 +9,30 @@ export type PaymentsTab = 'held' | 'unmatched' | 'rejected';
 /** Why a payment is held, in the operator's words. */
 const HELD_WHY: Record<string, string> = {
   late: 'arrived after the intent expired',
+  quote_expired: "arrived after the intent's exchange-rate quote expired (settling it would sell at the old rate)",
   underpaid: 'less than the intent asked',
   overpaid: 'more than the intent asked',
   canceled: 'arrived after the intent was canceled',
   after_settlement: 'arrived after the intent was already settled',
 };
+
+/**
+ * The confirm step of "Assign and settle" when the payment is not what the intent is due: its
+ * own amount and the difference, and what the merchant will be told. Confirming posts the same
+ * form again with accept_difference.
+ */
+export function assignConfirmBody(csrf: string, p: { intentId: string; orderId: string; method: string; txRef: string; amountMinor: bigint; dueMinor: bigint; differenceMinor: bigint; note: string }): Safe {
+  const short = p.differenceMinor < 0n;
+  const diff = money(p.method, short ? -p.differenceMinor : p.differenceMinor);
+  return html`<p>Payment <span class="mono">${p.txRef}</span> is <strong>${money(p.method, p.amountMinor)}</strong>: <strong>${diff} ${short ? 'less' : 'more'} than</strong> the ${money(p.method, p.dueMinor)} intent <span class="mono">${p.intentId}</span> (order ${p.orderId}) is due.</p>
+<p>Settled with it, the order reads paid: the merchant is sent payment.success with <code>${short ? 'underpaid_by' : 'overpaid_by'}</code> ${diff} and <code>settled_by: operator</code>.${short ? ' Ship only once the rest is paid.' : ' Refund the difference.'}</p>
+<form method="post" action="/console/payments/assign" class="assign">${csrfField(csrf)}
+<input type="hidden" name="tx_ref" value="${p.txRef}">
+<input type="hidden" name="intent_id" value="${p.intentId}">
+<input type="hidden" name="note" value="${p.note}">
+<input type="hidden" name="accept_difference" value="1">
+<button type="submit">Settle ${diff} ${short ? 'short' : 'over'}</button> <a href="/console/payments?view=unmatched">Cancel</a></form>`;
+}
 
 /** Accept and Mark refunded for one held payment: one service call each (the ledger's decision). */
 export function heldActions(csrf: string, p: Pick<PaymentRow, 'intentId' | 'transactionHash' | 'amount' | 'method'>, back?: 'held'): Safe {
@@ -71,7 +90,7 @@ ${nextLink('/console/payments', { view: 'rejected' }, o.rejected.next)}`;
 <span class="sub">${badge(p.reason ?? 'unmatched')} <span>${p.method}</span> <span>${p.source}</span> <span>${when(p.observed_at)}</span></span>
 ${payer(p.evidence_json) ? html`<span class="sub">Paid by <span class="payer">${payer(p.evidence_json)}</span></span>` : ''}
 <details><summary>Assign to an intent</summary>
-<form method="post" action="/console/payments/assign" class="assign" data-confirm="Settle the intent with this payment? The merchant is sent payment.success.">${csrfField(o.csrf)}
+<form method="post" action="/console/payments/assign" class="assign" data-confirm="Settle the intent with this payment of ${money(p.method, BigInt(p.amount_minor))}? If the intent asks another amount, the next page shows the difference first.">${csrfField(o.csrf)}
 <input type="hidden" name="tx_ref" value="${p.tx_ref}">
 <label>Intent id <input name="intent_id" required spellcheck="false" autocomplete="off"></label>
 <label>Note <input name="note" maxlength="200"></label>
