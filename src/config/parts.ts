@@ -92,3 +92,18 @@ export const endpointsAlone = <T extends { endpoints?: unknown[] }>(single: stri
     v.check((c: T) => c.endpoints === undefined || single.every((k) => (c as Record<string, unknown>)[k] === undefined), `cannot be combined with ${single.join(' or ')} (move them into the list)`),
     ['endpoints'] as never,
   );
+
+/**
+ * `confirmations.endpoints`: how many of a chain method's endpoints must show a transaction
+ * before it moves money, and how many a cursor's head must be agreed by (methods/upstream-pool.ts).
+ * Default: 2 where two or more endpoints are configured, else 1 (that provider is trusted entirely).
+ */
+export const chainConfirmations = v.optional(
+  v.strictObject({ endpoints: v.pipe(num(), v.integer('expected an integer'), v.minValue(1, 'must be at least 1')) }),
+);
+/** More confirmations than endpoints could never be met: nothing would ever settle. */
+export const confirmationsWithinEndpoints = <T extends { endpoints?: unknown[]; confirmations?: { endpoints: number } }>() =>
+  v.forward<T, v.CheckIssue<T>, ['confirmations']>(
+    v.check((c: T) => c.confirmations === undefined || c.confirmations.endpoints <= (c.endpoints?.length ?? 1), 'cannot exceed the number of endpoints configured (a single apiUrl or rpcUrl is one)'),
+    ['confirmations'] as never,
+  );

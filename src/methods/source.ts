@@ -12,12 +12,16 @@ export interface SourceDeps {
   upstreamMetrics?: Pick<Metrics, 'upstreamRequest' | 'upstreamThrottled'>;
 }
 
+/** What `payd doctor` says of a chain method with one endpoint: nothing checks what it says. */
+export const SINGLE_ENDPOINT = 'only one endpoint: payd trusts that provider entirely (a second endpoint lets no single provider settle a payment)';
+
 /**
  * `payd doctor`'s answer for a source with several upstream endpoints: one endpoint's own line
- * when there is one, else "N of M <kind> endpoints usable" with a line each; usable when any is.
+ * when there is one (saying that provider is trusted entirely), else "N of M <kind> endpoints usable" with a line each; usable when any is.
  */
 export function endpointsSummary(kind: string, lines: readonly DoctorResult[], labels: readonly string[]): DoctorResult {
-  if (lines.length === 1) return lines[0]!;
+  // Nothing to compare one provider's answers with: say so, every time.
+  if (lines.length === 1) return { ...lines[0]!, message: `${lines[0]!.message}; ${SINGLE_ENDPOINT}` };
   const usable = lines.filter((l) => l.ok).length;
   return { ok: usable > 0, message: `${usable} of ${lines.length} ${kind} endpoints usable`, endpoints: lines.map((l, i) => ({ ...l, what: labels[i]! })) };
 }

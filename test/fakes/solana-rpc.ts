@@ -26,6 +26,8 @@ interface Landed {
   slot: number;
   status: Status;
   seq: number;
+  /** Served by this endpoint alone (addOwn): listed and returned whatever its head says. */
+  own?: boolean;
 }
 interface Fault {
   status?: number;
@@ -40,6 +42,8 @@ export class FakeSolanaRpc {
   readonly requests: { method: string; params: unknown[] }[] = [];
   #server: Server;
   #txs: Landed[] = [];
+  /** What this endpoint alone serves (a lying or forked provider); a replica never shares it. */
+  #own: Landed[] = [];
   #slot = 1000;
   /** Slots pass every 400 ms, with or without transactions (Solana's slot time). */
   #startedAt = Date.now();
@@ -101,16 +105,23 @@ export class FakeSolanaRpc {
   }
 
   /**
+   * Lands `tx` on this endpoint only, at `slot` (default: the next one), as a lying provider
+   * would serve it; the other endpoints over the same chain never list or return it.
+   */
+  addOwn(tx: BuiltTx, slot = this.#current() + 1, status: Status = 'finalized'): string {
+    this.#own.push({ tx, slot, status, seq: -1, own: true });
+    return tx.signature;
+  }
+
+  /**
    * Lands `n` failed transactions touching `address` (a dust-spam storm), cheaply: they
    * are listed (with `err`, as getSignaturesForAddress reports failures) but never fetched.
    */
   spam(address: string, n: number): void {
-    const meta = { err: { InstructionError: [0, { Custom: 1 }] }, preBalances: [], postBalances: [], preTokenBalances: [], postTokenBalances: [] };
-    const message = { accountKeys: [{ pubkey: address, signer: false, writable: true, source: 'transaction' as const }], instructions: [] };
     for (let i = 0; i < n; i++) {
       const signature = `1111Spam${base58(this.#txs.length)}`;
       this.#slot = this.#current() + 1;
-      this.#txs.push({ tx: { signature, blockTime: Math.floor(Date.now() / 1000), meta, transaction: { signatures: [signature], message }, version: 'legacy' }, slot: this.#slot, status: 'finalized', seq: this.#txs.length });
+      this.#txs.push({ tx: failedTx(address, signature), slot: this.#slot, status: 'finalized', seq: this.#txs.length });
     }
   }
 
@@ -202,14 +213,15 @@ export class FakeSolanaRpc {
     // Landed in slot order, so walking backwards is newest first.
     const out: Landed[] = [];
     let started = !o.before;
-    for (let i = this.#txs.length - 1; i >= 0 && out.length < limit; i--) {
-      const t = this.#txs[i];
+    const txs = this.#own.length === 0 ? this.#txs : [...this.#txs, ...this.#own].sort((x, y) => x.slot - y.slot);
+    for (let i = txs.length - 1; i >= 0 && out.length < limit; i--) {
+      const t = txs[i];
       if (!started) {
         started = t.tx.signature === o.before;
         continue;
       }
       if (t.tx.signature === o.until) break;
-      if (t.slot > this.#head()) continue; // not on this endpoint yet
+      if (t.slot > this.#head() && !t.own) continue; // not on this endpoint yet
       if (visible(t.status, commitment) && t.tx.transaction.message.accountKeys.some((k) => k.pubkey === address)) out.push(t);
     }
     return out.map((t) => ({
@@ -224,8 +236,9 @@ export class FakeSolanaRpc {
 
   #transaction(signature: string, o: Record<string, unknown>) {
     if (o.encoding !== 'jsonParsed') return { error: { code: -32602, message: 'this fake serves encoding jsonParsed only' } };
-    const t = this.#txs.find((x) => x.tx.signature === signature);
-    if (!t || t.slot > this.#head() || this.#lagging.has(signature) || !visible(t.status, o.commitment as string | undefined)) return { result: null };
+    // A lying endpoint answers with its own version of a signature the chain knows otherwise.
+    const t = this.#own.find((x) => x.tx.signature === signature) ?? this.#txs.find((x) => x.tx.signature === signature);
+    if (!t || (t.slot > this.#head() && !t.own) || this.#lagging.has(signature) || !visible(t.status, o.commitment as string | undefined)) return { result: null };
     const max = o.maxSupportedTransactionVersion as number | undefined;
     if (t.tx.version !== 'legacy' && (max === undefined || t.tx.version > max)) {
       return {
@@ -240,6 +253,16 @@ export class FakeSolanaRpc {
     const patch = this.#overrides.get(signature);
     return { result: patch ? patch(result) : result };
   }
+}
+
+/**
+ * A transaction that failed on chain and touched `address` (listed with `err`, as
+ * getSignaturesForAddress reports failures; REAL-UPSTREAMS.md §3e): what `spam` lands, one at a time.
+ */
+export function failedTx(address: string, signature: string, blockTime = Math.floor(Date.now() / 1000)): BuiltTx {
+  const meta = { err: { InstructionError: [0, { Custom: 1 }] }, preBalances: [], postBalances: [], preTokenBalances: [], postTokenBalances: [] };
+  const message = { accountKeys: [{ pubkey: address, signer: false, writable: true, source: 'transaction' as const }], instructions: [] };
+  return { signature, blockTime, meta, transaction: { signatures: [signature], message }, version: 'legacy' };
 }
 
 /** A fake RPC; with `primary`, another provider over the same chain (same transactions and slots, its own faults and lag). */

@@ -79,6 +79,14 @@ export interface FakeTronGrid {
    * its listings end there. 0 (default): up to date. Two fakes may share one `transfers` list.
    */
   behindBlocks: number;
+  /**
+   * Rows this endpoint alone lists (a lying or forked provider): same item shape as every row,
+   * never in `transfers`, so a fake sharing `transfers` does not know them. With a negative
+   * `behindBlocks` the endpoint also claims a head ahead of the chain (its block time in the future).
+   */
+  own: FakeTransfer[];
+  /** Adds a row only this endpoint lists. */
+  addOwn(t: Partial<FakeTransfer> & { value: string }): FakeTransfer;
   /** The solidified head stops moving (a node or indexer that is stuck) until resumeHead(). */
   freezeHead(): void;
   resumeHead(): void;
@@ -101,6 +109,7 @@ export async function startFakeTronGrid(): Promise<FakeTronGrid> {
     apiKey: undefined as string | undefined,
     headRequests: 0,
     behindBlocks: 0,
+    own: [] as FakeTransfer[],
   } as FakeTronGrid;
   const hanging = new Set<ServerResponse>();
   let frozen: number | undefined;
@@ -115,19 +124,25 @@ export async function startFakeTronGrid(): Promise<FakeTronGrid> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
+  const build = (t: Partial<FakeTransfer> & { value: string }): FakeTransfer => ({
+    transaction_id: t.transaction_id ?? txid(),
+    block_timestamp: t.block_timestamp ?? Date.now() - 60_000,
+    from: t.from ?? CUSTOMER,
+    to: t.to ?? MERCHANT,
+    type: t.type ?? 'Transfer',
+    value: t.value,
+    token: t.token ?? { address: USDT, symbol: 'USDT', decimals: 6, name: 'Tether USD' },
+    confirmed: t.confirmed ?? true,
+    indexed: t.indexed ?? true,
+  });
   fake.add = (t) => {
-    const item: FakeTransfer = {
-      transaction_id: t.transaction_id ?? txid(),
-      block_timestamp: t.block_timestamp ?? Date.now() - 60_000,
-      from: t.from ?? CUSTOMER,
-      to: t.to ?? MERCHANT,
-      type: t.type ?? 'Transfer',
-      value: t.value,
-      token: t.token ?? { address: USDT, symbol: 'USDT', decimals: 6, name: 'Tether USD' },
-      confirmed: t.confirmed ?? true,
-      indexed: t.indexed ?? true,
-    };
+    const item = build(t);
     fake.transfers.push(item);
+    return item;
+  };
+  fake.addOwn = (t) => {
+    const item = build(t);
+    fake.own.push(item);
     return item;
   };
   fake.confirm = (id) => {
@@ -233,7 +248,7 @@ function handleListing(fake: FakeTronGrid, req: IncomingMessage, res: ServerResp
   const maxTs = Number(q.get('max_timestamp') ?? q.get('max_block_timestamp') ?? Number.MAX_SAFE_INTEGER);
   const asc = (q.get('order_by') ?? 'block_timestamp,desc') === 'block_timestamp,asc';
 
-  const matching = fake.transfers
+  const matching = [...fake.transfers, ...fake.own]
     .filter((t) => t.indexed)
     .filter((t) => t.from === account || t.to === account)
     .filter((t) => !flag('only_to') || t.to === account)

@@ -34,31 +34,42 @@ export interface BatchOptions {
 
 const plain = (info: ConfirmedSignatureInfo): Checkpoint => ({ signature: info.signature, slot: info.slot });
 
-/** The batch this cycle works through, from the checkpoint saved under `key`. */
-export async function pending(conn: Connection, o: BatchOptions, key: string): Promise<Batch> {
+/**
+ * The batch this cycle works through, from the checkpoint saved under `key`. `within`: whether a
+ * listed signature may be worked through now (at most the agreed slot, not dated past the wall
+ * clock); the newer ones are left for a later cycle, so no checkpoint ever passes them.
+ */
+export async function pending(conn: Connection, o: BatchOptions, key: string, within: (info: ConfirmedSignatureInfo) => boolean = () => true): Promise<Batch> {
   const list = { commitment: o.commitment, limit: o.pageLimit, maxPages: o.maxPages };
   const cp = await o.ledger.loadCheckpoint<Checkpoint>(key);
-  if (cp?.backlog) return backlog(cp, cp.backlog.top, await listSince(conn, o.target.account, cp, { ...list, before: cp.backlog.before }));
+  const keep = (got: { list: ConfirmedSignatureInfo[]; complete: boolean }) => {
+    const kept = got.list.filter(within);
+    return { list: kept, complete: got.complete, held: kept.length < got.list.length };
+  };
+  if (cp?.backlog) return backlog(cp, cp.backlog.top, keep(await listSince(conn, o.target.account, cp, { ...list, before: cp.backlog.before })));
   if (cp) {
-    const since = await listSince(conn, o.target.account, cp, list);
-    if (since.complete) return { list: since.list.reverse(), at: plain };
+    const since = keep(await listSince(conn, o.target.account, cp, list));
+    if (since.complete) return { list: since.list.reverse(), at: plain, partial: since.held };
     const top = since.list[0];
+    if (!top) return { list: [], at: plain, partial: true };
     o.log.warn('solana backlog longer than one cycle lists; working through it newest first across cycles', { account: o.target.account, listed: since.list.length });
     return backlog(cp, { signature: top.signature, slot: top.slot }, since);
   }
-  const { all, recent } = await listRecent(conn, o.target.account, { ...list, notBeforeMs: o.clock.now() - o.firstStartLookbackMs });
+  const listed = await listRecent(conn, o.target.account, { ...list, notBeforeMs: o.clock.now() - o.firstStartLookbackMs });
+  const all = listed.all.filter(within);
+  const recent = listed.recent.filter(within);
   if (all.length > 0) o.log.info('solana first start', { account: o.target.account, examined: recent.length, older_ignored: all.length - recent.length });
   // Older entries are passed over, but the checkpoint still moves past them.
   const newestOld = all.find((s) => !recent.includes(s));
-  return { list: recent.reverse(), at: plain, skipped: newestOld && plain(newestOld) };
+  return { list: recent.reverse(), at: plain, skipped: newestOld && plain(newestOld), partial: all.length < listed.all.length };
 }
 
 /** Newest first; each entry done moves `before` down; reaching the checkpoint makes `top` the checkpoint. */
-function backlog(cp: Checkpoint, top: { signature: string; slot: number }, got: { list: ConfirmedSignatureInfo[]; complete: boolean }): Batch {
+function backlog(cp: Checkpoint, top: { signature: string; slot: number }, got: { list: ConfirmedSignatureInfo[]; complete: boolean; held: boolean }): Batch {
   return {
     list: got.list,
     at: (info) => ({ signature: cp.signature, slot: cp.slot, backlog: { top, before: info.signature } }),
     done: got.complete ? top : undefined,
-    partial: !got.complete,
+    partial: !got.complete || got.held,
   };
 }

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { isSolanaAddress } from '../../config/addresses.ts';
-import { chainMaxLag, commitment, endpointsAlone, httpUrl, lagOverPoll, methodCommon, seconds, solanaEndpointList, wsUrl } from '../../config/parts.ts';
+import { chainConfirmations, chainMaxLag, commitment, confirmationsWithinEndpoints, endpointsAlone, httpUrl, lagOverPoll, methodCommon, seconds, solanaEndpointList, wsUrl } from '../../config/parts.ts';
 import type { Resolved } from '../../config/secret.ts';
 
 /** USDT's mint on Solana mainnet: the default `mint`. */
@@ -14,6 +14,8 @@ const solanaCommon = {
   /** One JSON-RPC URL (default https://api.mainnet-beta.solana.com); or `endpoints`. */
   rpcUrl: v.optional(httpUrl),
   endpoints: solanaEndpointList,
+  /** How many endpoints must return a transaction before it settles; default 2 where two or more are configured. */
+  confirmations: chainConfirmations,
   wsUrl: v.optional(wsUrl, null),
   commitment,
   pollSeconds: seconds(10),
@@ -22,7 +24,7 @@ const solanaCommon = {
 };
 
 const SolFields = v.strictObject(solanaCommon);
-export const SolConfig = v.pipe(SolFields, endpointsAlone<v.InferOutput<typeof SolFields>>(['rpcUrl']), ...lagOverPoll<v.InferOutput<typeof SolFields>>());
+export const SolConfig = v.pipe(SolFields, endpointsAlone<v.InferOutput<typeof SolFields>>(['rpcUrl']), confirmationsWithinEndpoints<v.InferOutput<typeof SolFields>>(), ...lagOverPoll<v.InferOutput<typeof SolFields>>());
 const UsdtSolFields = v.strictObject({
   ...solanaCommon,
   mint: v.optional(
@@ -30,7 +32,7 @@ const UsdtSolFields = v.strictObject({
     USDT_SPL_MINT,
   ),
 });
-export const UsdtSolConfig = v.pipe(UsdtSolFields, endpointsAlone<v.InferOutput<typeof UsdtSolFields>>(['rpcUrl']), ...lagOverPoll<v.InferOutput<typeof UsdtSolFields>>());
+export const UsdtSolConfig = v.pipe(UsdtSolFields, endpointsAlone<v.InferOutput<typeof UsdtSolFields>>(['rpcUrl']), confirmationsWithinEndpoints<v.InferOutput<typeof UsdtSolFields>>(), ...lagOverPoll<v.InferOutput<typeof UsdtSolFields>>());
 
 /** A section as written (secrets still references); the Section types are resolved (secrets read), what sources get. */
 export type SolMethodConfig = v.InferOutput<typeof SolConfig>;

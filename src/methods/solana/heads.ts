@@ -16,11 +16,14 @@ export type HeadReads = Map<Member<SolanaEndpoint>, number | { error: unknown }>
 export function createHeads(o: { pool: UpstreamPool<SolanaEndpoint>; commitment: Finality; clock: Clock; headWaitMs?: number }) {
   const heads = createHeadWatch();
 
-  /** One endpoint's slot at the commitment, asked now, and noted as its head. */
+  /**
+   * One endpoint's slot at the commitment, asked now, and noted as its head; only a believed slot
+   * dates the lag (one far ahead of the others would otherwise make every scan look late).
+   */
   async function readHead(m: Member<SolanaEndpoint>): Promise<number> {
     const slot = await m.spec.conn.getSlot(o.commitment);
     o.pool.observeHead(m, slot);
-    heads.observe(slot, o.clock.now());
+    if (o.pool.believed(m)) heads.observe(slot, o.clock.now());
     return slot;
   }
 

@@ -57,8 +57,13 @@ export function createSolanaSource(method: 'SOL' | 'USDT_SOL', config: SolSectio
     clock: deps.clock,
     random: deps.random,
     backoff: deps.backoff ?? { baseMs: 1000, maxMs: 60_000 },
-    // 150 slots (about a minute): further behind than the newest slot, an endpoint serves only when no other does.
-    behindBy: 150,
+    // A slot is about 400 ms: 10 slots (4 s) behind the newest believable slot, an endpoint is asked
+    // after those at it (one frozen a few slots back stops serving); 150 slots (a minute) beyond what
+    // the others make plausible, it is suspect.
+    behindBy: 10,
+    aheadBy: 150,
+    headIntervalMs: 350,
+    quorum: config.confirmations?.endpoints,
     metrics: deps.upstreamMetrics,
   });
   /** A Connection per endpoint whose every HTTP answer feeds that endpoint's health. Only the first carries the wsUrl. */

@@ -11,6 +11,8 @@ export interface Trc20Query {
   contract: string;
   /** ms; omitted for the doctor's probe. */
   minTimestamp?: number;
+  /** ms, inclusive; only a confirmation's window sets it. */
+  maxTimestamp?: number;
   limit: number;
   fingerprint?: string;
 }
@@ -60,6 +62,7 @@ export function trc20Url(apiUrl: string, q: Trc20Query): string {
   // Oldest first, so the checkpoint can advance with every transfer handled.
   p.set('order_by', 'block_timestamp,asc');
   if (q.minTimestamp !== undefined) p.set('min_timestamp', String(q.minTimestamp));
+  if (q.maxTimestamp !== undefined) p.set('max_timestamp', String(q.maxTimestamp));
   if (q.fingerprint !== undefined) p.set('fingerprint', q.fingerprint);
   return url.toString();
 }

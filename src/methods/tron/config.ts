@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { isTronAddress } from '../../config/addresses.ts';
-import { chainMaxLag, endpointList, endpointsAlone, httpUrl, lagOverPoll, methodCommon, SecretRef, seconds } from '../../config/parts.ts';
+import { chainConfirmations, chainMaxLag, confirmationsWithinEndpoints, endpointList, endpointsAlone, httpUrl, lagOverPoll, methodCommon, SecretRef, seconds } from '../../config/parts.ts';
 import type { Resolved } from '../../config/secret.ts';
 
 /** USDT's TRC20 contract on TRON mainnet: the default `contract`. */
@@ -15,6 +15,8 @@ const TronFields = v.strictObject({
   apiUrl: v.optional(httpUrl),
   apiKey: v.optional(SecretRef),
   endpoints: endpointList,
+  /** How many endpoints must show a transfer before it settles; default 2 where two or more are configured. */
+  confirmations: chainConfirmations,
   contract: v.optional(
     v.pipe(v.string(), v.check(isTronAddress, 'expected a TRON base58check address (T…)')),
     USDT_TRC20_CONTRACT,
@@ -26,7 +28,7 @@ const TronFields = v.strictObject({
   /** /readyz 503 when the source is this far behind the head TronGrid reports. */
   maxLagSeconds: chainMaxLag,
 });
-export const TronConfig = v.pipe(TronFields, endpointsAlone<v.InferOutput<typeof TronFields>>(['apiUrl', 'apiKey']), ...lagOverPoll<v.InferOutput<typeof TronFields>>());
+export const TronConfig = v.pipe(TronFields, endpointsAlone<v.InferOutput<typeof TronFields>>(['apiUrl', 'apiKey']), confirmationsWithinEndpoints<v.InferOutput<typeof TronFields>>(), ...lagOverPoll<v.InferOutput<typeof TronFields>>());
 
 export type TronMethodConfig = v.InferOutput<typeof TronConfig>;
 export type TronSection = Resolved<TronMethodConfig>;

@@ -3,11 +3,14 @@
  * one TronGrid listing (plus its pages) for the receiving address, on the healthiest endpoint,
  * whatever the number of open intents; another endpoint takes over within the cycle when it fails.
  *
- * Endpoints may disagree (one trails another, one has not indexed a row yet). Nothing depends on
- * which one served: the cursor holds block times and row names, never an endpoint's fingerprint;
- * a row listed by two endpoints has one name (adapt.ts) and the ledger records it once; the
- * watermark never passes the head of the endpoint that served the listing; and the lag counts
- * from when the newest head any endpoint reported was first seen.
+ * Endpoints may disagree (one trails another, one has not indexed a row yet, one lies). Nothing
+ * depends on which one served: the cursor holds block times and row names, never an endpoint's
+ * fingerprint; a row listed by two endpoints has one name (adapt.ts) and the ledger records it
+ * once; the watermark never passes the agreed head's block time nor the wall clock (rows past it
+ * are listed again later); a credit moves money only once the pool's quorum of endpoints list it
+ * alike (confirm.ts); a sweep that hands nothing new is followed by one on a second endpoint; the
+ * re-scan runs on another endpoint than the sweep's; and the lag counts from when the newest
+ * believable head was first seen.
  */
 import { USDT_TRC20_DECIMALS } from './units.ts';
 import type { IngestOutcome } from '../../domain/payment.ts';
@@ -16,7 +19,8 @@ import { createHeadWatch } from '../../domain/head-watch.ts';
 import { cycleReporterOf } from '../../runtime/cycle.ts';
 import { describeError } from '../../domain/errors.ts';
 import { sleep } from '../../runtime/sleep.ts';
-import { AllEndpointsFailed, type Fault, type Member, type UpstreamPool } from '../upstream-pool.ts';
+import { AllEndpointsFailed, CLOCK_SKEW_MS, type Fault, type Member, type UpstreamPool } from '../upstream-pool.ts';
+import { createTronConfirmer } from './confirm.ts';
 import { toPayment, rowKeys } from './adapt.ts';
 import { TronGridError } from './client.ts';
 import { completeListing, isSeen, listFrom, markSeen, readCursor, startCursor, type TronCursor } from './cursor.ts';
@@ -79,6 +83,8 @@ export function createTronPoller(d: PollerDeps) {
   }
 
   const heads = createHeadWatch();
+  /** Endpoints whose head was last not believed (logged once per spell). */
+  const doubted = new Set<Member<TronEndpoint>>();
 
   /**
    * Every ready endpoint's solidified head, read side by side, waiting at most `headWaitMs`: a
@@ -90,7 +96,13 @@ export function createTronPoller(d: PollerDeps) {
     const reads = d.pool.ready().map(async (m) => {
       try {
         const head = await paced(m, signal, () => m.spec.client.solidifiedHead(signal));
-        d.pool.observeHead(m, head.number);
+        d.pool.observeHead(m, head.number, head.timestamp || undefined);
+        if (!d.pool.believed(m)) {
+          if (!doubted.has(m)) d.log.warn('TronGrid endpoint head not believed; it serves last and counts for nothing', { endpoint: m.label, head: head.number, why: m.health.suspect });
+          doubted.add(m);
+          return;
+        }
+        doubted.delete(m);
         heads.observe(head.number, d.clock.now());
         got.set(m, head);
       } catch (err) {
@@ -125,13 +137,34 @@ export function createTronPoller(d: PollerDeps) {
   const fetchPage = (m: Member<TronEndpoint>, signal: AbortSignal) => (minTimestamp: number, fingerprint: string | undefined) =>
     paced(m, signal, () => m.spec.client.listTrc20({ address: d.address, contract: d.contract, minTimestamp, limit: d.tuning.pageLimit, fingerprint }, signal));
 
+  const confirmer = createTronConfirmer({
+    pool: d.pool,
+    filter,
+    pageLimit: d.tuning.pageLimit,
+    maxPages: d.tuning.maxPagesPerTick,
+    page: (m, signal, q) => paced(m, signal, () => m.spec.client.listTrc20({ address: d.address, contract: d.contract, limit: d.tuning.pageLimit, ...q }, signal)),
+  });
+
+  /** The credits of `decided` that may move money now: confirmed by the quorum; the others wait, logged. */
+  async function confirmed(decided: RowDecision[], items: Trc20Item[], m: Member<TronEndpoint>, signal: AbortSignal): Promise<(r: RowDecision) => boolean> {
+    const verdicts = await confirmer.confirmRows(decided, items, m, signal);
+    for (const [txid, verdict] of verdicts) {
+      if (verdict === 'contradicted') d.log.error('TronGrid endpoints disagree about a transfer; not settled', { txid, endpoint: m.label });
+      else if (verdict === 'unknown') d.log.info('TronGrid transfer waits for a second endpoint to list it', { txid, endpoint: m.label });
+    }
+    return (r) => r.kind !== 'credit' || verdicts.get(r.item.txid) === 'confirmed';
+  }
+
   /**
    * Lists everything since the checkpoint on `m` and hands each new transfer to the ledger with its
-   * checkpoint; true when the listing completed. `headAt`: the time of the head `m` reported.
+   * checkpoint: `complete` when the listing completed, `fresh` the rows handed over. Rows past the
+   * agreed head's block time or the wall clock are left for a later listing, and the watermark
+   * never passes them.
    */
-  async function sweep(m: Member<TronEndpoint>, headAt: number | undefined, signal: AbortSignal): Promise<boolean> {
+  async function sweep(m: Member<TronEndpoint>, signal: AbortSignal): Promise<{ complete: boolean; fresh: number }> {
     let cursor = await loadCursor();
-    const cap = headAt ?? Infinity;
+    const cap = Math.min(d.pool.agreedHead()?.time ?? Infinity, d.clock.now() + CLOCK_SKEW_MS);
+    let fresh = 0;
     let ascending = true;
     let newest: number | undefined;
     const rows = rowKeys();
@@ -147,26 +180,33 @@ export function createTronPoller(d: PollerDeps) {
       // Held rows are listed again by the next tick (the watermark stays before them), unless
       // this tick would otherwise handle nothing at all: then progress comes first.
       mayHold: (last) => !(last && handled === 0),
-      onBatch: async (items: Trc20Item[]) => {
+      onBatch: async (listed: Trc20Item[]) => {
+        const items = listed.filter((i) => i.blockTimestamp <= cap);
         for (const item of items) {
           if (newest !== undefined && item.blockTimestamp < newest) ascending = false;
           newest = Math.max(newest ?? item.blockTimestamp, item.blockTimestamp);
         }
-        for (const r of decideRows(items, d.address, rows)) {
+        // A bare transaction id is what cursors written before rows were told apart hold.
+        const decided = decideRows(items, d.address, rows).filter((r) => {
           handled += 1;
-          // A bare transaction id is what cursors written before rows were told apart hold.
-          if (isSeen(cursor, r.row) || isSeen(cursor, r.item.txid)) continue;
+          return !isSeen(cursor, r.row) && !isSeen(cursor, r.item.txid);
+        });
+        const settles = await confirmed(decided, items, m, signal);
+        for (const r of decided) {
+          // Not marked seen: listed (and asked about) again while the overlap or the re-scan covers it.
+          if (!settles(r)) continue;
           const next = markSeen(cursor, r.row, r.item.blockTimestamp, d.tuning.overlapMs, ascending, cap);
           await handle(r, { key, value: next });
+          fresh += 1;
           cursor = next;
         }
       },
     });
-    if (!complete || signal.aborted) return false; // more pages wait; not caught up yet
+    if (!complete || signal.aborted) return { complete: false, fresh }; // more pages wait; not caught up yet
     const done = completeListing(cursor, newest, d.tuning.overlapMs, cap);
     if (done !== cursor) await d.ledger.saveCheckpoint({ key, value: done });
     caughtUpAt = d.clock.now();
-    return true;
+    return { complete: true, fresh };
   }
 
   const rescan = createRescan({
@@ -177,6 +217,7 @@ export function createTronPoller(d: PollerDeps) {
     tuning: d.tuning,
     filter,
     walk: (m, signal) => fetchPage(m, signal),
+    confirmed,
     handle: async (r) => {
       const outcome = await handle(r, undefined);
       return outcome !== undefined && outcome.kind !== 'duplicate';
@@ -185,8 +226,9 @@ export function createTronPoller(d: PollerDeps) {
   });
 
   /**
-   * The endpoints to list on, in turn: those whose head answered this cycle (ahead before behind,
-   * then by health), then the others (a resting or slow one only when nothing else serves).
+   * The endpoints to list on, in turn: those whose head answered this cycle and is believed (at the
+   * newest head before trailing, then by health), then the others (a resting, slow or suspect one
+   * only when nothing else serves).
    */
   function candidates(answered: Map<Member<TronEndpoint>, unknown>): Member<TronEndpoint>[] {
     const order = d.pool.order();
@@ -201,14 +243,18 @@ export function createTronPoller(d: PollerDeps) {
       const got = await readHeads(signal);
       const errors: { label: string; error: unknown }[] = [];
       let served: Member<TronEndpoint> | undefined;
-      for (const m of candidates(got)) {
+      let fresh = 0;
+      const order = candidates(got);
+      for (const m of order) {
         const head = got.get(m);
         try {
-          if (await sweep(m, head?.timestamp || undefined, signal)) {
+          const swept = await sweep(m, signal);
+          if (swept.complete) {
             const asOf = head ? heads.asOf(head.number) : undefined;
             if (asOf !== undefined) report?.caughtUp?.(asOf);
           }
           served = m;
+          fresh = swept.fresh;
           break;
         } catch (err) {
           if (signal.aborted) throw err;
@@ -217,8 +263,20 @@ export function createTronPoller(d: PollerDeps) {
         }
       }
       if (!served) throw errors.length === 1 ? errors[0]!.error : new AllEndpointsFailed('TronGrid', errors);
-      // Only once caught up, so the start-up catch-up is not delayed by a second listing.
-      if (caughtUpAt !== undefined) await rescan.run(served, signal);
+      const ready = d.pool.ready();
+      const others = order.filter((m) => m !== served && ready.includes(m) && d.pool.believed(m));
+      // Nothing new on the first endpoint: a second may show what it does not (it lags, or withholds).
+      if (fresh === 0 && others[0]) {
+        try {
+          await sweep(others[0], signal);
+        } catch (err) {
+          if (signal.aborted) throw err;
+          d.log.warn('TronGrid second endpoint failed', { endpoint: others[0].label, error: describeError(err) });
+        }
+      }
+      // Only once caught up, so the start-up catch-up is not delayed by a second listing. On another
+      // endpoint than the sweep's: what one endpoint withholds, another shows.
+      if (caughtUpAt !== undefined) await rescan.run(others[0] ?? served, signal);
       return;
     }
     // Nothing could settle and the backlog is swept: save the calls. An intent created now is

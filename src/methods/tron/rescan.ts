@@ -13,7 +13,7 @@ import { rowKeys } from './adapt.ts';
 import { decideRows, heldFromJson, heldToJson, type RowDecision } from './netting.ts';
 import { walkPages } from './pages.ts';
 import type { PollerTuning, TronEndpoint } from './tuning.ts';
-import type { PageFilter } from './trc20-page.ts';
+import type { PageFilter, Trc20Item } from './trc20-page.ts';
 
 /** Progress of the deep re-scan, kept beside the cursor; a run cut short resumes at its page. */
 interface RescanState {
@@ -47,6 +47,8 @@ export interface RescanDeps {
   tuning: PollerTuning;
   filter: PageFilter;
   walk(m: Member<TronEndpoint>, signal: AbortSignal): (minTimestamp: number, fingerprint: string | undefined) => Promise<unknown>;
+  /** Which of the rows `m` listed may move money now (confirmed by the pool's quorum; confirm.ts). */
+  confirmed(rows: RowDecision[], items: Trc20Item[], m: Member<TronEndpoint>, signal: AbortSignal): Promise<(r: RowDecision) => boolean>;
   /** Hands one row to the ledger; true when the ledger did not have it yet. */
   handle(r: RowDecision): Promise<boolean>;
 }
@@ -79,7 +81,10 @@ export function createRescan(d: RescanDeps) {
       log: d.log,
       mayHold: () => true,
       onBatch: async (items) => {
-        for (const r of decideRows(items, d.address, rows)) {
+        const decided = decideRows(items, d.address, rows);
+        const settles = await d.confirmed(decided, items, m, signal);
+        for (const r of decided) {
+          if (!settles(r)) continue;
           if (await d.handle(r)) {
             found += 1;
             d.log.warn('TronGrid re-scan found a transfer the listing had missed', { txid: r.item.txid, row: r.row, block_timestamp: r.item.blockTimestamp });

@@ -86,8 +86,12 @@ export function createTronSource(config: TronSourceConfig, deps: TronSourceDeps)
     clock: deps.clock,
     random: deps.random,
     backoff: tuning.backoff,
-    // 20 blocks (a minute): further behind than the newest head, an endpoint serves only when no other does.
-    behindBy: 20,
+    // TRON makes a block every 3 s: 3 blocks behind the newest believable head, an endpoint is asked
+    // after those at it; 20 blocks (a minute) beyond what the others make plausible, it is suspect.
+    behindBy: 3,
+    aheadBy: 20,
+    headIntervalMs: 2500,
+    quorum: config.confirmations?.endpoints,
     metrics: deps.upstreamMetrics,
   });
   const poller = createTronPoller({ address, contract, ledger: deps.ledger, clock: deps.clock, log, pool, tuning });

@@ -48,3 +48,12 @@ test('bad endpoint lists are refused with the path named', () => {
 test('a Solana endpoint key needs a {apiKey} place in its url (JSON-RPC has no key header)', () => {
   assert.throws(() => parse({ SOL: { wallet: WALLET, endpoints: [{ url: 'https://rpc.example', apiKey: 'k' }] } }), /methods\.SOL\.endpoints: an apiKey needs \{apiKey\} in its url/);
 });
+
+test('confirmations.endpoints: at least 1, at most the endpoints configured', () => {
+  const two = [{ url: 'https://a.example' }, { url: 'https://b.example' }];
+  assert.equal(parse({ SOL: { wallet: WALLET, endpoints: two, confirmations: { endpoints: 2 } } }).methods.SOL!.confirmations?.endpoints, 2);
+  assert.equal(parse({ USDT_TRC20: { address: TRON, endpoints: two } }).methods.USDT_TRC20!.confirmations, undefined, 'absent: the pool takes 2 where two exist');
+  assert.throws(() => parse({ USDT_TRC20: { address: TRON, endpoints: two, confirmations: { endpoints: 3 } } }), /methods\.USDT_TRC20\.confirmations: cannot exceed the number of endpoints configured/);
+  assert.throws(() => parse({ SOL: { wallet: WALLET, confirmations: { endpoints: 2 } } }), /methods\.SOL\.confirmations: cannot exceed the number of endpoints configured/);
+  assert.throws(() => parse({ SOL: { wallet: WALLET, endpoints: two, confirmations: { endpoints: 0 } } }), /methods\.SOL\.confirmations\.endpoints: must be at least 1/);
+});

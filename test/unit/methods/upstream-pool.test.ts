@@ -97,3 +97,66 @@ test('two endpoints of one provider that differ only in their key get distinct l
   });
   assert.deepEqual(p.members.map((m) => m.label), ['https://rpc.example', 'https://rpc.example#2']);
 });
+
+/** Two or three endpoints with the head rules a chain uses: a head per second, suspect beyond 100 past what the others allow. */
+function judged(n = 2, quorum?: number) {
+  let now = 1_000_000;
+  const p = createUpstreamPool({
+    endpoints: Array.from({ length: n }, (_, i) => ({ url: `https://rpc${i}.example/`, weight: 1 })),
+    clock: { now: () => now },
+    random: mid,
+    backoff: { baseMs: 1000, maxMs: 8000 },
+    behindBy: 5,
+    aheadBy: 100,
+    headIntervalMs: 1000,
+    ...(quorum !== undefined ? { quorum } : {}),
+  });
+  return { p, advance: (ms: number) => (now += ms), now: () => now };
+}
+
+test('a head far ahead of the others is suspect, whichever answered first; the agreed head is the honest one', () => {
+  const { p } = judged();
+  const [liar, honest] = p.members;
+  p.observeHead(liar!, 9_000_000_000); // answers first, nothing to compare with yet
+  p.observeHead(honest!, 5000);
+  assert.equal(p.believed(liar!), false);
+  assert.equal(p.believed(honest!), true);
+  assert.equal(p.agreedHead()?.head, 5000);
+  assert.equal(p.newestHead(), 5000);
+  assert.equal(p.order()[0], honest, 'the honest endpoint serves first');
+});
+
+test('a head whose block time is past the wall clock is suspect even when it is alone', () => {
+  const { p, now } = judged(1);
+  const [only] = p.members;
+  p.observeHead(only!, 100, now() + 30 * 86_400_000);
+  assert.equal(p.believed(only!), false);
+  assert.equal(p.agreedHead(), undefined);
+  p.observeHead(only!, 101, now());
+  assert.equal(p.believed(only!), true);
+});
+
+test('an endpoint that falls behind leaves the one ahead believed; the one ahead serves first', () => {
+  const { p, advance } = judged();
+  const [a, b] = p.members;
+  p.observeHead(a!, 1000);
+  p.observeHead(b!, 1000);
+  advance(10_000);
+  p.observeHead(b!, 490); // restarted from an old snapshot, 500 behind
+  p.observeHead(a!, 1010);
+  assert.equal(p.believed(a!), true, 'ten heads in ten seconds is what the chain makes');
+  assert.equal(p.isBehind(b!), true);
+  assert.equal(p.order()[0], a);
+  assert.equal(p.agreedHead()?.head, 490, 'two confirmations by default: the cursor waits for the lower');
+});
+
+test('a transaction is confirmed by the quorum, waits while the others do not know it, and a contradiction wins', async () => {
+  const { p } = judged(3, 2);
+  const [a, b, c] = p.members;
+  assert.equal(await p.confirm(a!, async (m) => (m === b ? 'same' : 'unknown')), 'confirmed');
+  assert.equal(await p.confirm(a!, async () => 'unknown'), 'unknown');
+  assert.equal(await p.confirm(a!, async () => Promise.reject(new Error('down'))), 'unknown', 'a failed question is not knowing');
+  assert.equal(await p.confirm(a!, async (m) => (m === c ? 'differs' : 'unknown')), 'contradicted');
+  const one = judged(2, 1).p;
+  assert.equal(await one.confirm(one.members[0]!, async () => 'differs'), 'confirmed', 'a quorum of 1 asks nobody');
+});
