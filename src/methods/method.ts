@@ -1,7 +1,7 @@
 import type * as v from 'valibot';
 import type { MethodRules, TxRefRules } from '../domain/methods.ts';
 import type { Db } from '../db/open.ts';
-import type { MailboxTokenStore } from '../domain/ports.ts';
+import type { MailboxTokenStore, Random } from '../domain/ports.ts';
 import type { PaymentSource, SourceDeps } from './source.ts';
 
 /**
@@ -25,8 +25,11 @@ export interface MethodDescriptor<Section = any> {
   token?(section: Section | undefined): string;
   /** The payee name this method's section configures for payment links (UPI's `payeeName`). */
   payeeName?(section: Section): string;
-  /** Whether each intent gets a fresh reference key (Solana Pay) the payer's transfer carries. */
-  readonly needsReference: boolean;
+  /**
+   * Methods whose intents each get a fresh reference the payer's transfer carries (Solana Pay's
+   * reference key): makes one from `random` (never reused); absent: the method has no reference.
+   */
+  newReference?(random: Random): string;
   /** The QR-able URI a customer's wallet opens for an intent. */
   paymentUri(d: DepositInput): string;
   /**

@@ -3,10 +3,7 @@ import { isSolanaAddress } from '../../config/addresses.ts';
 import { chainMaxLag, commitment, endpointsAlone, httpUrl, lagOverPoll, methodCommon, seconds, solanaEndpointList, wsUrl } from '../../config/parts.ts';
 import type { Resolved } from '../../config/secret.ts';
 
-/** USDT's mint on Solana mainnet: the default `mint`. */
-export const USDT_SPL_MINT = 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB';
-
-/** The `methods.SOL` and `methods.USDT_SOL` config sections. */
+/** The `methods.SOL` section, and each SPL token's (the same with its `mint`). */
 
 const solanaCommon = {
   ...methodCommon,
@@ -23,16 +20,20 @@ const solanaCommon = {
 
 const SolFields = v.strictObject(solanaCommon);
 export const SolConfig = v.pipe(SolFields, endpointsAlone<v.InferOutput<typeof SolFields>>(['rpcUrl']), ...lagOverPoll<v.InferOutput<typeof SolFields>>());
-const UsdtSolFields = v.strictObject({
-  ...solanaCommon,
-  mint: v.optional(
-    v.pipe(v.string(), v.check(isSolanaAddress, 'expected a Solana mint address (base58)')),
-    USDT_SPL_MINT,
-  ),
-});
-export const UsdtSolConfig = v.pipe(UsdtSolFields, endpointsAlone<v.InferOutput<typeof UsdtSolFields>>(['rpcUrl']), ...lagOverPoll<v.InferOutput<typeof UsdtSolFields>>());
+
+const splFields = (defaultMint: string) =>
+  v.strictObject({
+    ...solanaCommon,
+    mint: v.optional(v.pipe(v.string(), v.check(isSolanaAddress, 'expected a Solana mint address (base58)')), defaultMint),
+  });
+type SplFields = ReturnType<typeof splFields>;
+
+/** An SPL token's section: the Solana keys plus `mint` (default: the token's mainnet mint). */
+export const splConfig = (defaultMint: string) => v.pipe(splFields(defaultMint), endpointsAlone<v.InferOutput<SplFields>>(['rpcUrl']), ...lagOverPoll<v.InferOutput<SplFields>>());
 
 export type SolMethodConfig = v.InferOutput<typeof SolConfig>;
-export type UsdtSolMethodConfig = v.InferOutput<typeof UsdtSolConfig>;
+export type SplMethodConfig = v.InferOutput<ReturnType<typeof splConfig>>;
 export type SolSection = Resolved<SolMethodConfig>;
-export type UsdtSolSection = Resolved<UsdtSolMethodConfig>;
+export type SplSection = Resolved<SplMethodConfig>;
+/** What a Solana source reads: a token's section carries its mint, SOL's none. */
+export type SolanaSection = SolSection & { mint?: string };

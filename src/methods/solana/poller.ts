@@ -12,7 +12,6 @@
 import type { Connection, Finality } from '@solana/web3.js';
 import type { Clock, Ledger, Logger } from '../../domain/ports.ts';
 import { formatMinor } from '../../domain/money.ts';
-import { SOL_DECIMALS, USDT_SPL_DECIMALS } from './units.ts';
 import { cycleReporterOf } from '../../runtime/cycle.ts';
 import { describeError } from '../../domain/errors.ts';
 import { AllEndpointsFailed, type Member, type UpstreamPool } from '../upstream-pool.ts';
@@ -130,7 +129,7 @@ export function createPoller(o: PollerOptions): { tick(signal: AbortSignal): Pro
         unsaved = undefined;
         o.log.info('solana payment ingested', {
           tx: info.signature,
-          amount: formatMinor(adapted.payment.amountMinor, o.target.method === 'SOL' ? SOL_DECIMALS : USDT_SPL_DECIMALS),
+          amount: formatMinor(adapted.payment.amountMinor, o.target.decimals),
           outcome: outcome.kind,
         });
       }

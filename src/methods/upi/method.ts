@@ -15,7 +15,6 @@ export const upiMethod: MethodDescriptor<UpiSection> = {
   config: UpiConfig,
   receiver: (s) => s.vpa,
   payeeName: (s) => s.payeeName,
-  needsReference: false,
   // NPCI UPI linking spec: pa, pn, am (2 decimals), cu, tn.
   paymentUri: (d) => `upi://pay?pa=${q(d.receiver)}&pn=${q(d.payeeName)}&am=${formatMinorFixed(d.payAmountMinor, 2)}&cu=INR&tn=${q(d.orderId)}`,
   checkout: { label: 'UPI', appButton: 'Pay with a UPI app', scanWith: 'UPI', addressLabel: 'UPI ID (VPA)', fiatSign: '₹' },
