@@ -24,7 +24,8 @@ export interface RateBookOptions {
   /** "USDT/INR" → its sources in fallback order (pricing.pairs). */
   pairs: Record<string, readonly string[]>;
   maxAgeSeconds: number;
-  usdtPeg: boolean;
+  /** Stablecoins quoted 1:1: unit → its fiat ("USDT" → "USD"), the pegs left on. */
+  pegs: Readonly<Record<string, string>>;
 }
 
 /** Rows are read again at most this often per process: creates never wait on more than a cached read. */
@@ -71,11 +72,11 @@ export function createRateBook(o: RateBookOptions) {
     /** The rate to convert a `fiat` price into `unit` (the method's currency) now; undefined: none fresh. */
     async quote(unit: string, fiat: Fiat): Promise<QuotedRate | undefined> {
       // The identity and the peg need no rows.
-      const direct = resolveRate(unit, fiat, () => undefined, o.usdtPeg);
+      const direct = resolveRate(unit, fiat, () => undefined, o.pegs);
       if (direct) return direct;
       const all = await rows();
       const now = o.clock.now();
-      return resolveRate(unit, fiat, (pair) => freshFrom(all, now, pair) ?? (o.pairs[pair] ? 'stale' : undefined), o.usdtPeg);
+      return resolveRate(unit, fiat, (pair) => freshFrom(all, now, pair) ?? (o.pairs[pair] ? 'stale' : undefined), o.pegs);
     },
 
     /** Writes one refresh's outcomes in one transaction. A failure keeps the previous good rate (until it is too old). */

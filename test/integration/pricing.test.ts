@@ -230,6 +230,52 @@ forEachStore((store) => {
   });
 });
 
+test('USDC is priced like USDT: 1:1 to USD by default, its INR book from the sources that list it; pricing.pegs turns one peg off, usdtPeg still turns off USDT\'s', async (t) => {
+  const clock = testClock(Date.parse('2026-11-26T09:02:00.000Z'));
+  const { testStore } = await import('../helpers/stores.ts');
+  const usdc = { coindcx: ['USDC/INR', '84.10'], coingecko: ['USDC/INR', '84.05'], kraken: ['USDC/USD', '0.99980000'], coinbase: ['USDC/USD', '0.9999'] } as const;
+  for (const [name, [pair, rate]] of Object.entries(usdc)) fakes.sources[name as FakeSourceName].state.rates[pair] = rate;
+  t.after(() => {
+    for (const [name, [pair]] of Object.entries(usdc)) delete fakes.sources[name as FakeSourceName].state.rates[pair];
+  });
+  const base = pricingConfig();
+  const boot = async (pricing: Record<string, unknown>) => {
+    for (const f of Object.values(fakes.sources)) f.set('ok');
+    const p = await startPayd({ config: { ...(await testStore('sqlite').config()), pricing: { ...base, ...pricing } }, clock });
+    t.after(() => p.close());
+    // No pair, no source to ask: nothing to refresh.
+    if (p.app.pricing.refresher) await refresh(p);
+    return { p, m: await p.merchant() };
+  };
+
+  const pegged = await boot({ pairs: { ...base.pairs, 'USDC/INR': ['coindcx', 'coingecko'] } });
+  const usd = await create(pegged.p, pegged.m.headers, { price: { amount: 25, currency: 'USD' }, currency: 'USDC_SOL', order_id: 'usdc-usd' });
+  assert.equal(usd.status, 200, usd.text);
+  assert.deepEqual([usd.body.amount, usd.body.quote.rate, usd.body.quote.source], [25, 1, 'peg']);
+  // ₹1,999 / 84.10 (CoinDCX's USDCINR) = 23.7693… → 23.77 USDC.
+  const inr = await create(pegged.p, pegged.m.headers, { price: { amount: 1999, currency: 'INR' }, currency: 'USDC_SOL', order_id: 'usdc-inr' });
+  assert.deepEqual([inr.body.amount, inr.body.quote.rate, inr.body.quote.source], [23.77, 84.1, 'coindcx']);
+  // €50 through the peg and the ECB's USD/EUR: 50 / 0.92 = 54.3478… → 54.35 USDC.
+  const eur = await create(pegged.p, pegged.m.headers, { price: { amount: 50, currency: 'EUR' }, currency: 'USDC_SOL', order_id: 'usdc-eur' });
+  assert.deepEqual([eur.body.amount, eur.body.quote.source], [54.35, 'peg×frankfurter']);
+  const status = await pegged.p.app.pricing.book.status();
+  assert.deepEqual(status.find((s) => s.pair === 'USDC/INR')!.sources.map((s) => [s.source, s.rate]), [['coindcx', '84.1'], ['coingecko', '84.05']]);
+
+  // The USDC peg off: its market rate (Kraken's USDCUSD) prices it, 25 / 0.9998 = 25.005… → 25.01; USDT keeps its peg.
+  const market = await boot({ pegs: { USDC: false }, pairs: { 'USDC/USD': ['kraken', 'coinbase'] } });
+  const off = await create(market.p, market.m.headers, { price: { amount: 25, currency: 'USD' }, currency: 'USDC_SOL', order_id: 'usdc-market' });
+  assert.deepEqual([off.body.amount, off.body.quote.rate, off.body.quote.source], [25.01, 0.9998, 'kraken']);
+  const usdtPegged = await create(market.p, market.m.headers, { price: { amount: 25, currency: 'USD' }, currency: 'USDT_SOL', order_id: 'usdt-peg' });
+  assert.deepEqual([usdtPegged.body.amount, usdtPegged.body.quote.source], [25, 'peg']);
+
+  // The older `usdtPeg: false` still turns USDT's peg off: with no USDT/USD pair there is no rate.
+  const legacy = await boot({ usdtPeg: false, pairs: {} });
+  const none = await create(legacy.p, legacy.m.headers, { price: { amount: 25, currency: 'USD' }, currency: 'USDT_TRC20', order_id: 'usdt-unpegged' });
+  assert.deepEqual([none.status, none.body.code], [503, 'RATE_UNAVAILABLE']);
+  const stillUsdc = await create(legacy.p, legacy.m.headers, { price: { amount: 25, currency: 'USD' }, currency: 'USDC_SOL', order_id: 'usdc-peg' });
+  assert.deepEqual([stillUsdc.body.amount, stillUsdc.body.quote.source], [25, 'peg']);
+});
+
 test('the worker leader refreshes rates by itself; /metrics reports each pair and source', async (t) => {
   const clock = testClock(Date.now());
   const { testStore } = await import('../helpers/stores.ts');

@@ -2,6 +2,7 @@ import { isVpa } from '../../config/addresses.ts';
 import { formatMinorFixed } from '../../domain/money.ts';
 import type { MethodDescriptor } from '../method.ts';
 import { UpiConfig, type UpiSection } from './config.ts';
+import { createUpiSilence } from './silence.ts';
 
 const q = encodeURIComponent;
 
@@ -54,6 +55,8 @@ export const upiMethod: MethodDescriptor<UpiSection> = {
       return { vpa, payeeName, imap: { host: imapHost, port: imapPort, secure, user, password, mailbox: 'INBOX' }, accounts: [{ bank, accountEnding }], alertRecipients: [recipient.trim()] };
     },
   },
+  silence: (s, deps) => createUpiSilence({ ...deps, method: upiMethod.id, accounts: s.accounts, expectAlertWithinHours: s.expectAlertWithinHours }),
+  warnings: (s) => (s.dkim.required ? [] : [`methods.${upiMethod.id}.dkim.required is false: forged bank e-mails can settle intents`]),
   async loadSource(section, deps) {
     // Parked and unreadable mail must survive restarts: the UPI source keeps them in the database.
     if (!deps.db) throw new Error('the UPI source needs the database');

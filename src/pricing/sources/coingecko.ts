@@ -1,6 +1,7 @@
 import { getJson, isObject, rateOrFail, RateSourceError, splitPair, type RateSource, type SourceOptions } from '../source.ts';
 
-const COIN_IDS: Record<string, string> = { USDT: 'tether', SOL: 'solana' };
+/** CoinGecko names coins by its own ids, not by ticker: the one per-coin fact this source needs. */
+const COIN_IDS: Record<string, string> = { USDT: 'tether', USDC: 'usd-coin', SOL: 'solana' };
 
 /**
  * CoinGecko `GET /api/v3/simple/price?ids=tether&vs_currencies=inr&include_last_updated_at=true`
@@ -10,7 +11,7 @@ const COIN_IDS: Record<string, string> = { USDT: 'tether', SOL: 'solana' };
 export function coingecko(o: SourceOptions): RateSource {
   return {
     name: 'coingecko',
-    supports: (pair) => splitPair(pair)[0] in COIN_IDS,
+    supports: (pair) => Object.hasOwn(COIN_IDS, splitPair(pair)[0]),
     async fetch(pair, signal) {
       const [base, quote] = splitPair(pair);
       const id = COIN_IDS[base];
