@@ -61,10 +61,41 @@ export interface MethodDescriptor<Section = any> {
    * `payd doctor`, the console and /metrics read it by the method's id.
    */
   silence?(section: Section, deps: { db: Db; clock: Clock }): MethodSilence | null;
+  /** A method read from a mailbox that may sign in with OAuth 2.0: what `payd mailbox authorize` asks of it. */
+  readonly mailbox?: MailboxAuthorizer<Section>;
   /** Lines `payd serve` logs as warnings at start: a setting that weakens what the method trusts. */
   warnings?(section: Section): string[];
   /** Builds its live source; the heavy upstream libraries load here, never with the descriptor. */
   loadSource(section: Section, deps: MethodSourceDeps): Promise<PaymentSource>;
+}
+
+/** `payd mailbox authorize` through a method's descriptor (UPI's alert mailbox). */
+export interface MailboxAuthorizer<Section = any> {
+  /** Where its section keeps the mailbox settings, as the operator writes it ("methods.UPI.imap"). */
+  readonly imapPath: string;
+  /** The OAuth client its configured section names (secrets read), for flags left out. */
+  client(section: Section): { clientId?: string; clientSecret?: string };
+  /** Signs the operator in with the provider and returns the refresh token; the flows and their HTTP client load here. */
+  authorize(o: MailboxAuthorizeOptions): Promise<{ refreshToken: string; scope: string | undefined }>;
+}
+
+export interface MailboxAuthorizeOptions {
+  provider: 'google' | 'microsoft';
+  tokenUrl: string;
+  clientId: string;
+  clientSecret?: string;
+  scope: string;
+  /** Microsoft: the device authorization endpoint. */
+  deviceUrl: string;
+  /** Google: the authorization endpoint and the loopback redirect registered for the client. */
+  authUrl: string;
+  redirectUri: string;
+  random: Random;
+  loginHint?: string;
+  /** Says something to the operator (the URL to open, the code to type). */
+  prompt(text: string): void;
+  /** Asks the operator for a line (Google: the redirected URL). */
+  readLine(question: string): Promise<string>;
 }
 
 /** What a method's silence watch says (MethodDescriptor.silence). */

@@ -1,7 +1,8 @@
 import * as v from 'valibot';
 import { isSolanaAddress } from '../../config/addresses.ts';
-import { chainMaxLag, commitment, endpointsAlone, httpUrl, lagOverPoll, methodCommon, seconds, solanaEndpointList, wsUrl } from '../../config/parts.ts';
+import { chainMaxLag, commitment, endpointsAlone, httpUrl, lagOverPoll, methodCommon, seconds, keyInUrlEndpointList, wsUrl } from '../../config/parts.ts';
 import type { Resolved } from '../../config/secret.ts';
+import { endpointsOf } from '../endpoints.ts';
 
 /** The `methods.SOL` section, and each SPL token's (the same with its `mint`). */
 
@@ -10,7 +11,7 @@ const solanaCommon = {
   wallet: v.pipe(v.string(), v.check(isSolanaAddress, 'expected a Solana public key (base58)')),
   /** One JSON-RPC URL (default https://api.mainnet-beta.solana.com); or `endpoints`. */
   rpcUrl: v.optional(httpUrl),
-  endpoints: solanaEndpointList,
+  endpoints: keyInUrlEndpointList,
   wsUrl: v.optional(wsUrl, null),
   commitment,
   pollSeconds: seconds(10),
@@ -37,3 +38,8 @@ export type SolSection = Resolved<SolMethodConfig>;
 export type SplSection = Resolved<SplMethodConfig>;
 /** What a Solana source reads: a token's section carries its mint, SOL's none. */
 export type SolanaSection = SolSection & { mint?: string };
+
+export const SOLANA_PUBLIC_RPC = 'https://api.mainnet-beta.solana.com';
+
+/** The section's RPC endpoints: `endpoints`, else `rpcUrl`, else the public mainnet RPC. */
+export const solanaEndpoints = (c: { endpoints?: Parameters<typeof endpointsOf>[0]['endpoints']; rpcUrl?: string }) => endpointsOf(c, { url: c.rpcUrl, fallback: SOLANA_PUBLIC_RPC });

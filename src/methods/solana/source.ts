@@ -8,8 +8,7 @@
  * A wsUrl adds a logs subscription that only wakes the poll early.
  */
 import type { Connection } from '@solana/web3.js';
-import type { SolanaSection } from './config.ts';
-import { solanaEndpoints } from '../endpoints.ts';
+import { solanaEndpoints, type SolanaSection } from './config.ts';
 import { callUrl, createUpstreamPool, type Member } from '../upstream-pool.ts';
 import { isSolanaAddress } from '../../config/addresses.ts';
 import type { DoctorResult, PaymentSource, SourceDeps } from '../source.ts';

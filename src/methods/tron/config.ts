@@ -1,7 +1,8 @@
 import * as v from 'valibot';
 import { isTronAddress } from '../../config/addresses.ts';
 import { chainMaxLag, endpointList, endpointsAlone, httpUrl, lagOverPoll, methodCommon, SecretRef, seconds } from '../../config/parts.ts';
-import type { Resolved } from '../../config/secret.ts';
+import type { Resolved, Secret } from '../../config/secret.ts';
+import { endpointsOf } from '../endpoints.ts';
 
 /** A TRC20 token's config section (`methods.USDT_TRC20`); `contract` defaults to the token's mainnet contract. */
 const tronFields = (defaultContract: string) =>
@@ -29,3 +30,9 @@ export const tronConfig = (defaultContract: string) =>
 
 export type TronMethodConfig = v.InferOutput<ReturnType<typeof tronConfig>>;
 export type TronSection = Resolved<TronMethodConfig>;
+
+export const TRONGRID_URL = 'https://api.trongrid.io';
+
+/** The section's TronGrid-compatible endpoints: `endpoints`, else `apiUrl`/`apiKey`, else TronGrid. */
+export const tronEndpoints = (c: { endpoints?: Parameters<typeof endpointsOf>[0]['endpoints']; apiUrl?: string; apiKey?: Secret }) =>
+  endpointsOf(c, { url: c.apiUrl, apiKey: c.apiKey, fallback: TRONGRID_URL });

@@ -15,11 +15,10 @@ import type { DoctorResult, PaymentSource, SourceDeps } from '../source.ts';
 import { runLoop } from '../../runtime/loop.ts';
 import { toBase58 } from './address.ts';
 import { callUrl, createUpstreamPool } from '../upstream-pool.ts';
-import { tronEndpoints } from '../endpoints.ts';
 import { createTronGridClient, type Fetch } from './client.ts';
 import { checkTronEndpoint } from './doctor.ts';
 import { createTronPoller, type PollerTuning, type TronEndpoint } from './poller.ts';
-import type { TronSection } from './config.ts';
+import { tronEndpoints, type TronSection } from './config.ts';
 import type { TronAsset } from './tokens.ts';
 
 /** A token's resolved section (`methods.USDT_TRC20`); `backfillHours` is read if the schema ever offers it. */

@@ -55,6 +55,14 @@ export const upiMethod: MethodDescriptor<UpiSection> = {
       return { vpa, payeeName, imap: { host: imapHost, port: imapPort, secure, user, password, mailbox: 'INBOX' }, accounts: [{ bank, accountEnding }], alertRecipients: [recipient.trim()] };
     },
   },
+  mailbox: {
+    get imapPath() {
+      return `methods.${upiMethod.id}.imap`;
+    },
+    client: (s) => ({ clientId: s.imap.auth?.clientId, clientSecret: s.imap.auth?.clientSecret?.reveal() }),
+    // Loaded on use: the token endpoint's HTTP client (undici) would slow every other command's start-up.
+    authorize: async (o) => (await import('./oauth/operator.ts')).authorizeMailbox(o),
+  },
   silence: (s, deps) => createUpiSilence({ ...deps, method: upiMethod.id, accounts: s.accounts, expectAlertWithinHours: s.expectAlertWithinHours }),
   warnings: (s) => (s.dkim.required ? [] : [`methods.${upiMethod.id}.dkim.required is false: forged bank e-mails can settle intents`]),
   async loadSource(section, deps) {
