@@ -54,7 +54,6 @@ export function baseConfig(dir: string, extra: Record<string, any> = {}) {
       },
       USDT_TRC20: { address: RECEIVERS.USDT_TRC20, apiUrl: 'http://127.0.0.1:1' },
       USDT_SOL: { wallet: RECEIVERS.USDT_SOL, rpcUrl: 'http://127.0.0.1:1' },
-      USDC_SOL: { wallet: RECEIVERS.USDC_SOL, rpcUrl: 'http://127.0.0.1:1' },
       SOL: { wallet: RECEIVERS.SOL, rpcUrl: 'http://127.0.0.1:1' },
       ...(methods ?? {}),
     },

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { sandboxReceivers } from '../../src/methods/sandbox/receivers.ts';
 import { payd } from '../helpers/cli.ts';
 import { startPayd, testClock, type PaydHarness, type TestClock } from '../helpers/payd.ts';
 import { forEachStore, type TestStore } from '../helpers/stores.ts';
@@ -241,7 +242,9 @@ test('USDC is priced like USDT: 1:1 to USD by default, its INR book from the sou
   const base = pricingConfig();
   const boot = async (pricing: Record<string, unknown>) => {
     for (const f of Object.values(fakes.sources)) f.set('ok');
-    const p = await startPayd({ config: { ...(await testStore('sqlite').config()), pricing: { ...base, ...pricing } }, clock });
+    // USDC_SOL configured beside the default methods (the harness's address for it, an RPC never reached).
+    const methods = { USDC_SOL: { wallet: sandboxReceivers().USDC_SOL, rpcUrl: 'http://127.0.0.1:1' } };
+    const p = await startPayd({ config: { ...(await testStore('sqlite').config()), methods, pricing: { ...base, ...pricing } }, clock });
     t.after(() => p.close());
     // No pair, no source to ask: nothing to refresh.
     if (p.app.pricing.refresher) await refresh(p);

@@ -4,7 +4,6 @@
  * reads the same in every process: a verified alert is a UPI payment from the mailbox (source
  * "imap") whose evidence says its DKIM signature verified, credited to a configured account.
  */
-import { sql } from 'kysely';
 import type { Db } from '../../db/open.ts';
 import type { Clock } from '../../domain/ports.ts';
 import type { MethodSilence, SilenceReport } from '../method.ts';
@@ -74,7 +73,7 @@ export function createUpiSilence(d: { db: Db; clock: Clock; /** The method's id:
     for (const a of d.accounts) accounts.push({ bank: a.bank, account: a.accountEnding.slice(-4), lastAlertAt: await newestVerified(a) });
     const times = accounts.map((a) => a.lastAlertAt).filter((t): t is number => t !== null);
     const lastAlertAt = times.length ? Math.max(...times) : null;
-    let q = d.db.selectFrom('intents').select(sql<number>`min(created_at)`.as('first')).where('method', '=', d.method);
+    let q = d.db.selectFrom('intents').select((eb) => eb.fn.min('created_at').as('first')).where('method', '=', d.method);
     if (lastAlertAt !== null) q = q.where('created_at', '>', lastAlertAt);
     const first = (await q.executeTakeFirst())?.first;
     return { accounts, lastAlertAt, waitingSince: first === null || first === undefined ? null : Number(first) };
