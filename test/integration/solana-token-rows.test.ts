@@ -85,9 +85,10 @@ test('a token is one row: a test-only SPL token (its own mint, 8 decimals) is cr
   const intent = (await post({ amount: 3.2, currency: 'TESTTOKEN_SOL', order_id: 'ttk-1' })).body;
   assert.equal(intent.pay_amount, 3.2, JSON.stringify(intent));
   assert.match(intent.payment_uri, new RegExp(`spl-token=${mint}&reference=${intent.reference}`));
-  // Its rules follow from the row: steps of 0.01 TTK, 8 decimals.
-  const tooFine = await post({ amount: 1.001, currency: 'TESTTOKEN_SOL', order_id: 'ttk-2' });
+  // Its rules follow from the row: 8 decimals, never a 9th.
+  const tooFine = await post({ amount: 1.000000001, currency: 'TESTTOKEN_SOL', order_id: 'ttk-2' });
   assert.equal(tooFine.status, 400);
+  assert.match(JSON.stringify(tooFine.body), /at most 8 decimal places/);
   const page = await (await fetch(`${p.url}/pay/${intent.intent_id}`)).text();
   assert.match(page, /<dd id="method">TTK on Solana \(SPL\)<\/dd>/);
 
