@@ -82,7 +82,7 @@ forEachStore((store) => {
     const before = requests();
     const upi = await create(p, m.headers, { price: { amount: 1999.5, currency: 'INR' }, currency: 'UPI', order_id: 'upi' });
     assert.deepEqual([upi.body.amount, upi.body.quote.rate, upi.body.quote.source], [1999.5, 1, 'identity']);
-    // USD priced in USDT: the peg (1 USDT = 1 USD, pricing.usdtPeg default).
+    // USD priced in USDT: the peg (1 USDT = 1 USD unless pricing.pegs turns it off).
     const peg = await create(p, m.headers, { price: { amount: 25, currency: 'USD' }, currency: 'USDT_TRC20', order_id: 'usd' });
     assert.deepEqual([peg.body.amount, peg.body.quote.source], [25, 'peg']);
     // EUR: SOL/EUR = 150 × 0.92 = 138; €50 → 0.362318840… → 0.362319 SOL.
