@@ -1,3 +1,4 @@
+import { isoOrNull } from '../domain/iso-time.ts';
 import type { Readiness } from '../http/ops.ts';
 import type { MethodSilence } from '../methods/method.ts';
 import { isDown, type SourceHealth } from '../workers/source-health.ts';
@@ -18,12 +19,11 @@ export function createReadiness(d: { workers: () => WorkerSet; silences: readonl
     }
     const workers = workerSet ? workerSet.role() : 'off';
     let alerts: Record<string, unknown> | undefined;
-    const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
     for (const watch of d.silences) {
       if (watch.expectMs === undefined) continue;
       const s = await watch.status();
       alerts ??= {};
-      alerts[watch.method] = { state: s.silent ? 'silent' : 'ok', last_verified_at: iso(s.lastAlertAt), waiting_since: iso(s.waitingSince), expect_alert_within_hours: s.expectMs! / 3_600_000 };
+      alerts[watch.method] = { state: s.silent ? 'silent' : 'ok', last_verified_at: isoOrNull(s.lastAlertAt), waiting_since: isoOrNull(s.waitingSince), expect_alert_within_hours: s.expectMs! / 3_600_000 };
       if (s.silent && !failing.includes(watch.method)) failing.push(watch.method);
     }
     const ready = failing.length === 0;

@@ -67,8 +67,10 @@ export function configSchema(methods: Record<string, v.GenericSchema>) {
           origin: v.optional(httpUrl),
           /** A session unused this long is signed out, minutes. */
           idleMinutes: v.optional(v.pipe(num(), v.integer('expected an integer'), v.minValue(1), v.maxValue(7 * 24 * 60)), 30),
+          /** A session ends this long after sign-in however much it is used, hours (a stolen cookie does not live forever). */
+          maxSessionHours: v.optional(v.pipe(num(), v.integer('expected an integer'), v.minValue(1), v.maxValue(30 * 24)), 12),
         }),
-        { enabled: false, idleMinutes: 30 },
+        { enabled: false, idleMinutes: 30, maxSessionHours: 12 },
       ),
     }),
     {},
@@ -108,7 +110,7 @@ export function configSchema(methods: Record<string, v.GenericSchema>) {
     {},
   ),
   notifications: v.optional(NotificationsConfig),
-  /** Prices in fiat (issue #31): rate sources per pair, fetched by the worker leader (src/pricing/). */
+  /** Prices in fiat: rate sources per pair, fetched by the worker leader (src/pricing/). */
   pricing: v.optional(
     v.pipe(
       v.strictObject({

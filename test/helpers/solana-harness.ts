@@ -1,5 +1,5 @@
 /** Runs the real Solana source (real web3.js Connection) against the fake RPC, for integration tests. */
-import type { SolSection as SolMethodConfig, SplSection as UsdtSolMethodConfig } from '../../src/methods/solana/config.ts';
+import type { SolSection, SplSection } from '../../src/methods/solana/config.ts';
 import { SOL_ASSET, SPL_TOKENS, splAsset, type SolanaAsset } from '../../src/methods/solana/tokens.ts';
 import type { PaymentSource } from '../../src/methods/source.ts';
 import { createSolanaSource, type SolanaSourceOptions } from '../../src/methods/solana/source.ts';
@@ -7,7 +7,7 @@ import { FakeLedger, recordingLogger, testClock, testRandom } from './solana-led
 import type { FakeSolanaRpc } from '../fakes/solana-rpc.ts';
 import { USDT_MINT } from '../fakes/solana-tx.ts';
 
-export const solConfig = (rpc: FakeSolanaRpc, wallet: string, more: Partial<SolMethodConfig> = {}): SolMethodConfig => ({
+export const solConfig = (rpc: FakeSolanaRpc, wallet: string, more: Partial<SolSection> = {}): SolSection => ({
   wallet,
   rpcUrl: rpc.url,
   wsUrl: null,
@@ -18,7 +18,7 @@ export const solConfig = (rpc: FakeSolanaRpc, wallet: string, more: Partial<SolM
   ...more,
 });
 
-export const usdtConfig = (rpc: FakeSolanaRpc, wallet: string, more: Partial<UsdtSolMethodConfig> = {}): UsdtSolMethodConfig => ({
+export const usdtConfig = (rpc: FakeSolanaRpc, wallet: string, more: Partial<SplSection> = {}): SplSection => ({
   ...solConfig(rpc, wallet),
   mint: USDT_MINT,
   ...more,
@@ -44,7 +44,7 @@ export interface Running {
 
 export function start(
   method: string,
-  config: SolMethodConfig | UsdtSolMethodConfig,
+  config: SolSection | SplSection,
   opts: SolanaSourceOptions & { ledger?: FakeLedger } = {},
 ): Running {
   const ledger = opts.ledger ?? new FakeLedger();

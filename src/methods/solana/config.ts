@@ -32,6 +32,7 @@ type SplFields = ReturnType<typeof splFields>;
 /** An SPL token's section: the Solana keys plus `mint` (default: the token's mainnet mint). */
 export const splConfig = (defaultMint: string) => v.pipe(splFields(defaultMint), endpointsAlone<v.InferOutput<SplFields>>(['rpcUrl']), ...lagOverPoll<v.InferOutput<SplFields>>());
 
+/** A section as written (secrets still references); the Section types are resolved (secrets read), what sources get. */
 export type SolMethodConfig = v.InferOutput<typeof SolConfig>;
 export type SplMethodConfig = v.InferOutput<ReturnType<typeof splConfig>>;
 export type SolSection = Resolved<SolMethodConfig>;

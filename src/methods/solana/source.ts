@@ -11,7 +11,7 @@ import type { Connection } from '@solana/web3.js';
 import { solanaEndpoints, type SolanaSection } from './config.ts';
 import { callUrl, createUpstreamPool, type Member } from '../upstream-pool.ts';
 import { isSolanaAddress } from '../../config/addresses.ts';
-import type { DoctorResult, PaymentSource, SourceDeps } from '../source.ts';
+import { endpointsSummary, type DoctorResult, type PaymentSource, type SourceDeps } from '../source.ts';
 import { describeError } from '../../domain/errors.ts';
 import { runLoop } from '../../runtime/loop.ts';
 import { WakeSignal } from '../../runtime/wake.ts';
@@ -179,9 +179,7 @@ export function createSolanaSource(asset: SolanaAsset, config: SolanaSection, de
       return { ok: false, message: describeError(err) };
     }
     const lines = await Promise.all(pool.members.map((m, i) => checkOne(m, i, signal)));
-    if (lines.length === 1) return lines[0]!;
-    const usable = lines.filter((l) => l.ok).length;
-    return { ok: usable > 0, message: `${usable} of ${lines.length} RPC endpoints usable`, endpoints: lines.map((l, i) => ({ ...l, what: pool.members[i]!.label })) };
+    return endpointsSummary('RPC', lines, pool.members.map((m) => m.label));
   }
 
   return { name, run, check };
