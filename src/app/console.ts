@@ -1,11 +1,11 @@
 import type { Config } from '../config/read.ts';
 import type { Db } from '../db/open.ts';
+import type { MethodSilence } from '../methods/method.ts';
 import type { Clock, Logger, Random } from '../domain/ports.ts';
 import type { SourcesReport } from '../http/console/pages/sources.ts';
 import { createConsoleAccess } from '../services/console-access.ts';
 import { createConsoleViews } from '../services/console-views.ts';
 import type { PaydLedger } from '../services/ledger/index.ts';
-import type { UpiSilence } from '../services/upi-silence.ts';
 import type { HttpParts } from './http.ts';
 import { positionKey } from './lead.ts';
 import { lagLimit } from './methods.ts';
@@ -19,13 +19,13 @@ export function createConsoleParts(d: {
   random: Random;
   sandbox: boolean;
   ledger: PaydLedger;
-  upiSilence: UpiSilence | null;
+  silences: readonly MethodSilence[];
   /** The running workers (null until start() started them). */
   workers: () => WorkerSet;
   /** The port the API listens on, once it does. */
   port: () => number | undefined;
 }) {
-  const { config, db, clock, random, sandbox, ledger, upiSilence } = d;
+  const { config, db, clock, random, sandbox, ledger, silences } = d;
   const access = createConsoleAccess({ db, clock, random, idleMs: config.server.console.idleMinutes * 60_000, maxSessionMs: config.server.console.maxSessionHours * 3_600_000 });
   const views = createConsoleViews({ db });
   /**
@@ -41,8 +41,8 @@ export function createConsoleParts(d: {
     const live = role === 'leader' && workerSet ? workerSet.health.map((h) => ({ key: h.key, name: h.name, status: h.status() })) : [];
     const keys = sandbox ? [] : Object.keys(config.amounts);
     const recorded = await Promise.all(keys.map(async (key) => ({ key, asOf: (await ledger.loadCheckpoint<{ asOf?: number }>(positionKey(key)))?.asOf, maxLagMs: lagLimit(config, key) })));
-    const s = upiSilence ? await upiSilence.status() : null;
-    return { workers: role, live, recorded, upi: s ? { accounts: s.accounts, silent: s.silent } : null };
+    const alerts = await Promise.all(silences.map(async (w) => ({ method: w.method, ...(({ accounts, silent }) => ({ accounts, silent }))(await w.status()) })));
+    return { workers: role, live, recorded, alerts };
   };
   return { access, views, origin, sources };
 }

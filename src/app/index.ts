@@ -2,9 +2,7 @@ import { hostname } from 'node:os';
 import { revealSecrets } from '../config/read.ts';
 import { storeTarget, databaseFile } from '../db/paths.ts';
 import type { Intent } from '../domain/intent.ts';
-import { builtinMethods, createSources } from '../methods/registry.ts';
-import { createSandboxSource } from '../methods/sandbox/source.ts';
-import type { UpiSection } from '../methods/upi/config.ts';
+import { builtinMethods, createSandboxSource, createSilences, createSources, pricingPegs } from '../methods/registry.ts';
 import type { PaymentSource } from '../methods/source.ts';
 import { createPricing } from '../pricing/index.ts';
 import { createDoctor } from '../services/doctor.ts';
@@ -13,7 +11,6 @@ import { createKeyring } from '../services/keys.ts';
 import { createMailboxTokenStore } from '../services/mailbox-tokens.ts';
 import { createNotifications } from '../services/notify/index.ts';
 import { createOperatorActions } from '../services/operator-actions.ts';
-import { createUpiSilence } from '../services/upi-silence.ts';
 import { runNotifications } from '../workers/notify.ts';
 import { consoleRoutes, createConsoleParts } from './console.ts';
 import { serveApi, type Serving } from './http.ts';
@@ -45,16 +42,15 @@ export async function createApp(o: AppOptions) {
   const cleanups: Array<() => Promise<void> | void> = [];
   const { db, clock, store, wakeups, dbFile } = await openAppStore({ target, clock: o.clock, databaseClock: o.databaseClock, log }, cleanups);
 
-  // UPI silence is read from the ledger: every process (leader or standby) reports the same.
-  const upi = config.methods.UPI as UpiSection | undefined;
-  const upiSilence = upi && !sandbox ? createUpiSilence({ db, clock, accounts: upi.accounts, expectAlertWithinHours: upi.expectAlertWithinHours }) : null;
+  // Silence (UPI's mailbox) is read from the ledger: every process (leader or standby) reports the same.
+  const silences = sandbox ? [] : createSilences(config, methods, { db, clock });
 
   // Fiat prices: the rate cache every process reads; the leader refreshes it (lead()).
-  const pricing = createPricing(config.pricing, { db, clock, log: log.child({ component: 'rates' }) });
+  const pricing = createPricing(config.pricing, { db, clock, log: log.child({ component: 'rates' }), pegs: pricingPegs(methods) });
   // The running workers, set by start(): metrics, readiness and the console read them.
   let workerSet: WorkerSet = null;
   const workers = () => workerSet;
-  const metrics = createAppMetrics({ workers, clock, upiSilence, rates: () => pricing.book.status() });
+  const metrics = createAppMetrics({ workers, clock, silences, rates: () => pricing.book.status() });
 
   // Read at first use: commands that need no key never ask for one (systemd credentials).
   // With PostgreSQL the key is configured (config/read.ts requires it): there is no file beside the database.
@@ -74,7 +70,7 @@ export async function createApp(o: AppOptions) {
   // Telegram / e-mail to the shopkeeper (live only: the sandbox is a merchant developer's playground).
   const notifications = sandbox
     ? null
-    : createNotifications({ config, db, clock, random, log: log.child({ component: 'notify' }), upiSilence, held: heldPayments, show: showAmountWith(methods), unmatched: unmatchedPlanWith(methods, config.notifications?.unmatched), sources: () => (workerSet?.role() === 'leader' ? workerSet.health : []) });
+    : createNotifications({ config, db, clock, random, log: log.child({ component: 'notify' }), silences, held: heldPayments, show: showAmountWith(methods), unmatched: unmatchedPlanWith(methods, config.notifications?.unmatched), sources: () => (workerSet?.role() === 'leader' ? workerSet.health : []) });
   if (notifications) cleanups.push(() => notifications.close());
   const mailboxTokens = createMailboxTokenStore({ db, keys, clock, random });
   // Async: a method's libraries load only when its source is built (see methods/registry.ts).
@@ -85,7 +81,7 @@ export async function createApp(o: AppOptions) {
     livemode,
     methods: Object.keys(config.amounts),
     sources,
-    upiSilence,
+    silences,
     clock,
     // What the worker leader last recorded (every 5 s), and the limit it is held to.
     rates: () => pricing.book.status(),
@@ -93,7 +89,7 @@ export async function createApp(o: AppOptions) {
   });
 
   const serving: Serving = { server: null, metricsServer: null, sockets: null };
-  const consoleParts = createConsoleParts({ config, db, clock, random, sandbox, ledger, upiSilence, workers, port: () => serving.server?.port });
+  const consoleParts = createConsoleParts({ config, db, clock, random, sandbox, ledger, silences, workers, port: () => serving.server?.port });
 
   const abort = new AbortController();
   /** Stops of what start() started, registered as each starts; close() runs them newest first. */
@@ -104,7 +100,7 @@ export async function createApp(o: AppOptions) {
   const notify = notifications ? (signal: AbortSignal) => runNotifications(notifications, { signal, log: log.child({ component: 'notify' }), random, wakeups }) : undefined;
   const rates = pricing.refresher ? { run: pricing.refresher.run, intervalMs: config.pricing.refreshSeconds * 1000 } : null;
   const lead = createLeaderWork({ dispatcher, ledger, intents, log, random, webhookTimeoutMs: config.webhooks.timeoutSeconds * 1000, closingDeadline: () => closingDeadline, rates, also: notify });
-  const readiness = createReadiness({ workers, upiSilence, rates: () => pricing.book.status() });
+  const readiness = createReadiness({ workers, silences, rates: () => pricing.book.status() });
 
   return {
     config,

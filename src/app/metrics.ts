@@ -1,12 +1,12 @@
 import type { Clock } from '../domain/ports.ts';
 import { createPrometheusMetrics, type ScrapeSources } from '../metrics/prometheus.ts';
-import type { UpiSilence } from '../services/upi-silence.ts';
+import type { MethodSilence } from '../methods/method.ts';
 import { isDown } from '../workers/source-health.ts';
 import type { WorkerSet } from './readiness.ts';
 
 /** The Prometheus metrics. Read at scrape time: the running sources' health and the lease role (set by start()). */
-export function createAppMetrics(d: { workers: () => WorkerSet; clock: Clock; upiSilence: UpiSilence | null; rates: ScrapeSources['rates'] }) {
-  const { clock, upiSilence } = d;
+export function createAppMetrics(d: { workers: () => WorkerSet; clock: Clock; silences: readonly MethodSilence[]; rates: ScrapeSources['rates'] }) {
+  const { clock, silences } = d;
   return createPrometheusMetrics({
     sources: () => {
       const workerSet = d.workers();
@@ -14,7 +14,7 @@ export function createAppMetrics(d: { workers: () => WorkerSet; clock: Clock; up
     },
     leader: () => d.workers()?.role() === 'leader',
     now: () => clock.now(),
-    upiAlerts: upiSilence ? async () => (await upiSilence.status()).accounts : undefined,
+    alerts: silences.length > 0 ? async () => (await Promise.all(silences.map(async (s) => (await s.status()).accounts.map((a) => ({ method: s.method, ...a }))))).flat() : undefined,
     rates: d.rates,
   });
 }

@@ -1,6 +1,6 @@
 import { isoOrNull } from '../domain/iso-time.ts';
 import type { Readiness } from '../http/ops.ts';
-import type { UpiSilence } from '../services/upi-silence.ts';
+import type { MethodSilence } from '../methods/method.ts';
 import { isDown, type SourceHealth } from '../workers/source-health.ts';
 
 /**
@@ -9,8 +9,8 @@ import { isDown, type SourceHealth } from '../workers/source-health.ts';
  */
 export type WorkerSet = { role: () => 'leader' | 'standby'; confirmedRole: () => Promise<'leader' | 'standby'>; health: SourceHealth[] } | null;
 
-/** /readyz: every running source up, and no UPI silence past its limit (when that alarm is on). */
-export function createReadiness(d: { workers: () => WorkerSet; upiSilence: UpiSilence | null; rates?: () => Promise<Array<{ pair: string; rate: string | null }>> }) {
+/** /readyz: every running source up, and no method's silence past its limit (where that alarm is on). */
+export function createReadiness(d: { workers: () => WorkerSet; silences: readonly MethodSilence[]; rates?: () => Promise<Array<{ pair: string; rate: string | null }>> }) {
   return async function readiness(): Promise<Readiness> {
     const workerSet = d.workers();
     const sourcesOut: Record<string, unknown> = {};
@@ -22,11 +22,12 @@ export function createReadiness(d: { workers: () => WorkerSet; upiSilence: UpiSi
     }
     const workers = workerSet ? await workerSet.confirmedRole() : 'off';
     let alerts: Record<string, unknown> | undefined;
-    const upiSilence = d.upiSilence;
-    if (upiSilence?.expectMs !== undefined) {
-      const s = await upiSilence.status();
-      alerts = { UPI: { state: s.silent ? 'silent' : 'ok', last_verified_at: isoOrNull(s.lastAlertAt), waiting_since: isoOrNull(s.waitingSince), expect_alert_within_hours: s.expectMs! / 3_600_000 } };
-      if (s.silent && !failing.includes('UPI')) failing.push('UPI');
+    for (const watch of d.silences) {
+      if (watch.expectMs === undefined) continue;
+      const s = await watch.status();
+      alerts ??= {};
+      alerts[watch.method] = { state: s.silent ? 'silent' : 'ok', last_verified_at: isoOrNull(s.lastAlertAt), waiting_since: isoOrNull(s.waitingSince), expect_alert_within_hours: s.expectMs! / 3_600_000 };
+      if (s.silent && !failing.includes(watch.method)) failing.push(watch.method);
     }
     const ready = failing.length === 0;
     const body: Record<string, unknown> = { status: ready ? 'ok' : 'unavailable', workers, sources: sourcesOut };

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { Command } from 'commander';
+import { builtinMethods } from '../methods/registry.ts';
 import type { CliEnv } from './context.ts';
 import { adminCommands } from './commands/admin.ts';
 import { backupCommand } from './commands/backup.ts';
@@ -22,7 +23,7 @@ const version = (): string => {
 
 export function buildProgram(e: CliEnv): Command {
   const program = new Command('payd')
-    .description('self-hosted payment-intent daemon: UPI bank alerts, USDT on TRON, SOL and USDT on Solana')
+    .description(`self-hosted payment-intent daemon: ${builtinMethods.list.map((m) => m.checkout.label).join(', ')}`)
     .version(`payd ${version()}`, '-V, --version', 'print the version')
     .option('--config <file>', 'config file (else $PAYD_CONFIG, else ./payd.config.json)')
     .option('--sandbox', 'use the sandbox database and merchants')

@@ -79,8 +79,8 @@ const endpointArray = v.pipe(
   v.check((list) => new Set(list.map((e) => e.url.replace(/\/+$/, ''))).size === list.length, 'lists the same url twice'),
 );
 export const endpointList = v.optional(endpointArray);
-/** Solana RPC has no key header of its own: a key goes where the provider wants it, at `{apiKey}` in the url. */
-export const solanaEndpointList = v.optional(
+/** For an upstream with no key header of its own (JSON-RPC): a key goes where the provider wants it, at `{apiKey}` in the url. */
+export const keyInUrlEndpointList = v.optional(
   v.pipe(
     endpointArray,
     v.check((list) => list.every((e) => e.apiKey === undefined || e.url.includes('{apiKey}')), 'an apiKey needs {apiKey} in its url, where the provider wants the key (e.g. "https://mainnet.helius-rpc.com/?api-key={apiKey}")'),

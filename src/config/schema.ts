@@ -112,38 +112,47 @@ export function configSchema(methods: Record<string, v.GenericSchema>) {
   notifications: v.optional(NotificationsConfig),
   /** Prices in fiat: rate sources per pair, fetched by the worker leader (src/pricing/). */
   pricing: v.optional(
-    v.strictObject({
-      /** USDT priced in USD: true treats 1 USDT as 1 USD; false uses the USDT/USD pair's market rate. */
-      usdtPeg: v.optional(v.boolean('expected a boolean'), true),
-      /** How long a quote holds (default: the intent's lifetime, intents.ttlSeconds); never longer than it. */
-      quoteSeconds: v.optional(v.pipe(num(), v.finite(), v.gtValue(0, 'must be greater than 0'))),
-      /** A fetched rate older than this is not used. */
-      maxAgeSeconds: seconds(300),
-      /** How often the worker leader asks every source of every pair (one request each). */
-      refreshSeconds: seconds(60),
-      /** A source further than this from the median of a pair's sources is ignored. */
-      maxSpreadPercent: v.optional(v.pipe(num(), v.finite(), v.gtValue(0, 'must be greater than 0'), v.maxValue(100)), 3),
-      /**
-       * A reading further than this from the pair's last accepted rate is held back (not used)
-       * until another source reports the same move in the same refresh.
-       */
-      maxChangePercent: v.optional(v.pipe(num(), v.finite(), v.gtValue(0, 'must be greater than 0'), v.maxValue(1000)), 10),
-      /** "BASE/QUOTE" (USDT/INR, SOL/USD, USD/INR…) → its sources (two or more must agree; one listed alone is trusted alone); empty: no source is asked. */
-      pairs: v.optional(
-        v.record(
-          v.pipe(v.string(), v.regex(/^[A-Z]{3,5}\/[A-Z]{3,5}$/, 'expected a pair like "USDT/INR"')),
-          v.pipe(v.array(v.picklist(RATE_SOURCES, `expected one of ${RATE_SOURCES.join(', ')}`)), v.minLength(1, 'name at least one source')),
+    v.pipe(
+      v.strictObject({
+        /**
+         * Per stablecoin unit ("USDT", "USDC"): true (the default for a unit its methods peg) quotes
+         * it 1:1 in its fiat; false uses its pair's market rate (e.g. USDC/USD) instead.
+         */
+        pegs: v.optional(v.record(v.pipe(v.string(), v.regex(/^[A-Z]{3,5}$/, 'expected a unit like "USDC"')), v.boolean('expected a boolean')), {}),
+        /** The older spelling of `pegs: { USDT: … }`; `pegs` wins where both say. */
+        usdtPeg: v.optional(v.boolean('expected a boolean')),
+        /** How long a quote holds (default: the intent's lifetime, intents.ttlSeconds); never longer than it. */
+        quoteSeconds: v.optional(v.pipe(num(), v.finite(), v.gtValue(0, 'must be greater than 0'))),
+        /** A fetched rate older than this is not used. */
+        maxAgeSeconds: seconds(300),
+        /** How often the worker leader asks every source of every pair (one request each). */
+        refreshSeconds: seconds(60),
+        /** A source further than this from the median of a pair's sources is ignored. */
+        maxSpreadPercent: v.optional(v.pipe(num(), v.finite(), v.gtValue(0, 'must be greater than 0'), v.maxValue(100)), 3),
+        /**
+         * A reading further than this from the pair's last accepted rate is held back (not used)
+         * until another source reports the same move in the same refresh.
+         */
+        maxChangePercent: v.optional(v.pipe(num(), v.finite(), v.gtValue(0, 'must be greater than 0'), v.maxValue(1000)), 10),
+        /** "BASE/QUOTE" (USDT/INR, SOL/USD, USD/INR…) → its sources (two or more must agree; one listed alone is trusted alone); empty: no source is asked. */
+        pairs: v.optional(
+          v.record(
+            v.pipe(v.string(), v.regex(/^[A-Z]{3,5}\/[A-Z]{3,5}$/, 'expected a pair like "USDT/INR"')),
+            v.pipe(v.array(v.picklist(RATE_SOURCES, `expected one of ${RATE_SOURCES.join(', ')}`)), v.minLength(1, 'name at least one source')),
+          ),
+          {},
         ),
-        {},
-      ),
-      /** Per source: another base URL (a self-hosted Frankfurter, a test fake) and CoinGecko's demo key. */
-      sources: v.optional(
-        v.strictObject(Object.fromEntries(RATE_SOURCES.map((s) => [s, v.optional(v.strictObject({ baseUrl: v.optional(httpUrl), apiKey: v.optional(SecretRef) }))])) as {
-          [K in (typeof RATE_SOURCES)[number]]: v.OptionalSchema<v.StrictObjectSchema<{ baseUrl: v.OptionalSchema<typeof httpUrl, undefined>; apiKey: v.OptionalSchema<typeof SecretRef, undefined> }, undefined>, undefined>;
-        }),
-        {},
-      ),
-    }),
+        /** Per source: another base URL (a self-hosted Frankfurter, a test fake) and CoinGecko's demo key. */
+        sources: v.optional(
+          v.strictObject(Object.fromEntries(RATE_SOURCES.map((s) => [s, v.optional(v.strictObject({ baseUrl: v.optional(httpUrl), apiKey: v.optional(SecretRef) }))])) as {
+            [K in (typeof RATE_SOURCES)[number]]: v.OptionalSchema<v.StrictObjectSchema<{ baseUrl: v.OptionalSchema<typeof httpUrl, undefined>; apiKey: v.OptionalSchema<typeof SecretRef, undefined> }, undefined>, undefined>;
+          }),
+          {},
+        ),
+      }),
+      // The older `usdtPeg` folds into `pegs`, so the rest of payd reads one map.
+      v.transform(({ usdtPeg, ...rest }) => ({ ...rest, pegs: usdtPeg === undefined ? rest.pegs : { USDT: usdtPeg, ...rest.pegs } })),
+    ),
     {},
   ),
   log: v.optional(v.strictObject({ level: v.optional(v.picklist(['debug', 'info', 'warn', 'error']), 'info') }), {}),

@@ -159,18 +159,18 @@ export interface QuotedRate {
 
 /**
  * The rate for paying a price in `fiat` with `unit` (the method's currency), from the fresh
- * rates `fresh(pair)` offers ("USDT/INR"): the identity for the same currency, the USDT peg for
- * USDT/USD when the operator chose it, the direct pair, its inverse, or a cross rate through
+ * rates `fresh(pair)` offers ("USDT/INR"): the identity for the same currency, a stablecoin's peg
+ * (`pegs`: unit → the fiat it is quoted 1:1 in, "USDC" → "USD"), the direct pair, its inverse, or a cross rate through
  * USD (e.g. SOL/INR = SOL/USD × USD/INR, the fiat leg from ECB rates). Undefined: no fresh rate.
  * A pair the operator configured (`fresh` answers 'stale' while it has no fresh rate) is never
  * replaced by its inverse or a cross rate: those are other prices (USDT/INR on Indian books
  * carries a premium over USD/INR), so its outage refuses creates instead of re-pricing them.
  */
-export function resolveRate(unit: string, fiat: Fiat, fresh: (pair: string) => PairRate | 'stale' | undefined, usdtPeg: boolean): QuotedRate | undefined {
+export function resolveRate(unit: string, fiat: Fiat, fresh: (pair: string) => PairRate | 'stale' | undefined, pegs: Readonly<Record<string, string>>): QuotedRate | undefined {
   const one: Ratio = { num: 1n, den: 1n };
   const leg = (base: string, quote: string): QuotedRate | 'stale' | undefined => {
     if (base === quote) return { rate: one, source: 'identity', at: Number.POSITIVE_INFINITY };
-    if (base === 'USDT' && quote === 'USD' && usdtPeg) return { rate: one, source: 'peg', at: Number.POSITIVE_INFINITY };
+    if (Object.hasOwn(pegs, base) && pegs[base] === quote) return { rate: one, source: 'peg', at: Number.POSITIVE_INFINITY };
     const direct = fresh(`${base}/${quote}`);
     if (direct) return direct === 'stale' ? direct : { ...direct, rate: ratio(direct.rate) };
     const inverse = fresh(`${quote}/${base}`);

@@ -1,7 +1,7 @@
 import type * as v from 'valibot';
 import type { MethodRules, TxRefRules } from '../domain/methods.ts';
 import type { Db } from '../db/open.ts';
-import type { MailboxTokenStore } from '../domain/ports.ts';
+import type { Clock, MailboxTokenStore, Random } from '../domain/ports.ts';
 import type { PaymentSource, SourceDeps } from './source.ts';
 
 /**
@@ -23,10 +23,19 @@ export interface MethodDescriptor<Section = any> {
   receiver(section: Section): string;
   /** The token a wallet is asked for (TRC20 contract, SPL mint), its default when unconfigured. */
   token?(section: Section | undefined): string;
+  /**
+   * Fiat pricing beyond `rules.unit` (the asset a price converts into): `peg`, the fiat a
+   * stablecoin is worth one of ("USD"), quoted 1:1 without asking a source unless the
+   * operator turns that peg off (`pricing.pegs`).
+   */
+  readonly pricing?: { peg?: string };
   /** The payee name this method's section configures for payment links (UPI's `payeeName`). */
   payeeName?(section: Section): string;
-  /** Whether each intent gets a fresh reference key (Solana Pay) the payer's transfer carries. */
-  readonly needsReference: boolean;
+  /**
+   * Methods whose intents each get a fresh reference the payer's transfer carries (Solana Pay's
+   * reference key): makes one from `random` (never reused); absent: the method has no reference.
+   */
+  newReference?(random: Random): string;
   /** The QR-able URI a customer's wallet opens for an intent. */
   paymentUri(d: DepositInput): string;
   /**
@@ -45,8 +54,70 @@ export interface MethodDescriptor<Section = any> {
   readonly openapi?: { example: OpenApiExample };
   /** `payd init`: asks for its section (undefined: not accepted). Asked in ascending `order`. */
   readonly init?: { order: number; ask(w: InitWizard): Promise<Record<string, unknown> | undefined> };
+  /**
+   * For an upstream that can go quiet without an error (a mailbox that stops receiving bank
+   * alerts looks exactly like a shop with no sales): a watch over what the ledger records, built
+   * once per process from the configured section (null: nothing to watch). /readyz, the alarms,
+   * `payd doctor`, the console and /metrics read it by the method's id.
+   */
+  silence?(section: Section, deps: { db: Db; clock: Clock }): MethodSilence | null;
+  /** A method read from a mailbox that may sign in with OAuth 2.0: what `payd mailbox authorize` asks of it. */
+  readonly mailbox?: MailboxAuthorizer<Section>;
+  /** Lines `payd serve` logs as warnings at start: a setting that weakens what the method trusts. */
+  warnings?(section: Section): string[];
   /** Builds its live source; the heavy upstream libraries load here, never with the descriptor. */
   loadSource(section: Section, deps: MethodSourceDeps): Promise<PaymentSource>;
+}
+
+/** `payd mailbox authorize` through a method's descriptor (UPI's alert mailbox). */
+export interface MailboxAuthorizer<Section = any> {
+  /** Where its section keeps the mailbox settings, as the operator writes it ("methods.UPI.imap"). */
+  readonly imapPath: string;
+  /** The OAuth client its configured section names (secrets read), for flags left out. */
+  client(section: Section): { clientId?: string; clientSecret?: string };
+  /** Signs the operator in with the provider and returns the refresh token; the flows and their HTTP client load here. */
+  authorize(o: MailboxAuthorizeOptions): Promise<{ refreshToken: string; scope: string | undefined }>;
+}
+
+export interface MailboxAuthorizeOptions {
+  provider: 'google' | 'microsoft';
+  tokenUrl: string;
+  clientId: string;
+  clientSecret?: string;
+  scope: string;
+  /** Microsoft: the device authorization endpoint. */
+  deviceUrl: string;
+  /** Google: the authorization endpoint and the loopback redirect registered for the client. */
+  authUrl: string;
+  redirectUri: string;
+  random: Random;
+  loginHint?: string;
+  /** Says something to the operator (the URL to open, the code to type). */
+  prompt(text: string): void;
+  /** Asks the operator for a line (Google: the redirected URL). */
+  readLine(question: string): Promise<string>;
+}
+
+/** What a method's silence watch says (MethodDescriptor.silence). */
+export interface SilenceReport {
+  /** Each watched receiving account (a bank's, its last digits only) and its newest trusted message, ms (null: none recorded). */
+  accounts: Array<{ bank: string; account: string; lastAlertAt: number | null }>;
+  /** The newest trusted message over all accounts, ms. */
+  lastAlertAt: number | null;
+  /** The oldest intent created after that message (the first sale nothing has answered), ms. */
+  waitingSince: number | null;
+  /** The configured limit, ms; undefined: the alarm is off. */
+  expectMs?: number;
+  /** True when an intent has waited longer than expectMs with nothing arriving after it. */
+  silent: boolean;
+}
+
+export interface MethodSilence {
+  /** The method watched (its id): readiness and the alarms name it so. */
+  readonly method: string;
+  /** The limit, ms; undefined: reported (console, metrics, doctor), never alarmed. */
+  readonly expectMs?: number;
+  status(): Promise<SilenceReport>;
 }
 
 export interface OpenApiExample {

@@ -1,12 +1,17 @@
 import type { Config } from '../config/read.ts';
-import type { MethodDescriptor, MethodSourceDeps } from './method.ts';
+import type { Db } from '../db/open.ts';
+import type { Clock } from '../domain/ports.ts';
+import type { MethodDescriptor, MethodSilence, MethodSourceDeps } from './method.ts';
 import type { PaymentSource } from './source.ts';
-import { solMethod, usdtSolMethod } from './solana/method.ts';
-import { usdtTrc20Method } from './tron/method.ts';
+import { solanaMethods } from './solana/method.ts';
+import { tronMethods } from './tron/method.ts';
 import { upiMethod } from './upi/method.ts';
 
-/** Every method payd ships, in the order the API document and error messages list them. A new method is one line here. */
-export const BUILTIN_METHODS: readonly MethodDescriptor[] = [upiMethod, usdtTrc20Method, usdtSolMethod, solMethod];
+/**
+ * Every method payd ships, in the order the API document and error messages list them. A new
+ * family is one line here; a family with a token table lists one method per row.
+ */
+export const BUILTIN_METHODS: readonly MethodDescriptor[] = [upiMethod, ...tronMethods, ...solanaMethods];
 
 /** The methods one payd knows: the built-in ones plus any a caller adds (tests add a test-only method). */
 export interface MethodRegistry {
@@ -31,6 +36,37 @@ export function methodRegistry(extra: readonly MethodDescriptor[] = []): MethodR
       return m;
     },
   };
+}
+
+// The sandbox's simulated upstream, reached like the methods through this module.
+export { createSandboxSource, type SandboxSource } from './sandbox/source.ts';
+
+/** The silence watches of the configured methods that have one (MethodDescriptor.silence). */
+export function createSilences(config: Config, methods: MethodRegistry, deps: { db: Db; clock: Clock }): MethodSilence[] {
+  const out: MethodSilence[] = [];
+  for (const m of methods.list) {
+    const section = config.methods[m.id];
+    const watch = section && m.silence?.(section, deps);
+    if (watch) out.push(watch);
+  }
+  return out;
+}
+
+/** What the configured methods warn about at start (MethodDescriptor.warnings). */
+export function startupWarnings(config: Config, methods: MethodRegistry): string[] {
+  return methods.list.flatMap((m) => (config.methods[m.id] && m.warnings ? m.warnings(config.methods[m.id]) : []));
+}
+
+/** The stablecoin pegs the methods declare, by unit ("USDC" → "USD"): what pricing quotes 1:1 unless turned off. */
+export function pricingPegs(methods: MethodRegistry): Record<string, string> {
+  const pegs: Record<string, string> = {};
+  for (const m of methods.list) {
+    const peg = m.pricing?.peg;
+    if (peg === undefined) continue;
+    if (pegs[m.rules.unit] !== undefined && pegs[m.rules.unit] !== peg) throw new Error(`${m.rules.unit} is pegged to both ${pegs[m.rules.unit]} and ${peg}`);
+    pegs[m.rules.unit] = peg;
+  }
+  return pegs;
 }
 
 /** The built-in methods alone: what a CLI command's help and the shipped API document list. */

@@ -9,8 +9,8 @@ export interface ScrapeSources {
   /** 1 when this process holds the worker lease. */
   leader(): boolean;
   now(): number;
-  /** UPI only: the newest verified alert per configured account (services/upi-silence.ts). */
-  upiAlerts?: () => Promise<Array<{ bank: string; account: string; lastAlertAt: number | null }>>;
+  /** Methods with a silence watch (UPI's mailbox): the newest verified alert per configured account. */
+  alerts?: () => Promise<Array<{ method: string; bank: string; account: string; lastAlertAt: number | null }>>;
   /** Fiat pricing: each configured pair and its sources (pricing/book.ts status()). */
   rates?: () => Promise<Array<{ pair: string; rate: string | null; sources: Array<{ source: string; ageSeconds: number | null; failures: number; outlier: boolean }> }>>;
 }
@@ -91,8 +91,8 @@ export function createPrometheusMetrics(scrape: ScrapeSources): Metrics & { regi
       for (const s of scrape.sources()) if (s.lagMs !== undefined) this.set({ method: s.key }, s.lagMs / 1000);
     },
   });
-  const upiAlerts = scrape.upiAlerts;
-  if (upiAlerts) {
+  const alerts = scrape.alerts;
+  if (alerts) {
     new Gauge({
       name: 'payd_upi_last_alert_age_seconds',
       help: 'Seconds since the newest verified (DKIM-signed, parsed as a credit) bank alert for each configured account; absent while none was ever recorded.',
@@ -101,7 +101,7 @@ export function createPrometheusMetrics(scrape: ScrapeSources): Metrics & { regi
       async collect() {
         this.reset();
         const now = scrape.now();
-        for (const a of await upiAlerts()) if (a.lastAlertAt !== null) this.set({ bank: a.bank, account: a.account }, Math.max(0, now - a.lastAlertAt) / 1000);
+        for (const a of await alerts()) if (a.lastAlertAt !== null) this.set({ bank: a.bank, account: a.account }, Math.max(0, now - a.lastAlertAt) / 1000);
       },
     });
   }

@@ -31,7 +31,8 @@ export interface RateBookOptions {
    * than maxAgeSeconds (a daily publication); default maxAgeSeconds.
    */
   stampSlackSeconds?: Partial<Record<string, number>>;
-  usdtPeg: boolean;
+  /** Stablecoins quoted 1:1: unit → its fiat ("USDT" → "USD"), the pegs left on. */
+  pegs: Readonly<Record<string, string>>;
 }
 
 /** Rows are read again at most this often per process: creates never wait on more than a cached read. */
@@ -92,11 +93,11 @@ export function createRateBook(o: RateBookOptions) {
     /** The rate to convert a `fiat` price into `unit` (the method's currency) now; undefined: none fresh. */
     async quote(unit: string, fiat: Fiat): Promise<QuotedRate | undefined> {
       // The identity and the peg need no rows.
-      const direct = resolveRate(unit, fiat, () => undefined, o.usdtPeg);
+      const direct = resolveRate(unit, fiat, () => undefined, o.pegs);
       if (direct) return direct;
       const all = await rows();
       const now = o.clock.now();
-      return resolveRate(unit, fiat, (pair) => freshFrom(all, now, pair) ?? (o.pairs[pair] ? 'stale' : undefined), o.usdtPeg);
+      return resolveRate(unit, fiat, (pair) => freshFrom(all, now, pair) ?? (o.pairs[pair] ? 'stale' : undefined), o.pegs);
     },
 
     /** The rate the pair is quoted at now (the last accepted one while it is fresh); null: none. */

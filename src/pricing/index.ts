@@ -10,10 +10,13 @@ import { SOURCE_FACTORIES } from './sources/index.ts';
 /**
  * Fiat pricing from `pricing` in the config: the rate book every process reads, and (when some
  * pair lists sources) the refresher the worker leader runs. Nothing is fetched at build time.
+ * `d.pegs`: the stablecoins the payment methods declare (unit → fiat); the operator's
+ * `pricing.pegs` turns any of them off.
  */
-export function createPricing(c: Config['pricing'], d: { db: Db; clock: Clock; log: Logger; fetch?: FetchFn }) {
+export function createPricing(c: Config['pricing'], d: { db: Db; clock: Clock; log: Logger; fetch?: FetchFn; pegs?: Readonly<Record<string, string>> }) {
   const stampSlackSeconds = Object.fromEntries(Object.entries(SOURCE_FACTORIES).map(([name, f]) => [name, f.stampSlackSeconds]));
-  const book = createRateBook({ db: d.db, clock: d.clock, pairs: c.pairs, maxAgeSeconds: c.maxAgeSeconds, maxSpreadPercent: c.maxSpreadPercent, stampSlackSeconds, usdtPeg: c.usdtPeg });
+  const pegs = Object.fromEntries(Object.entries(d.pegs ?? {}).filter(([unit]) => c.pegs[unit] !== false));
+  const book = createRateBook({ db: d.db, clock: d.clock, pairs: c.pairs, maxAgeSeconds: c.maxAgeSeconds, maxSpreadPercent: c.maxSpreadPercent, stampSlackSeconds, pegs });
   const named = new Set(Object.values(c.pairs).flat() as RateSourceName[]);
   const sources = new Map<string, RateSource>();
   for (const name of named) {

@@ -2,7 +2,7 @@ import type { Db } from '../db/open.ts';
 import type { Clock } from '../domain/ports.ts';
 import type { PaymentSource } from '../methods/source.ts';
 import { ageText as describeAge } from '../domain/notify/text.ts';
-import type { UpiSilence } from './upi-silence.ts';
+import type { MethodSilence } from '../methods/method.ts';
 import type { PairStatus } from '../pricing/book.ts';
 import { describePair } from '../pricing/describe.ts';
 
@@ -26,7 +26,7 @@ export function createDoctor(d: {
   methods: string[];
   sources: () => Promise<PaymentSource[]>;
   timeoutMs?: number;
-  upiSilence?: UpiSilence | null;
+  silences?: readonly MethodSilence[];
   clock: Clock;
   /** Where the worker leader last recorded a source (by method) to be caught up to, and its limit. */
   lag?: (key: string) => Promise<{ asOf: number | undefined; maxLagMs: number | undefined }>;
@@ -62,7 +62,7 @@ export function createDoctor(d: {
         }
         if (d.lag && d.livemode) lines.push(await lagLine(source.method ?? source.name, await d.lag(source.method ?? source.name), d.clock.now()));
       }
-      if (d.upiSilence) lines.push(...(await silenceLines(d.upiSilence, d.clock.now())));
+      for (const watch of d.silences ?? []) lines.push(...(await silenceLines(watch, d.clock.now())));
       for (const p of (await d.rates?.()) ?? []) lines.push({ what: `rate ${p.pair}`, ...describePair(p) });
       return lines;
     },
@@ -80,12 +80,13 @@ export function createDoctor(d: {
 }
 
 /** Each account's newest verified alert, and the silence alarm when it is on. */
-async function silenceLines(silence: UpiSilence, now: number): Promise<DoctorLine[]> {
+async function silenceLines(silence: MethodSilence, now: number): Promise<DoctorLine[]> {
+  const method = silence.method;
   const s = await silence.status();
   const at = (ms: number) => new Date(ms).toISOString();
   const lines: DoctorLine[] = s.accounts.map((a) => ({
     ok: true,
-    what: `UPI ${a.bank.toUpperCase()} …${a.account}`,
+    what: `${method} ${a.bank.toUpperCase()} …${a.account}`,
     message: a.lastAlertAt === null ? 'no verified alert recorded yet' : `last verified alert ${describeAge(now - a.lastAlertAt)} ago (${at(a.lastAlertAt)})`,
   }));
   if (s.expectMs === undefined) return lines;
@@ -94,10 +95,10 @@ async function silenceLines(silence: UpiSilence, now: number): Promise<DoctorLin
     const last = s.lastAlertAt === null ? 'No verified bank alert has ever arrived' : `No verified bank alert has arrived since ${at(s.lastAlertAt)}`;
     lines.push({
       ok: false,
-      what: 'UPI alerts',
-      message: `silent: ${last}, although a UPI payment was requested ${describeAge(now - s.waitingSince!)} ago (expectAlertWithinHours ${hours}). Check that the bank's alerts still reach the mailbox (forwarding, filters, a mail provider that stopped fetching them).`,
+      what: `${method} alerts`,
+      message: `silent: ${last}, although a ${method} payment was requested ${describeAge(now - s.waitingSince!)} ago (expectAlertWithinHours ${hours}). Check that the bank's alerts still reach the mailbox (forwarding, filters, a mail provider that stopped fetching them).`,
     });
-  } else lines.push({ ok: true, what: 'UPI alerts', message: `not silent (an alert is expected within ${hours} h of a UPI payment request)` });
+  } else lines.push({ ok: true, what: `${method} alerts`, message: `not silent (an alert is expected within ${hours} h of a ${method} payment request)` });
   return lines;
 }
 

@@ -2,7 +2,7 @@ import { PaydError } from '../domain/errors.ts';
 import { parseDecimal } from '../domain/money.ts';
 import type { Random } from '../domain/ports.ts';
 import type { MethodRegistry } from '../methods/registry.ts';
-import type { createSandboxSource } from '../methods/sandbox/source.ts';
+import type { SandboxSource } from '../methods/registry.ts';
 import type { EventService } from './events/operator.ts';
 import type { IntentService } from './intents/index.ts';
 import type { MerchantService } from './merchants/index.ts';
@@ -12,7 +12,7 @@ import type { createPaymentQueries } from './payments.ts';
  * Operator actions that take several services, each one call for its CLI command; they
  * return the outcome and leave printing (and the exit code) to the CLI.
  */
-export function createOperatorActions(d: { merchants: MerchantService; events: EventService; /** Sends one event now in this process (the webhooks/ dispatcher, above this layer). */ dispatcher: { deliverNow(eventId: string): Promise<void> }; intents: IntentService; payments: Pick<ReturnType<typeof createPaymentQueries>, 'outcomeOf'>; sandboxSource: Pick<ReturnType<typeof createSandboxSource>, 'simulate' | 'tick'>; methods: MethodRegistry; random: Random; /** How long to wait for another process's attempt, ms (default 15 s: one webhook timeout plus margin). */ waitForOtherMs?: number }) {
+export function createOperatorActions(d: { merchants: MerchantService; events: EventService; /** Sends one event now in this process (the webhooks/ dispatcher, above this layer). */ dispatcher: { deliverNow(eventId: string): Promise<void> }; intents: IntentService; payments: Pick<ReturnType<typeof createPaymentQueries>, 'outcomeOf'>; sandboxSource: Pick<SandboxSource, 'simulate' | 'tick'>; methods: MethodRegistry; random: Random; /** How long to wait for another process's attempt, ms (default 15 s: one webhook timeout plus margin). */ waitForOtherMs?: number }) {
   return {
     /** `payd webhooks test`: a signed webhook.test sent now, in this process; the event with its attempt. */
     async sendTestWebhook(clientId: string) {

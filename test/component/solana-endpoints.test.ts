@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createSolanaSource } from '../../src/methods/solana/source.ts';
 import { runWithCycleReporter, type CycleReporter } from '../../src/runtime/cycle.ts';
-import { solConfig } from '../helpers/solana-harness.ts';
+import { assetOf, solConfig } from '../helpers/solana-harness.ts';
 import { FakeLedger, recordingLogger, testRandom, waitFor } from '../helpers/solana-ledger.ts';
 import { startFakeSolanaRpc } from '../fakes/solana-rpc.ts';
 import { newKey, solTransfer } from '../fakes/solana-tx.ts';
@@ -32,7 +32,7 @@ test('two Solana RPC endpoints at different slots, one timing out: every payment
   const metrics: { endpoint: string; outcome: string }[] = [];
   // One endpoint's word is enough here (the operator's choice): this is about staying available.
   const config = { ...solConfig(a, wallet, { pollSeconds: POLL_MS / 1000 }), rpcUrl: undefined, endpoints: [{ url: a.url, weight: 1 }, { url: b.url, weight: 1 }], confirmations: { endpoints: 1 } };
-  const source = createSolanaSource('SOL', config, {
+  const source = createSolanaSource(assetOf('SOL'), config, {
     ledger,
     clock: { now: () => Date.now() },
     random: testRandom(),

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import { createSolanaSource } from '../../src/methods/solana/source.ts';
 import type { Checkpoint } from '../../src/methods/solana/signatures.ts';
-import { solConfig } from '../helpers/solana-harness.ts';
+import { assetOf, solConfig } from '../helpers/solana-harness.ts';
 import { FakeLedger, recordingLogger, testRandom, waitFor } from '../helpers/solana-ledger.ts';
 import { failedTx, startFakeSolanaRpc, type FakeSolanaRpc } from '../fakes/solana-rpc.ts';
 import { newKey, newSignature, solTransfer } from '../fakes/solana-tx.ts';
@@ -27,7 +27,7 @@ async function twoEndpoints(t: TestContext, more: { confirmations?: { endpoints:
   const ledger = new FakeLedger();
   const log = recordingLogger();
   const config = { ...solConfig(a, wallet, { pollSeconds: POLL_MS / 1000 }), rpcUrl: undefined, endpoints: [{ url: a.url, weight: 1 }, { url: b.url, weight: 2 }], ...more };
-  const source = createSolanaSource('SOL', config, {
+  const source = createSolanaSource(assetOf('SOL'), config, {
     ledger,
     clock: { now: () => Date.now() },
     random: testRandom(),
@@ -122,7 +122,7 @@ test('with two endpoints a payment settles once the second returns it; one the s
 test('doctor: with a single RPC endpoint, says that payd trusts that provider entirely', async (t) => {
   const a = await startFakeSolanaRpc();
   t.after(() => a.close());
-  const source = createSolanaSource('SOL', solConfig(a, newKey()), { ledger: new FakeLedger(), clock: { now: () => Date.now() }, random: testRandom(), log: recordingLogger() });
+  const source = createSolanaSource(assetOf('SOL'), solConfig(a, newKey()), { ledger: new FakeLedger(), clock: { now: () => Date.now() }, random: testRandom(), log: recordingLogger() });
   const r = await source.check!(AbortSignal.timeout(5000));
   assert.equal(r.ok, true, r.message);
   assert.match(r.message, /only one endpoint: payd trusts that provider entirely/);

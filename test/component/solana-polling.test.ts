@@ -7,7 +7,7 @@ import { createPoller } from '../../src/methods/solana/poller.ts';
 import { openConnection } from '../../src/methods/solana/rpc.ts';
 import { createSolanaSource } from '../../src/methods/solana/source.ts';
 import { createUpstreamPool } from '../../src/methods/upstream-pool.ts';
-import { start, solConfig, usdtConfig } from '../helpers/solana-harness.ts';
+import { assetOf, start, solConfig, usdtConfig } from '../helpers/solana-harness.ts';
 import { FakeLedger, recordingLogger, testRandom, waitFor } from '../helpers/solana-ledger.ts';
 import { startFakeSolanaRpc, type FakeSolanaRpc } from '../fakes/solana-rpc.ts';
 import { newKey, solTransfer, USDT_MINT } from '../fakes/solana-tx.ts';
@@ -29,7 +29,7 @@ function pollerFor(wallet: string, ledger: FakeLedger, clock: Clock = { now: () 
   const pool = createUpstreamPool({ endpoints: [{ url: rpc.url, weight: 1, conn }], clock, random: testRandom(), backoff: { baseMs: 20, maxMs: 100 }, behindBy: 150 });
   return createPoller({
     pool,
-    target: { method: 'SOL', wallet, account: wallet },
+    target: { kind: 'native', method: 'SOL', decimals: 9, wallet, account: wallet },
     commitment: 'finalized',
     ledger,
     clock,
@@ -115,7 +115,7 @@ describe('Solana source: payd doctor', () => {
 
   it('reports the RPC version, slot and the watched token account, without printing the RPC URL secret', async () => {
     const wallet = newKey();
-    const source = createSolanaSource('USDT_SOL', usdtConfig(rpc, wallet, { rpcUrl: `${rpc.url}/?api-key=s3cr3t` }), deps());
+    const source = createSolanaSource(assetOf('USDT_SOL'), usdtConfig(rpc, wallet, { rpcUrl: `${rpc.url}/?api-key=s3cr3t` }), deps());
     const r = await source.check(ac.signal);
     assert.equal(r.ok, true, r.message);
     assert.match(r.message, /solana-core 2\.2\.14/);
@@ -127,10 +127,10 @@ describe('Solana source: payd doctor', () => {
     const down = await startFakeSolanaRpc();
     const url = down.url;
     await down.close();
-    const unreachable = await createSolanaSource('SOL', { ...solConfig(rpc, newKey()), rpcUrl: url }, deps()).check(ac.signal);
+    const unreachable = await createSolanaSource(assetOf('SOL'), { ...solConfig(rpc, newKey()), rpcUrl: url }, deps()).check(ac.signal);
     assert.equal(unreachable.ok, false);
     assert.match(unreachable.message, /unreachable/);
-    const bad = await createSolanaSource('SOL', solConfig(rpc, 'not-a-key'), deps()).check(ac.signal);
+    const bad = await createSolanaSource(assetOf('SOL'), solConfig(rpc, 'not-a-key'), deps()).check(ac.signal);
     assert.deepEqual(bad, { ok: false, message: 'wallet not-a-key is not a valid Solana public key' });
   });
 });

@@ -9,12 +9,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Secret } from '../../src/config/secret.ts';
+import { TRC20_TOKENS, tronAsset } from '../../src/methods/tron/tokens.ts';
 import { createTronSource } from '../../src/methods/tron/source.ts';
 import { runWithCycleReporter, type CycleReporter } from '../../src/runtime/cycle.ts';
 import { recordingLogger } from '../helpers/solana-ledger.ts';
 import { createFakeLedger } from '../helpers/tron-ledger.ts';
 import { midRandom } from '../helpers/tron-harness.ts';
 import { MERCHANT, RATE_LIMIT_429, USDT, startFakeTronGrid, type FakeTronGrid } from '../fakes/trongrid.ts';
+
+/** The one TRC20 token shipped (USDT), as its source sees it. */
+const TRON_USDT = tronAsset(TRC20_TOKENS[0]!);
 
 const POLL_MS = 200;
 const KEY_A = 'key-A-0123456789abcdef';
@@ -43,6 +47,7 @@ test('two TronGrid endpoints: 429 then 503 on one, the other lagging then catchi
   const log = recordingLogger();
   const metrics = { requests: [] as { endpoint: string; outcome: string }[], throttled: [] as { endpoint: string; seconds: number }[] };
   const source = createTronSource(
+    TRON_USDT,
     {
       address: MERCHANT,
       contract: USDT,
@@ -151,6 +156,7 @@ test('doctor: one line per TronGrid endpoint, the key never shown, usable when o
   t.after(() => Promise.all([a.close(), b.close()]));
   a.apiKey = KEY_A;
   const source = createTronSource(
+    TRON_USDT,
     {
       address: MERCHANT,
       contract: USDT,

@@ -13,6 +13,7 @@ import { readCursor } from '../../src/methods/tron/cursor.ts';
 import { recordingLogger } from '../helpers/solana-ledger.ts';
 import { createFakeLedger, type FakeLedger } from '../helpers/tron-ledger.ts';
 import { midRandom, waitFor } from '../helpers/tron-harness.ts';
+import { TRC20_TOKENS, tronAsset } from '../../src/methods/tron/tokens.ts';
 import { MERCHANT, USDT, startFakeTronGrid, txid, type FakeTronGrid } from '../fakes/trongrid.ts';
 
 const POLL_MS = 150;
@@ -27,6 +28,7 @@ async function twoEndpoints(t: TestContext, config: Partial<TronSourceConfig> = 
   const ledger = createFakeLedger(1);
   const log = recordingLogger();
   const source = createTronSource(
+    tronAsset(TRC20_TOKENS[0]),
     {
       address: MERCHANT,
       contract: USDT,
@@ -117,6 +119,7 @@ test('doctor: with a single TronGrid endpoint, says that payd trusts that provid
   const a = await startFakeTronGrid();
   t.after(() => a.close());
   const source = createTronSource(
+    tronAsset(TRC20_TOKENS[0]),
     { address: MERCHANT, contract: USDT, apiUrl: a.url, pollSeconds: 10, rescanSeconds: 600, rescanHours: 24, maxLagSeconds: 120, maxOffsetSteps: 100 },
     { ledger: createFakeLedger(), clock: { now: () => Date.now() }, random: midRandom, log: recordingLogger(), tuning: { timeoutMs: 1000 } },
   );

@@ -333,7 +333,7 @@ export interface components {
             /** @description The amount you asked for, as a plain decimal. */
             amount: number;
             /** @enum {string} */
-            currency: "UPI" | "USDT_TRC20" | "USDT_SOL" | "SOL";
+            currency: "UPI" | "USDT_TRC20" | "USDT_SOL" | "USDC_SOL" | "SOL";
             /**
              * @description A pending intent past expires_at reads as expired.
              * @enum {string}
@@ -358,7 +358,7 @@ export interface components {
             payment_address: string;
             /** @description UPI deep link, Solana Pay transfer request, or tron: URI. */
             payment_uri: string;
-            /** @description Solana Pay reference key (SOL and USDT_SOL only). */
+            /** @description Solana Pay reference key (SOL and USDC_SOL and USDT_SOL only). */
             reference?: string;
             /**
              * Format: date-time
@@ -421,7 +421,7 @@ export interface components {
             /** @description The amount you asked for, as a plain decimal. */
             amount: number;
             /** @enum {string} */
-            currency: "UPI" | "USDT_TRC20" | "USDT_SOL" | "SOL";
+            currency: "UPI" | "USDT_TRC20" | "USDT_SOL" | "USDC_SOL" | "SOL";
             /**
              * @description A pending intent past expires_at reads as expired.
              * @enum {string}
@@ -446,7 +446,7 @@ export interface components {
             payment_address: string;
             /** @description UPI deep link, Solana Pay transfer request, or tron: URI. */
             payment_uri: string;
-            /** @description Solana Pay reference key (SOL and USDT_SOL only). */
+            /** @description Solana Pay reference key (SOL and USDC_SOL and USDT_SOL only). */
             reference?: string;
             /**
              * Format: date-time
@@ -548,7 +548,7 @@ export interface components {
             /** @description The amount you asked for, as a plain decimal. */
             amount: number;
             /** @enum {string} */
-            currency: "UPI" | "USDT_TRC20" | "USDT_SOL" | "SOL";
+            currency: "UPI" | "USDT_TRC20" | "USDT_SOL" | "USDC_SOL" | "SOL";
             /**
              * @description A pending intent past expires_at reads as expired.
              * @enum {string}
@@ -573,7 +573,7 @@ export interface components {
             payment_address: string;
             /** @description UPI deep link, Solana Pay transfer request, or tron: URI. */
             payment_uri: string;
-            /** @description Solana Pay reference key (SOL and USDT_SOL only). */
+            /** @description Solana Pay reference key (SOL and USDC_SOL and USDT_SOL only). */
             reference?: string;
             /**
              * Format: date-time
@@ -719,7 +719,7 @@ export interface operations {
                      * @description The payment method; one not enabled on this payd is refused with METHOD_UNSUPPORTED.
                      * @enum {string}
                      */
-                    currency: "UPI" | "USDT_TRC20" | "USDT_SOL" | "SOL";
+                    currency: "UPI" | "USDT_TRC20" | "USDT_SOL" | "USDC_SOL" | "SOL";
                     order_id: string;
                     return_url?: string;
                 };
@@ -898,7 +898,7 @@ export interface operations {
                 /** @description Only intents in this status (as the fetch reports it). */
                 status?: "pending" | "settled" | "expired" | "canceled";
                 /** @description Only intents of this payment method. */
-                currency?: "UPI" | "USDT_TRC20" | "USDT_SOL" | "SOL";
+                currency?: "UPI" | "USDT_TRC20" | "USDT_SOL" | "USDC_SOL" | "SOL";
                 /** @description Only the intent with this order_id. */
                 order_id?: string;
                 /** @description Only intents created at or after this time. */

@@ -3,9 +3,13 @@ import { fetch as undiciFetch } from 'undici';
 import { Secret } from '../../src/config/secret.ts';
 import { silentLogger } from '../../src/log/index.ts';
 import type { Clock, Random } from '../../src/domain/ports.ts';
+import { TRC20_TOKENS, tronAsset } from '../../src/methods/tron/tokens.ts';
 import { createTronSource, type TronSource, type TronSourceConfig, type TronTuning } from '../../src/methods/tron/source.ts';
 import { MERCHANT, USDT, startFakeTronGrid, type FakeTronGrid } from '../fakes/trongrid.ts';
 import { createFakeLedger, type FakeLedger } from './tron-ledger.ts';
+
+/** The one TRC20 token shipped (USDT), as its source sees it. */
+const TRON_USDT = tronAsset(TRC20_TOKENS[0]!);
 
 /** Jitter fixed at the midpoint, so backoff waits are exactly base * 2^(k-1). */
 export const midRandom: Random = { bytes: (n) => new Uint8Array(n), uuid: () => '00000000-0000-4000-8000-000000000000', float: () => 0.5 };
@@ -36,6 +40,7 @@ export async function startHarness(): Promise<Harness> {
     fetchTimes,
     source: (over = {}) =>
       createTronSource(
+        TRON_USDT,
         { address: MERCHANT, apiUrl: fake.url, contract: USDT, pollSeconds: 0.05, maxOffsetSteps: 100, rescanSeconds: 600, rescanHours: 24, maxLagSeconds: 120, ...over.config },
         {
           ledger,

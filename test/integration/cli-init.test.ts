@@ -60,6 +60,7 @@ test('payd init asks for the settings, re-asks on invalid answers, and writes a 
     'Environment variable holding the TronGrid API key': [''],
     'Accept SOL on Solana': [false],
     'Accept USDT on Solana': [false],
+    'Accept USDC on Solana': [false],
   });
   let out = '';
   const code = await runCli(['init'], { env: {}, cwd: dir, io: { out: (s) => void (out += s), err: (s) => void (out += s) }, prompter });
@@ -91,6 +92,7 @@ const UPI_ANSWERS = {
   'Accept USDT on TRON': [false],
   'Accept SOL on Solana': [false],
   'Accept USDT on Solana': [false],
+  'Accept USDC on Solana': [false],
 };
 
 test('payd init asks where each secret comes from, lists them, and its next steps run as printed', async (t) => {
@@ -240,6 +242,7 @@ test('payd init with UPI asks where the bank sends the alerts (required when the
     'Accept USDT on TRON': [false],
     'Accept SOL on Solana': [false],
     'Accept USDT on Solana': [false],
+    'Accept USDC on Solana': [false],
   });
   let out = '';
   const code = await runCli(['init'], { env: {}, cwd: dir, io: { out: (s) => void (out += s), err: (s) => void (out += s) }, prompter });

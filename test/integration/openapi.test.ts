@@ -5,6 +5,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import * as v from 'valibot';
 import { buildOpenApiDocument } from '../../src/http/openapi/document.ts';
+import { builtinMethods } from '../../src/methods/registry.ts';
 import { WebhookEndpointBody } from '../../src/http/routes/webhook-endpoint.ts';
 import { CreateBody } from '../../src/http/routes/intents.ts';
 import { renderOpenApiFiles } from '../../scripts/openapi-files.ts';
@@ -110,7 +111,9 @@ test('request schemas come from the server\'s valibot schemas: they accept and r
   const params = Object.fromEntries(doc.paths['/api/v1/intents'].get.parameters.map((p: any) => [p.name, p.schema]));
   assert.deepEqual(params.limit, { type: 'integer', minimum: 1, maximum: 100 });
   assert.deepEqual(params.status.enum, ['pending', 'settled', 'expired', 'canceled']);
-  assert.deepEqual(params.currency.enum, ['UPI', 'USDT_TRC20', 'USDT_SOL', 'SOL']);
+  // Every method the registry lists (a family's line, a token's row), in its order.
+  assert.deepEqual(params.currency.enum, builtinMethods.ids);
+  assert.ok(params.currency.enum.includes('USDC_SOL'));
 });
 
 test('the response checker catches an undocumented field, a wrong type and an undocumented status', () => {

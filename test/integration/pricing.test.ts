@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { sandboxReceivers } from '../../src/methods/sandbox/receivers.ts';
 import { payd } from '../helpers/cli.ts';
 import { startPayd, testClock, type PaydHarness, type TestClock } from '../helpers/payd.ts';
 import { createResponseChecker } from '../helpers/openapi.ts';
@@ -85,7 +86,7 @@ forEachStore((store) => {
     const before = requests();
     const upi = await create(p, m.headers, { price: { amount: 1999.5, currency: 'INR' }, currency: 'UPI', order_id: 'upi' });
     assert.deepEqual([upi.body.amount, upi.body.quote.rate, upi.body.quote.source], [1999.5, 1, 'identity']);
-    // USD priced in USDT: the peg (1 USDT = 1 USD, pricing.usdtPeg default).
+    // USD priced in USDT: the peg (1 USDT = 1 USD unless pricing.pegs turns it off).
     const peg = await create(p, m.headers, { price: { amount: 25, currency: 'USD' }, currency: 'USDT_TRC20', order_id: 'usd' });
     assert.deepEqual([peg.body.amount, peg.body.quote.source], [25, 'peg']);
     // EUR: SOL/EUR = 150 × 0.92 = 138; €50 → 0.362318840… → 0.362319 SOL.
@@ -340,6 +341,54 @@ forEachStore((store) => {
     const view = (await p.api('GET', `/api/v1/intents/${intent.intent_id}`, { headers: m.headers })).body;
     assert.deepEqual([view.status, view.payments[0].reason, view.quote.rate], ['settled', 'late', 12600]);
   });
+});
+
+test('USDC is priced like USDT: 1:1 to USD by default, its INR book from the sources that list it; pricing.pegs turns one peg off, usdtPeg still turns off USDT\'s', async (t) => {
+  const clock = testClock(Date.parse('2026-11-26T09:02:00.000Z'));
+  const { testStore } = await import('../helpers/stores.ts');
+  const usdc = { coindcx: ['USDC/INR', '84.10'], coingecko: ['USDC/INR', '84.05'], kraken: ['USDC/USD', '0.99980000'], coinbase: ['USDC/USD', '0.9999'] } as const;
+  for (const [name, [pair, rate]] of Object.entries(usdc)) fakes.sources[name as FakeSourceName].state.rates[pair] = rate;
+  t.after(() => {
+    for (const [name, [pair]] of Object.entries(usdc)) delete fakes.sources[name as FakeSourceName].state.rates[pair];
+  });
+  const base = pricingConfig();
+  const boot = async (pricing: Record<string, unknown>) => {
+    for (const f of Object.values(fakes.sources)) f.set('ok');
+    // USDC_SOL configured beside the default methods (the harness's address for it, an RPC never reached).
+    const methods = { USDC_SOL: { wallet: sandboxReceivers().USDC_SOL, rpcUrl: 'http://127.0.0.1:1' } };
+    const p = await startPayd({ config: { ...(await testStore('sqlite').config()), methods, pricing: { ...base, ...pricing } }, clock });
+    t.after(() => p.close());
+    // No pair, no source to ask: nothing to refresh.
+    if (p.app.pricing.refresher) await refresh(p);
+    return { p, m: await p.merchant() };
+  };
+
+  const pegged = await boot({ pairs: { ...base.pairs, 'USDC/INR': ['coindcx', 'coingecko'] } });
+  const usd = await create(pegged.p, pegged.m.headers, { price: { amount: 25, currency: 'USD' }, currency: 'USDC_SOL', order_id: 'usdc-usd' });
+  assert.equal(usd.status, 200, usd.text);
+  assert.deepEqual([usd.body.amount, usd.body.quote.rate, usd.body.quote.source], [25, 1, 'peg']);
+  // ₹1,999 / 84.10 (CoinDCX's USDCINR) = 23.7693… → 23.77 USDC.
+  const inr = await create(pegged.p, pegged.m.headers, { price: { amount: 1999, currency: 'INR' }, currency: 'USDC_SOL', order_id: 'usdc-inr' });
+  assert.deepEqual([inr.body.amount, inr.body.quote.rate, inr.body.quote.source], [23.77, 84.1, 'coindcx']);
+  // €50 through the peg and the ECB's USD/EUR: 50 / 0.92 = 54.3478… → 54.35 USDC.
+  const eur = await create(pegged.p, pegged.m.headers, { price: { amount: 50, currency: 'EUR' }, currency: 'USDC_SOL', order_id: 'usdc-eur' });
+  assert.deepEqual([eur.body.amount, eur.body.quote.source], [54.35, 'peg×frankfurter']);
+  const status = await pegged.p.app.pricing.book.status();
+  assert.deepEqual(status.find((s) => s.pair === 'USDC/INR')!.sources.map((s) => [s.source, s.rate]), [['coindcx', '84.1'], ['coingecko', '84.05']]);
+
+  // The USDC peg off: its market rate (Kraken's USDCUSD) prices it, 25 / 0.9998 = 25.005… → 25.01; USDT keeps its peg.
+  const market = await boot({ pegs: { USDC: false }, pairs: { 'USDC/USD': ['kraken', 'coinbase'] } });
+  const off = await create(market.p, market.m.headers, { price: { amount: 25, currency: 'USD' }, currency: 'USDC_SOL', order_id: 'usdc-market' });
+  assert.deepEqual([off.body.amount, off.body.quote.rate, off.body.quote.source], [25.01, 0.9998, 'kraken']);
+  const usdtPegged = await create(market.p, market.m.headers, { price: { amount: 25, currency: 'USD' }, currency: 'USDT_SOL', order_id: 'usdt-peg' });
+  assert.deepEqual([usdtPegged.body.amount, usdtPegged.body.quote.source], [25, 'peg']);
+
+  // The older `usdtPeg: false` still turns USDT's peg off: with no USDT/USD pair there is no rate.
+  const legacy = await boot({ usdtPeg: false, pairs: {} });
+  const none = await create(legacy.p, legacy.m.headers, { price: { amount: 25, currency: 'USD' }, currency: 'USDT_TRC20', order_id: 'usdt-unpegged' });
+  assert.deepEqual([none.status, none.body.code], [503, 'RATE_UNAVAILABLE']);
+  const stillUsdc = await create(legacy.p, legacy.m.headers, { price: { amount: 25, currency: 'USD' }, currency: 'USDC_SOL', order_id: 'usdc-peg' });
+  assert.deepEqual([stillUsdc.body.amount, stillUsdc.body.quote.source], [25, 'peg']);
 });
 
 test('the worker leader refreshes rates by itself; /metrics reports each pair and source', async (t) => {

@@ -1,8 +1,9 @@
 import { resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { PaydError } from '../../domain/errors.ts';
-import type { Authorized } from '../../methods/upi/oauth/authorize.ts';
 import { microsoftEndpoints, PROVIDER_PRESETS, PROVIDERS, type ProviderName } from '../../config/oauth-providers.ts';
+import { builtinMethods } from '../../methods/registry.ts';
+import type { MailboxAuthorizer, MethodDescriptor } from '../../methods/method.ts';
 import { systemRandom } from '../../system.ts';
 import { resolveConfig, type CliEnv } from '../context.ts';
 import { writeSecretFile } from '../secret-file.ts';
@@ -15,23 +16,29 @@ const provider = (value: string): ProviderName => {
   return value as ProviderName;
 };
 
-/** clientId / clientSecret from the flags, else from methods.UPI.imap.auth of a config that loads. */
-function clientFromConfig(g: Opts, e: CliEnv): { clientId?: string; clientSecret?: string } {
+/** The method read from a mailbox (its descriptor's `mailbox`): the one this command signs in for. */
+const mailboxMethod = builtinMethods.list.find((m): m is MethodDescriptor & { mailbox: MailboxAuthorizer } => m.mailbox !== undefined);
+
+/** clientId / clientSecret from the mailbox method's section of a config that loads. */
+function clientFromConfig(m: MethodDescriptor & { mailbox: MailboxAuthorizer }, g: Opts, e: CliEnv): { clientId?: string; clientSecret?: string } {
   try {
-    const auth = resolveConfig(g, e).config.methods.UPI?.imap.auth;
-    return { clientId: auth?.clientId, clientSecret: auth?.clientSecret?.reveal() };
+    const section = resolveConfig(g, e).config.methods[m.id];
+    return section ? m.mailbox.client(section) : {};
   } catch {
     return {}; // e.g. the refresh token file named in the config does not exist yet
   }
 }
 
 export function mailboxCommands(program: Command, e: CliEnv): void {
-  const mailbox = program.command('mailbox').description('the UPI alert mailbox');
+  const m = mailboxMethod;
+  if (!m) return;
+  const path = m.mailbox.imapPath;
+  const mailbox = program.command('mailbox').description(`the ${m.id} alert mailbox`);
   leaf(mailbox.command('authorize'))
     .description('connect a Gmail / Google Workspace or Microsoft 365 mailbox: get its OAuth 2.0 refresh token (once)')
     .requiredOption('--provider <name>', 'google or microsoft', provider)
-    .option('--client-id <id>', 'OAuth client id (default: methods.UPI.imap.auth.clientId)')
-    .option('--client-secret <secret>', 'OAuth client secret, Google only (default: methods.UPI.imap.auth.clientSecret, else $PAYD_OAUTH_CLIENT_SECRET)')
+    .option('--client-id <id>', `OAuth client id (default: ${path}.auth.clientId)`)
+    .option('--client-secret <secret>', `OAuth client secret, Google only (default: ${path}.auth.clientSecret, else $PAYD_OAUTH_CLIENT_SECRET)`)
     .option('--tenant <tenant>', 'Microsoft: directory (tenant) id or domain', 'common')
     .option('--login-hint <address>', 'the mailbox address, to preselect the account')
     .option('--out <file>', 'write the refresh token to this file (mode 0600) instead of printing it')
@@ -42,7 +49,7 @@ export function mailboxCommands(program: Command, e: CliEnv): void {
     .action(async (o: Opts, cmd: Command) => {
       const name = o.provider as ProviderName;
       const preset = PROVIDER_PRESETS[name];
-      const fromConfig = o.clientId ? {} : clientFromConfig(cmd.optsWithGlobals(), e);
+      const fromConfig = o.clientId ? {} : clientFromConfig(m, cmd.optsWithGlobals(), e);
       const clientId = (o.clientId as string | undefined) ?? fromConfig.clientId;
       if (!clientId) throw new PaydError('INVALID_REQUEST', 'no OAuth client id: pass --client-id (see docs/methods/upi.md, "Gmail, Google Workspace and Microsoft 365")');
       const clientSecret = (o.clientSecret as string | undefined) ?? fromConfig.clientSecret ?? e.env.PAYD_OAUTH_CLIENT_SECRET;
@@ -50,28 +57,21 @@ export function mailboxCommands(program: Command, e: CliEnv): void {
       const tenantUrls = microsoftEndpoints(o.tenant as string);
       const tokenUrl = (o.tokenUrl as string | undefined) ?? (name === 'microsoft' ? tenantUrls.tokenUrl : preset.tokenUrl);
       const prompt = (text: string) => e.io.err(text);
-      // Loaded here: the token endpoint's HTTP client (undici) would slow every other command's start-up.
-      const [{ codeAuthorization, deviceAuthorization }, { undiciFormPost }] = await Promise.all([
-        import('../../methods/upi/oauth/authorize.ts'),
-        import('../../methods/upi/oauth/token-endpoint.ts'),
-      ]);
-      const client = { tokenUrl, clientId, clientSecret: name === 'microsoft' ? (o.clientSecret as string | undefined) : clientSecret, scope: preset.scope, post: undiciFormPost };
-
-      let result: Authorized;
-      if (name === 'microsoft') {
-        result = await deviceAuthorization({ ...client, deviceUrl: (o.deviceUrl as string | undefined) ?? tenantUrls.deviceUrl, prompt });
-      } else {
-        const { input } = e.prompter ?? (await import('@inquirer/prompts'));
-        result = await codeAuthorization({
-          ...client,
-          authUrl: (o.authUrl as string | undefined) ?? preset.authUrl!,
-          redirectUri: o.redirectUri as string,
-          random: systemRandom,
-          loginHint: o.loginHint as string | undefined,
-          prompt,
-          readLine: (message) => input({ message, required: true }),
-        });
-      }
+      const result = await m.mailbox.authorize({
+        provider: name,
+        tokenUrl,
+        clientId,
+        clientSecret: name === 'microsoft' ? (o.clientSecret as string | undefined) : clientSecret,
+        scope: preset.scope,
+        deviceUrl: (o.deviceUrl as string | undefined) ?? tenantUrls.deviceUrl,
+        authUrl: (o.authUrl as string | undefined) ?? preset.authUrl ?? '',
+        redirectUri: o.redirectUri as string,
+        random: systemRandom,
+        loginHint: o.loginHint as string | undefined,
+        prompt,
+        // Loaded on use, like the flows: the prompts library is only for the Google flow's pasted URL.
+        readLine: async (message) => (e.prompter ?? (await import('@inquirer/prompts'))).input({ message, required: true }),
+      });
 
       const snippet = (refreshToken: object) =>
         JSON.stringify(
@@ -90,11 +90,11 @@ export function mailboxCommands(program: Command, e: CliEnv): void {
       if (o.out) {
         const file = resolve(e.cwd, o.out as string);
         const mode = writeSecretFile(file, result.refreshToken + '\n');
-        e.io.out(`Signed in. The refresh token is in ${file} (mode ${mode}). Put this under methods.UPI.imap as "auth" (and remove "password"):`);
+        e.io.out(`Signed in. The refresh token is in ${file} (mode ${mode}). Put this under ${path} as "auth" (and remove "password"):`);
         e.io.out(snippet({ file }));
       } else {
         e.io.out(`Signed in. Refresh token (keep it secret; store it like a password):\n${result.refreshToken}\n`);
-        e.io.out('Put this under methods.UPI.imap as "auth" (and remove "password"), with the token in that environment variable:');
+        e.io.out(`Put this under ${path} as "auth" (and remove "password"), with the token in that environment variable:`);
         e.io.out(snippet({ env: 'PAYD_IMAP_REFRESH_TOKEN' }));
       }
       if (result.scope && !result.scope.split(' ').some((s) => preset.scope.split(' ').includes(s)))

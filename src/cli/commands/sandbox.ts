@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { PaydError } from '../../domain/errors.ts';
+import { builtinMethods } from '../../methods/registry.ts';
 import { withApp, type CliEnv } from '../context.ts';
 import { printJson } from '../output.ts';
 import { leaf, type Opts } from './leaf.ts';
@@ -38,6 +39,10 @@ export function sandboxCommands(program: Command, e: CliEnv): void {
     );
 }
 
+/** The banner's example: the API document's example method and amount (the first method with one). */
+const example = builtinMethods.list.find((m) => m.openapi) ?? builtinMethods.list[0]!;
+const exampleBody = JSON.stringify({ amount: example.openapi?.example.amount ?? 1, currency: example.id, order_id: 'demo-1' }).replace(/[:,]/g, '$& ');
+
 const bannerLines = (base: string, consoleOrigin: string, c: { client_id: string; client_secret: string; webhook_secret: string; webhook_url: string | null }) => [
   '',
   'payd sandbox is running. Demo merchant (sandbox only; livemode false):',
@@ -49,7 +54,7 @@ const bannerLines = (base: string, consoleOrigin: string, c: { client_id: string
   'Create an intent:',
   `  curl -s ${base}/api/v1/intents/create-payment -H 'content-type: application/json' \\`,
   `    -H 'X-Client-ID: ${c.client_id}' -H 'X-Client-Secret: ${c.client_secret}' \\`,
-  `    -d '{"amount": 499, "currency": "UPI", "order_id": "demo-1"}'`,
+  `    -d '${exampleBody}'`,
   'Pay it (simulated), then fetch it:',
   '  npx payd sandbox pay <intent_id>',
   `  curl -s ${base}/api/v1/intents/<intent_id> -H 'X-Client-ID: ${c.client_id}' -H 'X-Client-Secret: ${c.client_secret}'`,

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { App } from '../../app/index.ts';
+import { builtinMethods, startupWarnings } from '../../methods/registry.ts';
 import { PaydError } from '../../domain/errors.ts';
 import { databaseTraces, lostDatabase, resolveConfig, type CliEnv, type GlobalOptions } from '../context.ts';
 import { leaf, type Opts } from './leaf.ts';
@@ -65,7 +66,7 @@ export async function runDaemon(
   };
   process.once('uncaughtException', fatal);
   if (!file) log.warn('no config file found; running on the embedded defaults (no payment method enabled outside the sandbox)');
-  if (config.methods.UPI && !config.methods.UPI.dkim.required) log.warn('methods.UPI.dkim.required is false: forged bank e-mails can settle intents');
+  for (const warning of startupWarnings(config, builtinMethods)) log.warn(warning);
   if (o.http) await checkPortFree(config.server.host, config.server.port);
   const app = await createApp({ config, sandbox: g.sandbox, clock: systemClock, random: systemRandom, log });
   try {

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 // Frozen: never edit a migration that has shipped; add a new one.
-// UPI silence (services/upi-silence.ts) reads a method's newest mailbox payments, newest first.
+// UPI silence (methods/upi/silence.ts) reads a method's newest mailbox payments, newest first.
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`CREATE INDEX IF NOT EXISTS payments_method_source_observed ON payments (method, source, observed_at)`.execute(db);
 }

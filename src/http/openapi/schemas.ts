@@ -27,7 +27,7 @@ const intentPropertiesOf = (methods: MethodRegistry) => ({
   pay_amount: { type: 'number', description: 'The exact amount the customer must send (unique among open intents of the address).' },
   payment_address: { type: 'string', description: 'VPA for UPI, TRON address, or Solana wallet.' },
   payment_uri: { type: 'string', description: 'UPI deep link, Solana Pay transfer request, or tron: URI.' },
-  reference: { type: 'string', description: `Solana Pay reference key (${methods.list.filter((m) => m.needsReference).map((m) => m.id).sort().join(' and ')} only).` },
+  reference: { type: 'string', description: `Solana Pay reference key (${methods.list.filter((m) => m.newReference).map((m) => m.id).sort().join(' and ')} only).` },
   created_at: timestamp,
   expires_at: timestamp,
   checkout_url: { type: 'string', format: 'uri', description: 'The hosted checkout page for the customer.' },

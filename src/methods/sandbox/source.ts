@@ -50,3 +50,5 @@ export function createSandboxSource(db: Db, deps: SourceDeps, pollMs = 200) {
   };
   return source;
 }
+
+export type SandboxSource = ReturnType<typeof createSandboxSource>;

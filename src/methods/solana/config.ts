@@ -1,19 +1,17 @@
 import * as v from 'valibot';
 import { isSolanaAddress } from '../../config/addresses.ts';
-import { chainConfirmations, chainMaxLag, commitment, confirmationsWithinEndpoints, endpointsAlone, httpUrl, lagOverPoll, methodCommon, seconds, solanaEndpointList, wsUrl } from '../../config/parts.ts';
+import { chainConfirmations, chainMaxLag, commitment, confirmationsWithinEndpoints, endpointsAlone, httpUrl, keyInUrlEndpointList, lagOverPoll, methodCommon, seconds, wsUrl } from '../../config/parts.ts';
 import type { Resolved } from '../../config/secret.ts';
+import { endpointsOf } from '../endpoints.ts';
 
-/** USDT's mint on Solana mainnet: the default `mint`. */
-export const USDT_SPL_MINT = 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB';
-
-/** The `methods.SOL` and `methods.USDT_SOL` config sections. */
+/** The `methods.SOL` section, and each SPL token's (the same with its `mint`). */
 
 const solanaCommon = {
   ...methodCommon,
   wallet: v.pipe(v.string(), v.check(isSolanaAddress, 'expected a Solana public key (base58)')),
   /** One JSON-RPC URL (default https://api.mainnet-beta.solana.com); or `endpoints`. */
   rpcUrl: v.optional(httpUrl),
-  endpoints: solanaEndpointList,
+  endpoints: keyInUrlEndpointList,
   /** How many endpoints must return a transaction before it settles; default 2 where two or more are configured. */
   confirmations: chainConfirmations,
   wsUrl: v.optional(wsUrl, null),
@@ -25,17 +23,27 @@ const solanaCommon = {
 
 const SolFields = v.strictObject(solanaCommon);
 export const SolConfig = v.pipe(SolFields, endpointsAlone<v.InferOutput<typeof SolFields>>(['rpcUrl']), confirmationsWithinEndpoints<v.InferOutput<typeof SolFields>>(), ...lagOverPoll<v.InferOutput<typeof SolFields>>());
-const UsdtSolFields = v.strictObject({
-  ...solanaCommon,
-  mint: v.optional(
-    v.pipe(v.string(), v.check(isSolanaAddress, 'expected a Solana mint address (base58)')),
-    USDT_SPL_MINT,
-  ),
-});
-export const UsdtSolConfig = v.pipe(UsdtSolFields, endpointsAlone<v.InferOutput<typeof UsdtSolFields>>(['rpcUrl']), confirmationsWithinEndpoints<v.InferOutput<typeof UsdtSolFields>>(), ...lagOverPoll<v.InferOutput<typeof UsdtSolFields>>());
+
+const splFields = (defaultMint: string) =>
+  v.strictObject({
+    ...solanaCommon,
+    mint: v.optional(v.pipe(v.string(), v.check(isSolanaAddress, 'expected a Solana mint address (base58)')), defaultMint),
+  });
+type SplFields = ReturnType<typeof splFields>;
+
+/** An SPL token's section: the Solana keys plus `mint` (default: the token's mainnet mint). */
+export const splConfig = (defaultMint: string) =>
+  v.pipe(splFields(defaultMint), endpointsAlone<v.InferOutput<SplFields>>(['rpcUrl']), confirmationsWithinEndpoints<v.InferOutput<SplFields>>(), ...lagOverPoll<v.InferOutput<SplFields>>());
 
 /** A section as written (secrets still references); the Section types are resolved (secrets read), what sources get. */
 export type SolMethodConfig = v.InferOutput<typeof SolConfig>;
-export type UsdtSolMethodConfig = v.InferOutput<typeof UsdtSolConfig>;
+export type SplMethodConfig = v.InferOutput<ReturnType<typeof splConfig>>;
 export type SolSection = Resolved<SolMethodConfig>;
-export type UsdtSolSection = Resolved<UsdtSolMethodConfig>;
+export type SplSection = Resolved<SplMethodConfig>;
+/** What a Solana source reads: a token's section carries its mint, SOL's none. */
+export type SolanaSection = SolSection & { mint?: string };
+
+export const SOLANA_PUBLIC_RPC = 'https://api.mainnet-beta.solana.com';
+
+/** The section's RPC endpoints: `endpoints`, else `rpcUrl`, else the public mainnet RPC. */
+export const solanaEndpoints = (c: { endpoints?: Parameters<typeof endpointsOf>[0]['endpoints']; rpcUrl?: string }) => endpointsOf(c, { url: c.rpcUrl, fallback: SOLANA_PUBLIC_RPC });

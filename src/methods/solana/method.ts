@@ -1,10 +1,11 @@
 import { isSolanaAddress } from '../../config/addresses.ts';
 import { base58Encode } from '../../domain/base58.ts';
 import { formatMinor } from '../../domain/money.ts';
+import type { Random } from '../../domain/ports.ts';
 import type { DepositInput, InitWizard, MethodDescriptor } from '../method.ts';
 import { sandboxSeed } from '../sandbox/seed.ts';
-import { SolConfig, USDT_SPL_MINT, UsdtSolConfig, type SolSection, type UsdtSolSection } from './config.ts';
-import { SOL_DECIMALS, USDT_SPL_DECIMALS } from './units.ts';
+import { SolConfig, splConfig, type SolSection, type SplSection } from './config.ts';
+import { SOL_ASSET, SPL_TOKENS, splAsset, type SplToken } from './tokens.ts';
 
 const q = encodeURIComponent;
 
@@ -25,57 +26,65 @@ const askWallet = (what: string) => async ({ input, confirm, req }: InitWizard) 
     ? { wallet: (await input({ message: 'Your Solana wallet address', validate: req(isSolanaAddress, 'expected a base58 public key') })).trim() }
     : undefined;
 
-/** Both Solana methods watch a wallet; a signature is a 64-byte base58 string. */
+/** Every Solana method watches a wallet; a signature is a 64-byte base58 string. */
 const shared = {
   family: 'solana',
   txRef: { noun: 'transaction id' },
   receiver: (s: { wallet: string }) => s.wallet,
-  // Solana Pay: each intent's reference key rides on the payer's transfer.
-  needsReference: true,
+  // Solana Pay: each intent's reference key rides on the payer's transfer; any 32 bytes as a base58 public key.
+  newReference: (random: Random) => base58Encode(random.bytes(32)),
   sandbox: {
     receiver: base58Encode(sandboxSeed('solana')),
     txRef: (bytes: Uint8Array) => base58Encode(bytes.subarray(0, 32)) + base58Encode(bytes.subarray(32, 64)),
   },
 } as const;
 
-/** What the checkout says for either token: paid from a Solana wallet app. */
+/** What the checkout says for any Solana asset: paid from a Solana wallet app. */
 const walletCheckout = { appButton: 'Open in a Solana wallet', scanWith: 'wallet', addressLabel: 'Address' } as const;
 
 /**
- * USDT as an SPL token, to the wallet's associated token account for the mint.
- * Solana intents are matched by their reference, but a transfer without one (typed by hand, an
- * exchange withdrawal) is matched by amount like UPI and TRON: so the same round-unit rule holds.
+ * One SPL token's method, from its row of the token table: sent to the wallet's associated token
+ * account for the mint. Solana intents are matched by their reference, but a transfer without one
+ * (typed by hand, an exchange withdrawal) is matched by amount like UPI and TRON: so the same
+ * round-unit rule holds (steps of 0.01, never a whole unit).
  */
-export const usdtSolMethod: MethodDescriptor<UsdtSolSection> = {
-  ...shared,
-  id: 'USDT_SOL',
-  rules: { decimals: USDT_SPL_DECIMALS, amountStep: 10_000n, unit: 'USDT', roundUnitMinor: 1_000_000n }, // 0.01 USDT; never a whole USDT
-  config: UsdtSolConfig,
-  token: (s) => s?.mint ?? USDT_SPL_MINT,
-  paymentUri: solanaPay(USDT_SPL_DECIMALS),
-  remainderUri: remainder(USDT_SPL_DECIMALS),
-  checkout: {
-    ...walletCheckout,
-    label: 'USDT on Solana (SPL)',
-    warning: 'Send only USDT on the Solana network (SPL). USDT sent on any other network (TRON, Ethereum, BNB Chain…) does not arrive and is lost.',
-  },
-  init: { order: 40, ask: askWallet('USDT on Solana') },
-  loadSource: async (section, deps) => (await import('./source.ts')).createSolanaSource('USDT_SOL', section, deps),
-};
+export function splTokenMethod(t: SplToken): MethodDescriptor<SplSection> {
+  const asset = splAsset(t);
+  return {
+    ...shared,
+    id: t.id,
+    rules: { decimals: t.decimals, amountStep: 10n ** BigInt(t.decimals - 2), unit: t.unit, roundUnitMinor: 10n ** BigInt(t.decimals) },
+    config: splConfig(t.mint),
+    token: (s) => s?.mint ?? t.mint,
+    ...(t.peg ? { pricing: { peg: t.peg } } : {}),
+    paymentUri: solanaPay(t.decimals),
+    remainderUri: remainder(t.decimals),
+    checkout: {
+      ...walletCheckout,
+      label: `${t.unit} on Solana (SPL)`,
+      warning: `Send only ${t.unit} on the Solana network (SPL). ${t.unit} sent on any other network (TRON, Ethereum, BNB Chain…) does not arrive and is lost.`,
+    },
+    init: { order: t.initOrder, ask: askWallet(`${t.unit} on Solana`) },
+    loadSource: async (section, deps) => (await import('./source.ts')).createSolanaSource(asset, section, deps),
+  };
+}
 
 /** SOL, native lamports to the wallet. */
 export const solMethod: MethodDescriptor<SolSection> = {
   ...shared,
-  id: 'SOL',
-  rules: { decimals: SOL_DECIMALS, amountStep: 1_000n, unit: 'SOL', roundUnitMinor: 1_000_000_000n }, // 0.000001 SOL; never a whole SOL
+  id: SOL_ASSET.method,
+  rules: { decimals: SOL_ASSET.decimals, amountStep: 1_000n, unit: 'SOL', roundUnitMinor: 1_000_000_000n }, // 0.000001 SOL; never a whole SOL
   config: SolConfig,
-  paymentUri: solanaPay(SOL_DECIMALS),
-  remainderUri: remainder(SOL_DECIMALS),
+  paymentUri: solanaPay(SOL_ASSET.decimals),
+  remainderUri: remainder(SOL_ASSET.decimals),
   checkout: {
     ...walletCheckout,
     label: 'SOL on Solana',
     warning: 'Send only SOL on the Solana network. Anything sent on another network does not arrive and is lost.',
   },
   init: { order: 30, ask: askWallet('SOL on Solana') },
-  loadSource: async (section, deps) => (await import('./source.ts')).createSolanaSource('SOL', section, deps),
+  loadSource: async (section, deps) => (await import('./source.ts')).createSolanaSource(SOL_ASSET, section, deps),
 };
+
+/** The family's methods, in the API document's order: each token of the table, then SOL. */
+export const solanaMethods: readonly MethodDescriptor[] = [...SPL_TOKENS.map(splTokenMethod), solMethod];

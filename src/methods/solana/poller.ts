@@ -18,7 +18,6 @@
 import type { ConfirmedSignatureInfo, Finality } from '@solana/web3.js';
 import type { Clock, Ledger, Logger } from '../../domain/ports.ts';
 import { formatMinor } from '../../domain/money.ts';
-import { SOL_DECIMALS, USDT_SPL_DECIMALS } from './units.ts';
 import { cycleReporterOf } from '../../runtime/cycle.ts';
 import { describeError } from '../../domain/errors.ts';
 import { AllEndpointsFailed, CLOCK_SKEW_MS, type Member, type UpstreamPool, type Verdict } from '../upstream-pool.ts';
@@ -195,7 +194,7 @@ export function createPoller(o: PollerOptions): { tick(signal: AbortSignal): Pro
         fresh += 1;
         o.log.info('solana payment ingested', {
           tx: info.signature,
-          amount: formatMinor(adapted.payment.amountMinor, o.target.method === 'SOL' ? SOL_DECIMALS : USDT_SPL_DECIMALS),
+          amount: formatMinor(adapted.payment.amountMinor, o.target.decimals),
           outcome: outcome.kind,
         });
       }

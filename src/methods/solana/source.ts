@@ -1,6 +1,6 @@
 /**
- * The Solana payment source for SOL (the wallet) and USDT_SOL (the wallet's ATA for
- * the mint). Each cycle lists the account's signatures since the checkpoint (last
+ * The Solana payment source for one asset: native SOL (the wallet) or an SPL token
+ * (the wallet's ATA for the section's mint). Each cycle lists the account's signatures since the checkpoint (last
  * processed signature, key `solana:<method>:<account>`) and reads each transaction
  * oldest first at the configured commitment; cost depends on new transactions, never
  * on open intents. First start (no checkpoint): only the newest page, and within it
@@ -8,8 +8,7 @@
  * A wsUrl adds a logs subscription that only wakes the poll early.
  */
 import type { Connection } from '@solana/web3.js';
-import type { SolSection, UsdtSolSection } from './config.ts';
-import { solanaEndpoints } from '../endpoints.ts';
+import { solanaEndpoints, type SolanaSection } from './config.ts';
 import { callUrl, createUpstreamPool, type Member } from '../upstream-pool.ts';
 import { isSolanaAddress } from '../../config/addresses.ts';
 import { endpointsSummary, type DoctorResult, type PaymentSource, type SourceDeps } from '../source.ts';
@@ -18,9 +17,9 @@ import { runLoop } from '../../runtime/loop.ts';
 import { WakeSignal } from '../../runtime/wake.ts';
 import { associatedTokenAddress, MintError, mintProgram, TOKEN_2022_PROGRAM_ID } from './accounts.ts';
 import type { WatchTarget } from './adapt.ts';
+import type { SolanaAsset } from './tokens.ts';
 import { createPoller } from './poller.ts';
 import { historyCommitment, openConnection, readExchange, type ConnectionFactory, type SolanaEndpoint } from './rpc.ts';
-
 import { subscribeWake } from './subscribe.ts';
 
 export interface SolanaSourceOptions {
@@ -43,11 +42,9 @@ export type SolanaDeps = SourceDeps & SolanaSourceOptions;
 
 const DAY_MS = 86_400_000;
 
-
-export function createSolanaSource(method: 'SOL', config: SolSection, deps: SolanaDeps): PaymentSource;
-export function createSolanaSource(method: 'USDT_SOL', config: UsdtSolSection, deps: SolanaDeps): PaymentSource;
-export function createSolanaSource(method: 'SOL' | 'USDT_SOL', config: SolSection | UsdtSolSection, deps: SolanaDeps): PaymentSource {
-  const name = `solana:${method}:${config.wallet}`;
+/** `config` is the asset's resolved section (secrets read); a token's carries its `mint`. */
+export function createSolanaSource(asset: SolanaAsset, config: SolanaSection, deps: SolanaDeps): PaymentSource {
+  const name = `solana:${asset.method}:${config.wallet}`;
   const log = deps.log.child({ source: name });
   const commitment = historyCommitment(config.commitment);
   const specs = solanaEndpoints(config);
@@ -91,9 +88,9 @@ export function createSolanaSource(method: 'SOL' | 'USDT_SOL', config: SolSectio
   /** Checked on use, so that `payd doctor` can report a bad key instead of crashing. */
   const keys = (): { wallet: string; mint?: string } => {
     if (!isSolanaAddress(config.wallet)) throw new Error(`wallet ${config.wallet} is not a valid Solana public key`);
-    if (method === 'SOL') return { wallet: config.wallet };
-    const mint = (config as UsdtSolSection).mint;
-    if (!isSolanaAddress(mint)) throw new Error(`mint ${mint} is not a valid Solana public key`);
+    if (asset.kind === 'native') return { wallet: config.wallet };
+    const mint = config.mint;
+    if (mint === undefined || !isSolanaAddress(mint)) throw new Error(`mint ${mint} is not a valid Solana public key`);
     return { wallet: config.wallet, mint };
   };
 
@@ -103,9 +100,9 @@ export function createSolanaSource(method: 'SOL' | 'USDT_SOL', config: SolSectio
    */
   async function resolveTarget(conn: Connection): Promise<WatchTarget> {
     const { wallet, mint } = keys();
-    if (method === 'SOL' || mint === undefined) return { method: 'SOL', wallet, account: wallet };
+    if (mint === undefined) return { kind: 'native', method: asset.method, decimals: asset.decimals, wallet, account: wallet };
     const program = await mintProgram(conn, mint, commitment);
-    return { method: 'USDT_SOL', wallet, account: associatedTokenAddress(wallet, mint, program), mint, tokenProgram: program };
+    return { kind: 'spl', method: asset.method, decimals: asset.decimals, wallet, account: associatedTokenAddress(wallet, mint, program), mint, tokenProgram: program };
   }
 
   /** The target, read from the first endpoint that answers (a bad mint is the same on all of them). */
@@ -148,7 +145,7 @@ export function createSolanaSource(method: 'SOL' | 'USDT_SOL', config: SolSectio
           maxUnavailableCycles: 30,
         });
         unsubscribe = config.wsUrl ? subscribeWake(conn, watch.account, commitment, wake, log) : undefined;
-        log.info('solana source started', { account: watch.account, commitment, push: Boolean(config.wsUrl), ...(watch.method === 'USDT_SOL' ? { token_program: watch.tokenProgram } : {}) });
+        log.info('solana source started', { account: watch.account, commitment, push: Boolean(config.wsUrl), ...(watch.kind === 'spl' ? { token_program: watch.tokenProgram } : {}) });
       }
       await poller.tick(s);
     };
@@ -168,7 +165,7 @@ export function createSolanaSource(method: 'SOL' | 'USDT_SOL', config: SolSectio
       const slot = await conn.getSlot(commitment);
       const watch = await resolveTarget(conn);
       const account =
-        watch.method === 'USDT_SOL'
+        watch.kind === 'spl'
           ? `token account ${watch.account} (mint ${watch.mint}, ${watch.tokenProgram === TOKEN_2022_PROGRAM_ID.toBase58() ? 'Token-2022' : 'SPL Token'} program)`
           : `wallet ${watch.account}`;
       const latency = m.health.latencyMs === undefined ? '' : ` in ${Math.round(m.health.latencyMs)} ms`;

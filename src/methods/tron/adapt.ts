@@ -2,8 +2,6 @@
 import type { ReceivedPayment } from '../../domain/payment.ts';
 import type { Trc20Item, Trc20Transfer } from './trc20-page.ts';
 
-const METHOD = 'USDT_TRC20';
-
 /**
  * Names each Transfer row of one listing. TronGrid gives no event index, and several
  * rows may share a transaction id (batch payouts, multisend contracts), so a row is
@@ -21,13 +19,13 @@ export function rowKeys(): (item: Trc20Item) => string {
   };
 }
 
-export function toPayment(t: Trc20Transfer, row: string, receiver: string, contract: string, observedAt: number, net?: { amountMinor: bigint; nettedMinor: bigint }): ReceivedPayment {
+export function toPayment(method: string, t: Trc20Transfer, row: string, receiver: string, contract: string, observedAt: number, net?: { amountMinor: bigint; nettedMinor: bigint }): ReceivedPayment {
   const evidence: Record<string, unknown> = { from: t.from, to: receiver, block_timestamp: t.blockTimestamp, contract, value: t.value.toString() };
   if (t.symbol !== undefined) evidence.symbol = t.symbol;
   // Part of the row went back out in the same transaction (netting.ts): only the rest is paid.
   if (net && net.nettedMinor > 0n) evidence.netted_by_outgoing_minor = net.nettedMinor.toString();
   return {
-    method: METHOD,
+    method,
     receiver,
     amountMinor: net ? net.amountMinor : t.value,
     // Each row is its own payment; the merchant still sees the TRON transaction id.

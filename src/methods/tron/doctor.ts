@@ -1,5 +1,4 @@
 /** `payd doctor` for one TronGrid-compatible endpoint: reachable, its key, its head, its quota, what went wrong. */
-import { USDT_TRC20_DECIMALS } from './units.ts';
 import type { Clock } from '../../domain/ports.ts';
 import { describeError } from '../../domain/errors.ts';
 import type { DoctorResult } from '../source.ts';
@@ -8,14 +7,14 @@ import { TronGridError } from './client.ts';
 import type { TronEndpoint } from './poller.ts';
 import { parseTrc20Page, Trc20FormatError } from './trc20-page.ts';
 
-export async function checkTronEndpoint(m: Member<TronEndpoint>, o: { address: string; contract: string; signal: AbortSignal; clock: Clock }): Promise<DoctorResult> {
+export async function checkTronEndpoint(m: Member<TronEndpoint>, o: { address: string; contract: string; decimals: number; signal: AbortSignal; clock: Clock }): Promise<DoctorResult> {
   const where = m.label;
   const hasKey = m.spec.apiKey !== undefined;
   try {
     const started = o.clock.now();
     const body = await m.spec.client.listTrc20({ address: o.address, contract: o.contract, limit: 1 }, o.signal);
     const ms = Math.max(0, o.clock.now() - started);
-    parseTrc20Page(body, { receiver: o.address, contract: o.contract, decimals: USDT_TRC20_DECIMALS });
+    parseTrc20Page(body, { receiver: o.address, contract: o.contract, decimals: o.decimals });
     const key = hasKey ? 'API key accepted' : "no API key set (TronGrid's anonymous rate limit applies)";
     let head = '';
     try {

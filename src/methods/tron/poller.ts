@@ -12,7 +12,6 @@
  * re-scan runs on another endpoint than the sweep's; and the lag counts from when the newest
  * believable head was first seen.
  */
-import { USDT_TRC20_DECIMALS } from './units.ts';
 import type { IngestOutcome } from '../../domain/payment.ts';
 import type { Clock, Ledger, Logger } from '../../domain/ports.ts';
 import { createHeadWatch } from '../../domain/head-watch.ts';
@@ -28,11 +27,14 @@ import { decideRows, type RowDecision } from './netting.ts';
 import { walkPages } from './pages.ts';
 import { createRescan } from './rescan.ts';
 import type { PageFilter, Trc20Item } from './trc20-page.ts';
+import type { TronAsset } from './tokens.ts';
 
 export type { PollerTuning, TronEndpoint } from './tuning.ts';
 import type { PollerTuning, TronEndpoint } from './tuning.ts';
 
 export interface PollerDeps {
+  /** The method this token feeds, and its decimals. */
+  asset: TronAsset;
   address: string;
   contract: string;
   ledger: Ledger;
@@ -42,8 +44,6 @@ export interface PollerDeps {
   tuning: PollerTuning;
 }
 
-const METHOD = 'USDT_TRC20';
-
 /** What a TronGrid fault says about the endpoint: a rate limit rests it for the wait it named. */
 export function classifyTron(err: unknown): Fault {
   if (err instanceof TronGridError && err.fault === 'rate_limited') return { kind: 'throttled', retryAfterMs: err.retryAfterMs };
@@ -51,8 +51,8 @@ export function classifyTron(err: unknown): Fault {
 }
 
 export function createTronPoller(d: PollerDeps) {
-  const key = `trongrid:${METHOD}:${d.address}:${d.contract}`;
-  const filter: PageFilter = { receiver: d.address, contract: d.contract, decimals: USDT_TRC20_DECIMALS };
+  const key = `trongrid:${d.asset.method}:${d.address}:${d.contract}`;
+  const filter: PageFilter = { receiver: d.address, contract: d.contract, decimals: d.asset.decimals };
   /** When the last complete listing ended (this process); undefined until the start-up catch-up is done. */
   let caughtUpAt: number | undefined;
   /** When each endpoint was last sent a request (ms), for pacing. */
@@ -124,12 +124,12 @@ export function createTronPoller(d: PollerDeps) {
     if (r.kind === 'reject') {
       if (checkpoint) d.log.warn('TronGrid transfer rejected', { txid: item.txid, row, reason: r.reason });
       await d.ledger.reject(
-        { source: 'trongrid', method: METHOD, ref: `trongrid:${row}`, reason: r.reason, detail: { ...r.detail, txid: item.txid, block_timestamp: item.blockTimestamp }, observedAt: d.clock.now() },
+        { source: 'trongrid', method: d.asset.method, ref: `trongrid:${row}`, reason: r.reason, detail: { ...r.detail, txid: item.txid, block_timestamp: item.blockTimestamp }, observedAt: d.clock.now() },
         checkpoint,
       );
       return undefined;
     }
-    const outcome = await d.ledger.ingest(toPayment(r.item, row, d.address, d.contract, d.clock.now(), r), checkpoint);
+    const outcome = await d.ledger.ingest(toPayment(d.asset.method, r.item, row, d.address, d.contract, d.clock.now(), r), checkpoint);
     if (checkpoint) d.log.info('TronGrid transfer ingested', { txid: item.txid, row, amount_minor: r.amountMinor, outcome: outcome.kind });
     return outcome;
   }
@@ -237,7 +237,7 @@ export function createTronPoller(d: PollerDeps) {
 
   /** One cycle. Throws on upstream faults (of every endpoint) so the loop backs off. */
   async function tick(signal: AbortSignal): Promise<void> {
-    const open = await d.ledger.hasOpenIntents(METHOD, d.address);
+    const open = await d.ledger.hasOpenIntents(d.asset.method, d.address);
     const report = cycleReporterOf(signal);
     if (open || caughtUpAt === undefined || d.clock.now() - caughtUpAt >= d.tuning.idleSweepMs) {
       const got = await readHeads(signal);

@@ -1,5 +1,5 @@
 /**
- * USDT (TRC20) payments seen through TronGrid's account listing. One listing per
+ * A TRC20 token's payments seen through TronGrid's account listing. One listing per
  * cycle for the receiving address; every fault is thrown to runLoop, which backs off.
  *
  * Decisions (defaults in defaultTuning):
@@ -15,13 +15,13 @@ import { endpointsSummary, type DoctorResult, type PaymentSource, type SourceDep
 import { runLoop } from '../../runtime/loop.ts';
 import { toBase58 } from './address.ts';
 import { callUrl, createUpstreamPool } from '../upstream-pool.ts';
-import { tronEndpoints } from '../endpoints.ts';
 import { createTronGridClient, type Fetch } from './client.ts';
 import { checkTronEndpoint } from './doctor.ts';
 import { createTronPoller, type PollerTuning, type TronEndpoint } from './poller.ts';
-import type { TronSection } from './config.ts';
+import { tronEndpoints, type TronSection } from './config.ts';
+import type { TronAsset } from './tokens.ts';
 
-/** The resolved `methods.USDT_TRC20` section; `backfillHours` is read if the schema ever offers it. */
+/** A token's resolved section (`methods.USDT_TRC20`); `backfillHours` is read if the schema ever offers it. */
 export type TronSourceConfig = TronSection & { backfillHours?: number };
 
 export interface TronTuning extends PollerTuning {
@@ -57,10 +57,10 @@ export function defaultTuning(config: TronSourceConfig): TronTuning {
   };
 }
 
-export function createTronSource(config: TronSourceConfig, deps: TronSourceDeps): TronSource {
+export function createTronSource(asset: TronAsset, config: TronSourceConfig, deps: TronSourceDeps): TronSource {
   const address = toBase58(config.address);
   const contract = toBase58(config.contract);
-  if (!address || !contract) throw new TypeError('USDT_TRC20 address and contract must be TRON addresses');
+  if (!address || !contract) throw new TypeError(`${asset.method} address and contract must be TRON addresses`);
   const tuning: TronTuning = { ...defaultTuning(config), ...deps.tuning };
   const name = `tron:${address}`;
   const log = deps.log.child({ source: name });
@@ -94,7 +94,7 @@ export function createTronSource(config: TronSourceConfig, deps: TronSourceDeps)
     quorum: config.confirmations?.endpoints,
     metrics: deps.upstreamMetrics,
   });
-  const poller = createTronPoller({ address, contract, ledger: deps.ledger, clock: deps.clock, log, pool, tuning });
+  const poller = createTronPoller({ asset, address, contract, ledger: deps.ledger, clock: deps.clock, log, pool, tuning });
 
   return {
     name,
@@ -104,7 +104,7 @@ export function createTronSource(config: TronSourceConfig, deps: TronSourceDeps)
 
     /** Every endpoint, one line each; the method is usable when one of them is. */
     async check(signal): Promise<DoctorResult> {
-      const lines = await Promise.all(pool.members.map((m) => checkTronEndpoint(m, { address, contract, signal, clock: deps.clock })));
+      const lines = await Promise.all(pool.members.map((m) => checkTronEndpoint(m, { address, contract, decimals: asset.decimals, signal, clock: deps.clock })));
       return endpointsSummary('TronGrid', lines, pool.members.map((m) => m.label));
     },
   };

@@ -2,6 +2,7 @@ import { isVpa } from '../../config/addresses.ts';
 import { formatMinorFixed } from '../../domain/money.ts';
 import type { MethodDescriptor } from '../method.ts';
 import { UpiConfig, type UpiSection } from './config.ts';
+import { createUpiSilence } from './silence.ts';
 
 const q = encodeURIComponent;
 
@@ -15,7 +16,6 @@ export const upiMethod: MethodDescriptor<UpiSection> = {
   config: UpiConfig,
   receiver: (s) => s.vpa,
   payeeName: (s) => s.payeeName,
-  needsReference: false,
   // NPCI UPI linking spec: pa, pn, am (2 decimals), cu, tn.
   paymentUri: (d) => `upi://pay?pa=${q(d.receiver)}&pn=${q(d.payeeName)}&am=${formatMinorFixed(d.payAmountMinor, 2)}&cu=INR&tn=${q(d.orderId)}`,
   checkout: { label: 'UPI', appButton: 'Pay with a UPI app', scanWith: 'UPI', addressLabel: 'UPI ID (VPA)', fiatSign: '₹' },
@@ -55,6 +55,16 @@ export const upiMethod: MethodDescriptor<UpiSection> = {
       return { vpa, payeeName, imap: { host: imapHost, port: imapPort, secure, user, password, mailbox: 'INBOX' }, accounts: [{ bank, accountEnding }], alertRecipients: [recipient.trim()] };
     },
   },
+  mailbox: {
+    get imapPath() {
+      return `methods.${upiMethod.id}.imap`;
+    },
+    client: (s) => ({ clientId: s.imap.auth?.clientId, clientSecret: s.imap.auth?.clientSecret?.reveal() }),
+    // Loaded on use: the token endpoint's HTTP client (undici) would slow every other command's start-up.
+    authorize: async (o) => (await import('./oauth/operator.ts')).authorizeMailbox(o),
+  },
+  silence: (s, deps) => createUpiSilence({ ...deps, method: upiMethod.id, accounts: s.accounts, expectAlertWithinHours: s.expectAlertWithinHours }),
+  warnings: (s) => (s.dkim.required ? [] : [`methods.${upiMethod.id}.dkim.required is false: forged bank e-mails can settle intents`]),
   async loadSource(section, deps) {
     // Parked and unreadable mail must survive restarts: the UPI source keeps them in the database.
     if (!deps.db) throw new Error('the UPI source needs the database');

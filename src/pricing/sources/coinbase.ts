@@ -1,10 +1,15 @@
+import { isFiat } from '../../domain/rates.ts';
 import { getJson, isObject, rateOrFail, RateSourceError, splitPair, type RateSource, type SourceOptions } from '../source.ts';
 
-/** Coinbase `GET /v2/prices/SOL-USD/spot` → {"data":{"amount":"…","base","currency"}}; errors {"errors":[{id,message}]}. */
+/**
+ * Coinbase `GET /v2/prices/SOL-USD/spot` → {"data":{"amount":"…","base","currency"}}; errors {"errors":[{id,message}]}.
+ * Any coin priced in a fiat: the pair names the product (USDT-USD, USDC-USD, SOL-EUR), and one
+ * Coinbase does not list is its own error.
+ */
 export function coinbase(o: SourceOptions): RateSource {
   return {
     name: 'coinbase',
-    supports: (pair) => ['USDT', 'SOL'].includes(splitPair(pair)[0]),
+    supports: (pair) => !isFiat(splitPair(pair)[0]) && isFiat(splitPair(pair)[1]),
     async fetch(pair, signal) {
       const [base, quote] = splitPair(pair);
       const body = await getJson(o, `${o.baseUrl}/v2/prices/${base}-${quote}/spot`, signal, {

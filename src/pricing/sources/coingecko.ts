@@ -1,6 +1,11 @@
 import { getJson, isObject, rateOrFail, RateSourceError, splitPair, type RateSource, type SourceOptions } from '../source.ts';
 
-const COIN_IDS: Record<string, string> = { USDT: 'tether', SOL: 'solana' };
+/**
+ * CoinGecko names coins by its own ids, not by ticker: the one per-coin fact this source needs,
+ * keyed by the lower-case ticker as its coin list spells the `symbol`.
+ */
+const COIN_IDS: Record<string, string> = { usdt: 'tether', usdc: 'usd-coin', sol: 'solana' };
+const coinId = (unit: string): string | undefined => (Object.hasOwn(COIN_IDS, unit.toLowerCase()) ? COIN_IDS[unit.toLowerCase()] : undefined);
 
 /**
  * CoinGecko `GET /api/v3/simple/price?ids=tether&vs_currencies=inr&include_last_updated_at=true`
@@ -10,10 +15,10 @@ const COIN_IDS: Record<string, string> = { USDT: 'tether', SOL: 'solana' };
 export function coingecko(o: SourceOptions): RateSource {
   return {
     name: 'coingecko',
-    supports: (pair) => splitPair(pair)[0] in COIN_IDS,
+    supports: (pair) => coinId(splitPair(pair)[0]) !== undefined,
     async fetch(pair, signal) {
       const [base, quote] = splitPair(pair);
-      const id = COIN_IDS[base];
+      const id = coinId(base)!;
       const vs = quote.toLowerCase();
       const key = o.apiKey?.();
       const body = await getJson(o, `${o.baseUrl}/api/v3/simple/price?ids=${id}&vs_currencies=${vs}&include_last_updated_at=true`, signal, {

@@ -1,14 +1,16 @@
+import { isFiat } from '../../domain/rates.ts';
 import { getJson, isObject, rateOrFail, RateSourceError, splitPair, type RateSource, type SourceOptions } from '../source.ts';
 
 /**
  * Kraken `GET /0/public/Ticker?pair=SOLUSD`. Errors come in `error` with HTTP 200 (a non-empty
  * array is a failure); the result key is not always the name asked for (USDTUSD → USDTZUSD),
- * so the single key of `result` is read. `c[0]` is the last trade.
+ * so the single key of `result` is read. `c[0]` is the last trade. Any coin against USD or EUR
+ * (SOLUSD, USDTUSD, USDCEUR): one Kraken does not list answers with its own error.
  */
 export function kraken(o: SourceOptions): RateSource {
   return {
     name: 'kraken',
-    supports: (pair) => ['USD', 'EUR'].includes(splitPair(pair)[1]) && ['USDT', 'SOL'].includes(splitPair(pair)[0]),
+    supports: (pair) => ['USD', 'EUR'].includes(splitPair(pair)[1]) && !isFiat(splitPair(pair)[0]),
     async fetch(pair, signal) {
       const name = pair.replace('/', '');
       const body = await getJson(o, `${o.baseUrl}/0/public/Ticker?pair=${name}`, signal, { describe: (b) => (isObject(b) && Array.isArray(b.error) ? b.error.join(', ') : undefined) });

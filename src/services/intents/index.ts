@@ -2,7 +2,6 @@ import type { IntentStore } from '../../db/intent-store.ts';
 import { andThen, type Awaitable } from '../../domain/awaitable.ts';
 import type { Db } from '../../db/open.ts';
 import { intentFromRow } from '../../db/intent-rows.ts';
-import { base58Encode } from '../../domain/base58.ts';
 import { payeeShown } from '../../domain/payee.ts';
 import { PaydError } from '../../domain/errors.ts';
 import { createdView, intentView, NO_MONEY, type Intent, type IntentPricing, type IntentStatus, type IntentView, type ViewContext } from '../../domain/intent.ts';
@@ -51,11 +50,6 @@ export function createIntentService(d: IntentServiceDeps) {
   const decimalsOf = (method: Method): number => d.registry.of(method).rules.decimals;
   const ctx = (): ViewContext => ({ now: d.clock.now(), livemode: d.livemode, publicUrl: d.publicUrl, decimalsOf });
 
-  function newReference(): string {
-    // Solana Pay reference: any 32 bytes as a base58 public key, fresh per intent.
-    return base58Encode(d.random.bytes(32));
-  }
-
   /** A retried create: same method and the same amount, or the same price (the rate may have moved since). */
   function sameRequest(intent: Intent, method: Method, amountMinor: bigint | null, price: IntentPricing | null): boolean {
     if (intent.method !== method) return false;
@@ -103,7 +97,7 @@ export function createIntentService(d: IntentServiceDeps) {
           now,
           decimals: decimalsOf(method),
         });
-        const reference = deposit.method.needsReference ? newReference() : null;
+        const reference = deposit.method.newReference?.(d.random) ?? null;
         const intent: Intent = {
           id,
           merchantId: merchant.clientId,

@@ -8,7 +8,7 @@ import type { Db } from '../../db/open.ts';
 import type { HeldPayments } from '../../domain/notify/held-port.ts';
 import type { ShowAmount } from '../../domain/notify/text.ts';
 import type { Clock, Logger, Random } from '../../domain/ports.ts';
-import type { UpiSilence } from '../upi-silence.ts';
+import type { MethodSilence } from '../../methods/method.ts';
 import { createTelegramBot } from './bot.ts';
 import { createEmailSender } from './email.ts';
 import { createNotificationFeed, type ChannelPlan, type UnmatchedPlan } from './feed.ts';
@@ -23,7 +23,7 @@ export interface NotificationDeps {
   clock: Clock;
   random: Random;
   log: Logger;
-  upiSilence: UpiSilence | null;
+  silences: readonly MethodSilence[];
   /** The sources running in this process (the leader's); read at each feed run. */
   sources: () => WatchedSource[];
   held?: HeldPayments;
@@ -44,7 +44,7 @@ export function createNotifications(d: NotificationDeps) {
   if (n.email) channels.push({ channel: 'email', targets: [n.email.to.join(',')], kinds: new Set(n.email.events), digestMinutes: n.email.digestMinutes });
   const telegram = n.telegram ? createTelegramApi({ apiUrl: n.telegram.apiUrl, token: n.telegram.botToken, fetch: d.fetch }) : undefined;
   const email = n.email ? createEmailSender(n.email) : undefined;
-  const observe = createObservations({ db: d.db, clock: d.clock, sources: d.sources, upiSilence: d.upiSilence });
+  const observe = createObservations({ db: d.db, clock: d.clock, sources: d.sources, silences: d.silences });
   const feed = createNotificationFeed({ db: d.db, clock: d.clock, random: d.random, log: d.log, show: d.show, queue, channels, observe, unmatched: d.unmatched });
   const sender = createNotificationSender({ queue, clock: d.clock, random: d.random, log: d.log, telegram, email: email && n.email ? { sender: email, to: n.email.to } : undefined });
 
@@ -53,7 +53,7 @@ export function createNotifications(d: NotificationDeps) {
       const st = s.status();
       return `${s.key}: ${st.state}${st.lag_seconds !== undefined ? `, ${Math.round(st.lag_seconds)} s behind` : ''}`;
     });
-    if (d.upiSilence?.expectMs !== undefined) lines.push(`UPI bank alerts: ${(await d.upiSilence.status()).silent ? 'SILENT' : 'arriving'}`);
+    for (const watch of d.silences) if (watch.expectMs !== undefined) lines.push(`${watch.method} alerts: ${(await watch.status()).silent ? 'SILENT' : 'arriving'}`);
     const pending = await d.db.selectFrom('events').select((eb) => eb.fn.countAll<string>().as('n')).where('status', '=', 'pending').executeTakeFirst();
     lines.push(`webhooks waiting: ${pending?.n ?? 0}`);
     return lines.join('\n') || 'No sources running.';

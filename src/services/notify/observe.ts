@@ -1,6 +1,6 @@
 /**
  * What the condition alarms look at, each time the feed runs: the sources running here (the
- * leader's), UPI silence, webhook endpoints with an event failing for over 15 minutes, and bank
+ * leader's), each method's silence (UPI's mailbox), webhook endpoints with an event failing for over 15 minutes, and bank
  * alerts that could not be read in the last 24 hours.
  */
 import { sql } from 'kysely';
@@ -8,7 +8,7 @@ import type { Db } from '../../db/open.ts';
 import type { Observation, OpenConditions } from '../../domain/notify/conditions.ts';
 import { ageText } from '../../domain/notify/text.ts';
 import type { Clock } from '../../domain/ports.ts';
-import type { UpiSilence } from '../upi-silence.ts';
+import type { MethodSilence } from '../../methods/method.ts';
 
 /** A running source as the leader sees it (workers/source-health.ts). */
 export interface WatchedSource {
@@ -26,7 +26,7 @@ const GOOD = new Set(['ok']);
 export const WEBHOOK_FAILING_MS = 15 * 60_000;
 const DAY_MS = 86_400_000;
 
-export function createObservations(d: { db: Db; clock: Clock; sources: () => WatchedSource[]; upiSilence: UpiSilence | null }) {
+export function createObservations(d: { db: Db; clock: Clock; sources: () => WatchedSource[]; silences: readonly MethodSilence[] }) {
   function sources(): Observation[] {
     return d.sources().map((s) => {
       const st = s.status();
@@ -36,9 +36,14 @@ export function createObservations(d: { db: Db; clock: Clock; sources: () => Wat
   }
 
   async function silence(): Promise<Observation[]> {
-    if (!d.upiSilence || d.upiSilence.expectMs === undefined) return [];
-    const s = await d.upiSilence.status();
-    return [{ kind: 'upi.silent', subject: 'UPI', bad: s.silent, detail: ageText(s.waitingSince === null ? 0 : d.clock.now() - s.waitingSince) }];
+    const out: Observation[] = [];
+    for (const watch of d.silences) {
+      if (watch.expectMs === undefined) continue;
+      const s = await watch.status();
+      // The alarm's kind keeps its first name (operators filter on it); the subject is the method.
+      out.push({ kind: 'upi.silent', subject: watch.method, bad: s.silent, detail: ageText(s.waitingSince === null ? 0 : d.clock.now() - s.waitingSince) });
+    }
+    return out;
   }
 
   async function webhooks(open: OpenConditions): Promise<Observation[]> {

@@ -3,7 +3,8 @@ import { downPage, json, served, stampOf, type FakeHandler } from './kit.ts';
 // CoinGecko GET /api/v3/simple/price: test/fixtures/rates/REAL-RATES.md §1 (keyed by coin id then lower-case currency,
 // JSON numbers, last_updated_at in seconds; 401 error_code 10002 without a key; 429 "You've
 // exceeded the Rate Limit."). Needs the demo key `demo-key` in x-cg-demo-api-key.
-const IDS: Record<string, string> = { tether: 'USDT', solana: 'SOL' };
+// Coin ids, not tickers (REAL-RATES.md, Pitfalls 1): USDC is `usd-coin`.
+const IDS: Record<string, string> = { tether: 'USDT', 'usd-coin': 'USDC', solana: 'SOL' };
 export const coingecko = (key = 'demo-key'): ((url: URL, s: Parameters<FakeHandler>[1], headers: Headers) => ReturnType<FakeHandler>) => (url, s, headers) => {
   if (url.pathname !== '/api/v3/simple/price') return json(404, { error: 'Not Found' });
   if (s.mode === 'down') return downPage();

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseConfig } from '../../../src/methods/load-config.ts';
-import { solanaEndpoints, tronEndpoints } from '../../../src/methods/endpoints.ts';
+import { solanaEndpoints } from '../../../src/methods/solana/config.ts';
+import { tronEndpoints } from '../../../src/methods/tron/config.ts';
 
 const TRON = 'TWiw9REQDT97WudRTTnw118xEFGc3HWwuM';
 const WALLET = '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM';

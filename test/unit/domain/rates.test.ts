@@ -86,20 +86,23 @@ test('resolveRate: identity, the USDT peg, a direct pair, its inverse, and a cro
     'USD/EUR': { rate: r('0.9'), source: 'frankfurter', at: 4 },
   };
   const get = (p: string) => fresh[p];
-  assert.equal(resolveRate('INR', 'INR', get, true)!.source, 'identity');
-  assert.deepEqual([formatRate(ratioToRate(resolveRate('USDT', 'USD', get, true)!.rate)), resolveRate('USDT', 'USD', get, true)!.source], ['1', 'peg']);
-  assert.equal(resolveRate('USDT', 'USD', get, false), undefined, 'no peg and no USDT/USD market rate');
-  assert.equal(resolveRate('USDT', 'INR', get, true)!.source, 'coindcx');
-  const solInr = resolveRate('SOL', 'INR', get, true)!;
+  const PEGGED = { USDT: 'USD', USDC: 'USD' };
+  assert.equal(resolveRate('INR', 'INR', get, PEGGED)!.source, 'identity');
+  assert.deepEqual([formatRate(ratioToRate(resolveRate('USDT', 'USD', get, PEGGED)!.rate)), resolveRate('USDT', 'USD', get, PEGGED)!.source], ['1', 'peg']);
+  assert.equal(resolveRate('USDT', 'USD', get, {}), undefined, 'no peg and no USDT/USD market rate');
+  assert.equal(resolveRate('USDC', 'USD', get, PEGGED)!.source, 'peg', 'USDC is pegged like USDT');
+  assert.equal(resolveRate('USDC', 'USD', get, { USDT: 'USD' }), undefined, 'each peg is its own');
+  assert.equal(resolveRate('USDT', 'INR', get, PEGGED)!.source, 'coindcx');
+  const solInr = resolveRate('SOL', 'INR', get, PEGGED)!;
   assert.deepEqual([formatRate(ratioToRate(solInr.rate)), solInr.source, solInr.at], ['12600', 'kraken×frankfurter', 2]);
-  const usdtEur = resolveRate('USDT', 'EUR', get, true)!;
+  const usdtEur = resolveRate('USDT', 'EUR', get, PEGGED)!;
   assert.deepEqual([formatRate(ratioToRate(usdtEur.rate)), usdtEur.source], ['0.9', 'peg×frankfurter']);
-  const inrUsd = resolveRate('INR', 'USD', get, true)!;
+  const inrUsd = resolveRate('INR', 'USD', get, PEGGED)!;
   assert.equal(inrUsd.source, 'frankfurter');
   // Exact: 1/84 ₹ per… shown rounded down at 18 decimals.
   assert.equal(formatRate(ratioToRate(inrUsd.rate)), '0.011904761904761904');
-  assert.equal(resolveRate('SOL', 'EUR', (p) => (p === 'USD/EUR' ? undefined : get(p)), true), undefined);
+  assert.equal(resolveRate('SOL', 'EUR', (p) => (p === 'USD/EUR' ? undefined : get(p)), PEGGED), undefined);
   // A configured pair without a fresh rate is not replaced by a cross rate (USDT × USD/INR is another price).
-  assert.equal(resolveRate('USDT', 'INR', (p) => (p === 'USDT/INR' ? 'stale' : get(p)), true), undefined);
-  assert.equal(resolveRate('USDT', 'INR', (p) => (p === 'USDT/INR' ? undefined : get(p)), true)!.source, 'peg×frankfurter');
+  assert.equal(resolveRate('USDT', 'INR', (p) => (p === 'USDT/INR' ? 'stale' : get(p)), PEGGED), undefined);
+  assert.equal(resolveRate('USDT', 'INR', (p) => (p === 'USDT/INR' ? undefined : get(p)), PEGGED)!.source, 'peg×frankfurter');
 });

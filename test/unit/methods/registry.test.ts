@@ -7,17 +7,18 @@ import { sandboxReceivers } from '../../../src/methods/sandbox/receivers.ts';
 const of = (id: string) => builtinMethods.of(id);
 
 test('the built-in methods, in the order the API document and its errors list them', () => {
-  assert.deepEqual(builtinMethods.ids, ['UPI', 'USDT_TRC20', 'USDT_SOL', 'SOL']);
+  assert.deepEqual(builtinMethods.ids, ['UPI', 'USDT_TRC20', 'USDT_SOL', 'USDC_SOL', 'SOL']);
   assert.deepEqual(
     builtinMethods.list.map((m) => [m.id, m.rules.decimals, m.rules.amountStep, m.rules.unit]),
     [
       ['UPI', 2, 1n, 'INR'],
       ['USDT_TRC20', 6, 10_000n, 'USDT'],
       ['USDT_SOL', 6, 10_000n, 'USDT'],
+      ['USDC_SOL', 6, 10_000n, 'USDC'],
       ['SOL', 9, 1_000n, 'SOL'],
     ],
   );
-  assert.deepEqual(builtinMethods.list.filter((m) => m.needsReference).map((m) => m.id), ['USDT_SOL', 'SOL']);
+  assert.deepEqual(builtinMethods.list.filter((m) => m.newReference).map((m) => m.id), ['USDT_SOL', 'USDC_SOL', 'SOL']);
   assert.equal(builtinMethods.get('BTC'), undefined);
   assert.throws(() => builtinMethods.of('BTC'), /unknown payment method "BTC"/);
 });
@@ -54,7 +55,7 @@ test('payment links as wallets read them', () => {
 
 test('sandbox receivers are fixed, well-formed and per method', () => {
   const r = sandboxReceivers();
-  assert.deepEqual(Object.keys(r), ['UPI', 'USDT_TRC20', 'USDT_SOL', 'SOL']);
+  assert.deepEqual(Object.keys(r), ['UPI', 'USDT_TRC20', 'USDT_SOL', 'USDC_SOL', 'SOL']);
   assert.equal(r.UPI, 'sandbox.shop@paydsandbox');
   assert.match(r.USDT_TRC20!, /^T[1-9A-HJ-NP-Za-km-z]{33}$/);
   assert.equal(r.SOL, r.USDT_SOL);

@@ -9,8 +9,8 @@ export interface SourcesReport {
   live: Array<{ key: string; name: string; status: SourceStatus }>;
   /** Position the leader last recorded per configured method (ms), and its lag limit. */
   recorded: Array<{ key: string; asOf: number | undefined; maxLagMs: number | undefined }>;
-  /** UPI: newest verified bank alert per account, and whether alerts went silent. */
-  upi: { accounts: Array<{ bank: string; account: string; lastAlertAt: number | null }>; silent: boolean } | null;
+  /** Methods with a silence watch (UPI's mailbox): newest verified alert per account, and whether alerts went silent. */
+  alerts: Array<{ method: string; accounts: Array<{ bank: string; account: string; lastAlertAt: number | null }>; silent: boolean }>;
 }
 
 const age = (ms: number) => (ms < 90_000 ? `${Math.round(ms / 1000)} s` : ms < 5_400_000 ? `${Math.round(ms / 60_000)} min` : `${Math.round(ms / 3_600_000)} h`);
@@ -33,13 +33,13 @@ ${facts([
     return html`<li class="row"><span class="main"><span class="title">${x.key}</span>${badge(x.asOf === undefined ? 'unknown' : over ? 'lagging' : 'ok')}</span>
 <span class="sub">${lag === undefined ? 'not recorded yet (no payd serve has run this source)' : `${age(lag)} behind its upstream`}${x.maxLagMs === undefined ? '' : ` · limit ${x.maxLagMs / 1000} s`}</span></li>`;
   });
-  const upi = r.upi
-    ? html`<h2>UPI bank alerts</h2>${r.upi.silent ? html`<p class="error" role="alert">Silent: no verified bank alert arrived although UPI payments were requested. Check that the bank’s alerts still reach the mailbox.</p>` : ''}
-<ul class="rows">${r.upi.accounts.map((a) => html`<li class="row"><span class="main"><span class="title">${a.bank.toUpperCase()} …${a.account}</span></span><span class="sub">Last verified alert: ${a.lastAlertAt === null ? 'none yet' : `${when(a.lastAlertAt)} (${age(now - a.lastAlertAt)} ago)`}</span></li>`)}</ul>`
-    : '';
+  const alerts = r.alerts.map(
+    (w) => html`<h2>${w.method} bank alerts</h2>${w.silent ? html`<p class="error" role="alert">Silent: no verified bank alert arrived although ${w.method} payments were requested. Check that the bank’s alerts still reach the mailbox.</p>` : ''}
+<ul class="rows">${w.accounts.map((a) => html`<li class="row"><span class="main"><span class="title">${a.bank.toUpperCase()} …${a.account}</span></span><span class="sub">Last verified alert: ${a.lastAlertAt === null ? 'none yet' : `${when(a.lastAlertAt)} (${age(now - a.lastAlertAt)} ago)`}</span></li>`)}</ul>`,
+  );
   return html`<p class="hint">Workers in this process: <strong>${r.workers}</strong>${r.workers === 'leader' ? '' : ' (another process runs the sources; lag below is what it last recorded)'}.</p>
 ${live.length ? html`<h2>Running here</h2><ul class="rows">${live}</ul>` : ''}
 <h2>Lag as recorded</h2>
 ${recorded.length ? html`<ul class="rows">${recorded}</ul>` : html`<p class="empty">No payment method configured.</p>`}
-${upi}`;
+${alerts}`;
 }

@@ -19,8 +19,8 @@ export function todayBody(o: { day: Settled; week: Settled; waiting: Awaited<Ret
   const troubled = o.sources.live.filter((s) => sourceProblem(s.status));
   const lagging = o.sources.recorded.filter((x) => x.asOf !== undefined && x.maxLagMs !== undefined && o.now - x.asOf > x.maxLagMs);
   const sourceLine =
-    troubled.length || lagging.length || o.sources.upi?.silent
-      ? html`<p class="error">${[...troubled.map((s) => `${s.key}: ${s.status.state}`), ...lagging.map((x) => `${x.key}: lagging`), ...(o.sources.upi?.silent ? ['UPI alerts silent'] : [])].join(' · ')} — <a href="/console/sources">Sources</a></p>`
+    troubled.length || lagging.length || o.sources.alerts.some((a) => a.silent)
+      ? html`<p class="error">${[...troubled.map((s) => `${s.key}: ${s.status.state}`), ...lagging.map((x) => `${x.key}: lagging`), ...o.sources.alerts.filter((a) => a.silent).map((a) => `${a.method} alerts silent`)].join(' · ')} — <a href="/console/sources">Sources</a></p>`
       : html`<p>${badge('ok')} Every source is up. <a href="/console/sources">Sources</a></p>`;
   return html`<div class="grid">
 ${takings('Today', o.day)}

@@ -79,7 +79,7 @@ describe('adaptTransaction', () => {
   it('turns a SOL payment into a ReceivedPayment with block time and evidence', () => {
     const reference = newKey();
     const tx = solTransfer({ from: payer, to: wallet, lamports: 2_000_000n, reference, blockTime: 1_790_000_000 });
-    const r = adaptTransaction(view(tx, 321), tx.signature, { method: 'SOL', wallet, account: wallet }, 1_790_000_009_000);
+    const r = adaptTransaction(view(tx, 321), tx.signature, { kind: 'native', method: 'SOL', decimals: 9, wallet, account: wallet }, 1_790_000_009_000);
     assert.equal(r.kind, 'payment');
     if (r.kind !== 'payment') return;
     assert.deepEqual(r.payment, {
@@ -96,9 +96,9 @@ describe('adaptTransaction', () => {
   });
   it('says why a transaction is not a payment', () => {
     const failed = solTransfer({ from: payer, to: wallet, lamports: 1n, err: { InstructionError: [0, { Custom: 1 }] } });
-    assert.deepEqual(adaptTransaction(view(failed), failed.signature, { method: 'SOL', wallet, account: wallet }, 0), { kind: 'skip', reason: 'failed' });
+    assert.deepEqual(adaptTransaction(view(failed), failed.signature, { kind: 'native', method: 'SOL', decimals: 9, wallet, account: wallet }, 0), { kind: 'skip', reason: 'failed' });
     const other = tokenTransfer({ payer, wallet, amount: 1n, mint: USDC_MINT });
-    assert.deepEqual(adaptTransaction(view(other), other.signature, { method: 'USDT_SOL', wallet, account: ata, mint: USDT_MINT }, 0), { kind: 'skip', reason: 'no_credit' });
+    assert.deepEqual(adaptTransaction(view(other), other.signature, { kind: 'spl', method: 'USDT_SOL', decimals: 6, wallet, account: ata, mint: USDT_MINT }, 0), { kind: 'skip', reason: 'no_credit' });
   });
 });
 

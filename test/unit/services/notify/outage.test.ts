@@ -25,7 +25,7 @@ test('an upstream down for 60 s (simulated) is one "Problem" and one "Recovered"
   const clock = { now: () => now };
   const health = new SourceHealth('USDT_TRC20', 'tron:USDT_TRC20', clock);
   const queue = createNotificationQueue({ db, clock, random: systemRandom });
-  const observe = createObservations({ db, clock, sources: () => [health], upiSilence: null });
+  const observe = createObservations({ db, clock, sources: () => [health], silences: [] });
   const feed = createNotificationFeed({ db, clock, random: systemRandom, log: silentLogger(), show: showAmountWith(builtinMethods), queue, channels: [{ channel: 'telegram', targets: ['1001'], kinds: new Set(['source.down']) }], observe, unmatched: { below: new Map(), burst: 5, periodMs: 3_600_000 } });
   const told = async () => (await db.selectFrom('notifications').select(['text']).orderBy('created_at').orderBy('id').execute()).map((r) => r.text.split(':')[0]);
 

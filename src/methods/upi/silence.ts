@@ -1,38 +1,21 @@
 /**
- * UPI silence: a mailbox that stops receiving bank alerts looks exactly like a shop with no sales.
+ * UPI silence (the UPI descriptor's `silence`): a mailbox that stops receiving bank alerts looks exactly like a shop with no sales.
  * Derived from what the ledger already records, so it survives restarts, works on both stores and
  * reads the same in every process: a verified alert is a UPI payment from the mailbox (source
  * "imap") whose evidence says its DKIM signature verified, credited to a configured account.
  */
-import { sql } from 'kysely';
-import type { Db } from '../db/open.ts';
-import type { Clock } from '../domain/ports.ts';
-import { maskMatches } from '../methods/upi/account-mask.ts';
+import type { Db } from '../../db/open.ts';
+import type { Clock } from '../../domain/ports.ts';
+import type { MethodSilence, SilenceReport } from '../method.ts';
+import { maskMatches } from './account-mask.ts';
 
 export interface WatchedAccount {
   bank: string;
   accountEnding: string;
 }
 
-export interface AccountAlert {
-  bank: string;
-  /** The configured account's last 4 digits (a whole account number is never shown). */
-  account: string;
-  /** When payd recorded the newest verified alert for it, ms; null: none recorded. */
-  lastAlertAt: number | null;
-}
-
-export interface SilenceReport {
-  accounts: AccountAlert[];
-  /** The newest verified alert over all accounts, ms. */
-  lastAlertAt: number | null;
-  /** The oldest UPI intent created after that alert (the first sale no alert has answered), ms. */
-  waitingSince: number | null;
-  /** methods.UPI.expectAlertWithinHours in ms; undefined: the alarm is off. */
-  expectMs?: number;
-  /** True when a UPI intent has waited longer than expectMs with no verified alert arriving after it. */
-  silent: boolean;
-}
+/** One account's newest verified alert; `account` is the configured last 4 digits (a whole account number is never shown). */
+type AccountAlert = SilenceReport['accounts'][number];
 
 /** Rows read per query while looking for an account's newest verified alert. */
 const PAGE = 200;
@@ -57,7 +40,7 @@ function verifiedFor(row: Row, a: WatchedAccount): boolean {
  * `status()` answers from the database, with the facts cached for `cacheMs` of real time (a
  * /readyz poll or a scrape must not re-read the ledger each time); the verdict uses the clock.
  */
-export function createUpiSilence(d: { db: Db; clock: Clock; accounts: WatchedAccount[]; expectAlertWithinHours?: number; cacheMs?: number }) {
+export function createUpiSilence(d: { db: Db; clock: Clock; /** The method's id: the rows it reads. */ method: string; accounts: WatchedAccount[]; expectAlertWithinHours?: number; cacheMs?: number }): MethodSilence {
   const expectMs = d.expectAlertWithinHours === undefined ? undefined : d.expectAlertWithinHours * 3_600_000;
   const cacheMs = d.cacheMs ?? 2_000;
   let cached: { at: number; facts: Promise<Omit<SilenceReport, 'silent' | 'expectMs'>> } | undefined;
@@ -69,7 +52,7 @@ export function createUpiSilence(d: { db: Db; clock: Clock; accounts: WatchedAcc
       let q = d.db
         .selectFrom('payments')
         .select(['id', 'observed_at', 'evidence_json'])
-        .where('method', '=', 'UPI')
+        .where('method', '=', d.method)
         .where('source', '=', 'imap')
         .where('evidence_json', 'like', `%"bank":"${a.bank}"%`);
       if (after) {
@@ -90,13 +73,14 @@ export function createUpiSilence(d: { db: Db; clock: Clock; accounts: WatchedAcc
     for (const a of d.accounts) accounts.push({ bank: a.bank, account: a.accountEnding.slice(-4), lastAlertAt: await newestVerified(a) });
     const times = accounts.map((a) => a.lastAlertAt).filter((t): t is number => t !== null);
     const lastAlertAt = times.length ? Math.max(...times) : null;
-    let q = d.db.selectFrom('intents').select(sql<number>`min(created_at)`.as('first')).where('method', '=', 'UPI');
+    let q = d.db.selectFrom('intents').select((eb) => eb.fn.min('created_at').as('first')).where('method', '=', d.method);
     if (lastAlertAt !== null) q = q.where('created_at', '>', lastAlertAt);
     const first = (await q.executeTakeFirst())?.first;
     return { accounts, lastAlertAt, waitingSince: first === null || first === undefined ? null : Number(first) };
   }
 
   return {
+    method: d.method,
     expectMs,
     async status(): Promise<SilenceReport> {
       const real = performance.now();
@@ -112,4 +96,3 @@ export function createUpiSilence(d: { db: Db; clock: Clock; accounts: WatchedAcc
   };
 }
 
-export type UpiSilence = ReturnType<typeof createUpiSilence>;
