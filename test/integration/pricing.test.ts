@@ -147,6 +147,8 @@ forEachStore((store) => {
     assert.deepEqual([fallback.body.quote.source, fallback.body.quote.rate, fallback.body.amount], ['wazirx', 83.8, 23.86]);
 
     // Every USDT/INR source down (502, 429 with Retry-After, CoinGecko's 500): no rate, never a stale one.
+    // WazirX documents no rate limit (test/fixtures/rates/REAL-RATES.md §6): its 429 body and Retry-After
+    // are invented here, to exercise payd's handling of any source's 429 with Retry-After.
     fakes.sources.wazirx.set('rate-limited');
     fakes.sources.coingecko.set('error');
     clock.advance(MAX_AGE_S * 1000 + 1000);
@@ -169,7 +171,7 @@ forEachStore((store) => {
     assert.deepEqual(usdtInr.sources.map((s) => [s.source, s.failures > 0]), [['coindcx', true], ['wazirx', true], ['coingecko', true]]);
     assert.match(usdtInr.sources[1].error ?? '', /HTTP 429: -1003 Too many requests/);
 
-    // Recovered: WazirX asked for 30 s of quiet and is not asked again before that.
+    // Recovered: the source that asked for 30 s of quiet (the invented 429 above) is not asked again before that.
     for (const f of Object.values(fakes.sources)) f.set('ok');
     const wazirxAsked = fakes.sources.wazirx.state.requests.length;
     await refresh(p);
@@ -214,6 +216,14 @@ forEachStore((store) => {
     const a = await create(p, m.headers, { price, currency: 'USDT_TRC20', order_id: 'a' });
     const b = await create(p, m.headers, { price, currency: 'USDT_TRC20', order_id: 'b' });
     assert.deepEqual([a.body.pay_amount, b.body.pay_amount], [23.87, 23.88]);
+    // The rate moves after the quotes were locked: a create now gets the new rate, a and b keep theirs.
+    const usdtInr = ['coindcx', 'wazirx', 'coingecko'] as const;
+    const before = usdtInr.map((name) => fakes.sources[name].state.rates['USDT/INR']!);
+    for (const name of usdtInr) fakes.sources[name].state.rates['USDT/INR'] = '90';
+    t.after(() => usdtInr.forEach((name, i) => void (fakes.sources[name].state.rates['USDT/INR'] = before[i]!)));
+    await refresh(p);
+    const moved = await create(p, m.headers, { price, currency: 'USDT_TRC20', order_id: 'c' });
+    assert.deepEqual([moved.body.quote.rate, moved.body.amount], [90, 22.22]);
     const validUntil = Date.parse(a.body.quote.valid_until);
     const pay = (amountMinor: bigint, txRef: string, at: number) =>
       p.app.ledger.ingest({ method: 'USDT_TRC20', receiver: a.body.payment_address, amountMinor, txRef, occurredAt: at, observedAt: at, source: 'trongrid' });
