@@ -26,7 +26,7 @@ export function createConsoleParts(d: {
   port: () => number | undefined;
 }) {
   const { config, db, clock, random, sandbox, ledger, upiSilence } = d;
-  const access = createConsoleAccess({ db, clock, random, idleMs: config.server.console.idleMinutes * 60_000 });
+  const access = createConsoleAccess({ db, clock, random, idleMs: config.server.console.idleMinutes * 60_000, maxSessionMs: config.server.console.maxSessionHours * 3_600_000 });
   const views = createConsoleViews({ db });
   /**
    * The address the operator's browser shows: passkeys are bound to its host name, so it is

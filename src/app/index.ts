@@ -20,7 +20,7 @@ import { serveApi, type Serving } from './http.ts';
 import { createLeaderWork, positionKey } from './lead.ts';
 import { createAppMetrics } from './metrics.ts';
 import { lagLimit } from './methods.ts';
-import { showAmountWith } from './notify.ts';
+import { showAmountWith, unmatchedPlanWith } from './notify.ts';
 import type { AppOptions } from './options.ts';
 import { createReadiness, type WorkerSet } from './readiness.ts';
 import { createServices } from './services.ts';
@@ -74,7 +74,7 @@ export async function createApp(o: AppOptions) {
   // Telegram / e-mail to the shopkeeper (live only: the sandbox is a merchant developer's playground).
   const notifications = sandbox
     ? null
-    : createNotifications({ config, db, clock, random, log: log.child({ component: 'notify' }), upiSilence, held: heldPayments, show: showAmountWith(methods), sources: () => (workerSet?.role() === 'leader' ? workerSet.health : []) });
+    : createNotifications({ config, db, clock, random, log: log.child({ component: 'notify' }), upiSilence, held: heldPayments, show: showAmountWith(methods), unmatched: unmatchedPlanWith(methods, config.notifications?.unmatched), sources: () => (workerSet?.role() === 'leader' ? workerSet.health : []) });
   if (notifications) cleanups.push(() => notifications.close());
   const mailboxTokens = createMailboxTokenStore({ db, keys, clock, random });
   // Async: a method's libraries load only when its source is built (see methods/registry.ts).

@@ -55,6 +55,7 @@ export function createServices(d: ServiceParts) {
     livemode,
     allowInsecureUrls: config.webhooks.allowInsecureUrls,
     allowLoopback: d.allowLoopback,
+    allowPrivateNetworks: config.webhooks.allowPrivateNetworks,
     rotationGraceSeconds: config.webhooks.secretRotationGraceSeconds,
   });
   const deposits = methodDeposits(config, sandbox, methods);

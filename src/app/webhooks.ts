@@ -29,5 +29,6 @@ export function createWebhookDelivery(
     concurrency: config.webhooks.concurrency,
     allowInsecureUrls: config.webhooks.allowInsecureUrls,
     allowLoopback,
+    allowPrivateNetworks: config.webhooks.allowPrivateNetworks,
   });
 }

@@ -25,6 +25,12 @@ const chatId = v.pipe(
   v.transform((id) => String(id)),
 );
 
+/** A person's Telegram user id (a positive number; a chat id may be a group's negative one). */
+const userId = v.pipe(
+  v.union([v.pipe(num(), v.integer('expected an integer'), v.minValue(1, 'expected a Telegram user id')), v.pipe(v.string(), v.regex(/^\d{1,20}$/, 'expected a numeric Telegram user id'))], 'expected a numeric Telegram user id'),
+  v.transform((id) => String(id)),
+);
+
 /** `notifications` (docs/notifications.md): Telegram and e-mail to the shopkeeper, and the bot. */
 export const NotificationsConfig = v.strictObject({
   telegram: v.optional(
@@ -33,6 +39,11 @@ export const NotificationsConfig = v.strictObject({
       /** Chats that receive messages, and the only ones whose commands the bot obeys. */
       chatIds: v.pipe(v.array(chatId), v.minLength(1, 'list at least one chat id')),
       apiUrl: v.optional(httpUrl, 'https://api.telegram.org'),
+      /**
+       * Telegram user ids that may press Accept / Refunded (in a configured chat that is not a channel).
+       * Empty (the default): nobody acts; the reading commands still answer.
+       */
+      actors: v.optional(v.array(userId), []),
       /** Answer /today, /held, /intent, /status and the Accept / Refunded buttons (long polling; leader only). */
       commands: v.optional(v.boolean('expected a boolean'), true),
       ...notificationChannel,
@@ -52,6 +63,19 @@ export const NotificationsConfig = v.strictObject({
       to: v.pipe(v.array(v.pipe(v.string(), v.check(isEmail, 'expected an e-mail address'))), v.minLength(1, 'list at least one address')),
       ...notificationChannel,
     }),
+  ),
+  /**
+   * Unmatched payments worth a message each: a payment below `below[method]` (a decimal in the
+   * method's unit: dust, cheap to send by the thousand), or beyond `burst` told in one period, is
+   * only counted; each period with any ends in one summary message.
+   */
+  unmatched: v.optional(
+    v.strictObject({
+      below: v.optional(v.record(v.string(), v.pipe(v.string('expected a decimal amount as a string, like "0.001"'), v.regex(/^\d{1,30}(\.\d{1,30})?$/, 'expected a decimal amount as a string, like "0.001"'))), {}),
+      burst: v.optional(v.pipe(num(), v.integer('expected an integer'), v.minValue(0, 'must not be negative')), 5),
+      periodMinutes: v.optional(v.pipe(num(), v.finite(), v.gtValue(0, 'must be greater than 0')), 60),
+    }),
+    {},
   ),
   /** IANA time zone /today counts from midnight in (default UTC). */
   timeZone: v.optional(v.pipe(v.string(), v.check(isTimeZone, 'expected an IANA time zone like Asia/Kolkata')), 'UTC'),

@@ -67,8 +67,10 @@ export function configSchema(methods: Record<string, v.GenericSchema>) {
           origin: v.optional(httpUrl),
           /** A session unused this long is signed out, minutes. */
           idleMinutes: v.optional(v.pipe(num(), v.integer('expected an integer'), v.minValue(1), v.maxValue(7 * 24 * 60)), 30),
+          /** A session ends this long after sign-in however much it is used, hours (a stolen cookie does not live forever). */
+          maxSessionHours: v.optional(v.pipe(num(), v.integer('expected an integer'), v.minValue(1), v.maxValue(30 * 24)), 12),
         }),
-        { enabled: false, idleMinutes: 30 },
+        { enabled: false, idleMinutes: 30, maxSessionHours: 12 },
       ),
     }),
     {},

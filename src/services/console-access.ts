@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { writeTx, type Db } from '../db/open.ts';
 import { PaydError } from '../domain/errors.ts';
@@ -15,6 +15,11 @@ export const INVITE_MS = 15 * 60_000;
 const CHALLENGE_MS = 5 * 60_000;
 /** last_seen_at is written at most this often per session, ms (not on every page view). */
 const TOUCH_MS = 60_000;
+/**
+ * At most this many sign-in prompts wait for an answer: anyone may ask for one, so beyond it the
+ * oldest go (a flood costs a prompt its 5 minutes, never the table unbounded growth).
+ */
+export const MAX_PENDING_LOGINS = 1_000;
 
 /** Who the browser is talking to: passkeys are bound to `id` (a host name) and `origin`. */
 export interface RelyingParty {
@@ -41,10 +46,10 @@ const denied = (why: string) => new PaydError('FORBIDDEN', why);
 
 /**
  * Who may use the operator console: single-use invites that register one passkey each,
- * passkey sign-in, and server-side sessions (revocable, idle timeout). WebAuthn itself is
+ * passkey sign-in, and server-side sessions (revocable, idle timeout, absolute lifetime). WebAuthn itself is
  * @simplewebauthn/server; this module keeps its state (challenges, credentials, sessions).
  */
-export function createConsoleAccess(d: { db: Db; clock: Clock; random: Random; idleMs: number }) {
+export function createConsoleAccess(d: { db: Db; clock: Clock; random: Random; idleMs: number; maxSessionMs: number }) {
   const token = (n: number) => b64url(d.random.bytes(n));
 
   const audited = (actor: string, action: string, subject: string | null, details?: Record<string, unknown>) => audit(d.db, { at: d.clock.now(), actor, action, subject, details });
@@ -62,6 +67,17 @@ export function createConsoleAccess(d: { db: Db; clock: Clock; random: Random; i
     // Expired ones go as new ones come: the table stays as small as the prompts in progress.
     await d.db.deleteFrom('console_challenges').where('expires_at', '<=', now).execute();
     await d.db.insertInto('console_challenges').values({ challenge, purpose, invite_hash: inviteHash, expires_at: now + CHALLENGE_MS }).execute();
+    if (purpose === 'login') {
+      // The newest MAX_PENDING_LOGINS stay (ties on expires_at broken by the challenge itself).
+      const edge = await d.db.selectFrom('console_challenges').select(['expires_at', 'challenge']).where('purpose', '=', 'login').orderBy('expires_at', 'desc').orderBy('challenge', 'desc').limit(1).offset(MAX_PENDING_LOGINS - 1).executeTakeFirst();
+      if (edge) {
+        await d.db
+          .deleteFrom('console_challenges')
+          .where('purpose', '=', 'login')
+          .where((eb) => eb.or([eb('expires_at', '<', edge.expires_at), eb.and([eb('expires_at', '=', edge.expires_at), eb('challenge', '<', edge.challenge)])]))
+          .execute();
+      }
+    }
   }
 
   async function openInvite(inviteToken: string) {
@@ -75,6 +91,34 @@ export function createConsoleAccess(d: { db: Db; clock: Clock; random: Random; i
     const s = { id: `cs_${Buffer.from(d.random.bytes(8)).toString('hex')}`, token: token(32), csrf: token(32) };
     await tx.insertInto('console_sessions').values({ id: s.id, token_hash: sha256(s.token), passkey_id: passkeyId, csrf: s.csrf, address, created_at: now, last_seen_at: now, revoked_at: null }).execute();
     return s;
+  }
+
+  /** Verifies a passkey's answer to a stored prompt and opens a session. */
+  async function signIn(response: AuthenticationResponseJSON, rp: RelyingParty, address: string | null): Promise<IssuedSession> {
+    const key = typeof response?.id === 'string' ? await d.db.selectFrom('console_passkeys').selectAll().where('id', '=', response.id).executeTakeFirst() : undefined;
+    if (!key || key.revoked_at !== null) throw denied('this passkey is not registered here, or was revoked');
+    let verified;
+    try {
+      verified = await (await webauthn()).verifyAuthenticationResponse({
+        response,
+        expectedChallenge: (c) => takeChallenge(c, 'login', null),
+        expectedOrigin: rp.origin,
+        expectedRPID: rp.id,
+        requireUserVerification: true,
+        credential: { id: key.id, publicKey: new Uint8Array(Buffer.from(key.public_key, 'base64url')), counter: key.counter, transports: key.transports ? JSON.parse(key.transports) : undefined },
+      });
+    } catch (err) {
+      throw denied(`the passkey was not accepted: ${(err as Error).message}`);
+    }
+    if (!verified.verified) throw denied('the passkey was not accepted');
+    const now = d.clock.now();
+    const s = await writeTx(d.db, async (tx) => {
+      await tx.updateTable('console_passkeys').set({ counter: verified.authenticationInfo.newCounter, last_used_at: now }).where('id', '=', key.id).execute();
+      const session = await newSession(tx, key.id, address, now);
+      await audit(tx, { at: now, actor: `console:${key.name}`, action: 'console.sign-in', subject: session.id });
+      return session;
+    });
+    return { ...s, name: key.name };
   }
 
   return {
@@ -149,48 +193,39 @@ export function createConsoleAccess(d: { db: Db; clock: Clock; random: Random; i
       return options;
     },
 
+    /** A passkey sign-in; a refused one is written to the audit log (who tried from where, and why) before it is answered. */
     async login(response: AuthenticationResponseJSON, rp: RelyingParty, address: string | null): Promise<IssuedSession> {
-      const key = typeof response?.id === 'string' ? await d.db.selectFrom('console_passkeys').selectAll().where('id', '=', response.id).executeTakeFirst() : undefined;
-      if (!key || key.revoked_at !== null) throw denied('this passkey is not registered here, or was revoked');
-      let verified;
       try {
-        verified = await (await webauthn()).verifyAuthenticationResponse({
-          response,
-          expectedChallenge: (c) => takeChallenge(c, 'login', null),
-          expectedOrigin: rp.origin,
-          expectedRPID: rp.id,
-          requireUserVerification: true,
-          credential: { id: key.id, publicKey: new Uint8Array(Buffer.from(key.public_key, 'base64url')), counter: key.counter, transports: key.transports ? JSON.parse(key.transports) : undefined },
-        });
+        return await signIn(response, rp, address);
       } catch (err) {
-        throw denied(`the passkey was not accepted: ${(err as Error).message}`);
+        if (err instanceof PaydError && err.code === 'FORBIDDEN') {
+          const passkey = typeof response?.id === 'string' ? response.id.slice(0, 200) : null;
+          await audited('console:anonymous', 'console.sign-in-failed', null, { address, passkey, why: err.message.slice(0, 300) });
+        }
+        throw err;
       }
-      if (!verified.verified) throw denied('the passkey was not accepted');
-      const now = d.clock.now();
-      const s = await writeTx(d.db, async (tx) => {
-        await tx.updateTable('console_passkeys').set({ counter: verified.authenticationInfo.newCounter, last_used_at: now }).where('id', '=', key.id).execute();
-        const session = await newSession(tx, key.id, address, now);
-        await audit(tx, { at: now, actor: `console:${key.name}`, action: 'console.sign-in', subject: session.id });
-        return session;
-      });
-      return { ...s, name: key.name };
     },
 
-    /** The live session a cookie's token names, or null (unknown, revoked, idle too long, passkey revoked). */
+    /** The form's CSRF token is the session's, compared in constant time. */
+    csrfMatches(s: ConsoleSession, given: string | null | undefined): boolean {
+      if (typeof given !== 'string') return false;
+      return timingSafeEqual(createHash('sha256').update(given).digest(), createHash('sha256').update(s.csrf).digest());
+    },
+
+    /** The live session a cookie's token names, or null (unknown, revoked, idle too long, past its lifetime, passkey revoked). */
     async session(cookieToken: string | undefined): Promise<ConsoleSession | null> {
       if (!cookieToken || cookieToken.length > 100) return null;
       const row = await d.db
         .selectFrom('console_sessions as s')
         .innerJoin('console_passkeys as p', 'p.id', 's.passkey_id')
-        .select(['s.id', 's.csrf', 's.last_seen_at', 's.revoked_at', 'p.name', 'p.revoked_at as passkey_revoked_at'])
+        .select(['s.id', 's.csrf', 's.created_at', 's.last_seen_at', 's.revoked_at', 'p.name', 'p.revoked_at as passkey_revoked_at'])
         .where('s.token_hash', '=', sha256(cookieToken))
         .executeTakeFirst();
       const now = d.clock.now();
-      if (!row || row.revoked_at !== null || row.passkey_revoked_at !== null || now - row.last_seen_at > d.idleMs) return null;
+      if (!row || row.revoked_at !== null || row.passkey_revoked_at !== null || now - row.last_seen_at > d.idleMs || now - row.created_at > d.maxSessionMs) return null;
       if (now - row.last_seen_at > TOUCH_MS) await d.db.updateTable('console_sessions').set({ last_seen_at: now }).where('id', '=', row.id).execute();
       return { id: row.id, csrf: row.csrf, name: row.name };
     },
-
     async signOut(s: ConsoleSession): Promise<void> {
       await d.db.updateTable('console_sessions').set({ revoked_at: d.clock.now() }).where('id', '=', s.id).where('revoked_at', 'is', null).execute();
       await audited(`console:${s.name}`, 'console.sign-out', s.id);
@@ -212,7 +247,7 @@ export function createConsoleAccess(d: { db: Db; clock: Clock; random: Random; i
         address: r.address,
         signed_in_at: isoUtc(r.created_at),
         last_seen_at: isoUtc(r.last_seen_at),
-        state: r.revoked_at !== null || r.passkey_revoked_at !== null ? 'revoked' : now - r.last_seen_at > d.idleMs ? 'idle' : 'active',
+        state: r.revoked_at !== null || r.passkey_revoked_at !== null ? 'revoked' : now - r.created_at > d.maxSessionMs ? 'expired' : now - r.last_seen_at > d.idleMs ? 'idle' : 'active',
       }));
     },
 

@@ -23,6 +23,8 @@ export interface DispatcherDeps {
   allowInsecureUrls: boolean;
   /** Webhooks may target loopback (webhooks.allowLoopback; the sandbox). */
   allowLoopback: boolean;
+  /** Webhooks may target private networks (webhooks.allowPrivateNetworks). */
+  allowPrivateNetworks: boolean;
   /** Fallback poll for events written by other processes (CLI settle/replay), ms. */
   pollMs?: number;
   /** Worker lease holder id written beside each delivery lease (null: not a lease holder, e.g. the CLI). */
@@ -73,7 +75,7 @@ export function createDispatcher(d: DispatcherDeps) {
     }
     let result;
     try {
-      checkWebhookUrl(merchant.webhookUrl, { allowInsecure: d.allowInsecureUrls, allowLoopback: d.allowLoopback });
+      checkWebhookUrl(merchant.webhookUrl, { allowInsecure: d.allowInsecureUrls, allowLoopback: d.allowLoopback, allowPrivateNetworks: d.allowPrivateNetworks });
       const headers = webhookHeaders(secrets, ev.id, Math.floor(d.clock.now() / 1000), ev.body);
       result = await attemptDelivery(d.post, merchant.webhookUrl, headers, ev.body, d.timeoutMs, () => d.clock.now(), cut.signal);
     } catch (err) {

@@ -1,73 +1,20 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
 import type { Dispatcher } from 'undici';
 import type { HttpPost } from './deliver.ts';
-import { embeddedIpv4 } from '../domain/ip6.ts';
+import { isRefusedAddress, refusedAddressReason, type AddressPolicy } from '../domain/webhook-url.ts';
 
 /**
  * Where a webhook may connect. The check is on the address actually connected to (undici's
  * `connect` lookup), so a hostname that resolves, or later re-resolves, to an internal
- * address is refused as well as a literal one. Private, link-local (cloud metadata
- * 169.254.169.254), shared and reserved ranges are refused unless `webhooks.allowPrivateNetworks`
- * is true; loopback (the daemon's own host: its admin ports, /metrics) unless the operator sets
- * `webhooks.allowLoopback`. IPv6 forms that reach an IPv4 host (mapped, NAT64, 6to4) are judged
- * as the IPv4 address they carry.
+ * address is refused as well as a literal one; the policy itself is the webhook-URL rule's.
  */
-const BLOCKED = new BlockList();
-for (const [net, bits] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const) BLOCKED.addSubnet(net, bits, 'ipv4');
-for (const [net, bits] of [
-  ['::', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const) BLOCKED.addSubnet(net, bits, 'ipv6');
-
-const LOOPBACK = new BlockList();
-LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
-LOOPBACK.addAddress('::1', 'ipv6');
-
-export interface TargetPolicy {
-  /** Loopback addresses are allowed (webhooks.allowLoopback, the sandbox). Default false. */
-  allowLoopback?: boolean;
-}
-
-export function isRefusedAddress(address: string, policy: TargetPolicy = {}): boolean {
-  const family = isIP(address);
-  if (family === 0) return true;
-  if (family === 6) {
-    const v4 = embeddedIpv4(address);
-    if (v4 !== undefined) return isRefusedAddress(v4, policy);
-  }
-  const type = family === 4 ? 'ipv4' : 'ipv6';
-  if (LOOPBACK.check(address, type)) return !policy.allowLoopback;
-  return BLOCKED.check(address, type);
-}
-
-const refusal = (host: string, address: string) =>
-  Object.assign(
-    new Error(
-      isIP(address) !== 0 && !isRefusedAddress(address, { allowLoopback: true })
-        ? `webhook target ${host} is at ${address}, a loopback address (set webhooks.allowLoopback to allow it)`
-        : `webhook target ${host} is at ${address}, a private, link-local or reserved address (set webhooks.allowPrivateNetworks to allow it)`,
-    ),
-    { code: 'EADDRNOTALLOWED' },
-  );
+const refusal = (host: string, address: string) => Object.assign(new Error(`webhook target ${host} is at ${refusedAddressReason(address)}`), { code: 'EADDRNOTALLOWED' });
 
 type Lookup = typeof dnsLookup;
 
 /** A dns.lookup for the connector that refuses internal addresses. */
-export function guardedLookup(resolve: Lookup = dnsLookup, policy: TargetPolicy = {}): Lookup {
+export function guardedLookup(resolve: Lookup = dnsLookup, policy: AddressPolicy = {}): Lookup {
   return ((hostname: string, options: { all?: boolean } & Record<string, unknown>, callback: (...args: unknown[]) => void) => {
     resolve(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
       if (err) return callback(err);
@@ -92,7 +39,7 @@ export function createWebhookPost(o: {
   /** Loads the HTTP client (tests make it fail once). */
   load?: () => Promise<typeof import('./undici.ts')>;
 }): { post: HttpPost; close(): Promise<void> } {
-  const policy: TargetPolicy = { allowLoopback: o.allowLoopback };
+  const policy: AddressPolicy = { allowLoopback: o.allowLoopback };
   const load = o.load ?? (() => import('./undici.ts'));
   let client: Promise<{ agent: Dispatcher; request: typeof import('./undici.ts').request }> | undefined;
   const connect = () =>

@@ -7,7 +7,8 @@ import type { CycleReporter } from '../runtime/cycle.ts';
  * - down: running, no cycle completed since it started, and the last one failed: not ready
  *   (a source that never reached its upstream is not "failing", it never worked)
  * - ok / failing: the last cycle completed / failed, and one completed recently enough
- * - stale: no completed cycle for longer than 3 intervals plus the backoff it is waiting out
+ * - stale: no completed cycle for longer than 3 intervals plus the backoff it is waiting out; it stays
+ *   stale until a cycle completes (a longer backoff after the next failure does not make it "failing" again)
  * - crashed: run() threw or returned; restarting with backoff
  * - blocked: the last cycle failed in a way only the operator can fix (a revoked OAuth refresh token); still retried
  * - lagging: cycles may complete, but the processed position is further behind the upstream's head than maxLagSeconds
@@ -36,6 +37,8 @@ export class SourceHealth {
   #crashed = false;
   #needsOperator = false;
   #asOf: number | undefined;
+  /** Went stale since the last completed cycle. */
+  #stale = false;
 
   constructor(
     readonly key: string,
@@ -55,6 +58,7 @@ export class SourceHealth {
       this.#backoffMs = 0;
       this.#crashed = false;
       this.#needsOperator = false;
+      this.#stale = false;
     },
     failed: (error, retryInMs, needsOperator) => {
       this.#lastError = error;
@@ -67,7 +71,10 @@ export class SourceHealth {
   };
 
   started(): void {
-    if (!this.#running) this.#startedAt = this.clock.now();
+    if (!this.#running) {
+      this.#startedAt = this.clock.now();
+      this.#stale = false;
+    }
     this.#running = true;
   }
 
@@ -130,7 +137,10 @@ export class SourceHealth {
     // A source that has not said how often it cycles cannot be overdue.
     if (this.#intervalMs !== undefined) {
       const since = this.clock.now() - Math.max(this.#lastOkAt ?? 0, this.#startedAt);
-      if (since > 3 * this.#intervalMs + this.#backoffMs) return 'stale';
+      if (this.#stale || since > 3 * this.#intervalMs + this.#backoffMs) {
+        this.#stale = true;
+        return 'stale';
+      }
     }
     // Completed before this start (an earlier leadership) does not count: the upstream may be gone since.
     if (this.#lastOkAt === undefined || this.#lastOkAt < this.#startedAt) return this.#lastError === undefined ? 'starting' : 'down';

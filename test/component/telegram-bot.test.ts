@@ -49,7 +49,7 @@ test('/held buttons: one press accepts once, as the Telegram user; a reuse, anot
   const clock = { now: () => Date.now() };
   const held = fakeHeld();
   const api = createTelegramApi({ apiUrl: tg.url, token: new Secret(TOKEN) });
-  const bot = createTelegramBot({ db, api, queue: createNotificationQueue({ db, clock, random: systemRandom }), chatIds: ['1001', '1002'], clock, random: systemRandom, log: silentLogger(), timeZone: 'UTC', show: showAmountWith(builtinMethods), status: async () => 'ok', held: held.service });
+  const bot = createTelegramBot({ db, api, queue: createNotificationQueue({ db, clock, random: systemRandom }), chatIds: ['1001', '1002'], actors: ['1001', '1002'], clock, random: systemRandom, log: silentLogger(), timeZone: 'UTC', show: showAmountWith(builtinMethods), status: async () => 'ok', held: held.service });
   const signal = new AbortController().signal;
 
   tg.message(1001, '/held');
@@ -82,4 +82,57 @@ test('/held buttons: one press accepts once, as the Telegram user; a reuse, anot
   tg.callback(1001, refunded!.callback_data, 'ravi');
   await bot.poll(signal);
   assert.deepEqual(held.calls.map((c) => [c.verb, c.actor]), [['accept', 'telegram:@asha'], ['refunded', 'telegram:@ravi']]);
+});
+
+test('only the configured actors press buttons: a channel press, a stranger in a shop chat and any press before actors are set are refused, told and audited', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'payd-bot-'));
+  const db = openDatabase(join(dir, 'payd.sqlite'));
+  await migrate(db);
+  const tg = await startFakeTelegram(TOKEN);
+  t.after(async () => {
+    await tg.close();
+    await db.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const clock = { now: () => Date.now() };
+  const held = fakeHeld();
+  const api = createTelegramApi({ apiUrl: tg.url, token: new Secret(TOKEN) });
+  const botWith = (actors: string[] | undefined) =>
+    createTelegramBot({ db, api, queue: createNotificationQueue({ db, clock, random: systemRandom }), chatIds: ['1001', '-1002'], actors, clock, random: systemRandom, log: silentLogger(), timeZone: 'UTC', show: showAmountWith(builtinMethods), status: async () => 'ok', held: held.service });
+  const signal = new AbortController().signal;
+  const OWNER = 5001;
+
+  // No actors configured: reading still works, the button a reply carries does not.
+  const unset = botWith(undefined);
+  tg.message(1001, '/held');
+  await unset.poll(signal);
+  const [accept, refunded] = tg.sent.at(-1)!.reply_markup!.inline_keyboard[0]!;
+  tg.callback(1001, accept!.callback_data, 'asha', { from: OWNER });
+  await unset.poll(signal);
+  assert.equal(tg.answers.at(-1)!.text, 'You may not act here: ask the operator to add your Telegram user id (5001) to notifications.telegram.actors.');
+  assert.equal(held.calls.length, 0);
+
+  const bot = botWith([String(OWNER)]);
+  // A channel configured as a chat, the press carrying a real button: a channel's presses are never trusted.
+  tg.callback(-1002, refunded!.callback_data, 'owner', { from: OWNER, chatType: 'channel' });
+  // A member of the shop's group who is not an actor.
+  tg.callback(1001, accept!.callback_data, 'mallory', { from: 6666, chatType: 'group' });
+  await bot.poll(signal);
+  assert.deepEqual(tg.answers.slice(-2).map((a) => a.text), ['Buttons do not work in a channel.', 'You may not act here: ask the operator to add your Telegram user id (6666) to notifications.telegram.actors.']);
+  assert.equal(held.calls.length, 0);
+  const refusals = await db.selectFrom('audit_log').select(['actor', 'action', 'subject', 'details_json']).where('action', '=', 'telegram.refused').orderBy('id').execute();
+  assert.deepEqual(
+    refusals.map((r) => [r.actor, r.subject, JSON.parse(r.details_json!).why, JSON.parse(r.details_json!).user_id]),
+    [
+      ['telegram:@asha', '1001', 'not an actor', 5001],
+      ['telegram:@owner', '-1002', 'channel', 5001],
+      ['telegram:@mallory', '1001', 'not an actor', 6666],
+    ],
+  );
+
+  // The actor's own press, from the group: done, once.
+  tg.callback(1001, accept!.callback_data, 'owner', { from: OWNER, chatType: 'group' });
+  await bot.poll(signal);
+  assert.equal(tg.answers.at(-1)!.text, 'Accepted.');
+  assert.deepEqual(held.calls.map((c) => [c.verb, c.actor]), [['accept', 'telegram:@owner']]);
 });

@@ -127,9 +127,12 @@ export async function startFakeTelegram(token: string) {
     message(chatId: number, text: string, username = 'asha') {
       return push({ message: { message_id: nextMessageId++, date: Math.floor(Date.now() / 1000), chat: { id: chatId, type: 'private' }, from: user(chatId, username), text } });
     },
-    /** A button press in `chatId` carrying `data`. */
-    callback(chatId: number, data: string, username = 'asha') {
-      return push({ callback_query: { id: `cq-${nextUpdateId}`, from: user(chatId, username), message: { message_id: 1, date: Math.floor(Date.now() / 1000), chat: { id: chatId, type: 'private' } }, chat_instance: `ci-${chatId}`, data } });
+    /**
+     * A button press in `chatId` carrying `data`: by default from the private chat's own user; `from` another
+     * user's id (a member of a group), `chatType` 'group' / 'channel' (#chat: type is private, group, supergroup or channel).
+     */
+    callback(chatId: number, data: string, username = 'asha', o: { from?: number; chatType?: string } = {}) {
+      return push({ callback_query: { id: `cq-${nextUpdateId}`, from: user(o.from ?? chatId, username), message: { message_id: 1, date: Math.floor(Date.now() / 1000), chat: { id: chatId, type: o.chatType ?? 'private' } }, chat_instance: `ci-${chatId}`, data } });
     },
     /** The same update again with its old update_id, served even below the offset (a replay by someone on the path). */
     replay(u: Update) {

@@ -10,9 +10,11 @@ export const SHOP_CHAT = 1001;
 export const OWNER_CHAT = 1002;
 export const STRANGER_CHAT = 6666;
 
-export function notificationsConfig(tg: FakeTelegram, smtpPort: number, o: { telegram?: Record<string, unknown>; email?: Record<string, unknown> | null } = {}) {
+export function notificationsConfig(tg: FakeTelegram, smtpPort: number, o: { telegram?: Record<string, unknown>; email?: Record<string, unknown> | null; unmatched?: Record<string, unknown> } = {}) {
   return {
-    telegram: { botToken: BOT_TOKEN, chatIds: [SHOP_CHAT, String(OWNER_CHAT)], apiUrl: tg.url, ...o.telegram },
+    ...(o.unmatched ? { unmatched: o.unmatched } : {}),
+    // The fake's private chats: each chat's user has the chat's id, so these two people may act.
+    telegram: { botToken: BOT_TOKEN, chatIds: [SHOP_CHAT, String(OWNER_CHAT)], actors: [SHOP_CHAT, String(OWNER_CHAT)], apiUrl: tg.url, ...o.telegram },
     ...(o.email === null ? {} : { email: { host: '127.0.0.1', port: smtpPort, starttls: false, from: 'payd@shop.example', to: ['owner@shop.example'], ...o.email } }),
   };
 }

@@ -69,6 +69,25 @@ describe('API errors', () => {
       assertError(r, 400, 'INVALID_REQUEST');
       assert.ok(r.body.errors.some((e: any) => e.field === field), `${JSON.stringify(body)} → ${JSON.stringify(r.body.errors)}`);
     }
+    // Text that would read differently than it is stored, in Telegram, e-mail and the console: refused, the 400 naming the field and the character.
+    const spoofs: Array<[string, string]> = [
+      ['ORD-\u202E1-FDP', 'U+202E'],
+      ['ORD-\u202A1', 'U+202A'],
+      ['ORD-\u2066x\u2069', 'U+2066'],
+      ['ORD-\u200F1', 'U+200F'],
+      ['ORD-\u200E1', 'U+200E'],
+      ['ORD-\u061C1', 'U+061C'],
+      ['ORD-1\u2028Paid: ₹9,999', 'U+2028'],
+      ['ORD-1\u2029x', 'U+2029'],
+      ['ORD-\u00851', 'U+0085'],
+      ['ORD-\n1', 'U+000A'],
+    ];
+    for (const [orderId, cp] of spoofs) {
+      const r = await create({ amount: 10, currency: 'UPI', order_id: orderId });
+      assertError(r, 400, 'INVALID_REQUEST');
+      assert.deepEqual(r.body.errors, [{ field: 'order_id', message: `order_id must not contain ${cp} (a control, line-break or text-direction character)` }], JSON.stringify(orderId));
+    }
+    assert.equal((await create({ amount: 10, currency: 'UPI', order_id: 'ORD-ह-٣-Ω' })).status, 200, 'other scripts are fine');
     // 1e400 parses to Infinity: not finite.
     assertError(await raw('{"amount": 1e400, "currency": "UPI", "order_id": "inf"}'), 400, 'INVALID_REQUEST');
     // More decimals than the method has (UPI: paise) is a shape error after the method check.

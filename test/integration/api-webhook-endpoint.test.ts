@@ -96,3 +96,35 @@ forEachStore((store) => {
     }
   });
 });
+
+test('webhook endpoint: private, link-local and metadata addresses, also behind NAT64 and 6to4, are refused when set (API 400 and merchant create), with the reason', async (t) => {
+  const p = await startPayd();
+  t.after(() => p.close());
+  const m = await p.merchant();
+  writeFileSync(join(p.dir, 'payd.config.json'), JSON.stringify(p.rawConfig));
+  const refused: Array<[string, string]> = [
+    ['https://[64:ff9b::a9fe:a9fe]/hook', '169.254.169.254'],
+    ['https://[2002:a9fe:a9fe::1]/hook', '169.254.169.254'],
+    ['https://[64:ff9b::c0a8:101]/hook', '192.168.1.1'],
+    ['https://[2002:a00:1::1]/hook', '10.0.0.1'],
+    ['https://169.254.169.254/latest/meta-data/', '169.254.169.254'],
+    ['https://10.1.2.3/hook', '10.1.2.3'],
+    ['https://172.16.0.5/hook', '172.16.0.5'],
+    ['https://[fd00::1]/hook', 'fd00::1'],
+    ['https://[fe80::1]/hook', 'fe80::1'],
+  ];
+  for (const [url, address] of refused) {
+    const api = await p.api('PUT', '/api/v1/webhook-endpoint', { body: { url }, headers: m.headers });
+    assert.equal(api.status, 400, `${url}: ${api.text}`);
+    assert.equal(api.body.code, 'INVALID_REQUEST');
+    assert.match(api.body.detail, new RegExp(`^webhook URL points at ${address.replace(/\./g, '\\.')}, a private, link-local or reserved address`), url);
+    assert.deepEqual(api.body.errors, [{ field: 'url', message: api.body.detail }]);
+    const cli = await payd(['merchant', 'create', '--name', 'Metadata shop', '--webhook-url', url], { cwd: p.dir });
+    assert.notEqual(cli.code, 0, `${url}: merchant create accepted it`);
+    assert.ok(cli.err.includes(api.body.detail), `${url}: CLI said ${cli.err}`);
+  }
+  assert.equal((await p.app.merchants.get(m.clientId)).webhookUrl, null);
+  assert.equal((await p.app.merchants.list()).length, 1, 'no merchant was created');
+  // A public address behind 6to4 (8.8.8.8) is an ordinary endpoint.
+  assert.equal((await p.api('PUT', '/api/v1/webhook-endpoint', { body: { url: 'https://[2002:808:808::1]/hook' }, headers: m.headers })).status, 200);
+});

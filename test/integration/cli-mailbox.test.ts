@@ -2,7 +2,7 @@
 // OAuth server standing in for Microsoft (device authorization grant) and Google (authorization code
 // with PKCE and a pasted loopback redirect). Endpoints are pointed at the fake with the command's flags.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -53,6 +53,21 @@ describe('payd mailbox authorize', () => {
     assert.ok(!run.io.out.includes(token) && !run.io.err.includes(token), 'the token is not printed when written to a file');
     const snippet = JSON.parse(run.io.out.slice(run.io.out.indexOf('{')));
     assert.deepEqual(snippet, { type: 'oauth2', provider: 'microsoft', tokenUrl: ms.tokenUrl, clientId: 'ms-public-client', refreshToken: { file } });
+  });
+
+  test('--out onto an existing 0644 file: the token is written at mode 0600 all the same, and the message says the mode the file has', async () => {
+    const file = join(dir, 'existing.txt');
+    writeFileSync(file, 'an old token\n');
+    chmodSync(file, 0o644);
+    const run = cli(['mailbox', 'authorize', '--provider', 'microsoft', '--client-id', ms.clientId, '--device-url', ms.deviceUrl, '--token-url', ms.tokenUrl, '--out', 'existing.txt'], dir);
+    const polls = ms.devicePolls;
+    await waitFor(async () => ms.devicePolls > polls, 10_000, 'the first poll');
+    ms.approveDevice();
+    assert.equal(await run.done, 0, run.io.err);
+    const token = readFileSync(file, 'utf8').trim();
+    assert.ok(ms.issued.includes(token), 'the file holds the new refresh token');
+    assert.equal((statSync(file).mode & 0o777).toString(8), '600');
+    assert.match(run.io.out, new RegExp(`The refresh token is in ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(mode 0600\\)`));
   });
 
   test('google: authorization URL with PKCE, the pasted redirect is exchanged for a refresh token', async () => {

@@ -50,7 +50,7 @@ forEachStore((store) => {
         return p.app.merchants.get(id);
       },
     };
-    const dispatcher = createDispatcher({ db: p.app.db, merchants, clock, random: systemRandom, log: silentLogger(), post: undiciPost, timeoutMs: 2000, retrySchedule: [1], concurrency: 1, allowInsecureUrls: false, allowLoopback: true });
+    const dispatcher = createDispatcher({ db: p.app.db, merchants, clock, random: systemRandom, log: silentLogger(), post: undiciPost, timeoutMs: 2000, retrySchedule: [1], concurrency: 1, allowInsecureUrls: false, allowLoopback: true, allowPrivateNetworks: false });
     const id = await p.app.events.enqueueTest(m.clientId);
     await dispatcher.deliverNow(id);
     const after = await p.app.events.show(id);

@@ -71,7 +71,7 @@ test('two dispatchers on two nodes claiming the same outbox: every event deliver
   for (let i = 0; i < 60; i++) ids.push(await (i % 2 ? b : a).app.events.enqueueTest(m.clientId));
   // No worker lease here (no holder): the claim itself must keep them apart.
   const dispatcher = (node: PaydHarness) =>
-    createDispatcher({ db: node.app.db, merchants: node.app.merchants, clock: { now: () => Date.now() }, random: systemRandom, log: silentLogger(), post: undiciPost, timeoutMs: 5000, retrySchedule: [1], concurrency: 8, allowInsecureUrls: false, allowLoopback: true, pollMs: 20 });
+    createDispatcher({ db: node.app.db, merchants: node.app.merchants, clock: { now: () => Date.now() }, random: systemRandom, log: silentLogger(), post: undiciPost, timeoutMs: 5000, retrySchedule: [1], concurrency: 8, allowInsecureUrls: false, allowLoopback: true, allowPrivateNetworks: false, pollMs: 20 });
   const ac = new AbortController();
   const runs = [dispatcher(a).run(ac.signal), dispatcher(b).run(ac.signal)];
   try {
@@ -107,7 +107,7 @@ test("worker lease across nodes: one leader by the database's clock (a node whos
   t.after(() => receiver.close());
   const m = await a.merchant('Shop', receiver.url);
   await a.app.events.enqueueTest(m.clientId);
-  const fenced = createDispatcher({ db: b.app.db, holder: 'holder-b', merchants: b.app.merchants, clock: { now: () => Date.now() }, random: systemRandom, log: silentLogger(), post: undiciPost, timeoutMs: 2000, retrySchedule: [1], concurrency: 4, allowInsecureUrls: false, allowLoopback: true, pollMs: 20 });
+  const fenced = createDispatcher({ db: b.app.db, holder: 'holder-b', merchants: b.app.merchants, clock: { now: () => Date.now() }, random: systemRandom, log: silentLogger(), post: undiciPost, timeoutMs: 2000, retrySchedule: [1], concurrency: 4, allowInsecureUrls: false, allowLoopback: true, allowPrivateNetworks: false, pollMs: 20 });
   const ac = new AbortController();
   const run = fenced.run(ac.signal);
   await new Promise((r) => setTimeout(r, 400));

@@ -1,4 +1,3 @@
-import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { PaydError } from '../../domain/errors.ts';
@@ -6,6 +5,7 @@ import type { Authorized } from '../../methods/upi/oauth/authorize.ts';
 import { microsoftEndpoints, PROVIDER_PRESETS, PROVIDERS, type ProviderName } from '../../config/oauth-providers.ts';
 import { systemRandom } from '../../system.ts';
 import { resolveConfig, type CliEnv } from '../context.ts';
+import { writeSecretFile } from '../secret-file.ts';
 import { leaf, type Opts } from './leaf.ts';
 
 const GOOGLE_REDIRECT = 'http://127.0.0.1:8400/';
@@ -89,8 +89,8 @@ export function mailboxCommands(program: Command, e: CliEnv): void {
         );
       if (o.out) {
         const file = resolve(e.cwd, o.out as string);
-        writeFileSync(file, result.refreshToken + '\n', { mode: 0o600 });
-        e.io.out(`Signed in. The refresh token is in ${file} (mode 0600). Put this under methods.UPI.imap as "auth" (and remove "password"):`);
+        const mode = writeSecretFile(file, result.refreshToken + '\n');
+        e.io.out(`Signed in. The refresh token is in ${file} (mode ${mode}). Put this under methods.UPI.imap as "auth" (and remove "password"):`);
         e.io.out(snippet({ file }));
       } else {
         e.io.out(`Signed in. Refresh token (keep it secret; store it like a password):\n${result.refreshToken}\n`);

@@ -46,6 +46,12 @@ export const heldText = (show: ShowAmount, p: HeldFacts): string =>
 export const unmatchedText = (show: ShowAmount, p: { method: Method; amountMinor: bigint; reference: string; reason: string | null }): string =>
   `Payment matched no order: ${amountText(show, p.method, p.amountMinor)} (${(p.reason ?? 'no matching intent').replace(/_/g, ' ')}). Ref ${p.reference}. See payd payments list --unmatched.`;
 
+/** The period's unmatched payments that were not told one by one (dust, or beyond the burst), as one message. */
+export function unmatchedSummaryText(show: ShowAmount, s: { count: number; told: number; totals: ReadonlyMap<Method, bigint>; periodMs: number; burst: number }): string {
+  const sums = [...s.totals].map(([m, t]) => amountText(show, m, t)).join(', ');
+  return `${s.count}${s.told > 0 ? ' more' : ''} payment${s.count === 1 ? '' : 's'} matched no order in the last ${ageText(s.periodMs)} (below the amount worth a message, or beyond ${s.burst} in a burst): ${sums}. See payd payments list --unmatched.`;
+}
+
 export const BANK_NAMES: Record<string, string> = { hdfc: 'HDFC', icici: 'ICICI', sbi: 'SBI', axis: 'Axis', kotak: 'Kotak', yes: 'YES Bank', indusind: 'IndusInd', federal: 'Federal' };
 export const bankName = (bank: string): string => BANK_NAMES[bank] ?? bank;
 

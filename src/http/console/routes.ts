@@ -67,6 +67,22 @@ export function registerConsole(app: H3, d: ConsoleDeps): void {
     return origin === undefined || origin === d.origin();
   };
 
+  /**
+   * A passkey is bound to the console's host name: opened at another address (127.0.0.1 for
+   * localhost, a LAN address), the browser refuses the ceremony. Say which address works instead.
+   */
+  const elsewhere = (event: H3Event): Response | null => {
+    const origin = new URL(d.origin());
+    const host = header(event, 'host');
+    // Ports do not matter to a passkey (a proxy's Host may omit its port), the host name does.
+    if (host === undefined || URL.canParse(`http://${host}`) && new URL(`http://${host}`).hostname === origin.hostname) return null;
+    const there = `${origin.origin}${event.url.pathname}`;
+    return htmlPage(
+      page(anonymousShell, { title: 'Open the console at its own address', section: null, body: html`<p class="error" role="alert">Passkeys for this console belong to ${origin.host}, so this browser cannot use one at ${host}.</p><p>Open <a id="console-address" href="${there}">${there}</a> instead.</p>` }),
+      421,
+    );
+  };
+
   const problem = (shell: Shell, status: number, title: string, message: string) =>
     htmlPage(page(shell, { title, section: null, body: html`<p class="error" role="alert">${message}</p><p><a href="/console">Back to Today</a></p>` }), status);
 
@@ -104,7 +120,7 @@ export function registerConsole(app: H3, d: ConsoleDeps): void {
           if (!s) return throttle(event) ?? problem(anonymousShell, 403, 'Signed out', 'Your session ended (signed out, revoked or idle): sign in again.');
           if (!sameOrigin(event)) return problem(s.shell, 403, 'Refused', 'This request came from another site.');
           const form = await readForm(event);
-          if (form.get('csrf') !== s.session.csrf) return problem(s.shell, 403, 'Refused', 'The form’s security token is missing or stale: reload the page and try again.');
+          if (!d.access.csrfMatches(s.session, form.get('csrf'))) return problem(s.shell, 403, 'Refused', 'The form’s security token is missing or stale: reload the page and try again.');
           return await handler(s, form);
         } catch (err) {
           return failure(event, s?.shell ?? anonymousShell, err);
@@ -120,11 +136,15 @@ export function registerConsole(app: H3, d: ConsoleDeps): void {
     const limited = throttle(event);
     if (limited) return limited;
     if (await signedIn(event)) return seeOther('/console');
+    const moved = elsewhere(event);
+    if (moved) return moved;
     return htmlPage(page(anonymousShell, { title: 'Sign in', section: null, body: signInBody() }));
   });
   app.get('/console/invite/:token', async (event) => {
     const limited = throttle(event);
     if (limited) return limited;
+    const moved = elsewhere(event);
+    if (moved) return moved;
     try {
       const token = event.context.params?.token ?? '';
       const name = await d.access.inviteName(token);

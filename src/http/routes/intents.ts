@@ -1,6 +1,7 @@
 import type { H3 } from 'h3';
 import * as v from 'valibot';
 import { andThen } from '../../domain/awaitable.ts';
+import { unshowableChar } from '../../domain/display-text.ts';
 import { PaydError } from '../../domain/errors.ts';
 import type { IntentService } from '../../services/intents/index.ts';
 import type { CreateIntentInput } from '../../services/intents/inputs.ts';
@@ -14,8 +15,12 @@ import type { RouteKit } from './kit.ts';
 
 // The intent resource: its request schemas (the OpenAPI document is derived from them) and its routes.
 
-/** Control characters would corrupt logs and UPI deep links. */
-const printable = (s: string) => !/[\u0000-\u001f\u007f]/.test(s);
+/** A string shown to people as it is stored (domain/display-text.ts); the message names the character. */
+const showable = (field: string) =>
+  v.check<string, (issue: v.CheckIssue<string>) => string>(
+    (s) => unshowableChar(s) === undefined,
+    (issue) => `${field} must not contain ${unshowableChar(String(issue.input))} (a control, line-break or text-direction character)`,
+  );
 
 const positive = (field: string) => v.pipe(v.number(`${field} must be a number`), v.finite(`${field} must be a finite number`), v.gtValue(0, `${field} must be greater than 0`));
 
@@ -39,7 +44,7 @@ export const CreateBody = v.object({
     v.string('order_id must be a string'),
     v.minLength(1, 'order_id must not be empty'),
     v.maxLength(128, 'order_id must be at most 128 characters'),
-    v.check(printable, 'order_id must not contain control characters'),
+    showable('order_id'),
   ),
   return_url: v.optional(
     v.pipe(

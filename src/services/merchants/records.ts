@@ -15,6 +15,8 @@ export interface MerchantRecordDeps {
   allowInsecureUrls: boolean;
   /** Webhooks may target loopback (webhooks.allowLoopback; the sandbox). */
   allowLoopback: boolean;
+  /** Webhooks may target private networks (webhooks.allowPrivateNetworks). */
+  allowPrivateNetworks: boolean;
 }
 
 /** Merchants as records: create, list, get, rotate the client secret, revoke. `forget` drops cached credentials. */

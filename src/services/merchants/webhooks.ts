@@ -7,9 +7,9 @@ import { auditMerchant, merchantRow, toMerchant, type Actor, type Merchant } fro
 export const newWebhookSecret = (random: Random) => `whsec_${Buffer.from(random.bytes(32)).toString('base64')}`;
 
 /** A webhook URL as stored: null for none; otherwise checked (https, or http to loopback unless allowed). */
-export function validWebhookUrl(url: string | null | undefined, o: { allowInsecureUrls: boolean; allowLoopback: boolean }): string | null {
+export function validWebhookUrl(url: string | null | undefined, o: { allowInsecureUrls: boolean; allowLoopback: boolean; allowPrivateNetworks: boolean }): string | null {
   if (url === undefined || url === null || url === '') return null;
-  checkWebhookUrl(url, { allowInsecure: o.allowInsecureUrls, allowLoopback: o.allowLoopback });
+  checkWebhookUrl(url, { allowInsecure: o.allowInsecureUrls, allowLoopback: o.allowLoopback, allowPrivateNetworks: o.allowPrivateNetworks });
   return url;
 }
 
@@ -20,6 +20,8 @@ export interface MerchantWebhookDeps {
   random: Random;
   allowInsecureUrls: boolean;
   allowLoopback: boolean;
+  /** Webhooks may target private networks (webhooks.allowPrivateNetworks). */
+  allowPrivateNetworks: boolean;
   /** How long the previous webhook secret keeps signing after a rotation, seconds. */
   rotationGraceSeconds: number;
 }

@@ -1,11 +1,14 @@
 /**
  * The Telegram bot: long-polls getUpdates (worker leader only: no inbound port) and answers
- * /today, /held, /intent and /status in the configured chats, nowhere else. An inline button's
+ * /today, /held, /intent and /status in the configured chats, nowhere else. Reading is allowed to
+ * anyone in those chats; acting (a button press) only to the Telegram users listed as actors, and
+ * never from a channel, whose posts and presses carry no trustworthy person. An inline button's
  * callback_data is a random token payd recorded for that chat, payment and action: valid once,
  * until it expires. Anything else (another chat, a token payd did not issue, a used one, an
- * update at or below the stored offset) is refused and changes nothing.
+ * update at or below the stored offset) is refused, audited and changes nothing.
  */
 import { sql } from 'kysely';
+import { audit } from '../../db/audit.ts';
 import type { Db } from '../../db/open.ts';
 import type { HeldPayments } from '../../domain/notify/held-port.ts';
 import { amountText, clip, heldText, type ShowAmount } from '../../domain/notify/text.ts';
@@ -34,6 +37,8 @@ export interface BotDeps {
   api: TelegramApi;
   queue: NotificationQueue;
   chatIds: readonly string[];
+  /** Telegram user ids allowed to press buttons; empty or absent: nobody acts. */
+  actors?: readonly string[];
   clock: Clock;
   random: Random;
   log: Logger;
@@ -47,6 +52,7 @@ export interface BotDeps {
 
 export function createTelegramBot(d: BotDeps) {
   const allowed = new Set(d.chatIds);
+  const actors = new Set(d.actors ?? []);
 
   const reply = (chatId: string, text: string, keyboard?: InlineKeyboard) => d.api.sendMessage(chatId, clip(text), keyboard);
 
@@ -129,9 +135,13 @@ export function createTelegramBot(d: BotDeps) {
     const actor = actorOf(q.from);
     const refuse = async (why: string, answer: string) => {
       d.log.warn('telegram: button press refused', { chat_id: chatId, user: actor, why });
+      await audit(d.db, { at: d.clock.now(), actor, action: 'telegram.refused', subject: chatId || null, details: { why, user_id: q.from.id, chat_type: q.message?.chat.type ?? null } });
       await d.api.answerCallbackQuery(q.id, answer);
     };
+    // Who pressed, before what was pressed: a channel speaks for no one, and only a listed actor may act.
+    if (q.message?.chat.type === 'channel') return refuse('channel', 'Buttons do not work in a channel.');
     if (!allowed.has(chatId)) return refuse('chat not configured', 'Not allowed here.');
+    if (!actors.has(String(q.from.id))) return refuse('not an actor', `You may not act here: ask the operator to add your Telegram user id (${q.from.id}) to notifications.telegram.actors.`);
     const now = d.clock.now();
     // Taken atomically: of two presses (or a replay) only one finds it unused.
     const taken = await d.db

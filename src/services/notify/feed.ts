@@ -3,13 +3,15 @@
  * cursor in `checkpoints`, written in the transaction that queues its messages, and every row
  * has a dedup key: a kill -9 at any point neither loses a message nor queues one twice.
  * - events (commit-ordered `seq`): payment.success → payment.settled (or a digest), payment.held
- * - unmatched payments (observed_at, re-read with a minute's overlap; the dedup key absorbs it)
+ * - unmatched payments (observed_at, re-read with a minute's overlap; the ids read in it are kept):
+ *   one message each, except dust (below `unmatched.below`) and those beyond `unmatched.burst` in a
+ *   period, which are counted into one summary at the period's end: a flood is one message
  * - conditions (sources, UPI silence, webhook endpoints, unreadable alerts): coalesced episodes
  */
 import { sql } from 'kysely';
 import type { Db } from '../../db/open.ts';
 import { stepConditions, type Observation, type OpenConditions, type Transition } from '../../domain/notify/conditions.ts';
-import { ageText, alertText, clip, digestText, heldText, recoveredText, settledText, unmatchedText, type SettledFacts, type ShowAmount } from '../../domain/notify/text.ts';
+import { ageText, alertText, clip, digestText, heldText, recoveredText, settledText, unmatchedSummaryText, unmatchedText, type SettledFacts, type ShowAmount } from '../../domain/notify/text.ts';
 import type { Clock, Logger, Random } from '../../domain/ports.ts';
 import { heldButtons } from './buttons.ts';
 import type { Channel, NewNotification, NotificationQueue } from './queue.ts';
@@ -31,6 +33,21 @@ const digestKey = (c: Channel) => `notify:digest:${c}`;
 /** Unmatched payments are re-read this far back (concurrent writers commit out of observed_at order), ms. */
 const UNMATCHED_OVERLAP_MS = 60_000;
 const PAGE = 200;
+
+/** How unmatched payments are told (notifications.unmatched, amounts in minor units per method). */
+export interface UnmatchedPlan {
+  below: ReadonlyMap<string, bigint>;
+  burst: number;
+  periodMs: number;
+}
+
+/** The unmatched feed's position and its open period (what it told one by one, what it counted). */
+interface UnmatchedState {
+  at: number;
+  /** Ids already read that a re-read of the overlap finds again. */
+  seen?: Array<{ id: string; at: number }>;
+  period?: { since: number; told: number; count: number; totals: Record<string, string> };
+}
 
 async function maxSeq(db: Db): Promise<number> {
   const row = await db.selectFrom('events').select(sql<number | null>`max(seq)`.as('m')).executeTakeFirst();
@@ -54,7 +71,17 @@ async function settledAfter(db: Db, seq: number, upTo: number, limit: number) {
     .map((r) => ({ seq: Number(r.seq), facts: { method: r.method, amountMinor: BigInt(r.amount_minor ?? r.pay_amount_minor), orderId: r.order_id, reference: r.transaction_hash } satisfies SettledFacts }));
 }
 
-export function createNotificationFeed(d: { db: Db; clock: Clock; random: Random; log: Logger; show: ShowAmount; queue: NotificationQueue; channels: ChannelPlan[]; observe: (open: OpenConditions) => Promise<Observation[]> }) {
+export function createNotificationFeed(d: {
+  db: Db;
+  clock: Clock;
+  random: Random;
+  log: Logger;
+  show: ShowAmount;
+  queue: NotificationQueue;
+  channels: ChannelPlan[];
+  observe: (open: OpenConditions) => Promise<Observation[]>;
+  unmatched: UnmatchedPlan;
+}) {
   const { db, queue } = d;
   const rowsFor = (kind: string, dedupKey: string, text: string, skip?: (c: ChannelPlan) => boolean): NewNotification[] =>
     d.channels.filter((c) => c.kinds.has(kind) && !skip?.(c)).flatMap((c) => c.targets.map((target) => ({ channel: c.channel, target, dedupKey, kind, text: clip(text) })));
@@ -118,17 +145,43 @@ export function createNotificationFeed(d: { db: Db; clock: Clock; random: Random
 
   async function unmatched(): Promise<void> {
     const now = d.clock.now();
-    const at = await queue.loadState<{ at: number }>(UNMATCHED_KEY);
+    const at = await queue.loadState<UnmatchedState>(UNMATCHED_KEY);
     if (!at) {
       await queue.commit([], [{ key: UNMATCHED_KEY, value: { at: now } }]);
       return;
     }
-    const list = await db.selectFrom('payments').select(['id', 'method', 'amount_minor', 'tx_ref', 'reason', 'observed_at']).where('status', '=', 'unmatched').where('observed_at', '>', at.at - UNMATCHED_OVERLAP_MS).orderBy('observed_at').limit(PAGE).execute();
-    const fresh = list;
-    if (fresh.length === 0) return;
-    const rows = fresh.flatMap((p) => rowsFor('payment.unmatched', `unmatched:${p.id}`, unmatchedText(d.show, { method: p.method, amountMinor: BigInt(p.amount_minor), reference: p.tx_ref, reason: p.reason })));
+    const seen = at.seen ?? [];
+    let query = db.selectFrom('payments').select(['id', 'method', 'amount_minor', 'tx_ref', 'reason', 'observed_at']).where('status', '=', 'unmatched').where('observed_at', '>', at.at - UNMATCHED_OVERLAP_MS);
+    if (seen.length > 0) query = query.where('id', 'not in', seen.map((s) => s.id));
+    const fresh = await query.orderBy('observed_at').orderBy('id').limit(PAGE).execute();
+    const rows: NewNotification[] = [];
+    let period = at.period;
+    // The period ends: what it counted is one message.
+    if (period && now - period.since >= d.unmatched.periodMs) {
+      if (period.count > 0) {
+        const totals = new Map(Object.entries(period.totals).map(([m, t]) => [m, BigInt(t)]));
+        rows.push(...rowsFor('payment.unmatched', `unmatched-summary:${period.since}`, unmatchedSummaryText(d.show, { count: period.count, told: period.told, totals, periodMs: d.unmatched.periodMs, burst: d.unmatched.burst })));
+      }
+      period = undefined;
+    }
+    for (const p of fresh) {
+      // A period starts with its first unmatched payment.
+      period ??= { since: now, told: 0, count: 0, totals: {} };
+      const amountMinor = BigInt(p.amount_minor);
+      const dust = amountMinor < (d.unmatched.below.get(p.method) ?? 0n);
+      if (!dust && period.told < d.unmatched.burst) {
+        period.told++;
+        rows.push(...rowsFor('payment.unmatched', `unmatched:${p.id}`, unmatchedText(d.show, { method: p.method, amountMinor, reference: p.tx_ref, reason: p.reason })));
+      } else {
+        period.count++;
+        period.totals[p.method] = String(BigInt(period.totals[p.method] ?? '0') + amountMinor);
+      }
+    }
+    if (fresh.length === 0 && period === at.period) return;
     const newest = Math.max(at.at, ...fresh.map((p) => Number(p.observed_at)));
-    await queue.commit(rows, [{ key: UNMATCHED_KEY, value: { at: newest } }]);
+    // Only what the next read's overlap can find again needs remembering.
+    const nextSeen = [...seen, ...fresh.map((p) => ({ id: p.id, at: Number(p.observed_at) }))].filter((s) => s.at > newest - UNMATCHED_OVERLAP_MS);
+    await queue.commit(rows, [{ key: UNMATCHED_KEY, value: { at: newest, seen: nextSeen, ...(period ? { period } : {}) } satisfies UnmatchedState }]);
   }
 
   async function digests(): Promise<void> {

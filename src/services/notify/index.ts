@@ -11,7 +11,7 @@ import type { Clock, Logger, Random } from '../../domain/ports.ts';
 import type { UpiSilence } from '../upi-silence.ts';
 import { createTelegramBot } from './bot.ts';
 import { createEmailSender } from './email.ts';
-import { createNotificationFeed, type ChannelPlan } from './feed.ts';
+import { createNotificationFeed, type ChannelPlan, type UnmatchedPlan } from './feed.ts';
 import { createObservations, type WatchedSource } from './observe.ts';
 import { createNotificationQueue } from './queue.ts';
 import { createNotificationSender } from './sender.ts';
@@ -29,6 +29,8 @@ export interface NotificationDeps {
   held?: HeldPayments;
   /** The checkout's amount text. */
   show: ShowAmount;
+  /** notifications.unmatched in minor units. */
+  unmatched: UnmatchedPlan;
   /** Test seam: the Bot API's fetch. */
   fetch?: typeof fetch;
 }
@@ -43,7 +45,7 @@ export function createNotifications(d: NotificationDeps) {
   const telegram = n.telegram ? createTelegramApi({ apiUrl: n.telegram.apiUrl, token: n.telegram.botToken, fetch: d.fetch }) : undefined;
   const email = n.email ? createEmailSender(n.email) : undefined;
   const observe = createObservations({ db: d.db, clock: d.clock, sources: d.sources, upiSilence: d.upiSilence });
-  const feed = createNotificationFeed({ db: d.db, clock: d.clock, random: d.random, log: d.log, show: d.show, queue, channels, observe });
+  const feed = createNotificationFeed({ db: d.db, clock: d.clock, random: d.random, log: d.log, show: d.show, queue, channels, observe, unmatched: d.unmatched });
   const sender = createNotificationSender({ queue, clock: d.clock, random: d.random, log: d.log, telegram, email: email && n.email ? { sender: email, to: n.email.to } : undefined });
 
   async function status(): Promise<string> {
@@ -57,7 +59,7 @@ export function createNotifications(d: NotificationDeps) {
     return lines.join('\n') || 'No sources running.';
   }
 
-  const bot = telegram && n.telegram!.commands ? createTelegramBot({ db: d.db, api: telegram, queue, chatIds: n.telegram!.chatIds, clock: d.clock, random: d.random, log: d.log, timeZone: n.timeZone, show: d.show, status, held: d.held }) : undefined;
+  const bot = telegram && n.telegram!.commands ? createTelegramBot({ db: d.db, api: telegram, queue, chatIds: n.telegram!.chatIds, actors: n.telegram!.actors, clock: d.clock, random: d.random, log: d.log, timeZone: n.timeZone, show: d.show, status, held: d.held }) : undefined;
   return { queue, feed, sender, bot, close: () => email?.close() };
 }
 

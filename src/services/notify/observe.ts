@@ -16,9 +16,13 @@ export interface WatchedSource {
   status(): { state: string; last_error?: string; lag_seconds?: number; max_lag_seconds?: number };
 }
 
-/** The states that are an outage; ok / failing (completed recently) are fine; starting / standby say nothing yet. */
+/**
+ * The states that are an outage. Only `ok` (the last cycle completed) ends one: `failing` (the last
+ * cycle failed, one completed recently) neither opens nor closes an outage, so an upstream that
+ * keeps failing is not "recovered" between its failures. starting / standby say nothing yet.
+ */
 const BAD = new Set(['down', 'crashed', 'stale', 'blocked', 'lagging']);
-const GOOD = new Set(['ok', 'failing']);
+const GOOD = new Set(['ok']);
 export const WEBHOOK_FAILING_MS = 15 * 60_000;
 const DAY_MS = 86_400_000;
 

@@ -20,13 +20,18 @@ test('notifications: secret references, chat ids as strings, every kind on by de
   assert.equal(n.telegram!.botToken.reveal(), '123:abc');
   assert.equal(JSON.stringify(n.telegram), JSON.stringify({ ...n.telegram, botToken: '[redacted]' }));
   assert.equal(n.telegram!.events.length, 7);
+  // Nobody may press a button until the operator names who may.
+  assert.deepEqual(n.telegram!.actors, []);
   assert.equal(n.email!.port, 587);
   assert.equal(n.email!.starttls, true);
   assert.deepEqual(n.email!.events, ['payment.settled']);
   assert.equal(n.email!.digestMinutes, 60);
 
   assert.throws(
-    () => parseConfig({ notifications: { telegram: { botToken: 'x', chatIds: ['@shop'], events: ['payment.sold'] }, timeZone: 'Mars/Olympus' } }, '/srv/payd', {}),
-    (e: Error) => /notifications\.telegram\.chatIds\.0: expected a numeric chat id/.test(e.message) && /notifications\.telegram\.events\.0: expected one of/.test(e.message) && /notifications\.timeZone: expected an IANA time zone/.test(e.message),
+    () => parseConfig({ notifications: { telegram: { botToken: 'x', chatIds: ['@shop'], actors: [5001, '@owner', -1002003], events: ['payment.sold'] }, timeZone: 'Mars/Olympus' } }, '/srv/payd', {}),
+    (e: Error) =>
+      /notifications\.telegram\.chatIds\.0: expected a numeric chat id/.test(e.message) &&
+      /notifications\.telegram\.actors\.1: expected a numeric Telegram user id/.test(e.message) &&
+      /notifications\.telegram\.actors\.2: expected a Telegram user id/.test(e.message) && /notifications\.telegram\.events\.0: expected one of/.test(e.message) && /notifications\.timeZone: expected an IANA time zone/.test(e.message),
   );
 });

@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { LookupAddress } from 'node:dns';
-import { createWebhookPost, isRefusedAddress } from '../../../src/webhooks/target.ts';
+import { isRefusedAddress } from '../../../src/domain/webhook-url.ts';
+import { createWebhookPost } from '../../../src/webhooks/target.ts';
 import { startReceiver } from '../../helpers/receiver.ts';
 
 test('private, link-local, metadata and reserved addresses are refused; loopback only when allowed; public ones are not', () => {

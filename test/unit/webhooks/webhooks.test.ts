@@ -30,14 +30,14 @@ test('retry schedule: immediate first attempt, then schedule[k-1] ± 20 %, 410 s
 });
 
 test('webhook URLs: https anywhere, http only to loopback (an operator opt-in) unless allowed', () => {
-  const strict = { allowInsecure: false, allowLoopback: false };
-  const loop = { allowInsecure: false, allowLoopback: true };
+  const strict = { allowInsecure: false, allowLoopback: false, allowPrivateNetworks: false };
+  const loop = { allowInsecure: false, allowLoopback: true, allowPrivateNetworks: false };
   assert.ok(checkWebhookUrl('https://shop.example.com/h', strict));
   assert.ok(checkWebhookUrl('http://127.0.0.1:9/h', loop));
   assert.ok(checkWebhookUrl('http://[::1]:9/h', loop));
   assert.ok(checkWebhookUrl('http://localhost/h', loop));
   assert.ok(checkWebhookUrl('https://localhost/h', loop));
-  assert.ok(checkWebhookUrl('http://shop.example.com/h', { allowInsecure: true, allowLoopback: false }));
+  assert.ok(checkWebhookUrl('http://shop.example.com/h', { allowInsecure: true, allowLoopback: false, allowPrivateNetworks: false }));
   for (const bad of ['http://shop.example.com/h', 'http://10.0.0.1/h', 'ftp://x/y', 'not a url', 'https://user:pw@x.com/']) {
     assert.throws(() => checkWebhookUrl(bad, loop), (e: unknown) => e instanceof PaydError && e.code === 'INVALID_REQUEST', bad);
   }
@@ -45,4 +45,12 @@ test('webhook URLs: https anywhere, http only to loopback (an operator opt-in) u
   for (const bad of ['http://127.0.0.1:9/h', 'https://127.8.9.10/h', 'http://[::1]:9/h', 'https://localhost/h', 'https://a.localhost/h', 'http://[::ffff:127.0.0.1]/h']) {
     assert.throws(() => checkWebhookUrl(bad, strict), (e: unknown) => e instanceof PaydError && e.code === 'INVALID_REQUEST' && /loopback/.test(e.message), bad);
   }
+  // A private or metadata literal, also carried in NAT64 / 6to4, is refused when set; allowPrivateNetworks lets it through.
+  for (const bad of ['https://10.0.0.1/h', 'https://[64:ff9b::a9fe:a9fe]/h', 'https://[64:ff9b:1:a9fe:a9:fe00::]/h', 'https://[2002:a9fe:a9fe::1]/h', 'https://[fc00::5]/h']) {
+    assert.throws(() => checkWebhookUrl(bad, loop), (e: unknown) => e instanceof PaydError && /a private, link-local or reserved address/.test(e.message) && /webhooks\.allowPrivateNetworks/.test(e.message), bad);
+    assert.ok(checkWebhookUrl(bad, { ...loop, allowPrivateNetworks: true }), bad);
+  }
+  // Loopback carried in NAT64 is loopback: allowed exactly where loopback is.
+  assert.ok(checkWebhookUrl('https://[64:ff9b::7f00:1]/h', loop));
+  assert.throws(() => checkWebhookUrl('https://[64:ff9b::7f00:1]/h', strict), /loopback/);
 });

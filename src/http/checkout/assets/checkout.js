@@ -11,7 +11,7 @@
   var countdown = document.getElementById('countdown');
   var returnLink = document.getElementById('return-link');
   var paidRef = document.getElementById('paid-ref');
-  var TEXT = { pending: 'Waiting for your payment', settled: 'Payment received', expired: 'This payment request has expired', canceled: 'This payment request was canceled' };
+  var TEXT = { pending: 'Waiting for your payment', held: 'We received a payment: the shop is checking it', settled: 'Payment received', expired: 'This payment request has expired', canceled: 'This payment request was canceled' };
   var REDIRECT_DELAY_MS = 2000;
   var POLL_MS = 1000;
   var POLL_EXPIRED_MS = 5000;
@@ -44,6 +44,9 @@
     }
     state.skew = Number(s.now) - Date.now();
     state.expiresAt = Date.parse(s.expires_at);
+    // Money held on an unpaid intent is the page's own state: the server draws it, and only a
+    // settlement (the shop accepted it) moves the page on, by the reload above.
+    if (state.status === 'held' && s.status !== 'settled') return;
     state.status = s.status;
     root.setAttribute('data-redirect-url', s.redirect_url || '');
     root.setAttribute('data-status', s.status);
