@@ -132,7 +132,8 @@ test('held payments end to end through the built daemon: UPI, TRON and Solana', 
     await serve(config(SHORT_TTL, {}));
     const late = Object.fromEntries(await Promise.all(METHODS.map(async (m) => [m, await create(PRICES.late[m], m)] as const)));
     await sleep(SHORT_TTL * 1000 + 1500); // past expires_at (block times are whole seconds)
-    for (const m of METHODS) await payExact(late[m], m);
+    const sent: Record<string, string> = {};
+    for (const m of METHODS) sent[m] = await payExact(late[m], m);
     for (const m of METHODS) {
       const id = late[m].intent_id;
       const success = await hook(id, 'payment.success');
@@ -141,7 +142,10 @@ test('held payments end to end through the built daemon: UPI, TRON and Solana', 
       assert.equal(f.status, 'settled', m);
       assert.equal(f.amount_received, late[m].pay_amount, m);
       assert.deepEqual(f.payments.map((x: any) => [x.status, x.reason, x.amount]), [['credited', 'late', late[m].pay_amount]], m);
-      assert.equal(f.transaction_hash, f.payments[0].transaction_hash);
+      // The reference the customer's payment was sent with: the UTR, the TRON txid, the Solana signature.
+      assert.equal(f.transaction_hash, sent[m], m);
+      assert.equal(f.payments[0].transaction_hash, sent[m], m);
+      assert.equal(success.data.transaction_hash, sent[m], m);
     }
   });
 
@@ -149,11 +153,12 @@ test('held payments end to end through the built daemon: UPI, TRON and Solana', 
     await serve(config(SHORT_TTL, { latePayments: 'hold' }));
     const intents = Object.fromEntries(await Promise.all(METHODS.map(async (m) => [m, await create(PRICES.hold[m], m)] as const)));
     await sleep(SHORT_TTL * 1000 + 1500);
-    for (const m of METHODS) await payExact(intents[m], m);
+    const sent: Record<string, string> = {};
+    for (const m of METHODS) sent[m] = await payExact(intents[m], m);
     for (const m of METHODS) {
       const id = intents[m].intent_id;
       const held = await hook(id, 'payment.held');
-      assert.deepEqual(held.data, { intent_id: id, transaction_hash: held.data.transaction_hash, amount: intents[m].pay_amount, reason: 'late' }, m);
+      assert.deepEqual(held.data, { intent_id: id, transaction_hash: sent[m], amount: intents[m].pay_amount, reason: 'late' }, m);
       const f = await get(id);
       assert.equal(f.status, 'expired', m);
       assert.equal(f.amount_received, 0, m);
@@ -242,11 +247,13 @@ test('held payments end to end through the built daemon: UPI, TRON and Solana', 
     // Same daemon as the tolerance phase (a long TTL: the cancel never races expiry).
     const canceled = Object.fromEntries(await Promise.all(METHODS.map(async (m) => [m, await create(PRICES.canceled[m], m)] as const)));
     for (const m of METHODS) await cancel(canceled[m].intent_id);
-    for (const m of METHODS) await payExact(canceled[m], m);
+    const sent: Record<string, string> = {};
+    for (const m of METHODS) sent[m] = await payExact(canceled[m], m);
     for (const m of METHODS) {
       const c = canceled[m].intent_id;
       const held = await hook(c, 'payment.held');
       assert.equal(held.data.reason, 'canceled', m);
+      assert.equal(held.data.transaction_hash, sent[m], m);
       assert.equal(held.data.amount, canceled[m].pay_amount, m);
       const g = await get(c);
       assert.equal(g.status, 'canceled', m);

@@ -5,6 +5,8 @@ import { downPage, json, served, stampOf, type FakeHandler } from './kit.ts';
 export const wazirx: FakeHandler = (url, s) => {
   if (url.pathname !== '/sapi/v1/ticker/24hr') return json(404, { code: -1, message: 'Not found' });
   if (s.mode === 'down') return downPage();
+  // Invented: no rate limit, 429 body or Retry-After is documented (test/fixtures/rates/REAL-RATES.md §6). A generic 429 with
+  // Retry-After, for payd's handling of any source that asks for quiet; not a claim about WazirX.
   if (s.mode === 'rate-limited') return json(429, { code: -1003, message: 'Too many requests.' }, { 'retry-after': '30' });
   if (s.mode === 'error') return json(400, { code: -1121, message: 'Invalid symbol.' });
   const symbol = url.searchParams.get('symbol') ?? '';
