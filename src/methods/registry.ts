@@ -1,12 +1,13 @@
 import type { Config } from '../config/load.ts';
 import type { MethodDescriptor, MethodSourceDeps } from './method.ts';
 import type { PaymentSource } from './source.ts';
+import { evmMethods } from './evm/method.ts';
 import { solMethod, usdtSolMethod } from './solana/method.ts';
 import { usdtTrc20Method } from './tron/method.ts';
 import { upiMethod } from './upi/method.ts';
 
 /** Every method payd ships, in the order the API document and error messages list them. A new method is one line here. */
-export const BUILTIN_METHODS: readonly MethodDescriptor[] = [upiMethod, usdtTrc20Method, usdtSolMethod, solMethod];
+export const BUILTIN_METHODS: readonly MethodDescriptor[] = [upiMethod, usdtTrc20Method, usdtSolMethod, solMethod, ...evmMethods()];
 
 /** The methods one payd knows: the built-in ones plus any a caller adds (tests add a test-only method). */
 export interface MethodRegistry {
