@@ -333,7 +333,7 @@ export interface components {
             /** @description The amount you asked for, as a plain decimal. */
             amount: number;
             /** @enum {string} */
-            currency: "UPI" | "USDT_TRC20" | "USDT_SOL" | "SOL";
+            currency: "UPI" | "USDT_TRC20" | "USDT_SOL" | "SOL" | "USDT_ETH" | "USDC_ETH" | "USDT_BSC" | "USDC_BSC" | "USDT_POLYGON" | "USDC_POLYGON" | "USDT_ARBITRUM" | "USDC_ARBITRUM" | "USDC_BASE";
             /**
              * @description A pending intent past expires_at reads as expired.
              * @enum {string}
@@ -415,7 +415,7 @@ export interface components {
             /** @description The amount you asked for, as a plain decimal. */
             amount: number;
             /** @enum {string} */
-            currency: "UPI" | "USDT_TRC20" | "USDT_SOL" | "SOL";
+            currency: "UPI" | "USDT_TRC20" | "USDT_SOL" | "SOL" | "USDT_ETH" | "USDC_ETH" | "USDT_BSC" | "USDC_BSC" | "USDT_POLYGON" | "USDC_POLYGON" | "USDT_ARBITRUM" | "USDC_ARBITRUM" | "USDC_BASE";
             /**
              * @description A pending intent past expires_at reads as expired.
              * @enum {string}
@@ -532,7 +532,7 @@ export interface components {
             /** @description The amount you asked for, as a plain decimal. */
             amount: number;
             /** @enum {string} */
-            currency: "UPI" | "USDT_TRC20" | "USDT_SOL" | "SOL";
+            currency: "UPI" | "USDT_TRC20" | "USDT_SOL" | "SOL" | "USDT_ETH" | "USDC_ETH" | "USDT_BSC" | "USDC_BSC" | "USDT_POLYGON" | "USDC_POLYGON" | "USDT_ARBITRUM" | "USDC_ARBITRUM" | "USDC_BASE";
             /**
              * @description A pending intent past expires_at reads as expired.
              * @enum {string}
@@ -695,7 +695,7 @@ export interface operations {
                      * @description The payment method; one not enabled on this payd is refused with METHOD_UNSUPPORTED.
                      * @enum {string}
                      */
-                    currency: "UPI" | "USDT_TRC20" | "USDT_SOL" | "SOL";
+                    currency: "UPI" | "USDT_TRC20" | "USDT_SOL" | "SOL" | "USDT_ETH" | "USDC_ETH" | "USDT_BSC" | "USDC_BSC" | "USDT_POLYGON" | "USDC_POLYGON" | "USDT_ARBITRUM" | "USDC_ARBITRUM" | "USDC_BASE";
                     order_id: string;
                     return_url?: string;
                 };
@@ -874,7 +874,7 @@ export interface operations {
                 /** @description Only intents in this status (as the fetch reports it). */
                 status?: "pending" | "settled" | "expired" | "canceled";
                 /** @description Only intents of this payment method. */
-                currency?: "UPI" | "USDT_TRC20" | "USDT_SOL" | "SOL";
+                currency?: "UPI" | "USDT_TRC20" | "USDT_SOL" | "SOL" | "USDT_ETH" | "USDC_ETH" | "USDT_BSC" | "USDC_BSC" | "USDT_POLYGON" | "USDC_POLYGON" | "USDT_ARBITRUM" | "USDC_ARBITRUM" | "USDC_BASE";
                 /** @description Only the intent with this order_id. */
                 order_id?: string;
                 /** @description Only intents created at or after this time. */

@@ -103,7 +103,7 @@ export function createChainScan(o: ScanOptions) {
   const byPair = new Map(o.watches.map((w) => [`${w.contract}>${w.recipient}`, w]));
   const contracts = [...new Set(o.watches.map((w) => w.contract))];
   const recipients = [...new Set(o.watches.map((w) => addressTopic(w.recipient)))];
-  /** Blocks one getLogs may span, per endpoint: shrinks on a refusal, grows back slowly. */
+  /** Blocks one getLogs may span, per endpoint: a refusal narrows it for good (a provider's limit does not change by itself). */
   const spans = new Map<Member<EvmEndpoint>, bigint>();
   const verifiedChain = new Set<Member<EvmEndpoint>>();
   let lastScanAt: number | undefined;
@@ -209,9 +209,6 @@ export function createChainScan(o: ScanOptions) {
         o.log.info('EVM provider refused a getLogs range; asking for fewer blocks', { endpoint: m.label, blocks: String(to - from + 1n), now_blocks: String(span), error: describeError(err) });
         continue;
       }
-      // A range that served grows back towards the default, a little at a time.
-      const full = BigInt(Math.min(o.logRange, o.maxBlockRange ?? Infinity));
-      if (span < full) spans.set(m, span + span / 4n + 1n > full ? full : span + span / 4n + 1n);
       const sorted = logs.filter((l) => !l.removed).sort((a, b) => cmp(BigInt(a.blockNumber), BigInt(b.blockNumber)) || cmp(BigInt(a.logIndex), BigInt(b.logIndex)));
       for (const log of sorted) {
         if (signal.aborted) return true;
