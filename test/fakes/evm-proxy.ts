@@ -2,7 +2,8 @@
  * A JSON-RPC proxy on loopback in front of a real node (anvil), standing for a provider:
  * it records every call, and on request refuses `eth_getLogs` ranges above `maxRange` blocks the
  * way Alchemy's free tier does (HTTP 400, -32600, a suggested inclusive range: test/fixtures/chains/
- * REAL-EVM.md §1), refuses filters without a contract address, or serves a head `behind` blocks old.
+ * REAL-EVM.md §1), refuses filters without a contract address, serves a head `behind` blocks old,
+ * or adds logs of its own.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 
@@ -11,6 +12,8 @@ export interface ProxyOptions {
   refuseTopicOnly?: boolean;
   /** Answer `finalized`/`latest` as they were this many blocks ago (an endpoint that lags). */
   behind?: number;
+  /** Logs a lying or broken provider adds to every getLogs answer whose range covers their block. */
+  extraLogs?: Record<string, unknown>[];
 }
 
 export interface EvmProxy {
@@ -60,6 +63,13 @@ export async function startEvmProxy(upstream: string, options: ProxyOptions = {}
             error: { code: -32600, message: `You can make eth_getLogs requests with up to a ${o.maxRange} block range. Based on your parameters, this block range should work: [0x${from.toString(16)}, 0x${end.toString(16)}]` },
           });
         }
+      }
+      if (call.method === 'eth_getLogs' && o.extraLogs?.length) {
+        const answer = await forward(call);
+        const from = BigInt(call.params[0].fromBlock);
+        const to = BigInt(call.params[0].toBlock);
+        const extra = o.extraLogs.filter((l) => BigInt(l.blockNumber as string) >= from && BigInt(l.blockNumber as string) <= to);
+        return reply(200, { ...answer, result: [...(answer.result ?? []), ...extra] });
       }
       if (o.behind && call.method === 'eth_blockNumber') {
         const latest = BigInt((await forward(call)).result);

@@ -13,6 +13,8 @@ import { forEachStore, type TestStore } from '../helpers/stores.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 const BASE_CHAIN_ID = 8453;
+/** keccak256("Transfer(address,address,uint256)"). */
+const TRANSFER = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 let node: Anvil;
 let usdc: Address;
 let other: Address;
@@ -99,6 +101,39 @@ forEachStore((store) => {
       assert.equal(c.params[0].topics[2][0], '0x' + MERCHANT.slice(2).toLowerCase().padStart(64, '0'));
     }
   });
+});
+
+test('a provider that reports a Transfer log of a failed transaction, or a log marked removed, settles nothing', async (t) => {
+  const x = await proxy(t);
+  const p = await payd(t, { rpcUrl: x.url });
+  const { id, due } = await intent(p, 'forged', 16);
+  await polls(x, 1);
+  const failed = await node.transfer(usdc, MERCHANT, due, OTHER_KEY);
+  assert.equal(failed.status, '0x0');
+  const elsewhere = await node.transfer(other, MERCHANT, due);
+  const transferLog = async (tx: { hash: string; block: bigint }, extra: Record<string, unknown> = {}) => ({
+    address: usdc.toLowerCase(),
+    topics: [TRANSFER, '0x' + '00'.repeat(12) + '22'.repeat(20), '0x' + MERCHANT.slice(2).toLowerCase().padStart(64, '0')],
+    data: '0x' + due.toString(16).padStart(64, '0'),
+    blockNumber: '0x' + tx.block.toString(16),
+    blockHash: (await node.rpc<{ hash: string }>('eth_getBlockByNumber', ['0x' + tx.block.toString(16), false])).hash,
+    transactionHash: tx.hash,
+    transactionIndex: '0x0',
+    logIndex: '0x7',
+    removed: false,
+    ...extra,
+  });
+  // The failed transfer's log as if it had succeeded; a real successful transaction's log, marked removed.
+  x.options.extraLogs = [await transferLog(failed), await transferLog(elsewhere, { removed: true })];
+  await node.mine(3);
+  await polls(x, 4);
+  assert.equal(await status(p, id), 'pending');
+  assert.equal((await p.app.payments.list({})).length, 0);
+  // The same intent still settles from a real payment.
+  const paid = await node.transfer(usdc, MERCHANT, due);
+  await node.mine(3);
+  await waitFor(async () => (await status(p, id)) === 'settled', 20_000, 'the real payment to settle');
+  assert.equal((await p.app.intents.get(id)).transaction_hash, paid.hash);
 });
 
 test('a payment in a block a reorganisation removes never settles; the payment made again settles', async (t) => {
