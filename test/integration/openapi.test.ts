@@ -110,7 +110,7 @@ test('request schemas come from the server\'s valibot schemas: they accept and r
   const params = Object.fromEntries(doc.paths['/api/v1/intents'].get.parameters.map((p: any) => [p.name, p.schema]));
   assert.deepEqual(params.limit, { type: 'integer', minimum: 1, maximum: 100 });
   assert.deepEqual(params.status.enum, ['pending', 'settled', 'expired', 'canceled']);
-  assert.deepEqual(params.currency.enum, ['UPI', 'USDT_TRC20', 'USDT_SOL', 'SOL']);
+  assert.deepEqual(params.currency.enum, ['UPI', 'USDT_TRC20', 'USDT_SOL', 'SOL', 'USDT_ETH', 'USDC_ETH', 'USDT_BSC', 'USDC_BSC', 'USDT_POLYGON', 'USDC_POLYGON', 'USDT_ARBITRUM', 'USDC_ARBITRUM', 'USDC_BASE']);
 });
 
 test('the response checker catches an undocumented field, a wrong type and an undocumented status', () => {
