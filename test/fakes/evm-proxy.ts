@@ -12,6 +12,8 @@ export interface ProxyOptions {
   refuseTopicOnly?: boolean;
   /** Answer `finalized`/`latest` as they were this many blocks ago (an endpoint that lags). */
   behind?: number;
+  /** Each getLogs answer waits this long (a slow provider: a backlog takes a while). */
+  getLogsDelayMs?: number;
   /** Logs a lying or broken provider adds to every getLogs answer whose range covers their block. */
   extraLogs?: Record<string, unknown>[];
 }
@@ -47,6 +49,7 @@ export async function startEvmProxy(upstream: string, options: ProxyOptions = {}
       calls.push({ method: call.method, params: call.params });
       const o = self.options;
       if (call.method === 'eth_getLogs') {
+        if (o.getLogsDelayMs) await new Promise((r) => setTimeout(r, o.getLogsDelayMs));
         const f = call.params[0] ?? {};
         if (o.refuseTopicOnly && (f.address === undefined || (Array.isArray(f.address) && f.address.length === 0))) {
           self.refused += 1;

@@ -12,18 +12,26 @@ import { evmSectionSchema, type EvmSection } from './config.ts';
 export const eip681 = (token: string, chainId: number, to: string, baseUnits: bigint): string => `ethereum:${token}@${chainId}/transfer?address=${to}&uint256=${baseUnits}`;
 
 /**
- * `payd init` asks for one receiving address for every EVM currency it is given (the same key
- * controls it on every EVM chain), and per chain whether to accept each token there.
+ * `payd init` asks once whether to accept stablecoins on EVM chains at all, then per currency,
+ * and for one receiving address, the first time it is needed (the same key controls it on every
+ * EVM chain).
  */
-const addressAsked = new WeakMap<InitWizard, string>();
+const initAnswers = new WeakMap<InitWizard, { accept: boolean; address?: string }>();
+async function acceptsEvm(w: InitWizard): Promise<boolean> {
+  let a = initAnswers.get(w);
+  if (!a) {
+    const networks = EVM_CHAINS.map((c) => c.network.replace(/ \(.*\)$/, '')).join(', ');
+    a = { accept: await w.confirm({ message: `Accept USDT or USDC on EVM chains (${networks})?`, default: false }) };
+    initAnswers.set(w, a);
+  }
+  return a.accept;
+}
 async function evmAddress(w: InitWizard): Promise<string> {
-  const known = addressAsked.get(w);
-  if (known !== undefined) return known;
-  const address = (
+  const a = initAnswers.get(w)!;
+  a.address ??= (
     await w.input({ message: 'Your EVM receiving address (0x…; the same address serves every EVM chain)', validate: w.req(isEvmAddress, 'expected 0x and 40 hex digits (mixed case must be a correct EIP-55 checksum)') })
   ).trim();
-  addressAsked.set(w, address);
-  return address;
+  return a.address;
 }
 
 /** Order of the init questions: after UPI, TRON and Solana, chain by chain. */
@@ -66,7 +74,7 @@ function descriptor(c: EvmCurrency, index: number): MethodDescriptor<EvmSection>
     init: {
       order: INIT_ORDER + index,
       async ask(w) {
-        if (!(await w.confirm({ message: `Accept ${unit} on ${chain.network}?`, default: false }))) return undefined;
+        if (!(await acceptsEvm(w)) || !(await w.confirm({ message: `Accept ${unit} on ${chain.network}?`, default: false }))) return undefined;
         return { address: await evmAddress(w) };
       },
     },
