@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createApp, type App } from '../../src/app.ts';
+import { createApp, type App } from '../../src/app/index.ts';
 import { parseConfig } from '../../src/methods/load-config.ts';
-import { silentLogger } from '../../src/log.ts';
+import { silentLogger } from '../../src/log/index.ts';
 import { systemClock, systemRandom } from '../../src/system.ts';
 import { baseConfig } from '../../test/helpers/payd.ts';
 

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig } from '../../src/methods/load-config.ts';
-import { silentLogger } from '../../src/log.ts';
+import { silentLogger } from '../../src/log/index.ts';
 import { builtinMethods, createSources } from '../../src/methods/registry.ts';
 import { systemRandom } from '../../src/system.ts';
 import { baseConfig, startPayd, type PaydHarness } from '../../test/helpers/payd.ts';

@@ -1,10 +1,10 @@
-import type { Config } from '../config/load.ts';
+import type { Config } from '../config/read.ts';
 import type { Db } from '../db/open.ts';
 import type { Clock, Logger, Random } from '../domain/ports.ts';
 import type { SourcesReport } from '../http/console/pages/sources.ts';
 import { createConsoleAccess } from '../services/console-access.ts';
 import { createConsoleViews } from '../services/console-views.ts';
-import type { PaydLedger } from '../services/ledger.ts';
+import type { PaydLedger } from '../services/ledger/index.ts';
 import type { UpiSilence } from '../services/upi-silence.ts';
 import type { HttpParts } from './http.ts';
 import { positionKey } from './lead.ts';

@@ -1,5 +1,5 @@
 import type { Intent, IntentMoney } from '../domain/intent.ts';
-import type { Config } from '../config/load.ts';
+import type { Config } from '../config/read.ts';
 import type { Wakeups } from '../domain/ports.ts';
 import type { HttpDeps } from '../http/app.ts';
 import type { CheckoutSockets } from '../http/checkout/index.ts';

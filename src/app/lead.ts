@@ -1,7 +1,7 @@
 import type { Logger, Random } from '../domain/ports.ts';
 import type { PaymentSource } from '../methods/source.ts';
-import type { IntentService } from '../services/intents.ts';
-import type { PaydLedger } from '../services/ledger.ts';
+import type { IntentService } from '../services/intents/index.ts';
+import type { PaydLedger } from '../services/ledger/index.ts';
 import type { Dispatcher } from '../webhooks/dispatcher.ts';
 import { runLoop } from '../runtime/loop.ts';
 import type { SourceHealth } from '../workers/source-health.ts';

@@ -1,8 +1,8 @@
-import { methodPolicy, type Config, type MethodAmounts } from '../config/load.ts';
+import { methodPolicy, type Config, type MethodAmounts } from '../config/read.ts';
 import { DEFAULT_MAX_OFFSET_STEPS, DEFAULT_MERCHANT_SHARE_PERCENT, DEFAULT_SURCHARGE_BASIS_POINTS, type Method } from '../domain/methods.ts';
 import { DEFAULT_POLICY, type PaymentPolicy } from '../domain/payment-policy.ts';
 import type { MethodRegistry } from '../methods/registry.ts';
-import type { MethodDeposit } from '../services/intents/deposit.ts';
+import type { MethodDeposit } from '../services/intents/inputs.ts';
 
 /** Receiving settings per enabled method, from its config section and descriptor; in the sandbox every method is on. */
 export function methodDeposits(config: Config, sandbox: boolean, methods: MethodRegistry): Partial<Record<Method, MethodDeposit>> {

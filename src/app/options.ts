@@ -1,12 +1,12 @@
-import type { Config } from '../config/load.ts';
+import type { Config } from '../config/read.ts';
 import type { Db } from '../db/open.ts';
 import type { Clock, Logger, Random } from '../domain/ports.ts';
 import type { MethodRegistry } from '../methods/registry.ts';
 import type { PaymentSource } from '../methods/source.ts';
-import type { PaydLedger } from '../services/ledger.ts';
+import type { PaydLedger } from '../services/ledger/index.ts';
 import type { HttpPost } from '../webhooks/deliver.ts';
 
-/** What createApp (src/app.ts) is built from. */
+/** What createApp (app/index.ts) is built from. */
 export interface AppOptions {
   config: Config;
   /** Sandbox: simulated sources, its own database, livemode false. */

@@ -1,4 +1,4 @@
-import type { Config } from '../config/load.ts';
+import type { Config } from '../config/read.ts';
 import type { IntentStore } from '../db/intent-store.ts';
 import type { Db } from '../db/open.ts';
 import type { Method } from '../domain/methods.ts';
@@ -6,18 +6,18 @@ import type { Clock, Logger, Random, Wakeups } from '../domain/ports.ts';
 import type { PrometheusMetrics } from '../metrics/prometheus.ts';
 import type { MethodRegistry } from '../methods/registry.ts';
 import type { Pricing } from '../pricing/index.ts';
-import { createEventFeed } from '../services/event-feed.ts';
-import { createEventService } from '../services/events.ts';
+import { createEventFeed } from '../services/events/feed.ts';
+import { createEventService } from '../services/events/operator.ts';
 import { createHeldPayments } from '../services/held-payments.ts';
-import { createIntentCancellation } from '../services/intent-cancel.ts';
-import { createIntentListing } from '../services/intent-list.ts';
-import { createIntentService } from '../services/intents.ts';
+import { createIntentCancellation } from '../services/intents/cancel.ts';
+import { createIntentListing } from '../services/intents/list.ts';
+import { createIntentService } from '../services/intents/index.ts';
 import type { Keyring } from '../services/keys.ts';
-import { createLedger } from '../services/ledger.ts';
-import { createMerchantService } from '../services/merchants.ts';
-import { createOutbox } from '../services/outbox.ts';
+import { createLedger } from '../services/ledger/index.ts';
+import { createMerchantService } from '../services/merchants/index.ts';
+import { createOutbox } from '../services/events/outbox.ts';
 import { createPaymentQueries } from '../services/payments.ts';
-import { createSettlementService } from '../services/settlement.ts';
+import { createManualSettlementService } from '../services/manual-settlement.ts';
 import { methodDeposits, methodPolicies } from './methods.ts';
 
 export interface ServiceParts {
@@ -82,7 +82,7 @@ export function createServices(d: ServiceParts) {
   const cancels = createIntentCancellation({ db, outbox, view });
   const feed = createEventFeed({ db });
   const payments = createPaymentQueries({ db, methods });
-  const settlement = createSettlementService({ db, ledger, intents, methods, clock });
+  const settlement = createManualSettlementService({ db, ledger, intents, methods, clock });
   const heldPayments = createHeldPayments({ db, ledger, view });
   return { merchants, intents, ledger, events, listing, cancels, feed, payments, settlement, heldPayments };
 }

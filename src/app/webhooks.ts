@@ -1,4 +1,4 @@
-import type { Config } from '../config/load.ts';
+import type { Config } from '../config/read.ts';
 import type { HttpPost } from '../webhooks/deliver.ts';
 import { createDispatcher, type DispatcherDeps } from '../webhooks/dispatcher.ts';
 import { createWebhookPost } from '../webhooks/target.ts';

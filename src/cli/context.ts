@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { App } from '../app.ts';
-import type { Config, Env } from '../config/load.ts';
+import type { App } from '../app/index.ts';
+import type { Config, Env } from '../config/read.ts';
 import { loadConfigFile, parseConfig } from '../methods/load-config.ts';
 import { PaydError } from '../domain/errors.ts';
-import type { LogLevel } from '../log.ts';
+import type { LogLevel } from '../log/index.ts';
 import type { Prompter } from './prompter.ts';
 import type { Output } from './output.ts';
 
@@ -64,7 +64,7 @@ export const lostDatabase = (traces: string[]): string =>
 export async function withApp<T>(g: GlobalOptions, e: CliEnv, fn: (app: App) => Promise<T>, o: WithAppOptions = {}): Promise<T> {
   const { config, file: configFile } = resolveConfig(g, e);
   // The app and the logger are imported here, not at the top, so `payd --help` loads neither.
-  const [{ createApp }, { databaseFile, storeTarget }, { createLogger }, { systemClock, systemRandom }] = await Promise.all([import('../app.ts'), import('../db/paths.ts'), import('../log.ts'), import('../system.ts')]);
+  const [{ createApp }, { databaseFile, storeTarget }, { createLogger }, { systemClock, systemRandom }] = await Promise.all([import('../app/index.ts'), import('../db/paths.ts'), import('../log/index.ts'), import('../system.ts')]);
   const sandbox = Boolean(g.sandbox);
   const dbFile = databaseFile(config, sandbox);
   const otherFile = databaseFile(config, !sandbox);

@@ -41,13 +41,13 @@ export const methodCommon = {
   maxAmount: decimalAmount,
   amountStep: decimalAmount,
   maxOffsetSteps: v.optional(v.pipe(num(), v.integer('expected an integer'), v.minValue(0), v.maxValue(100_000)), 100),
-  /** Under pressure the unique-amount window widens up to this share of the price (docs/api.md: unique pay_amount); default 1 (config/load.ts). */
+  /** Under pressure the unique-amount window widens up to this share of the price (docs/api.md: unique pay_amount); default 1 (config/read.ts). */
   maxSurchargePercent: v.optional(v.pipe(num(), v.finite(), v.minValue(0, 'must not be negative'), v.maxValue(100))),
-  /** Under pressure one merchant's intents may hold at most this share of a price's window; default 100 (config/load.ts). */
+  /** Under pressure one merchant's intents may hold at most this share of a price's window; default 100 (config/read.ts). */
   merchantSharePercent: v.optional(v.pipe(num(), v.finite(), v.gtValue(0, 'must be greater than 0'), v.maxValue(100))),
   /** An exact payment after expires_at while its amount is still reserved: settle the intent (default) or hold it for the merchant (issue 27). */
   latePayments: v.optional(v.picklist(['settle', 'hold'], 'expected "settle" or "hold"')),
-  /** How short an attributed payment may be and still settle: "1%" or an amount ("1.00"); absent: not at all (config/load.ts parses it). */
+  /** How short an attributed payment may be and still settle: "1%" or an amount ("1.00"); absent: not at all (config/read.ts parses it). */
   underpaymentTolerance: v.optional(v.string('expected a string like "1%" or "1.00"')),
   /** How far below a pay_amount a short payment is still attributed to it; default maxOffsetSteps × amountStep; 0: never. */
   attributionWindow: v.optional(v.pipe(num(), v.finite(), v.minValue(0, 'must not be negative'))),

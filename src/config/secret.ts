@@ -25,7 +25,7 @@ export class Secret {
   }
 }
 
-/** Where a secret comes from, as written in the config; resolved by config/load.ts. */
+/** Where a secret comes from, as written in the config; resolved by config/read.ts. */
 export class SecretRefBox {
   constructor(readonly ref: string | { env: string } | { file: string }) {}
 }

@@ -1,5 +1,5 @@
 import { basename, dirname, extname, join } from 'node:path';
-import type { Config } from '../config/load.ts';
+import type { Config } from '../config/read.ts';
 import type { StoreTarget } from './store.ts';
 
 /** The sandbox database lives beside the live one: payd.sqlite → payd-sandbox.sqlite. */

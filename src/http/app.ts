@@ -2,23 +2,21 @@ import type { MethodRegistry } from '../methods/registry.ts';
 import { H3, type H3Event } from 'h3';
 import { PaydError } from '../domain/errors.ts';
 import type { Clock, Logger, RequestLogEntry } from '../domain/ports.ts';
-import type { IntentService } from '../services/intents.ts';
-import type { Merchant, MerchantService } from '../services/merchants.ts';
-import { andThen, type Awaitable } from '../domain/awaitable.ts';
+import type { IntentService } from '../services/intents/index.ts';
+import type { Merchant, MerchantService } from '../services/merchants/index.ts';
+import type { Awaitable } from '../domain/awaitable.ts';
 import { authenticate } from './auth.ts';
-import { readJsonBody } from './body.ts';
 import { errorReply, jsonReply, type JsonReply } from './errors.ts';
 import { clientKey, type RateLimiter } from './rate-limit.ts';
 import type { PeerRequest } from './client-address.ts';
-import { parseCreateBody } from './validate.ts';
 import type { RouteContext, RouteHandler } from './routes/kit.ts';
 import { eventRoutes } from './routes/events.ts';
 import { intentRoutes } from './routes/intents.ts';
 import { openApiRoutes } from './routes/openapi.ts';
 import { webhookEndpointRoutes } from './routes/webhook-endpoint.ts';
-import type { EventFeed } from '../services/event-feed.ts';
-import type { IntentCancellation } from '../services/intent-cancel.ts';
-import type { IntentListing } from '../services/intent-list.ts';
+import type { EventFeed } from '../services/events/feed.ts';
+import type { IntentCancellation } from '../services/intents/cancel.ts';
+import type { IntentListing } from '../services/intents/list.ts';
 import type { HeldPayments } from '../services/held-payments.ts';
 
 export interface HttpDeps {
@@ -115,22 +113,7 @@ export function createHttpApp(d: HttpDeps): H3 {
       throw new PaydError('METHOD_NOT_ALLOWED', `method not allowed here; use ${allow}`);
     }, { auth: false });
 
-  app.post(
-    '/api/v1/intents/create-payment',
-    route(async (event, { merchant }) => {
-      const input = parseCreateBody(await readJsonBody(event));
-      return jsonReply(await d.intents.create(merchant!, input));
-    }, { auth: true }),
-  );
-  app.all('/api/v1/intents/create-payment', notAllowed('POST'));
-
-  app.get(
-    '/api/v1/intents/:intent_id',
-    route((event, { merchant }) => andThen(d.intents.getForMerchant(merchant!, event.context.params?.intent_id ?? ''), (view) => jsonReply(view)), { auth: true }),
-  );
-  app.all('/api/v1/intents/:intent_id', notAllowed('GET'));
-
-  // The rest of the merchant API, one small file per resource.
+  // The merchant API, one file per resource: its request schemas and its routes.
   const kit = { route, notAllowed };
   intentRoutes(app, kit, d);
   webhookEndpointRoutes(app, kit, d);

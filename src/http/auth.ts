@@ -2,7 +2,7 @@ import type { H3Event } from 'h3';
 import { header } from './headers.ts';
 import type { Awaitable } from '../domain/awaitable.ts';
 import { PaydError } from '../domain/errors.ts';
-import type { Merchant, MerchantService } from '../services/merchants.ts';
+import type { Merchant, MerchantService } from '../services/merchants/index.ts';
 
 
 /** X-Client-ID + X-Client-Secret → the merchant; 401 when either is missing, 403 for any wrong value (thrown or rejected). */

@@ -1,4 +1,4 @@
-import { loadConfigFileWith, parseConfigWith, type Config, type Env } from '../config/load.ts';
+import { loadConfigFileWith, parseConfigWith, type Config, type Env } from '../config/read.ts';
 import { builtinMethods, type MethodRegistry } from './registry.ts';
 
 /** The config of these methods (default: the built-in ones): each `methods.<id>` section is its descriptor's schema. */

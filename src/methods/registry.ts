@@ -1,4 +1,4 @@
-import type { Config } from '../config/load.ts';
+import type { Config } from '../config/read.ts';
 import type { MethodDescriptor, MethodSourceDeps } from './method.ts';
 import type { PaymentSource } from './source.ts';
 import { evmMethods } from './evm/method.ts';

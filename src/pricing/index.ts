@@ -1,4 +1,4 @@
-import type { Config } from '../config/load.ts';
+import type { Config } from '../config/read.ts';
 import type { Db } from '../db/open.ts';
 import type { Clock, Logger } from '../domain/ports.ts';
 import type { RateSourceName } from '../domain/rates.ts';

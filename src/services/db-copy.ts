@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import type { Kysely } from 'kysely';
-import type { Config } from '../config/load.ts';
+import type { Config } from '../config/read.ts';
 import { COPIED_TABLES, COPY_PLAN, continueIdentity, countRows, inSqliteSnapshot, postgresColumns, reachable, redactUrl, seededOnly, sqliteBatches, sqliteColumns, sqliteTables, type TableName } from '../db/copy.ts';
 import { processHasFileOpen } from '../db/file-holder.ts';
 import { migrate, openDatabase, type Db } from '../db/open.ts';

@@ -4,7 +4,7 @@ import type { PaymentsTable } from '../db/schema.ts';
 import { PaydError } from '../domain/errors.ts';
 import { intentView, type Intent, type IntentView, type ShownPayment, type ViewContext } from '../domain/intent.ts';
 import type { Method } from '../domain/methods.ts';
-import { moneyOfOne, shownPayment } from './intent-money.ts';
+import { moneyOfOne, shownPayment } from './intents/money.ts';
 import type { HeldAction } from './ledger/held.ts';
 import { UUID_V4 } from '../domain/ids.ts';
 

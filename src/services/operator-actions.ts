@@ -3,9 +3,9 @@ import { parseDecimal } from '../domain/money.ts';
 import type { Random } from '../domain/ports.ts';
 import type { MethodRegistry } from '../methods/registry.ts';
 import type { createSandboxSource } from '../methods/sandbox/source.ts';
-import type { EventService } from './events.ts';
-import type { IntentService } from './intents.ts';
-import type { MerchantService } from './merchants.ts';
+import type { EventService } from './events/operator.ts';
+import type { IntentService } from './intents/index.ts';
+import type { MerchantService } from './merchants/index.ts';
 import type { createPaymentQueries } from './payments.ts';
 
 /**

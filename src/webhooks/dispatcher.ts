@@ -1,5 +1,5 @@
 import type { Db } from '../db/open.ts';
-import { claimDueEvents, claimEvent, finishEvent, postponeEvent, releaseLeasesOf, skipEvent } from '../db/outbox.ts';
+import { claimDueEvents, claimEvent, finishEvent, postponeEvent, releaseLeasesOf, skipEvent } from '../db/events.ts';
 import { PaydError } from '../domain/errors.ts';
 import type { EventsTable } from '../db/schema.ts';
 import { noopMetrics, type Clock, type Logger, type Metrics, type Random, type WebhookEndpoints } from '../domain/ports.ts';

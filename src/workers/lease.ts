@@ -38,7 +38,7 @@ export function pidAlive(pid: number): boolean {
 /**
  * The database's worker lease: one row, taken and renewed with compare-and-set updates
  * (plain queries, valid on SQLite and PostgreSQL alike). The dispatcher claims webhook
- * deliveries only while its holder's lease is unexpired (db/outbox.ts: fencing).
+ * deliveries only while its holder's lease is unexpired (db/events.ts: fencing).
  */
 export function createWorkerLease(d: WorkerLeaseDeps) {
   const isAlive = d.isAlive ?? pidAlive;

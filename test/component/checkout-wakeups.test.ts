@@ -11,7 +11,7 @@ import { intentFromRow } from '../../src/db/intent-rows.ts';
 import type { IntentsTable } from '../../src/db/schema.ts';
 import { localWakeups } from '../../src/db/wakeups.ts';
 import { createCheckoutSockets } from '../../src/http/checkout/ws.ts';
-import { silentLogger } from '../../src/log.ts';
+import { silentLogger } from '../../src/log/index.ts';
 
 const ID = '7d0f3f9e-7a51-4c3e-9a8e-0c1d2e3f4a5b';
 

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Secret } from '../../src/config/secret.ts';
-import { createLogger } from '../../src/log.ts';
+import { createLogger } from '../../src/log/index.ts';
 import { createAccessTokens, type OAuthSettings } from '../../src/methods/upi/oauth/token-provider.ts';
 import { startFakeOAuth, type FakeOAuth } from '../fakes/oauth-provider.ts';
 import { testClock } from '../helpers/payd.ts';

@@ -6,7 +6,7 @@ import { after, before, test, type TestContext } from 'node:test';
 import { sql } from 'kysely';
 import { openPostgres } from '../../src/db/postgres.ts';
 import { openWakeups } from '../../src/db/wakeups.ts';
-import { silentLogger } from '../../src/log.ts';
+import { silentLogger } from '../../src/log/index.ts';
 import { freshDatabase, startPostgres, type Postgres } from '../helpers/postgres.ts';
 import { waitFor } from '../helpers/wait.ts';
 

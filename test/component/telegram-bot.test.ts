@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { Secret } from '../../src/config/secret.ts';
 import { migrate, openDatabase } from '../../src/db/open.ts';
 import type { HeldPayments } from '../../src/domain/notify/held-port.ts';
-import { silentLogger } from '../../src/log.ts';
+import { silentLogger } from '../../src/log/index.ts';
 import { showAmountWith } from '../../src/app/notify.ts';
 import { builtinMethods } from '../../src/methods/registry.ts';
 import { createTelegramBot } from '../../src/services/notify/bot.ts';

@@ -5,10 +5,10 @@ import { createServer, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { createApp, type App } from '../../src/app.ts';
+import { createApp, type App } from '../../src/app/index.ts';
 import { parseConfig } from '../../src/methods/load-config.ts';
 import type { Clock } from '../../src/domain/ports.ts';
-import { silentLogger } from '../../src/log.ts';
+import { silentLogger } from '../../src/log/index.ts';
 import { systemRandom } from '../../src/system.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';

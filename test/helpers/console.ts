@@ -5,9 +5,9 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CDPSession, Page } from 'playwright-core';
-import { createApp, type App } from '../../src/app.ts';
+import { createApp, type App } from '../../src/app/index.ts';
 import { parseConfig } from '../../src/methods/load-config.ts';
-import { silentLogger } from '../../src/log.ts';
+import { silentLogger } from '../../src/log/index.ts';
 import { systemRandom } from '../../src/system.ts';
 import { shiftableClock, type Browser } from './browser.ts';
 

@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createApp, type App } from '../../src/app.ts';
+import { createApp, type App } from '../../src/app/index.ts';
 import { parseConfig } from '../../src/methods/load-config.ts';
 import type { Clock, Logger } from '../../src/domain/ports.ts';
-import { silentLogger } from '../../src/log.ts';
+import { silentLogger } from '../../src/log/index.ts';
 import { sandboxReceivers } from '../../src/methods/sandbox/receivers.ts';
 import type { MethodRegistry } from '../../src/methods/registry.ts';
 import type { PaymentSource } from '../../src/methods/source.ts';

@@ -16,7 +16,7 @@ export interface TestStore {
   database(): Promise<string>;
 }
 
-/** One master key for every PostgreSQL node of a test (required there; see config/load.ts). */
+/** One master key for every PostgreSQL node of a test (required there; see config/read.ts). */
 export const TEST_MASTER_KEY = 'test master key shared by every node';
 
 let cluster: Promise<Postgres> | null = null;

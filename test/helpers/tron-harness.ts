@@ -1,7 +1,7 @@
 /** Wires a TRON source to the fake TronGrid and the fake ledger, counting fetch calls. */
 import { fetch as undiciFetch } from 'undici';
 import { Secret } from '../../src/config/secret.ts';
-import { silentLogger } from '../../src/log.ts';
+import { silentLogger } from '../../src/log/index.ts';
 import type { Clock, Random } from '../../src/domain/ports.ts';
 import { createTronSource, type TronSource, type TronSourceConfig, type TronTuning } from '../../src/methods/tron/source.ts';
 import { MERCHANT, USDT, startFakeTronGrid, type FakeTronGrid } from '../fakes/trongrid.ts';

@@ -3,8 +3,8 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { WebSocket } from 'undici';
-import { createApp } from '../../src/app.ts';
-import { silentLogger } from '../../src/log.ts';
+import { createApp } from '../../src/app/index.ts';
+import { silentLogger } from '../../src/log/index.ts';
 import { systemRandom } from '../../src/system.ts';
 import { startCheckoutApp, type CheckoutApp } from '../helpers/browser.ts';
 

@@ -113,9 +113,9 @@ test('merchant lifecycle from the CLI, with --config after the subcommand', asyn
 test('intents settle, show, payments and webhooks from the CLI; settling twice is refused', async (t) => {
   const dir = workdir(t);
   writeFileSync(join(dir, 'payd.config.json'), JSON.stringify(baseConfig(dir)));
-  const { createApp } = await import('../../src/app.ts');
+  const { createApp } = await import('../../src/app/index.ts');
   const { loadConfigFile } = await import('../../src/methods/load-config.ts');
-  const { silentLogger } = await import('../../src/log.ts');
+  const { silentLogger } = await import('../../src/log/index.ts');
   const { systemClock, systemRandom } = await import('../../src/system.ts');
   const app = await createApp({ config: loadConfigFile(join(dir, 'payd.config.json'), {}), clock: systemClock, random: systemRandom, log: silentLogger() });
   const cred = await app.merchants.create({ name: 'Shop', webhookUrl: 'http://127.0.0.1:1/hook' });

@@ -2,11 +2,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { writeTx } from '../../src/db/open.ts';
-import { createOutbox } from '../../src/services/outbox.ts';
+import { createOutbox } from '../../src/services/events/outbox.ts';
 import { systemRandom } from '../../src/system.ts';
 import { createDispatcher } from '../../src/webhooks/dispatcher.ts';
 import { undiciPost } from '../helpers/undici-post.ts';
-import { silentLogger } from '../../src/log.ts';
+import { silentLogger } from '../../src/log/index.ts';
 import { startPayd, testClock } from '../helpers/payd.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import { waitFor } from '../helpers/wait.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
-import { silentLogger } from '../../src/log.ts';
+import { silentLogger } from '../../src/log/index.ts';
 import type { PaymentSource } from '../../src/methods/source.ts';
 import { systemRandom } from '../../src/system.ts';
 import { runLoop } from '../../src/runtime/loop.ts';

@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { writeTx } from '../../src/db/open.ts';
-import { silentLogger } from '../../src/log.ts';
-import { createOutbox } from '../../src/services/outbox.ts';
+import { silentLogger } from '../../src/log/index.ts';
+import { createOutbox } from '../../src/services/events/outbox.ts';
 import { systemRandom } from '../../src/system.ts';
 import { undiciPost } from '../helpers/undici-post.ts';
 import { createDispatcher } from '../../src/webhooks/dispatcher.ts';

@@ -9,7 +9,7 @@ import { waitFor } from '../helpers/wait.ts';
 import type { PaymentSource } from '../../src/methods/source.ts';
 import { runLoop } from '../../src/runtime/loop.ts';
 import { systemRandom } from '../../src/system.ts';
-import { silentLogger } from '../../src/log.ts';
+import { silentLogger } from '../../src/log/index.ts';
 
 const readyz = async (url: string) => {
   const res = await fetch(url + '/readyz');

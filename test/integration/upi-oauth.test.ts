@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { createLogger } from '../../src/log.ts';
+import { createLogger } from '../../src/log/index.ts';
 import { startFakeOAuth, type FakeOAuth } from '../fakes/oauth-provider.ts';
 import { hdfcCredit, signingKit } from '../helpers/bank-alerts.ts';
 import { payd } from '../helpers/cli.ts';

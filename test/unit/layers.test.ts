@@ -8,11 +8,11 @@ import ts from 'typescript';
 /**
  * The layer order, lowest first: a module may import its own layer and those before it, never
  * one after it. Written once, here, with no exceptions. A layer is named by the first path
- * segment under src/ without its extension ("app" is src/app.ts or src/app/).
+ * segment under src/ without its extension ("app" is src/app/).
  */
 const LAYERS: readonly (readonly string[])[] = [
   ['domain'], // pure rules and the ports the layers above implement
-  ['runtime', 'system', 'stdio', 'log-pipe', 'log', 'metrics'], // the loop primitive and process plumbing, no business
+  ['runtime', 'system', 'stdio', 'log', 'metrics'], // the loop primitive and process plumbing, no business
   ['config'],
   ['db'],
   ['methods', 'pricing'], // pricing: the fiat rate sources, beside the payment sources

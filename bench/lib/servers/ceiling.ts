@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { H3, type H3Event } from 'h3';
 import type { Kysely } from 'kysely';
 import { openDatabase } from '../../../src/db/open.ts';
-import { parseCreateBody } from '../../../src/http/validate.ts';
+import { parseCreateBody } from '../../../src/http/routes/intents.ts';
 import { serveHttp } from '../../../src/http/server.ts';
 import { serveChild } from '../child.ts';
 

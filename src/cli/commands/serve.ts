@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { InvalidArgumentError, type Command } from 'commander';
-import type { App } from '../../app.ts';
+import type { App } from '../../app/index.ts';
 import { PaydError } from '../../domain/errors.ts';
 import { databaseTraces, lostDatabase, resolveConfig, type CliEnv, type GlobalOptions } from '../context.ts';
 import { leaf, type Opts } from './leaf.ts';
@@ -42,7 +42,7 @@ export async function runDaemon(
   const file = resolved.file;
   // Flags override the config, so checkout links point where the daemon really listens.
   const config = { ...resolved.config, server: { ...resolved.config.server, host: o.host ?? resolved.config.server.host, port: o.port ?? resolved.config.server.port } };
-  const [{ createApp }, { createLogger }, { systemClock, systemRandom }, { storeTarget }] = await Promise.all([import('../../app.ts'), import('../../log.ts'), import('../../system.ts'), import('../../db/paths.ts')]);
+  const [{ createApp }, { createLogger }, { systemClock, systemRandom }, { storeTarget }] = await Promise.all([import('../../app/index.ts'), import('../../log/index.ts'), import('../../system.ts'), import('../../db/paths.ts')]);
   // A live shop's database gone missing (a volume not mounted, a file deleted) is never replaced by an empty one:
   // its intents, payments and merchants would vanish while payd carried on.
   const target = storeTarget(config, g.sandbox ?? false);

@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Config } from '../../config/load.ts';
+import type { Config } from '../../config/read.ts';
 
 /** Writes the config (owner and group may read it: it holds no secret, only references). */
 export function writeConfigFile(file: string, json: unknown): void {

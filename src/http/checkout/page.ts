@@ -14,7 +14,7 @@ export interface PageInput {
   intent: Intent;
   /** The intent's method: its unit and the page's words for it. */
   method: Pick<MethodDescriptor, 'rules' | 'checkout'>;
-  /** Who is paid, as the payment link names them (domain/deposit.ts payeeShown): the page's title and heading. */
+  /** Who is paid, as the payment link names them (domain/payee.ts payeeShown): the page's title and heading. */
   payee: string;
   /** The merchant (API client) whose order this is; named beside the order when it differs from the payee. */
   merchantName: string;

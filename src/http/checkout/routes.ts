@@ -1,10 +1,10 @@
 import type { H3, H3Event } from 'h3';
-import { payeeShown } from '../../domain/deposit.ts';
+import { payeeShown } from '../../domain/payee.ts';
 import type { Intent, IntentMoney } from '../../domain/intent.ts';
 import type { Clock, Logger } from '../../domain/ports.ts';
 import type { MethodRegistry } from '../../methods/registry.ts';
-import type { IntentService } from '../../services/intents.ts';
-import type { MerchantService } from '../../services/merchants.ts';
+import type { IntentService } from '../../services/intents/index.ts';
+import type { MerchantService } from '../../services/merchants/index.ts';
 import { loadAssets, type Assets } from './assets.ts';
 import { clientKey, type RateLimiter } from '../rate-limit.ts';
 import type { PeerRequest } from '../client-address.ts';

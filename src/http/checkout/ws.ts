@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import crossws from 'crossws/adapters/node';
 import type { Peer } from 'crossws';
 import type { Clock, Logger, Wakeups } from '../../domain/ports.ts';
-import type { IntentService } from '../../services/intents.ts';
+import type { IntentService } from '../../services/intents/index.ts';
 import { clientKey, type RateLimiter } from '../rate-limit.ts';
 import { checkoutState } from './state.ts';
 

@@ -1,9 +1,9 @@
 import { PaydError } from '../../domain/errors.ts';
-import type { EventService } from '../../services/events.ts';
+import type { EventService } from '../../services/events/operator.ts';
 import type { HeldPayments } from '../../services/held-payments.ts';
-import type { IntentCancellation } from '../../services/intent-cancel.ts';
-import type { MerchantService } from '../../services/merchants.ts';
-import type { SettlementService } from '../../services/settlement.ts';
+import type { IntentCancellation } from '../../services/intents/cancel.ts';
+import type { MerchantService } from '../../services/merchants/index.ts';
+import type { ManualSettlementService } from '../../services/manual-settlement.ts';
 import { htmlPage, seeOther } from './headers.ts';
 import { page } from './layout.ts';
 import { secretsBody } from './pages/merchants.ts';
@@ -12,7 +12,7 @@ import type { ConsoleKit } from './kit.ts';
 export interface ActionDeps {
   cancels: Pick<IntentCancellation, 'cancel'>;
   replays: Pick<EventService, 'replay' | 'show'>;
-  settlement: Pick<SettlementService, 'settle'>;
+  settlement: Pick<ManualSettlementService, 'settle'>;
   heldActions: Pick<HeldPayments, 'acceptPayment' | 'markRefunded'>;
   merchantActions: Pick<MerchantService, 'create' | 'rotateSecret' | 'revoke' | 'setWebhook'>;
 }

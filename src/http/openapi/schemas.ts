@@ -1,7 +1,7 @@
 import { FIAT_CODES } from '../../domain/rates.ts';
 import type { MethodRegistry } from '../../methods/registry.ts';
-import { FEED_TYPES } from '../../services/event-feed.ts';
-import { INTENT_STATUSES } from '../requests.ts';
+import { FEED_TYPES } from '../../services/events/feed.ts';
+import { INTENT_STATUSES } from '../routes/intents.ts';
 
 /** Response schemas of the merchant API (JSON Schema 2020-12, as OpenAPI 3.1 uses). */
 

@@ -1,8 +1,18 @@
 import type { H3 } from 'h3';
-import type { EventFeed } from '../../services/event-feed.ts';
+import * as v from 'valibot';
+import { FEED_TYPES, type EventFeed } from '../../services/events/feed.ts';
 import { JsonReply } from '../errors.ts';
-import { EventsQuery, parseQuery } from '../requests.ts';
+import { pageLimit, parseQuery } from '../parse.ts';
 import type { RouteKit } from './kit.ts';
+
+export const EventsQuery = v.strictObject(
+  {
+    after: v.optional(v.pipe(v.string(), v.maxLength(64, 'after must be an event id'), v.description('An event id: only events written after it (your last seen id, or next_cursor).'))),
+    type: v.optional(v.pipe(v.picklist(FEED_TYPES, `type must be one of ${FEED_TYPES.join(', ')}`), v.description('Only events of this type.'))),
+    limit: pageLimit,
+  },
+  'unknown query parameter',
+);
 
 /** GET /api/v1/events: catch up on webhook events after the last one seen. */
 export function eventRoutes(app: H3, { route, notAllowed }: RouteKit, d: { feed: EventFeed }): void {

@@ -1,14 +1,138 @@
 import type { H3 } from 'h3';
-import type { IntentCancellation } from '../../services/intent-cancel.ts';
-import type { IntentListing } from '../../services/intent-list.ts';
-import type { HeldPayments } from '../../services/held-payments.ts';
+import * as v from 'valibot';
+import { andThen } from '../../domain/awaitable.ts';
 import { PaydError } from '../../domain/errors.ts';
+import type { IntentService } from '../../services/intents/index.ts';
+import type { CreateIntentInput } from '../../services/intents/inputs.ts';
+import type { IntentCancellation } from '../../services/intents/cancel.ts';
+import type { IntentListing } from '../../services/intents/list.ts';
+import type { HeldPayments } from '../../services/held-payments.ts';
+import { readJsonBody } from '../body.ts';
 import { jsonReply } from '../errors.ts';
-import { listIntentsQuery, parseQuery } from '../requests.ts';
+import { pageLimit, parseQuery } from '../parse.ts';
 import type { RouteKit } from './kit.ts';
 
-/** GET /api/v1/intents (the merchant's list) and POST /api/v1/intents/{id}/cancel. */
-export function intentRoutes(app: H3, { route, notAllowed }: RouteKit, d: { listing: IntentListing; cancels: IntentCancellation; heldPayments: HeldPayments; methods: { ids: readonly string[] } }): void {
+// The intent resource: its request schemas (the OpenAPI document is derived from them) and its routes.
+
+/** Control characters would corrupt logs and UPI deep links. */
+const printable = (s: string) => !/[\u0000-\u001f\u007f]/.test(s);
+
+const positive = (field: string) => v.pipe(v.number(`${field} must be a number`), v.finite(`${field} must be a finite number`), v.gtValue(0, `${field} must be greater than 0`));
+
+export const CreateBody = v.object({
+  amount: v.optional(v.pipe(positive('amount'), v.description("In the method's currency (currency). Give either amount or price, not both."))),
+  price: v.optional(
+    v.pipe(
+      v.strictObject(
+        {
+          amount: positive('price.amount'),
+          currency: v.pipe(v.string('price.currency must be a string'), v.description('ISO 4217: INR, USD or EUR.')),
+        },
+        'price has an unknown field',
+      ),
+      v.description("A price in fiat instead of amount: payd converts it to the method's currency at a locked quote (rounded up to the method's amount step)."),
+    ),
+  ),
+  // The API document lists the methods this payd knows (openapi/document.ts); one not enabled here is METHOD_UNSUPPORTED.
+  currency: v.pipe(v.string('currency must be a string'), v.description('The payment method; one not enabled on this payd is refused with METHOD_UNSUPPORTED.')),
+  order_id: v.pipe(
+    v.string('order_id must be a string'),
+    v.minLength(1, 'order_id must not be empty'),
+    v.maxLength(128, 'order_id must be at most 128 characters'),
+    v.check(printable, 'order_id must not contain control characters'),
+  ),
+  return_url: v.optional(
+    v.pipe(
+      v.string('return_url must be a string'),
+      v.maxLength(2048, 'return_url must be at most 2048 characters'),
+      v.check((s) => {
+        try {
+          const u = new URL(s);
+          return u.protocol === 'https:' || u.protocol === 'http:';
+        } catch {
+          return false;
+        }
+      }, 'return_url must be an http(s) URL'),
+    ),
+  ),
+});
+
+/** Shape checks only (INVALID_REQUEST); business rules follow in the intent service. */
+export function parseCreateBody(body: unknown): CreateIntentInput {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new PaydError('INVALID_REQUEST', 'request body must be a JSON object', { errors: [{ field: '(body)', message: 'request body must be a JSON object' }] });
+  const r = v.safeParse(CreateBody, body);
+  if (r.success) {
+    const both = r.output.amount !== undefined && r.output.price !== undefined;
+    if (both || (r.output.amount === undefined && r.output.price === undefined)) {
+      const message = both ? 'give either amount or price, not both' : 'amount (or price) is required';
+      throw new PaydError('INVALID_REQUEST', message, { errors: [{ field: 'amount', message }] });
+    }
+    return r.output;
+  }
+  const errors = r.issues.map((i) => {
+    const field = v.getDotPath(i) ?? '(body)';
+    return { field, message: i.input === undefined ? `${field} is required` : i.message };
+  });
+  throw new PaydError('INVALID_REQUEST', errors.map((e) => e.message).join('; '), { errors });
+}
+
+const timestamp = (what: string) =>
+  v.optional(
+    v.pipe(
+      v.string(),
+      v.isoTimestamp(`${what} must be an ISO 8601 timestamp such as 2026-11-22T10:00:00.000Z`),
+      v.check((s) => Number.isFinite(Date.parse(s)), `${what} must be an ISO 8601 timestamp such as 2026-11-22T10:00:00.000Z`),
+    ),
+  );
+
+export const INTENT_STATUSES = ['pending', 'settled', 'expired', 'canceled'] as const;
+
+/** GET /api/v1/intents' query; `currency` is one of the methods this payd knows. */
+export const listIntentsQuery = (methods: readonly string[]) =>
+  v.strictObject(
+    {
+      status: v.optional(v.pipe(v.picklist(INTENT_STATUSES, `status must be one of ${INTENT_STATUSES.join(', ')}`), v.description('Only intents in this status (as the fetch reports it).'))),
+      currency: v.optional(v.pipe(v.picklist(methods, `currency must be one of ${methods.join(', ')}`), v.description('Only intents of this payment method.'))),
+      order_id: v.optional(
+        v.pipe(
+          v.string(),
+          v.minLength(1, 'order_id must not be empty'),
+          v.maxLength(128, 'order_id must be at most 128 characters'),
+          v.description('Only the intent with this order_id.'),
+        ),
+      ),
+      created_from: v.pipe(timestamp('created_from'), v.description('Only intents created at or after this time.')),
+      created_to: v.pipe(timestamp('created_to'), v.description('Only intents created before this time.')),
+      limit: pageLimit,
+      cursor: v.optional(v.pipe(v.string(), v.maxLength(200, 'cursor is not one this server issued'), v.description('The next_cursor of the previous page; keep the other parameters the same.'))),
+    },
+    'unknown query parameter',
+  );
+
+/**
+ * POST /api/v1/intents/create-payment, GET /api/v1/intents/{id}, GET /api/v1/intents (the
+ * merchant's list), POST /api/v1/intents/{id}/cancel and a held payment's accept / refunded.
+ */
+export function intentRoutes(
+  app: H3,
+  { route, notAllowed }: RouteKit,
+  d: { intents: IntentService; listing: IntentListing; cancels: IntentCancellation; heldPayments: HeldPayments; methods: { ids: readonly string[] } },
+): void {
+  app.post(
+    '/api/v1/intents/create-payment',
+    route(async (event, { merchant }) => {
+      const input = parseCreateBody(await readJsonBody(event));
+      return jsonReply(await d.intents.create(merchant!, input));
+    }, { auth: true }),
+  );
+  app.all('/api/v1/intents/create-payment', notAllowed('POST'));
+
+  app.get(
+    '/api/v1/intents/:intent_id',
+    route((event, { merchant }) => andThen(d.intents.getForMerchant(merchant!, event.context.params?.intent_id ?? ''), (view) => jsonReply(view)), { auth: true }),
+  );
+  app.all('/api/v1/intents/:intent_id', notAllowed('GET'));
+
   const ListIntentsQuery = listIntentsQuery(d.methods.ids);
   app.get(
     '/api/v1/intents',

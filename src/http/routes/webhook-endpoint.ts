@@ -1,9 +1,20 @@
 import type { H3 } from 'h3';
-import type { MerchantService } from '../../services/merchants.ts';
+import * as v from 'valibot';
+import type { MerchantService } from '../../services/merchants/index.ts';
 import { readJsonBody } from '../body.ts';
 import { jsonReply } from '../errors.ts';
-import { parseBody, WebhookEndpointBody } from '../requests.ts';
+import { parseBody } from '../parse.ts';
 import type { RouteKit } from './kit.ts';
+
+export const WebhookEndpointBody = v.strictObject(
+  {
+    url: v.pipe(
+      v.nullable(v.pipe(v.string('url must be a string or null'), v.maxLength(2048, 'url must be at most 2048 characters'))),
+      v.description('https URL; loopback (127.0.0.0/8, ::1, localhost), and plain http to it, only where the operator allows loopback targets (webhooks.allowLoopback; the sandbox does); null removes it.'),
+    ),
+  },
+  'unknown field',
+);
 
 /** The caller's webhook endpoint: the same merchant service (and URL rule) as `payd merchant set-webhook`. */
 export function webhookEndpointRoutes(app: H3, { route, notAllowed }: RouteKit, d: { merchants: MerchantService }): void {

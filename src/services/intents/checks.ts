@@ -2,7 +2,7 @@ import { PaydError } from '../../domain/errors.ts';
 import type { Method } from '../../domain/methods.ts';
 import { formatMinor, numberToDecimalText, parseDecimal } from '../../domain/money.ts';
 import { FIAT_CODES, FIATS, isFiat, type Fiat } from '../../domain/rates.ts';
-import type { CreateIntentInput, MethodDeposit } from './deposit.ts';
+import type { CreateIntentInput, MethodDeposit } from './inputs.ts';
 
 /** The business rules of a create, in DESIGN §8 order: method → decimals → range. */
 

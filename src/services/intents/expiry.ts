@@ -3,8 +3,8 @@ import { intentFromRow } from '../../db/intent-rows.ts';
 import { intentView, type ViewContext } from '../../domain/intent.ts';
 import type { Method } from '../../domain/methods.ts';
 import type { Metrics } from '../../domain/ports.ts';
-import { moneyOfOne } from '../intent-money.ts';
-import type { Outbox } from '../outbox.ts';
+import { moneyOfOne } from './money.ts';
+import type { Outbox } from '../events/outbox.ts';
 
 /** Moves pending intents past expires_at to expired and emits intent.expired. Returns how many. */
 export async function expireDue(d: { db: Db; outbox: Outbox; metrics: Metrics; ctx: () => ViewContext }, batch = 500): Promise<number> {

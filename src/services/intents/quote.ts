@@ -4,7 +4,7 @@ import type { Method } from '../../domain/methods.ts';
 import { convertPrice, FIATS, formatRate, ratioToRate } from '../../domain/rates.ts';
 import type { RateBook } from '../../pricing/book.ts';
 import { checkPrice, checkRange } from './checks.ts';
-import type { MethodDeposit } from './deposit.ts';
+import type { MethodDeposit } from './inputs.ts';
 
 export interface QuoteDeps {
   /** Fiat prices: the rate cache and how long a quote holds (default and cap: ttlSeconds). */

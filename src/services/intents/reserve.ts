@@ -1,4 +1,4 @@
-import type { MethodAmounts } from '../../config/load.ts';
+import type { MethodAmounts } from '../../config/read.ts';
 import type { IntentWriter, ReserveRange } from '../../db/intent-store.ts';
 import { isRoundAmount, merchantShare, roundOffsets, topOffsetSteps, windowCapacity } from '../../domain/amount-window.ts';
 import { PaydError } from '../../domain/errors.ts';

@@ -2,7 +2,7 @@ import type { Db } from '../../db/open.ts';
 import type { Method } from '../../domain/methods.ts';
 import type { PaymentPolicy } from '../../domain/payment-policy.ts';
 import type { Clock, Logger, Metrics, Random } from '../../domain/ports.ts';
-import type { Outbox } from '../outbox.ts';
+import type { Outbox } from '../events/outbox.ts';
 
 export interface LedgerDeps {
   db: Db;

@@ -4,7 +4,7 @@ import { DecimalNumber } from '../../domain/json.ts';
 import { formatMinor } from '../../domain/money.ts';
 import type { ReceivedPayment } from '../../domain/payment.ts';
 import type { PaymentReason } from '../../domain/payment-policy.ts';
-import { moneyOfOne } from '../intent-money.ts';
+import { moneyOfOne } from '../intents/money.ts';
 import type { IngestOptions, LedgerContext } from './deps.ts';
 import { audit } from '../../db/audit.ts';
 

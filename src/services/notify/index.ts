@@ -3,7 +3,7 @@
  * queue, the feed that fills it, the sender and the Telegram bot. Nothing connects until the
  * worker leader runs them (workers/notify.ts).
  */
-import type { Config } from '../../config/load.ts';
+import type { Config } from '../../config/read.ts';
 import type { Db } from '../../db/open.ts';
 import type { HeldPayments } from '../../domain/notify/held-port.ts';
 import type { ShowAmount } from '../../domain/notify/text.ts';

@@ -15,7 +15,7 @@ test('outbox.enqueue accepts a Tx from writeTx and refuses a plain Db (tsc)', ()
     writeFileSync(
       join(dir, 'snippet.ts'),
       `import { writeTx, type Db } from '../../src/db/open.ts';
-import { createOutbox } from '../../src/services/outbox.ts';
+import { createOutbox } from '../../src/services/events/outbox.ts';
 declare const db: Db;
 const outbox = createOutbox({ clock: { now: () => 0 }, random: { uuid: () => '', bytes: () => new Uint8Array(), float: () => 0 } as never });
 export const ok = writeTx(db, (tx) => outbox.enqueue(tx, 'm', null, 'webhook.test', {}));

@@ -1,4 +1,4 @@
-import type { IssuedCredentials, Merchant } from '../../../services/merchants.ts';
+import type { IssuedCredentials, Merchant } from '../../../services/merchants/index.ts';
 import { html, type Safe } from '../../checkout/escape.ts';
 import { actionForm, badge, csrfField, facts, when } from '../layout.ts';
 

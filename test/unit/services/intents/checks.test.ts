@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { PaydError } from '../../../../src/domain/errors.ts';
 import { upiMethod } from '../../../../src/methods/upi/method.ts';
 import { checkAmount, checkMethod, checkPrice, checkRange } from '../../../../src/services/intents/checks.ts';
-import type { MethodDeposit } from '../../../../src/services/intents/deposit.ts';
+import type { MethodDeposit } from '../../../../src/services/intents/inputs.ts';
 
 const upi: MethodDeposit = {
   method: upiMethod,

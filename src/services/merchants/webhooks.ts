@@ -1,8 +1,8 @@
-import type { Db } from '../db/open.ts';
-import type { Clock, Random } from '../domain/ports.ts';
-import { checkWebhookUrl } from '../domain/webhook-url.ts';
-import type { Keyring } from './keys.ts';
-import { auditMerchant, merchantRow, toMerchant, type Actor, type Merchant } from './merchant-row.ts';
+import type { Db } from '../../db/open.ts';
+import type { Clock, Random } from '../../domain/ports.ts';
+import { checkWebhookUrl } from '../../domain/webhook-url.ts';
+import type { Keyring } from '../keys.ts';
+import { auditMerchant, merchantRow, toMerchant, type Actor, type Merchant } from './row.ts';
 
 export const newWebhookSecret = (random: Random) => `whsec_${Buffer.from(random.bytes(32)).toString('base64')}`;
 

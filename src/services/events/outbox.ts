@@ -1,7 +1,7 @@
-import type { Tx } from '../db/open.ts';
-import { enqueueEvent } from '../db/outbox.ts';
-import { stringifyJson } from '../domain/json.ts';
-import type { Clock, Random, Wakeups } from '../domain/ports.ts';
+import type { Tx } from '../../db/open.ts';
+import { enqueueEvent } from '../../db/events.ts';
+import { stringifyJson } from '../../domain/json.ts';
+import type { Clock, Random, Wakeups } from '../../domain/ports.ts';
 
 export type EventType = 'payment.success' | 'payment.held' | 'payment.refunded' | 'intent.expired' | 'intent.canceled' | 'webhook.test';
 

@@ -1,16 +1,16 @@
 import { sql } from 'kysely';
-import { writeTx } from '../db/open.ts';
-import type { Method } from '../domain/methods.ts';
-import type { IngestOutcome, ReceivedPayment, RejectedObservation } from '../domain/payment.ts';
-import { DEFAULT_POLICY } from '../domain/payment-policy.ts';
-import { noopMetrics, type CheckpointUpdate, type Ledger } from '../domain/ports.ts';
-import { applyAttribution } from './ledger/attributed.ts';
-import type { IngestOptions, LedgerContext, LedgerDeps } from './ledger/deps.ts';
-import { acceptHeld, markRefunded, type HeldAction } from './ledger/held.ts';
-import { linkRecorded, settleNamed } from './ledger/manual.ts';
-import { mismatchOf } from './ledger/mismatch.ts';
-import { insertRejection, newPaymentId, paymentRow, recordedAsWholeTransaction } from './ledger/rows.ts';
-import { loadCheckpoint, saveCheckpoint } from '../db/checkpoints.ts';
+import { writeTx } from '../../db/open.ts';
+import type { Method } from '../../domain/methods.ts';
+import type { IngestOutcome, ReceivedPayment, RejectedObservation } from '../../domain/payment.ts';
+import { DEFAULT_POLICY } from '../../domain/payment-policy.ts';
+import { noopMetrics, type CheckpointUpdate, type Ledger } from '../../domain/ports.ts';
+import { applyAttribution } from './attributed.ts';
+import type { IngestOptions, LedgerContext, LedgerDeps } from './deps.ts';
+import { acceptHeld, markRefunded, type HeldAction } from './held.ts';
+import { linkRecorded, settleNamed } from './named-intent.ts';
+import { mismatchOf } from './mismatch.ts';
+import { insertRejection, newPaymentId, paymentRow, recordedAsWholeTransaction } from './rows.ts';
+import { loadCheckpoint, saveCheckpoint } from '../../db/checkpoints.ts';
 
 /**
  * The one core function of payd: record → de-duplicate → match → settle, in one

@@ -1,5 +1,8 @@
-import type { MethodAmounts } from '../../config/load.ts';
+import type { MethodAmounts } from '../../config/read.ts';
 import type { MethodDescriptor } from '../../methods/method.ts';
+
+// What the intent service is given: each enabled method's deposit settings (by the composition
+// root) and a create's checked request (by the HTTP route).
 
 /** What the composition root knows about each enabled method. */
 export interface MethodDeposit {
@@ -12,7 +15,7 @@ export interface MethodDeposit {
 }
 
 export interface CreateIntentInput {
-  /** In the method's currency; exactly one of amount and price (http/validate.ts checks). */
+  /** In the method's currency; exactly one of amount and price (the create route's body schema checks, http/routes/intents.ts). */
   amount?: number;
   /** A fiat price converted at a locked quote (issue #31). */
   price?: { amount: number; currency: string };

@@ -1,12 +1,12 @@
-import { writeTx, type Db, type Tx } from '../db/open.ts';
-import { intentFromRow } from '../db/intent-rows.ts';
-import { PaydError } from '../domain/errors.ts';
-import { effectiveStatus, intentView, type Intent, type IntentView, type ViewContext } from '../domain/intent.ts';
-import { UUID_V4 } from '../domain/ids.ts';
-import type { Actor } from './merchants.ts';
-import type { Outbox } from './outbox.ts';
-import { moneyOfOne } from './intent-money.ts';
-import { audit } from '../db/audit.ts';
+import { writeTx, type Db, type Tx } from '../../db/open.ts';
+import { intentFromRow } from '../../db/intent-rows.ts';
+import { PaydError } from '../../domain/errors.ts';
+import { effectiveStatus, intentView, type Intent, type IntentView, type ViewContext } from '../../domain/intent.ts';
+import { UUID_V4 } from '../../domain/ids.ts';
+import type { Actor } from '../merchants/index.ts';
+import type { Outbox } from '../events/outbox.ts';
+import { moneyOfOne } from './money.ts';
+import { audit } from '../../db/audit.ts';
 
 export interface CancelOptions {
   /** Only an intent of this merchant (the API); the operator's CLI may cancel any. */

@@ -3,7 +3,7 @@
 // writes for the same entry, bindings and level included.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createLogger } from '../../src/log.ts';
+import { createLogger } from '../../../src/log/index.ts';
 
 const at = Date.UTC(2026, 10, 23, 17, 4, 5, 6);
 

@@ -3,9 +3,9 @@ import { PaydError } from '../domain/errors.ts';
 import { normalizeTxRef, txHashOf, type Method } from '../domain/methods.ts';
 import type { MethodRegistry } from '../methods/registry.ts';
 import type { Clock } from '../domain/ports.ts';
-import type { IntentService } from './intents.ts';
-import type { Actor } from './merchants.ts';
-import type { PaydLedger } from './ledger.ts';
+import type { IntentService } from './intents/index.ts';
+import type { Actor } from './merchants/index.ts';
+import type { PaydLedger } from './ledger/index.ts';
 
 export interface ManualSettlement {
   intent_id: string;
@@ -22,7 +22,7 @@ export interface ManualSettlement {
  * normalised by the method first, so a transfer the source already recorded is found under
  * any spelling: kept unmatched, it is linked to the intent; settled, it is refused.
  */
-export function createSettlementService(d: { db: Db; ledger: PaydLedger; intents: Pick<IntentService, 'find'>; methods: MethodRegistry; clock: Clock }) {
+export function createManualSettlementService(d: { db: Db; ledger: PaydLedger; intents: Pick<IntentService, 'find'>; methods: MethodRegistry; clock: Clock }) {
   /** The recorded row a reference names: the exact one, or the one row of a TRON transaction stored per Transfer row. */
   async function recorded(method: Method, ref: string): Promise<{ tx_ref: string } | undefined> {
     const exact = await d.db.selectFrom('payments').select('tx_ref').where('method', '=', method).where('tx_ref', '=', ref).executeTakeFirst();
@@ -69,4 +69,4 @@ export function createSettlementService(d: { db: Db; ledger: PaydLedger; intents
   };
 }
 
-export type SettlementService = ReturnType<typeof createSettlementService>;
+export type ManualSettlementService = ReturnType<typeof createManualSettlementService>;

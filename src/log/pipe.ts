@@ -1,5 +1,5 @@
 import type { DestinationStream } from 'pino';
-import type { StdStream } from './stdio.ts';
+import type { StdStream } from '../stdio.ts';
 
 /** Lines are handed to the pipe when this much is gathered, or this long after the first pending one. */
 const BATCH_BYTES = 16_384;

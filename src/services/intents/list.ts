@@ -1,11 +1,11 @@
-import { intentFromRow } from '../db/intent-rows.ts';
+import { intentFromRow } from '../../db/intent-rows.ts';
 import { sql } from 'kysely';
-import type { Db } from '../db/open.ts';
-import type { IntentStatus } from '../db/schema.ts';
-import { PaydError } from '../domain/errors.ts';
-import { intentView, NO_MONEY, type IntentView, type ViewContext } from '../domain/intent.ts';
-import { moneyOf } from './intent-money.ts';
-import type { Method } from '../domain/methods.ts';
+import type { Db } from '../../db/open.ts';
+import type { IntentStatus } from '../../db/schema.ts';
+import { PaydError } from '../../domain/errors.ts';
+import { intentView, NO_MONEY, type IntentView, type ViewContext } from '../../domain/intent.ts';
+import { moneyOf } from './money.ts';
+import type { Method } from '../../domain/methods.ts';
 
 export interface ListIntentsInput {
   status?: IntentStatus;

@@ -1,9 +1,9 @@
-import type { Db } from '../db/open.ts';
-import { PaydError } from '../domain/errors.ts';
-import type { Clock, Random } from '../domain/ports.ts';
-import type { Keyring } from './keys.ts';
-import { auditMerchant, merchantRow, toMerchant, type Actor, type IssuedCredentials, type Merchant } from './merchant-row.ts';
-import { newWebhookSecret, validWebhookUrl } from './merchant-webhooks.ts';
+import type { Db } from '../../db/open.ts';
+import { PaydError } from '../../domain/errors.ts';
+import type { Clock, Random } from '../../domain/ports.ts';
+import type { Keyring } from '../keys.ts';
+import { auditMerchant, merchantRow, toMerchant, type Actor, type IssuedCredentials, type Merchant } from './row.ts';
+import { newWebhookSecret, validWebhookUrl } from './webhooks.ts';
 
 export interface MerchantRecordDeps {
   db: Db;

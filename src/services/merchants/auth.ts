@@ -1,12 +1,12 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { Awaitable } from '../domain/awaitable.ts';
-import type { Db } from '../db/open.ts';
-import type { MerchantsTable } from '../db/schema.ts';
-import { PaydError } from '../domain/errors.ts';
-import { UUID_V4 } from '../domain/ids.ts';
-import type { Clock } from '../domain/ports.ts';
-import type { Keyring, Keys } from './keys.ts';
-import { toMerchant, type Merchant } from './merchant-row.ts';
+import type { Awaitable } from '../../domain/awaitable.ts';
+import type { Db } from '../../db/open.ts';
+import type { MerchantsTable } from '../../db/schema.ts';
+import { PaydError } from '../../domain/errors.ts';
+import { UUID_V4 } from '../../domain/ids.ts';
+import type { Clock } from '../../domain/ports.ts';
+import type { Keyring, Keys } from '../keys.ts';
+import { toMerchant, type Merchant } from './row.ts';
 
 const invalid = () => new PaydError('AUTH_INVALID_SECRET', 'invalid credentials');
 

@@ -1,8 +1,8 @@
-import { createCredentialCheck } from './merchant-auth.ts';
-import { merchantRecords, type MerchantRecordDeps } from './merchant-records.ts';
-import { merchantWebhooks } from './merchant-webhooks.ts';
+import { createCredentialCheck } from './auth.ts';
+import { merchantRecords, type MerchantRecordDeps } from './records.ts';
+import { merchantWebhooks } from './webhooks.ts';
 
-export type { Actor, IssuedCredentials, Merchant } from './merchant-row.ts';
+export type { Actor, IssuedCredentials, Merchant } from './row.ts';
 
 export interface MerchantServiceDeps extends MerchantRecordDeps {
   /** How long the previous webhook secret keeps signing after a rotation, seconds. */
@@ -10,8 +10,8 @@ export interface MerchantServiceDeps extends MerchantRecordDeps {
 }
 
 /**
- * Merchants: records (merchant-records.ts), API credential checks with their cache
- * (merchant-auth.ts), webhook endpoint and secrets (merchant-webhooks.ts). A change made
+ * Merchants: records (records.ts), API credential checks with their cache
+ * (auth.ts), webhook endpoint and secrets (webhooks.ts). A change made
  * here drops that merchant's cached credentials at once.
  */
 export function createMerchantService(d: MerchantServiceDeps) {

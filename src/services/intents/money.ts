@@ -1,6 +1,6 @@
-import type { Db, Tx } from '../db/open.ts';
-import type { PaymentsTable } from '../db/schema.ts';
-import { NO_MONEY, type Intent, type IntentMoney, type ShownPayment } from '../domain/intent.ts';
+import type { Db, Tx } from '../../db/open.ts';
+import type { PaymentsTable } from '../../db/schema.ts';
+import { NO_MONEY, type Intent, type IntentMoney, type ShownPayment } from '../../domain/intent.ts';
 
 /** Payment row statuses the merchant sees on its intent, and as what. */
 const SHOWN: Partial<Record<PaymentsTable['status'], ShownPayment['status']>> = { matched: 'credited', held: 'held', refunded: 'refunded' };

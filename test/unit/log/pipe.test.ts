@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { pipeDestination } from '../../src/log-pipe.ts';
-import type { StdStream } from '../../src/stdio.ts';
+import { pipeDestination } from '../../../src/log/pipe.ts';
+import type { StdStream } from '../../../src/stdio.ts';
 
 /** A stderr whose reader the test controls: how far behind it is, whether it is gone. */
 function fakeStderr() {

@@ -1,7 +1,7 @@
-import type { Db } from '../db/open.ts';
-import { feedEvents, feedPositionOf } from '../db/outbox.ts';
-import { PaydError } from '../domain/errors.ts';
-import { stringifyJson } from '../domain/json.ts';
+import type { Db } from '../../db/open.ts';
+import { feedEvents, feedPositionOf } from '../../db/events.ts';
+import { PaydError } from '../../domain/errors.ts';
+import { stringifyJson } from '../../domain/json.ts';
 
 /** The events a merchant can catch up on: what its webhooks carry (webhook.test is not one). */
 export const FEED_TYPES = ['payment.success', 'payment.held', 'payment.refunded', 'intent.expired', 'intent.canceled'] as const;
@@ -22,7 +22,7 @@ function entryJson(e: { id: string; type: string; created_at: number; body: stri
   return `${head},"data":${dataOf(e.body)}}`;
 }
 
-/** The `data` member of a stored body `{"type":…,"timestamp":…,"data":…}` (outbox.ts writes that order). */
+/** The `data` member of a stored body `{"type":…,"timestamp":…,"data":…}` (events/outbox.ts writes that order). */
 function dataOf(body: string): string {
   const parsed = JSON.parse(body) as { type: string; timestamp: string; data: unknown };
   const prefix = `${stringifyJson({ type: parsed.type, timestamp: parsed.timestamp }).slice(0, -1)},"data":`;

@@ -1,15 +1,15 @@
 import pino, { type DestinationStream } from 'pino';
-import type { Logger } from './domain/ports.ts';
-import { fileDestination, isRegularFile } from './log/file-destination.ts';
-import { prettyLine } from './log/pretty.ts';
-import { memoRedact } from './log/redact.ts';
-import { isoTimestamp, jsonMembers, requestLine } from './log/request-line.ts';
-import { pipeDestination } from './log-pipe.ts';
-import { stderr } from './stdio.ts';
+import type { Logger } from '../domain/ports.ts';
+import { fileDestination, isRegularFile } from './file-destination.ts';
+import { prettyLine } from './pretty.ts';
+import { memoRedact } from './redact.ts';
+import { isoTimestamp, jsonMembers, requestLine } from './request-line.ts';
+import { pipeDestination } from './pipe.ts';
+import { stderr } from '../stdio.ts';
 
-// The root logger; its parts live in log/: redaction, the request-line formatter, the batched
-// file destination, the pretty printer (log-pipe.ts: the pipe/journald destination).
-export { redact } from './log/redact.ts';
+// The root logger; its parts sit beside it: redaction, the request-line formatter, the batched
+// file destination, the pipe/journald destination, the pretty printer.
+export { redact } from './redact.ts';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 

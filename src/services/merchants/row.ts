@@ -1,9 +1,9 @@
-import type { Db } from '../db/open.ts';
-import type { MerchantsTable } from '../db/schema.ts';
-import { PaydError } from '../domain/errors.ts';
-import { UUID_V4 } from '../domain/ids.ts';
-import type { Clock } from '../domain/ports.ts';
-import { audit } from '../db/audit.ts';
+import type { Db } from '../../db/open.ts';
+import type { MerchantsTable } from '../../db/schema.ts';
+import { PaydError } from '../../domain/errors.ts';
+import { UUID_V4 } from '../../domain/ids.ts';
+import type { Clock } from '../../domain/ports.ts';
+import { audit } from '../../db/audit.ts';
 
 export interface Merchant {
   clientId: string;

@@ -1,11 +1,11 @@
-import { writeTx, type Db } from '../db/open.ts';
-import { attemptsOf, eventsOfIntent, getEvent, listEvents, replayEvents } from '../db/outbox.ts';
-import type { EventsTable } from '../db/schema.ts';
-import { PaydError } from '../domain/errors.ts';
-import type { Clock } from '../domain/ports.ts';
-import type { Actor } from './merchants.ts';
+import { writeTx, type Db } from '../../db/open.ts';
+import { attemptsOf, eventsOfIntent, getEvent, listEvents, replayEvents } from '../../db/events.ts';
+import type { EventsTable } from '../../db/schema.ts';
+import { PaydError } from '../../domain/errors.ts';
+import type { Clock } from '../../domain/ports.ts';
+import type { Actor } from '../merchants/index.ts';
 import type { Outbox } from './outbox.ts';
-import { audit } from '../db/audit.ts';
+import { audit } from '../../db/audit.ts';
 
 export interface EventSummary {
   event_id: string;

@@ -2,7 +2,7 @@
 // secret-looking field is replaced, bigints and errors are made printable.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createLogger, redact } from '../../src/log.ts';
+import { createLogger, redact } from '../../../src/log/index.ts';
 
 test('redact: a clean entry is handed on as it is; secret fields are replaced in a copy', () => {
   const clean = { method: 'GET', path: '/api/v1/intents/x', status: 200, ms: 1, client_id: 'abc' };

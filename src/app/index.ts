@@ -1,33 +1,33 @@
 import { hostname } from 'node:os';
-import { revealSecrets } from './config/load.ts';
-import { storeTarget, databaseFile } from './db/paths.ts';
-import type { Intent } from './domain/intent.ts';
-import { builtinMethods, createSources } from './methods/registry.ts';
-import { createSandboxSource } from './methods/sandbox/source.ts';
-import type { UpiSection } from './methods/upi/config.ts';
-import type { PaymentSource } from './methods/source.ts';
-import { createPricing } from './pricing/index.ts';
-import { createDoctor } from './services/doctor.ts';
-import { moneyOfOne } from './services/intent-money.ts';
-import { createKeyring } from './services/keys.ts';
-import { createMailboxTokenStore } from './services/mailbox-tokens.ts';
-import { createNotifications } from './services/notify/index.ts';
-import { createOperatorActions } from './services/operator-actions.ts';
-import { createUpiSilence } from './services/upi-silence.ts';
-import { runNotifications } from './workers/notify.ts';
-import { consoleRoutes, createConsoleParts } from './app/console.ts';
-import { serveApi, type Serving } from './app/http.ts';
-import { createLeaderWork, positionKey } from './app/lead.ts';
-import { createAppMetrics } from './app/metrics.ts';
-import { lagLimit } from './app/methods.ts';
-import { showAmountWith } from './app/notify.ts';
-import type { AppOptions } from './app/options.ts';
-import { createReadiness, type WorkerSet } from './app/readiness.ts';
-import { createServices } from './app/services.ts';
-import { closeWithin, type Stop } from './app/shutdown.ts';
-import { openAppStore } from './app/store.ts';
-import { createWebhookDelivery } from './app/webhooks.ts';
-import { LEASE_DEFAULTS, startWorkers } from './app/workers.ts';
+import { revealSecrets } from '../config/read.ts';
+import { storeTarget, databaseFile } from '../db/paths.ts';
+import type { Intent } from '../domain/intent.ts';
+import { builtinMethods, createSources } from '../methods/registry.ts';
+import { createSandboxSource } from '../methods/sandbox/source.ts';
+import type { UpiSection } from '../methods/upi/config.ts';
+import type { PaymentSource } from '../methods/source.ts';
+import { createPricing } from '../pricing/index.ts';
+import { createDoctor } from '../services/doctor.ts';
+import { moneyOfOne } from '../services/intents/money.ts';
+import { createKeyring } from '../services/keys.ts';
+import { createMailboxTokenStore } from '../services/mailbox-tokens.ts';
+import { createNotifications } from '../services/notify/index.ts';
+import { createOperatorActions } from '../services/operator-actions.ts';
+import { createUpiSilence } from '../services/upi-silence.ts';
+import { runNotifications } from '../workers/notify.ts';
+import { consoleRoutes, createConsoleParts } from './console.ts';
+import { serveApi, type Serving } from './http.ts';
+import { createLeaderWork, positionKey } from './lead.ts';
+import { createAppMetrics } from './metrics.ts';
+import { lagLimit } from './methods.ts';
+import { showAmountWith } from './notify.ts';
+import type { AppOptions } from './options.ts';
+import { createReadiness, type WorkerSet } from './readiness.ts';
+import { createServices } from './services.ts';
+import { closeWithin, type Stop } from './shutdown.ts';
+import { openAppStore } from './store.ts';
+import { createWebhookDelivery } from './webhooks.ts';
+import { LEASE_DEFAULTS, startWorkers } from './workers.ts';
 
 export type { AppOptions };
 
@@ -57,7 +57,7 @@ export async function createApp(o: AppOptions) {
   const metrics = createAppMetrics({ workers, clock, upiSilence, rates: () => pricing.book.status() });
 
   // Read at first use: commands that need no key never ask for one (systemd credentials).
-  // With PostgreSQL the key is configured (config/load.ts requires it): there is no file beside the database.
+  // With PostgreSQL the key is configured (config/read.ts requires it): there is no file beside the database.
   const keys = createKeyring({ db, configured: config.server.masterKey, keyFile: `${target.kind === 'sqlite' ? target.file : databaseFile(config, false)}.key`, random, clock });
   const publicUrl = (config.server.publicUrl ?? `http://${config.server.host}:${config.server.port}`).replace(/\/+$/, '');
   // The sandbox delivers to loopback (the demo's --webhook-url to a local receiver); a live
