@@ -36,7 +36,6 @@ async function payd(t: TestContext, section: Record<string, unknown>, store?: Te
   const p = await startPayd({
     workers: true,
     sources: 'configured',
-    ...(process.env.EVM_DEBUG ? { log: (await import('../../src/log.ts')).createLogger({ level: 'debug' } as any) } : {}),
     ...(store ? { store } : {}),
     config: { methods: { UPI: undefined, SOL: undefined, USDT_SOL: undefined, USDT_TRC20: undefined, USDC_BASE: { address: MERCHANT, contract: usdc, pollSeconds: 0.2, backfillBlocks: 0, ...section } } },
   });
