@@ -135,6 +135,30 @@ test('a provider that reports a Transfer log of a failed transaction, or a log m
   assert.equal((await p.app.intents.get(id)).transaction_hash, paid.hash);
 });
 
+test('a short USDC payment is held on its intent as underpaid, and one within the tolerance settles it', async (t) => {
+  const x = await proxy(t);
+  const p = await payd(t, { rpcUrl: x.url, underpaymentTolerance: '1%', attributionWindow: 2 });
+  const m = await p.merchant();
+  const create = async (order: string, amount: number) => (await p.api('POST', '/api/v1/intents/create-payment', { body: { amount, currency: 'USDC_BASE', order_id: order }, headers: m.headers })).body;
+  const short = await create('short', 31);
+  const near = await create('near', 41);
+  await polls(x, 1);
+  // 30.00 for 31.01: outside 1 %; 40.80 for 41.01: inside it.
+  await node.transfer(usdc, MERCHANT, 30_000_000n);
+  const inside = await node.transfer(usdc, MERCHANT, 40_800_000n);
+  await node.mine(3);
+  await waitFor(async () => (await status(p, near.intent_id)) === 'settled', 20_000, 'the payment within tolerance to settle');
+  const held = await waitFor(async () => {
+    const f = (await p.api('GET', `/api/v1/intents/${short.intent_id}`, { headers: m.headers })).body;
+    return f.payments?.length ? f : undefined;
+  }, 20_000, 'the short payment to be held');
+  assert.equal(held.status, 'pending');
+  assert.deepEqual(held.payments.map((x: any) => [x.amount, x.status, x.reason]), [[30, 'held', 'underpaid']]);
+  const settled = (await p.api('GET', `/api/v1/intents/${near.intent_id}`, { headers: m.headers })).body;
+  assert.equal(settled.transaction_hash, inside.hash);
+  assert.equal(settled.amount_received, 40.8);
+});
+
 test('a payment in a block a reorganisation removes never settles; the payment made again settles', async (t) => {
   const x = await proxy(t);
   const p = await payd(t, { rpcUrl: x.url });
