@@ -69,7 +69,7 @@ function descriptor(c: EvmCurrency, index: number): MethodDescriptor<EvmSection>
     },
     sandbox: {
       receiver: checksumAddress('0x' + sandboxSeed('evm').subarray(0, 20).toString('hex')),
-      txRef: (bytes) => '0x' + Buffer.from(bytes).toString('hex').slice(0, 64).padEnd(64, '0') + ':0',
+      txRef: (bytes) => '0x' + Buffer.from(bytes).toString('hex').slice(0, 64).padEnd(64, '0'),
     },
     init: {
       order: INIT_ORDER + index,

@@ -93,5 +93,5 @@ test('sandbox receivers are fixed, well-formed and per method', () => {
   const bytes = new Uint8Array(64).fill(7);
   assert.match(of('UPI').sandbox.txRef(bytes), /^\d{12}$/);
   assert.match(of('USDT_TRC20').sandbox.txRef(bytes), /^[0-9a-f]{64}$/);
-  assert.match(of('USDT_ETH').sandbox.txRef(bytes), /^0x[0-9a-f]{64}:0$/);
+  assert.match(of('USDT_ETH').sandbox.txRef(bytes), /^0x[0-9a-f]{64}$/);
 });
