@@ -82,8 +82,10 @@ export function createEvmSource(c: EvmCurrency, section: EvmSection, deps: EvmSo
     perLedger.set(section.chainId, hub);
   }
   const shared = hub;
-  shared.currencies.push(c.id);
-  shared.watches.push({ method: c.id, contract: normalizeEvmAddress(section.contract), recipient: normalizeEvmAddress(section.address), receiver, decimals: section.decimals });
+  // A source built again for the same currency (sources restarted) replaces its watch; the scan is rebuilt with the new list.
+  shared.currencies = [...shared.currencies.filter((id) => id !== c.id), c.id];
+  shared.watches = [...shared.watches.filter((w) => w.method !== c.id), { method: c.id, contract: normalizeEvmAddress(section.contract), recipient: normalizeEvmAddress(section.address), receiver, decimals: section.decimals }];
+  shared.scan = undefined;
 
   const scan = () =>
     (shared.scan ??= createChainScan({
