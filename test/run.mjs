@@ -1,7 +1,7 @@
 // Runs every *.test.ts under test/ through tsx with node:test.
 // Node 20's `node --test <dir>` can silently run nothing, so we list files ourselves and fail on none.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -16,6 +16,21 @@ const files = [];
     else if (name.endsWith('.test.ts')) files.push(relative(root, p));
   }
 })(join(root, 'test'));
+
+// The whole suite runs real Dovecot, Chromium, nginx, PostgreSQL…: say what is missing before any
+// test runs, instead of a failure deep inside one. A subset only warns (unit tests need none of it).
+const missing = readFileSync(join(root, '.ci/system-packages'), 'utf8')
+  .split('\n')
+  .filter((line) => line.trim() && !line.startsWith('#'))
+  .map((line) => line.split('\t'))
+  .filter(([, check]) => spawnSync('sh', ['-c', check], { stdio: 'ignore' }).status !== 0)
+  .map(([pkg]) => pkg);
+if (missing.length > 0) {
+  const say = filter.length ? console.warn : console.error;
+  say(`npm test: the suite needs these Debian packages, not installed here: ${missing.join(' ')}`);
+  say('  install them and run the suite as CI does, as root on Debian: bash .ci/run   (or: apt-get install ' + missing.join(' ') + ')');
+  if (!filter.length) process.exit(1);
+}
 
 // Tests that start bin/payd as a real process run dist/: build it first (esbuild, ~1 s).
 const build = spawnSync(process.execPath, [join(root, 'scripts/build.mjs')], { cwd: root, stdio: 'inherit' });

@@ -1,4 +1,4 @@
-// Ad-hoc (issue 26 item 6): CPU profiles of `payd serve` and the durable one-INSERT server under
+// Ad-hoc: CPU profiles of `payd serve` and the durable one-INSERT server under
 // the same create load (the bench's mix: amounts 1.00–99,000.00 with paise, a fresh order_id each),
 // one after the other, 10 connections. Read each with bench/lib/profile.ts.
 // Usage: node --import tsx bench/probes/create-prof.ts <outdir> [seconds]   (TMPDIR=/dev/shm: fsync free)

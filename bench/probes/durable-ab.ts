@@ -1,4 +1,4 @@
-// Ad-hoc (issue 26 item 6): create throughput of `payd serve` against the durable one-INSERT
+// Ad-hoc: create throughput of `payd serve` against the durable one-INSERT
 // server (bench/lib/servers/durable.ts) and the Kysely ceiling, with either request mix:
 // MIX=issue (default: amounts 1.00–99,000.00 with paise, what a shop sends) or MIX=bench (the old
 // whole rupees 1…90,000 in order). Processes live for the whole run, so every database grows

@@ -1,8 +1,8 @@
-// Issue 13: the API as operators run it. Real `payd serve` processes (compiled dist/, default
+// The API as operators run it. Real `payd serve` processes (compiled dist/, default
 // logging to a file, every method configured, workers on) against the durable one-INSERT server
 // in its own process on the same libraries (h3 on node:http, valibot, better-sqlite3 with payd's
-// pragmas, statements prepared once; issue 26 item 6), and for fetches also against the bare
-// SELECT server issue 26 measured (Kysely). Both get the same requests (amounts spread over
+// pragmas, statements prepared once), and for fetches also against the bare
+// SELECT server the fetch goal is set against (Kysely). Both get the same requests (amounts spread over
 // 1.00–99,000.00) and keep one database each that grows round after round. A/B interleaved
 // rounds; plus start-up time, RSS, and the same load on a payd whose database holds 1,000,000 intents.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -29,7 +29,7 @@ const CREATES_FOR_RSS = Number(process.env.BENCH_CREATES ?? 100_000);
 /** "After start" is read twice: 2 s after listening, and once the idle heap has settled. */
 const SETTLED_MS = 15_000;
 /**
- * Issue 26: create ≥ 1.0× the durable one-INSERT server; fetch kept ≥ 0.8× of the bare SELECT
+ * The goals: create ≥ 1.0× the durable one-INSERT server; fetch kept ≥ 0.8× of the bare SELECT
  * server its 0.85× was measured against (bench/lib/servers/ceiling.ts, the query built by Kysely).
  * The fetch against the durable server's prepared SELECT is reported beside it, without a goal.
  */
@@ -238,7 +238,7 @@ export async function apiSection(ctx: BenchContext): Promise<SectionResult> {
       'payd: `bin/payd --config <file> serve --port 0` (dist/), log level info to a file (one JSON line per request), all four methods configured with upstreams on closed loopback ports, workers on, rate limit off',
       `big-db: ${BIG.toLocaleString('en')} past intents (expired/settled) and 90,000 expired amount reservations seeded with direct SQL in ${round(seeded.ms / 1000, 1)} s`,
       "create and 'fetch vs prepared SELECT' ceiling: the durable one-INSERT server (bench/lib/servers/durable.ts), its own process; h3 through payd's serveHttp, payd's openSqlite (WAL, synchronous=FULL), statements prepared once; create = payd's valibot body parse + 1 INSERT (one fsync each); fetch = 1 SELECT by primary key; no auth, no log; its database kept across rounds like payd's",
-      "fetch ceiling: the bare SELECT server issue 26's 0.85× was measured against (bench/lib/servers/ceiling.ts): the same h3 and database, the SELECT by primary key built by Kysely as an idiomatic app writes it; no auth, no log",
+      "fetch ceiling: the bare SELECT server the fetch goal is set against (bench/lib/servers/ceiling.ts): the same h3 and database, the SELECT by primary key built by Kysely as an idiomatic app writes it; no auth, no log",
       'requests: the same for both; amounts spread over 1.00–99,000.00 with paise, a fresh order_id each',
     ];
     if (profileDir) notes.push(`CPU profile of the payd server in ${profileDir} (summarise: node --import tsx bench/lib/profile.ts ${profileDir})`);

@@ -1,4 +1,4 @@
-// Issue 13: how fast the CLI answers as a fresh process (the compiled bin/payd): `--help`
+// How fast the CLI answers as a fresh process (the compiled bin/payd): `--help`
 // and `intents list` on a database with a few hundred intents. Median of several runs.
 import { ensureBuild, preparePaydDir, timeCli } from '../lib/payd-process.ts';
 import { percentile, round, type BenchContext, type SectionResult } from '../lib/report.ts';

@@ -1,4 +1,4 @@
-// Issue 14: the API on PostgreSQL, beside SQLite. Real `payd serve` processes (compiled dist/,
+// The API on PostgreSQL, beside SQLite. Real `payd serve` processes (compiled dist/,
 // the api section's config: every method configured, upstreams on closed loopback ports,
 // workers on, rate limit off) and the same autocannon load as the api section: SQLite, one
 // node on PostgreSQL, two nodes on one PostgreSQL (the load split over both). PostgreSQL is

@@ -1,4 +1,4 @@
-// Issue 3: how fast a settlement becomes a webhook at the merchant, and how many
+// How fast a settlement becomes a webhook at the merchant, and how many
 // deliveries per second the dispatcher sustains. payd runs in this process (so the
 // bench can call app.ledger.ingest); the receiver runs in a child process.
 import type { ReceivedPayment } from '../../src/domain/payment.ts';

@@ -14,7 +14,7 @@ import type { Stop } from './shutdown.ts';
 /** What the API needs from the composition root (HttpDeps' services), plus what serving it takes. */
 export interface HttpParts extends Pick<HttpDeps, 'methods' | 'intents' | 'merchants' | 'listing' | 'cancels' | 'heldPayments' | 'feed' | 'publicUrl' | 'clock' | 'log'> {
   config: Config;
-  /** The payments on an intent, for the checkout's held-payment note (issue 27). */
+  /** The payments on an intent, for the checkout's held-payment note. */
   money: (intent: Intent) => Promise<IntentMoney>;
   livemode: boolean;
   metrics: PrometheusMetrics;

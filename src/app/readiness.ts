@@ -1,3 +1,4 @@
+import { isoOrNull } from '../domain/iso-time.ts';
 import type { Readiness } from '../http/ops.ts';
 import type { UpiSilence } from '../services/upi-silence.ts';
 import { isDown, type SourceHealth } from '../workers/source-health.ts';
@@ -21,8 +22,7 @@ export function createReadiness(d: { workers: () => WorkerSet; upiSilence: UpiSi
     const upiSilence = d.upiSilence;
     if (upiSilence?.expectMs !== undefined) {
       const s = await upiSilence.status();
-      const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-      alerts = { UPI: { state: s.silent ? 'silent' : 'ok', last_verified_at: iso(s.lastAlertAt), waiting_since: iso(s.waitingSince), expect_alert_within_hours: s.expectMs! / 3_600_000 } };
+      alerts = { UPI: { state: s.silent ? 'silent' : 'ok', last_verified_at: isoOrNull(s.lastAlertAt), waiting_since: isoOrNull(s.waitingSince), expect_alert_within_hours: s.expectMs! / 3_600_000 } };
       if (s.silent && !failing.includes('UPI')) failing.push('UPI');
     }
     const ready = failing.length === 0;

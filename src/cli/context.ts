@@ -45,6 +45,12 @@ export interface WithAppOptions {
   level?: LogLevel;
   /** The command may create the database (merchant create, doctor); read/change commands may not. */
   creates?: boolean;
+  /**
+   * The command may begin a live database beside the demo's sandbox one (merchant create and doctor:
+   * the live shop's first steps). Other creating commands refuse there: an operator who forgot --sandbox would
+   * get an empty live database and, from then on, empty lists instead of the hint to add --sandbox.
+   */
+  beginsLive?: boolean;
   /** The id the command is about: a NOT_FOUND then says whether the other database has it. */
   id?: string;
   /** What to say when `id` is in the other database (default: add / drop --sandbox). */
@@ -79,6 +85,15 @@ export async function withApp<T>(g: GlobalOptions, e: CliEnv, fn: (app: App) => 
     } else if (existsSync(otherFile)) lines.push(`  the ${modeName(!sandbox)} database ${otherFile} exists: ${modeFlag(sandbox)}`);
     else lines.push(`  nothing to show yet: create a merchant first (payd${sandbox ? ' --sandbox' : ''} merchant create --name …), or pass --config <file>`);
     throw new PaydError('NOT_FOUND', lines.join('\n'));
+  }
+  if (o.creates && !o.beginsLive && !sandbox && !onPostgres && !existsSync(dbFile) && existsSync(otherFile)) {
+    throw new PaydError(
+      'NOT_FOUND',
+      [
+        `no live database at ${dbFile}, and this command would create an empty one: only the sandbox database ${otherFile} exists (the demo's).`,
+        `  add --sandbox to use the demo's database; to begin a live shop, create its first merchant: payd merchant create --name …`,
+      ].join('\n'),
+    );
   }
   const app = await createApp({ config, sandbox, clock: systemClock, random: systemRandom, log: createLogger({ level: o.level ?? 'warn' }) });
   try {

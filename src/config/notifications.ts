@@ -13,7 +13,7 @@ function isTimeZone(tz: string): boolean {
   }
 }
 
-/** What a channel may say (issue #30); each channel lists the kinds it sends, default all. */
+/** What a channel may say; each channel lists the kinds it sends, default all. */
 export const NOTIFICATION_KINDS = ['payment.settled', 'payment.held', 'payment.unmatched', 'source.down', 'upi.silent', 'webhook.failing', 'alerts.unreadable'] as const;
 const notificationChannel = {
   events: v.optional(v.array(v.picklist(NOTIFICATION_KINDS, `expected one of ${NOTIFICATION_KINDS.join(', ')}`)), [...NOTIFICATION_KINDS]),

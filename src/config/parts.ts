@@ -45,7 +45,7 @@ export const methodCommon = {
   maxSurchargePercent: v.optional(v.pipe(num(), v.finite(), v.minValue(0, 'must not be negative'), v.maxValue(100))),
   /** Under pressure one merchant's intents may hold at most this share of a price's window; default 100 (config/read.ts). */
   merchantSharePercent: v.optional(v.pipe(num(), v.finite(), v.gtValue(0, 'must be greater than 0'), v.maxValue(100))),
-  /** An exact payment after expires_at while its amount is still reserved: settle the intent (default) or hold it for the merchant (issue 27). */
+  /** An exact payment after expires_at while its amount is still reserved: settle the intent (default) or hold it for the merchant. */
   latePayments: v.optional(v.picklist(['settle', 'hold'], 'expected "settle" or "hold"')),
   /** How short an attributed payment may be and still settle: "1%" or an amount ("1.00"); absent: not at all (config/read.ts parses it). */
   underpaymentTolerance: v.optional(v.string('expected a string like "1%" or "1.00"')),

@@ -20,7 +20,7 @@ export type Config = Omit<Resolved<ParsedConfig>, 'database'> & {
   baseDir: string;
   /** Money rules per enabled method, in minor units. */
   amounts: Partial<Record<Method, MethodAmounts>>;
-  /** What each enabled method does with late, short and over-payments (issue 27). */
+  /** What each enabled method does with late, short and over-payments. */
   policies: Partial<Record<Method, PaymentPolicy>>;
 };
 
@@ -55,7 +55,7 @@ const fail = (path: string, message: string): never => {
   throw new PaydError('CONFIG_INVALID', `${path}: ${message}`);
 };
 
-/** Reads, validates and resolves a config file. The only place that reads process.env. */
+/** Reads, validates and resolves a config file; the config's environment variables (PAYD_*, secrets) come from `env`. */
 export function loadConfigFileWith(methods: readonly ConfigMethod[], file: string, env: Env = process.env): Config {
   let text: string;
   try {

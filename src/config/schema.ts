@@ -108,7 +108,7 @@ export function configSchema(methods: Record<string, v.GenericSchema>) {
     {},
   ),
   notifications: v.optional(NotificationsConfig),
-  /** Prices in fiat (issue #31): rate sources per pair, fetched by the worker leader (src/pricing/). */
+  /** Prices in fiat: rate sources per pair, fetched by the worker leader (src/pricing/). */
   pricing: v.optional(
     v.strictObject({
       /** USDT priced in USD: true treats 1 USDT as 1 USD; false uses the USDT/USD pair's market rate. */

@@ -16,7 +16,7 @@ const CHUNK_STEPS = 1024;
  * at a time, so one lock is taken, not one per free amount), then the upsert that takes it unless a create
  * committed it after the snapshot (the conflict's re-check). Before this, a create tried the
  * window one amount per round trip: under a burst of one price each create made 20-80 trips
- * and held its pooled connection for seconds, so queued creates timed out (issue 28).
+ * and held its pooled connection for seconds, so queued creates timed out.
  * The lock key is the one earlier versions used, so nodes of both versions exclude each other.
  */
 async function reserveInChunk(tx: Tx, r: ReserveRange, from: number, to: number): Promise<{ taken: number | null; picked: number | null; last: number | null }> {

@@ -21,7 +21,7 @@ const CONNECT_TIMEOUT_MS = 5000;
 /**
  * How long a query may wait for one of the pool's connections, all busy, before it answers BUSY, ms.
  * A burst of creates queues here: at 5 s (the connect timeout, which pg applies to this wait too)
- * creates of one burst on a loaded 2-core machine answered 503 (issue 28). Within the 30-60 s
+ * creates of one burst on a loaded 2-core machine answered 503. Within the 30-60 s
  * that HTTP clients and proxies usually wait.
  */
 export const POOL_WAIT_MS = 30_000;

@@ -1,5 +1,5 @@
 /**
- * The unique-amount window (DESIGN §3, docs/api.md "Unique pay_amount"): which pay amounts one price
+ * The unique-amount window (docs/api.md "Unique pay_amount"): which pay amounts one price
  * may be handed out as. Pure; the allocator (services/intents/reserve.ts) takes the smallest free one.
  *
  * The window is the price plus 0 … N steps, where N is the larger of `maxOffsetSteps` and the

@@ -3,7 +3,7 @@ import type { ReceivedPayment, UnmatchedReason } from './payment.ts';
 import { withinTolerance, type PaymentPolicy, type PaymentReason } from './payment-policy.ts';
 
 /**
- * Attribution (issue 27): which intent, if any, an observed payment belongs to, and what then
+ * Attribution: which intent, if any, an observed payment belongs to, and what then
  * happens to it (credited, held, or left unmatched for the operator). Pure; the ledger feeds it
  * the candidates and writes the decision in one transaction.
  *

@@ -1,4 +1,4 @@
-import { isoUtc } from './iso-time.ts';
+import { isoOrNull, isoUtc } from './iso-time.ts';
 import { DecimalNumber } from './json.ts';
 import type { Method } from './methods.ts';
 import { formatMinor } from './money.ts';
@@ -38,7 +38,7 @@ export interface Intent {
   pricing: IntentPricing | null;
 }
 
-/** A fiat price and the locked quote that turned it into `amountMinor` (issue #31). */
+/** A fiat price and the locked quote that turned it into `amountMinor`. */
 export interface IntentPricing {
   /** Decimal text, as the merchant gave it ("1999", "19.99"). */
   priceAmount: string;
@@ -50,8 +50,6 @@ export interface IntentPricing {
   quotedAt: number;
   validUntil: number;
 }
-
-const iso = (ms: number | null): string | null => (ms === null ? null : isoUtc(ms));
 
 /** A pending intent past its expiry reads as expired even before housekeeping writes it. */
 export function effectiveStatus(intent: Pick<Intent, 'status' | 'expiresAt'>, now: number): IntentStatus {
@@ -67,7 +65,7 @@ export interface ViewContext {
   decimalsOf: (method: Method) => number;
 }
 
-/** A payment as the merchant sees it on its intent (issue 27). */
+/** A payment as the merchant sees it on its intent. */
 export interface ShownPayment {
   /** The chain transaction (TRON: its id, also when it carried several rows), UTR or signature. */
   transactionHash: string;
@@ -95,15 +93,15 @@ export function intentView(intent: Intent, ctx: ViewContext, money: IntentMoney)
     currency: intent.method,
     status: effectiveStatus(intent, ctx.now),
     transaction_hash: intent.transactionHash,
-    verified_at: iso(intent.verifiedAt),
-    canceled_at: iso(intent.canceledAt),
+    verified_at: isoOrNull(intent.verifiedAt),
+    canceled_at: isoOrNull(intent.canceledAt),
     order_id: intent.orderId,
     pay_amount: amount(intent.payAmountMinor),
     payment_address: intent.receiver,
     payment_uri: intent.paymentUri,
     reference: intent.reference ?? undefined,
-    created_at: iso(intent.createdAt),
-    expires_at: iso(intent.expiresAt),
+    created_at: isoOrNull(intent.createdAt),
+    expires_at: isoOrNull(intent.expiresAt),
     checkout_url: `${ctx.publicUrl}/pay/${intent.id}`,
     return_url: intent.returnUrl ?? undefined,
     livemode: ctx.livemode,

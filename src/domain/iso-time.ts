@@ -32,3 +32,6 @@ export function isoUtc(ms: number): string {
   const y = year < 1000 ? String(year).padStart(4, '0') : String(year);
   return `${y}-${pad2(month)}-${pad2(day)}T${pad2(hh)}:${pad2(mm)}:${pad2(ss)}.${msec < 10 ? '00' : msec < 100 ? '0' : ''}${msec}Z`;
 }
+
+/** A stored time that may be absent (never delivered, never seen): its ISO 8601 text, or null. */
+export const isoOrNull = (ms: number | null): string | null => (ms === null ? null : isoUtc(ms));

@@ -27,7 +27,7 @@ export interface MatchOptions {
 }
 
 /**
- * Pure matching rule (DESIGN §3). A payment counts for an intent only if it happened
+ * Pure matching rule. A payment counts for an intent only if it happened
  * after the intent was created (less the clock-skew allowance) and before it expired.
  */
 export function decideMatch(p: ReceivedPayment, candidates: readonly Intent[], o: MatchOptions): MatchDecision {

@@ -15,7 +15,7 @@ export interface MethodRules {
   /**
    * The amount payers round to (a whole ₹1.00, 1 USDT, 1 SOL): no pay_amount is ever a multiple
    * of it, so a payer who rounds ₹499.37 down to ₹499.00 pays short of some intent, never
-   * exactly another customer's (issue 27; docs/api.md "Unique pay_amount"). null: the method
+   * exactly another customer's (docs/api.md "Unique pay_amount"). null: the method
    * never matches by amount.
    */
   roundUnitMinor: bigint | null;

@@ -1,7 +1,7 @@
 import { parseDecimal } from './money.ts';
 
 /**
- * What a merchant's method does with a payment that is not exactly right (issue 27), per method
+ * What a merchant's method does with a payment that is not exactly right, per method
  * under `methods.<M>`: pure data, parsed once from the config.
  */
 export interface PaymentPolicy {

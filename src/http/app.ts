@@ -26,7 +26,7 @@ export interface HttpDeps {
   merchants: MerchantService;
   listing: IntentListing;
   cancels: IntentCancellation;
-  /** Held payments: accept / refunded (issue 27). */
+  /** Held payments: accept / refunded. */
   heldPayments: HeldPayments;
   feed: EventFeed;
   /** Base of the public address (the OpenAPI document's server). */

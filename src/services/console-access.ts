@@ -2,13 +2,14 @@ import { createHash } from 'node:crypto';
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { writeTx, type Db } from '../db/open.ts';
 import { PaydError } from '../domain/errors.ts';
+import { isoUtc } from '../domain/iso-time.ts';
 import type { Clock, Random } from '../domain/ports.ts';
 import { audit } from '../db/audit.ts';
 
 /** The WebAuthn library (and its ASN.1 stack, ~1.8 MB) loads at the first passkey ceremony, not at every start. */
 const webauthn = () => import('@simplewebauthn/server');
 
-/** An invite link works this long, ms (issue #29: 15 minutes). */
+/** An invite link works this long, ms (15 minutes). */
 export const INVITE_MS = 15 * 60_000;
 /** A passkey prompt must be answered within this, ms. */
 const CHALLENGE_MS = 5 * 60_000;
@@ -205,13 +206,12 @@ export function createConsoleAccess(d: { db: Db; clock: Clock; random: Random; i
         .orderBy('s.created_at', 'desc')
         .limit(200)
         .execute();
-      const iso = (ms: number) => new Date(ms).toISOString();
       return rows.map((r) => ({
         session_id: r.id,
         passkey: r.name,
         address: r.address,
-        signed_in_at: iso(r.created_at),
-        last_seen_at: iso(r.last_seen_at),
+        signed_in_at: isoUtc(r.created_at),
+        last_seen_at: isoUtc(r.last_seen_at),
         state: r.revoked_at !== null || r.passkey_revoked_at !== null ? 'revoked' : now - r.last_seen_at > d.idleMs ? 'idle' : 'active',
       }));
     },

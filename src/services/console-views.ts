@@ -119,7 +119,7 @@ export function createConsoleViews(d: { db: Db }) {
       const count = async (q: { executeTakeFirst(): Promise<{ c: unknown } | undefined> }) => n((await q.executeTakeFirst())?.c);
       const open = await count(d.db.selectFrom('intents').select((eb) => eb.fn.countAll().as('c')).where('status', '=', 'pending').where('expires_at', '>', now));
       const unmatched = await count(d.db.selectFrom('payments').select((eb) => eb.fn.countAll().as('c')).where('status', '=', 'unmatched'));
-      // Held payments (issue 27): attributed to an intent, waiting for accept or mark refunded.
+      // Held payments: attributed to an intent, waiting for accept or mark refunded.
       const held = await count(d.db.selectFrom('payments').select((eb) => eb.fn.countAll().as('c')).where('status', '=', 'held'));
       const backlog = await count(d.db.selectFrom('events').select((eb) => eb.fn.countAll().as('c')).where('status', '=', 'pending'));
       const failing = await d.db

@@ -50,7 +50,7 @@ function decodeCursor(cursor: string): { observedAt: number; id: string } {
 }
 
 /**
- * Held payments (issue 27): the shared service the API, the CLI, the console and the
+ * Held payments: the shared service the API, the CLI, the console and the
  * notification bot use to list payments attributed to intents and to resolve held ones.
  * Decisions themselves are the ledger's (one transaction with their outbox event).
  */

@@ -1,4 +1,4 @@
-// Wake-ups between processes on PostgreSQL (issue 14): LISTEN/NOTIFY on a dedicated
+// Wake-ups between processes on PostgreSQL: LISTEN/NOTIFY on a dedicated
 // connection, opened only by a subscriber, reconnected when lost (subscribers then hear
 // "look at everything again"), against a real server.
 import assert from 'node:assert/strict';

@@ -17,12 +17,12 @@ import { startFakeTelegram } from '../fakes/telegram.ts';
 
 const TOKEN = '42:component-test';
 
-/** Held payments as issue #27's service answers them; records every call. */
+/** Held payments as the held-payments service answers them; records every call. */
 function fakeHeld() {
   const calls: Array<{ verb: string; intentId: string; transactionHash: string; actor: string }> = [];
   const service: HeldPayments = {
     async listPayments() {
-      return { items: [{ intentId: 'b9b3c1de-7e0a-4b7e-9a53-3b1f0e9b8a11', merchantId: 'm1', method: 'UPI', transactionHash: '612345678901', amount: 49_900n, receivedAt: 0, status: 'held', reason: 'late_payment' }], nextCursor: null };
+      return { items: [{ intentId: 'b9b3c1de-7e0a-4b7e-9a53-3b1f0e9b8a11', merchantId: 'm1', method: 'UPI', transactionHash: '612345678901', amount: 49_900n, receivedAt: 0, status: 'held', reason: 'late' }], nextCursor: null };
     },
     async acceptPayment(a) {
       calls.push({ verb: 'accept', ...a });
@@ -55,7 +55,7 @@ test('/held buttons: one press accepts once, as the Telegram user; a reuse, anot
   tg.message(1001, '/held');
   await bot.poll(signal);
   assert.equal(tg.sent.length, 1);
-  assert.equal(tg.sent[0]!.text, 'Held, not credited: ₹499.00 (late payment). Ref 612345678901. Accept it or mark it refunded.');
+  assert.equal(tg.sent[0]!.text, 'Held, not credited: ₹499.00 (late). Ref 612345678901. Accept it or mark it refunded.');
   const [accept, refunded] = tg.sent[0]!.reply_markup!.inline_keyboard[0]!;
   assert.deepEqual([accept!.text, refunded!.text], ['Accept', 'Refunded']);
   assert.ok(accept!.callback_data.length <= 64 && accept!.callback_data !== refunded!.callback_data);

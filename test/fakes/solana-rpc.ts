@@ -9,7 +9,7 @@
  *   not reached the requested commitment. A transaction whose version exceeds the
  *   request's maxSupportedTransactionVersion (absent = legacy only) is error -32015
  *   with the message mainnet sends (ankr.com/docs/changelog/solana-transaction-v1-2026-09-15,
- *   REAL-UPSTREAMS.md §3i): since 2026-09-15 that is every v1 transaction asked at 0.
+ *   test/fixtures/chains/REAL-UPSTREAMS.md §3i): since 2026-09-15 that is every v1 transaction asked at 0.
  * - getAccountInfo (https://solana.com/docs/rpc/http/getaccountinfo), base64:
  *   { context: { slot }, value: { data: [b64, "base64"], executable, lamports, owner, rentEpoch, space } | null },
  *   for the mints registered with `mint()` (owner = the token program).

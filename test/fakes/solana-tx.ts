@@ -1,6 +1,6 @@
 /**
  * Builders for jsonParsed `getTransaction` results, shaped like recorded mainnet
- * responses (facts and provenance: REAL-UPSTREAMS.md §3, copied shapes only):
+ * responses (facts and provenance: test/fixtures/chains/REAL-UPSTREAMS.md §3, copied shapes only):
  * - plain SOL transfer with a fee payer other than the sender: p2p-org/key-app-kit-swift
  *   SendViaLinkDataServiceTests.swift@3ce37c0b `validGetSendSOLTransactionResponse` (§3a);
  * - SPL `transferChecked` into an ATA created in the same tx (no pre balance row),

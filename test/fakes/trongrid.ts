@@ -11,7 +11,7 @@
  * Several rows may share a transaction_id (one transaction, several Transfer events;
  * vsys-host/shkeeper.io#99), and a row may be indexed late (`indexed: false` until
  * `index()`; TRON-US/trongrid#16, trustwallet/blockatlas#969).
- * Faults are what TronGrid sends (REAL-UPSTREAMS.md §1.3): no Retry-After header ever;
+ * Faults are what TronGrid sends (test/fixtures/chains/REAL-UPSTREAMS.md §1.3): no Retry-After header ever;
  * 429 `{"Error":"request rate of (getTrc20TransactionsByAccount) exceeded the allowed_rps(1),
  * and the query server is suspended for 5 s. …"}` (measured, index id 68918975262);
  * 403 as a rate limit (developers.tron.network/reference-link/rate-limits) with the older
@@ -51,7 +51,7 @@ export const RATE_LIMIT_429 =
   'request rate of (getTrc20TransactionsByAccount) exceeded the allowed_rps(1), and the query server is suspended for 5 s. To obtain higher request quotas … API Key …';
 export const RATE_LIMIT_403 = 'request rate exceeded the allowed_rps(10), and the query server is suspended for 5 s';
 
-/** TronGrid's body for a fault status (REAL-UPSTREAMS.md §1.3); 503's body is not recorded, so plain text. */
+/** TronGrid's body for a fault status (test/fixtures/chains/REAL-UPSTREAMS.md §1.3); 503's body is not recorded, so plain text. */
 function faultBody(status: number): unknown {
   if (status === 429 || status === 200) return { Error: RATE_LIMIT_429 };
   if (status === 403) return { Error: RATE_LIMIT_403 };

@@ -90,7 +90,7 @@ export function dkimSigner() {
   return { zone, sign, keyFor };
 }
 
-/** The header list real HDFC `.bank.in` alerts sign (REAL-2026.md §1.2, nobelnrj/myhome fixtures). */
+/** The header list real HDFC `.bank.in` alerts sign (test/fixtures/upi-emails/REAL-2026.md §1.2, nobelnrj/myhome fixtures). */
 export const HDFC_SIGNED_HEADERS = 'content-type:message-id:subject:date:mime-version:to:from';
 
 /** An alert in HDFC's current (.bank.in) credit template, dated today in IST. */

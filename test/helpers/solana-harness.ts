@@ -1,12 +1,12 @@
 /** Runs the real Solana source (real web3.js Connection) against the fake RPC, for integration tests. */
-import type { SolSection as SolMethodConfig, UsdtSolSection as UsdtSolMethodConfig } from '../../src/methods/solana/config.ts';
+import type { SolSection, UsdtSolSection } from '../../src/methods/solana/config.ts';
 import type { PaymentSource } from '../../src/methods/source.ts';
 import { createSolanaSource, type SolanaSourceOptions } from '../../src/methods/solana/source.ts';
 import { FakeLedger, recordingLogger, testClock, testRandom } from './solana-ledger.ts';
 import type { FakeSolanaRpc } from '../fakes/solana-rpc.ts';
 import { USDT_MINT } from '../fakes/solana-tx.ts';
 
-export const solConfig = (rpc: FakeSolanaRpc, wallet: string, more: Partial<SolMethodConfig> = {}): SolMethodConfig => ({
+export const solConfig = (rpc: FakeSolanaRpc, wallet: string, more: Partial<SolSection> = {}): SolSection => ({
   wallet,
   rpcUrl: rpc.url,
   wsUrl: null,
@@ -17,7 +17,7 @@ export const solConfig = (rpc: FakeSolanaRpc, wallet: string, more: Partial<SolM
   ...more,
 });
 
-export const usdtConfig = (rpc: FakeSolanaRpc, wallet: string, more: Partial<UsdtSolMethodConfig> = {}): UsdtSolMethodConfig => ({
+export const usdtConfig = (rpc: FakeSolanaRpc, wallet: string, more: Partial<UsdtSolSection> = {}): UsdtSolSection => ({
   ...solConfig(rpc, wallet),
   mint: USDT_MINT,
   ...more,
@@ -35,13 +35,13 @@ export interface Running {
 
 export function start(
   method: 'SOL' | 'USDT_SOL',
-  config: SolMethodConfig | UsdtSolMethodConfig,
+  config: SolSection | UsdtSolSection,
   opts: SolanaSourceOptions & { ledger?: FakeLedger } = {},
 ): Running {
   const ledger = opts.ledger ?? new FakeLedger();
   const log = recordingLogger();
   const deps = { ledger, clock: testClock(), random: testRandom(), log, ...FAST, ...opts };
-  const source = method === 'SOL' ? createSolanaSource('SOL', config, deps) : createSolanaSource('USDT_SOL', config as UsdtSolMethodConfig, deps);
+  const source = method === 'SOL' ? createSolanaSource('SOL', config, deps) : createSolanaSource('USDT_SOL', config as UsdtSolSection, deps);
   const ac = new AbortController();
   const done = source.run(ac.signal);
   return {

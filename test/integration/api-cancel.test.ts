@@ -105,7 +105,7 @@ forEachStore((store) => {
 
     clock.advance(-3600_000);
     const outcome = await upiCredit(p, 100.01, 'UTR-LATE');
-    // Held for the merchant (issue 27), no longer only in the operator's unmatched list.
+    // Held for the merchant, no longer only in the operator's unmatched list.
     assert.deepEqual({ kind: outcome.kind, reason: (outcome as any).reason }, { kind: 'held', reason: 'canceled' });
     assert.equal((await p.app.payments.list({ unmatched: true })).length, 0);
     const held = (await p.app.heldPayments.listPayments({ status: 'held' })).items;

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { checkedFetch } from '../helpers/openapi.ts';
 import { startPayd, type PaydHarness } from '../helpers/payd.ts';
 
-// Every row of the error table (DESIGN §1), against a real server on 127.0.0.1.
+// Every row of the error table (docs/api.md), against a real server on 127.0.0.1.
 describe('API errors', () => {
   let p: PaydHarness;
   let m: Awaited<ReturnType<PaydHarness['merchant']>>;

@@ -1,5 +1,5 @@
 // `payd backup`: a consistent snapshot of a running shop, private (0700 directory, 0600 files),
-// verified, with a note naming the master key it needs and never containing it (issue 25, item 6).
+// verified, with a note naming the master key it needs and never containing it.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';

@@ -28,7 +28,7 @@ const DIST = join(ROOT, 'dist');
 const TRACE_LOADS = fileURLToPath(new URL('../helpers/trace-loads.mjs', import.meta.url));
 const WAIT_MS = 30_000;
 // A real HDFC 2026 alert that comes as HTML only (so html-to-text runs too): its body as quoted in
-// test/fixtures/upi-emails/real-2026.json (from REAL-2026.md), amount and date changed per test.
+// test/fixtures/upi-emails/real-2026.json (from test/fixtures/upi-emails/REAL-2026.md), amount and date changed per test.
 const HTML_ALERT = (JSON.parse(readFileSync(new URL('../fixtures/upi-emails/real-2026.json', import.meta.url), 'utf8')).credits as Array<AlertCase & { amount: string; date: string; expect: { utr: string; accountMask: string } }>).find(
   (c) => c.id === 'hdfc-2026-html-glued',
 )!;

@@ -103,7 +103,7 @@ test('the status endpoint tells only this intent\'s state, and after settlement 
   const co = await appFor(t);
   const { id } = await co.createIntent({ orderId: 'ORD 7/ü', returnUrl: 'https://shop.example/done?cart=9' });
   const before = await (await fetch(`${co.url}/pay/${id}/status`)).json();
-  // `payments`: only how many payments the intent shows (issue 27), never their amounts.
+  // `payments`: only how many payments the intent shows, never their amounts.
   assert.deepEqual(Object.keys(before).sort(), ['expires_at', 'intent_id', 'now', 'payments', 'redirect_url', 'status', 'transaction_hash']);
   assert.equal(before.payments, 0);
   assert.equal(before.transaction_hash, null, 'no reference before payment');

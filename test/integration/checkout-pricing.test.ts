@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test';
 import { launchBrowser, startCheckoutApp, type Browser } from '../helpers/browser.ts';
 import { startFakeRateSources } from '../fakes/rates/server.ts';
 
-// Issue #31: the customer sees the price, the exact amount and the locked rate on the checkout page.
+// The customer sees the price, the exact amount and the locked rate on the checkout page.
 let browser: Browser;
 let fakes: Awaited<ReturnType<typeof startFakeRateSources>>;
 before(async () => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -42,6 +43,19 @@ test('demo --webhook-url: the banner shows the URL and says admin commands take 
   const sent = await payd(['--sandbox', 'webhooks', 'test', clientId], { cwd: dir });
   assert.equal(sent.code, 0, sent.err);
   assert.equal(JSON.parse((await receiver.waitFor(1)).at(0)!.body).type, 'webhook.test');
+
+  // The demo's console is on, at the address the banner prints (a host name a passkey can belong to).
+  const consoleUrl = /The operator console: (http:\/\/localhost:\d+)\/console /.exec(out)?.[1];
+  assert.ok(consoleUrl, out);
+  const signIn = await new Promise<{ status?: number; body: string }>((resolve, reject) => {
+    const req = httpGet({ host: '127.0.0.1', port: new URL(consoleUrl).port, path: '/console/sign-in', headers: { host: new URL(consoleUrl).host } }, (res) => {
+      let body = '';
+      res.on('data', (c) => (body += c)).on('end', () => resolve({ status: res.statusCode, body }));
+    });
+    req.on('error', reject);
+  });
+  assert.equal(signIn.status, 200);
+  assert.match(signIn.body, /Sign in/);
   child.kill('SIGTERM');
 });
 

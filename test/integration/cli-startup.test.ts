@@ -32,7 +32,7 @@ async function packagesLoaded(dir: string, args: string[]): Promise<Set<string>>
   return packages;
 }
 
-test('--help and admin commands load neither the HTTP stack nor any payment method library, with the chain methods configured', async (t) => {
+test('--help and admin commands load neither the HTTP stack nor any payment method library, with UPI, USDT_TRC20, USDT_SOL, SOL and USDC_BASE configured', async (t) => {
   const closed = 'http://127.0.0.1:9';
   const dir = workdir(t, {
     database: { file: 'data/payd.sqlite' },

@@ -18,7 +18,7 @@ test('assign an unmatched payment, and every merchant action: done, audited as c
   const intent = await app.intents.create(merchant, { amount: 500, currency: 'UPI', order_id: 'ORD-ASSIGN' });
   const row = (await app.intents.find(intent.intent_id))!;
   // A transfer to the shop's receiver that matched nothing (₹123.45: no intent asked for it; one
-  // paisa short would now be held for the intent under the short-payment tolerance, issue 27).
+  // paisa short would now be held for the intent under the short-payment tolerance).
   const now = c.clock.now();
   await app.ledger.ingestWith({ method: 'UPI', receiver: row.receiver, amountMinor: 12_345n, txRef: '512345678901', occurredAt: now, observedAt: now, source: 'imap' }, undefined, {});
   const unmatched = await app.db.selectFrom('payments').select(['status', 'tx_ref']).executeTakeFirstOrThrow();

@@ -28,3 +28,24 @@ test('payd console invite prints a link valid 15 minutes; sessions lists; revoke
   assert.match(plain.stderr, /The console is off: set server.console.enabled/);
 });
 
+
+test('beside a demo (only a sandbox database), a command without --sandbox refuses to create an empty live database and says why; merchant create may begin the live shop', async (t) => {
+  const dir = workdir(t);
+  const demo = await runPayd(['--sandbox', 'merchant', 'create', '--name', 'Demo shop', '--json'], dir);
+  assert.equal(demo.status, 0, demo.stderr);
+
+  const invite = await runPayd(['console', 'invite', '--name', 'My phone'], dir);
+  assert.notEqual(invite.status, 0);
+  assert.equal(invite.stdout, '', 'no invite the demo would refuse');
+  assert.match(invite.stderr, /only the sandbox database .*payd-sandbox\.sqlite exists \(the demo's\)/);
+  assert.match(invite.stderr, /add --sandbox/);
+  // Nothing was created: a list still points at the sandbox instead of printing (none).
+  const list = await runPayd(['intents', 'list'], dir);
+  assert.notEqual(list.status, 0);
+  assert.match(list.stderr, /the sandbox database .* exists: add --sandbox/);
+
+  assert.equal((await runPayd(['--sandbox', 'console', 'invite', '--name', 'My phone'], dir)).status, 0);
+  const live = await runPayd(['merchant', 'create', '--name', 'Real shop', '--json'], dir);
+  assert.equal(live.status, 0, live.stderr);
+  assert.equal((await runPayd(['console', 'invite', '--name', 'My phone'], dir)).status, 0);
+});

@@ -31,7 +31,7 @@ async function shop(c: ConsoleApp) {
   return { merchant, settledId: settled.intent_id, pendingId: pending.intent_id, eventId: event.id };
 }
 
-/** An intent canceled (from the CLI), then paid in full: the payment is held for a decision (issue 27). */
+/** An intent canceled (from the CLI), then paid in full: the payment is held for a decision. */
 async function heldPayment(c: ConsoleApp, merchant: Awaited<ReturnType<ConsoleApp['app']['merchants']['get']>>, order: string, amount: number, txRef: string) {
   const { app } = c;
   const created = await app.intents.create(merchant, { amount, currency: 'UPI', order_id: order });
@@ -227,4 +227,22 @@ test('session cookie: HttpOnly, SameSite=Strict, scoped to /console; Secure only
   const res = await fetch(`${c.origin.replace('localhost', '127.0.0.1')}/console`, { headers: { 'x-client-id': creds.client_id, 'x-client-secret': creds.client_secret }, redirect: 'manual' });
   assert.equal(res.status, 303);
   assert.equal(res.headers.get('location'), '/console/sign-in');
+});
+
+test('an invite opened at 127.0.0.1 while passkeys belong to localhost says which address to open, and that address works', async (t) => {
+  const c: ConsoleApp = await startConsoleApp();
+  t.after(() => c.close());
+  const { page } = await passkeyPage(browser);
+  t.after(() => page.close());
+  const invite = await c.app.consoleAccess.invite('Laptop');
+  const port = new URL(c.origin).port;
+  const wrong = `http://127.0.0.1:${port}/console/invite/${invite.token}`;
+  const res = await page.goto(wrong);
+  assert.equal(res?.status(), 421);
+  const right = `${c.origin}/console/invite/${invite.token}`;
+  assert.equal(await page.locator('#console-address').getAttribute('href'), right);
+  assert.match(await page.locator('main, body').first().innerText(), /Passkeys for this console belong to localhost:\d+, so this browser cannot use one at 127\.0\.0\.1:\d+/);
+  await page.locator('#console-address').click();
+  await page.waitForURL(right);
+  assert.equal(await page.locator('#console-address').count(), 0, 'the invite page itself, at the address that works');
 });

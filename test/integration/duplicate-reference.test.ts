@@ -1,4 +1,4 @@
-// Issue #24 item 3: a reference that arrives again with other facts (amount, receiver, account)
+// A reference that arrives again with other facts (amount, receiver, account)
 // is never dropped silently: it is kept as a rejection with its raw message, logged, and counted
 // by `payd doctor`. On both stores.
 import assert from 'node:assert/strict';

@@ -1,6 +1,6 @@
 /**
  * Solana through the real app (real sources, real ledger, real SQLite) against the fake
- * RPC serving mainnet's shapes of November 2026 (REAL-UPSTREAMS.md §3): v1 transactions,
+ * RPC serving mainnet's shapes of November 2026 (test/fixtures/chains/REAL-UPSTREAMS.md §3): v1 transactions,
  * several references in one transaction, a dust-spam backlog, a Token-2022 mint.
  */
 import assert from 'node:assert/strict';

@@ -1,6 +1,6 @@
 /**
  * TRON through the real app (real source, real ledger, real SQLite) against the fake
- * TronGrid serving what TronGrid serves (REAL-UPSTREAMS.md §1): several Transfer rows
+ * TronGrid serving what TronGrid serves (test/fixtures/chains/REAL-UPSTREAMS.md §1): several Transfer rows
  * sharing one transaction id, transfers indexed late, error bodies without Retry-After.
  */
 import assert from 'node:assert/strict';

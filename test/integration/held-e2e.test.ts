@@ -1,4 +1,4 @@
-// Issue 27 end to end through the built daemon (bin/payd serve from dist/), for each method family
+// Held payments end to end through the built daemon (bin/payd serve from dist/), for each method family
 // with its real source: UPI (DKIM-signed alerts in a real Dovecot, DNS the test runs), TRON (fake
 // TronGrid), Solana (fake RPC). Only the API and webhooks are used, as a merchant's backend would;
 // every API answer and webhook body is checked against the OpenAPI document. One data directory,

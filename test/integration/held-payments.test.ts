@@ -1,4 +1,4 @@
-// Issue 27: messy real payments (late, short, in parts, over, to a canceled intent) end in the
+// Messy real payments (late, short, in parts, over, to a canceled intent) end in the
 // merchant's hands: on the intent (amount_received, payments[]), as events (payment.held,
 // payment.refunded, payment.success extras) and resolvable over the API. Both stores.
 import assert from 'node:assert/strict';

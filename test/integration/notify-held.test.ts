@@ -1,4 +1,4 @@
-// Issue #30 with #27: a held payment reaches the shopkeeper's Telegram chat with Accept /
+// A held payment reaches the shopkeeper's Telegram chat with Accept /
 // Refunded buttons, /held lists it, and a press is the same service call as the CLI's: through
 // the real app, the fake Bot API and a merchant's webhook endpoint. Both stores.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Issue 28 item 4: a merchant's burst of identical orders on two real `payd serve` nodes over one
+// A merchant's burst of identical orders on two real `payd serve` nodes over one
 // PostgreSQL, while busy processes load the CPU. Every create must succeed at once (no 503: no
 // client retry here) with its own pay_amount, as long as the window has free amounts.
 import assert from 'node:assert/strict';

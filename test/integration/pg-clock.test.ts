@@ -1,4 +1,4 @@
-// Issue #24 item 7: on PostgreSQL every node stamps and compares times by the database's clock,
+// On PostgreSQL every node stamps and compares times by the database's clock,
 // so a node whose own clock is 2 minutes fast neither dates intents in the future nor calls a
 // prompt payment `too_early`.
 import assert from 'node:assert/strict';

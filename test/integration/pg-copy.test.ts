@@ -1,4 +1,4 @@
-// `payd db copy` (issue 14, "moving house"): a SQLite shop with rows in every table is copied
+// `payd db copy` (moving a running shop off SQLite): a SQLite shop with rows in every table is copied
 // by bin/payd (a real process) into an empty PostgreSQL database; a `payd serve` process on
 // PostgreSQL then serves the same intents to the same merchant credentials, signs webhooks
 // with the same secrets, and continues the shop.

@@ -1,4 +1,4 @@
-// Two real `payd serve` processes on one real PostgreSQL (issue 14): the API answers on both,
+// Two real `payd serve` processes on one real PostgreSQL: the API answers on both,
 // creates race correctly across them, exactly one runs the workers, a settlement anywhere is
 // delivered once and promptly, and the standby takes over after kill -9 of the leader.
 // TRON payments come from the fake TronGrid (test/fakes/trongrid.ts, recorded shapes).
@@ -52,7 +52,7 @@ async function shop(t: TestContext, webhookUrl: string): Promise<Shop> {
   return { dir, env, grid, headers: { 'x-client-id': client_id, 'x-client-secret': client_secret, 'content-type': 'application/json' } };
 }
 
-/** A create as a merchant's backend sends it, once: a burst must not meet 503 BUSY (issue 28), so none is retried here. */
+/** A create as a merchant's backend sends it, once: a burst must not meet 503 BUSY, so none is retried here. */
 async function create(url: string, s: Shop, body: object): Promise<{ status: number; body: any }> {
   const res = await fetch(url + '/api/v1/intents/create-payment', { method: 'POST', headers: s.headers, body: JSON.stringify(body) });
   return { status: res.status, body: (await res.json()) as any };

@@ -26,7 +26,7 @@ async function twoNodes(t: import('node:test').TestContext): Promise<[PaydHarnes
   return [a, b];
 }
 
-/** A create as a merchant's backend sends it, once: concurrent creates must not meet 503 BUSY (issue 28), so none is retried here. */
+/** A create as a merchant's backend sends it, once: concurrent creates must not meet 503 BUSY, so none is retried here. */
 function create(node: PaydHarness, headers: Record<string, string>, body: object) {
   return node.api('POST', '/api/v1/intents/create-payment', { body, headers });
 }

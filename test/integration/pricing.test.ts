@@ -7,7 +7,7 @@ import { startPayd, testClock, type PaydHarness, type TestClock } from '../helpe
 import { forEachStore, type TestStore } from '../helpers/stores.ts';
 import { startFakeRateSources, type FakeSourceName } from '../fakes/rates/server.ts';
 
-// Issue #31: intents priced in INR/USD/EUR, converted at a locked quote from rate sources the
+// Intents priced in INR/USD/EUR, converted at a locked quote from rate sources the
 // worker leader refreshes (here: fakes of each source on loopback, refreshed by hand).
 let fakes: Awaited<ReturnType<typeof startFakeRateSources>>;
 const RATES: Partial<Record<FakeSourceName, Record<string, string>>> = {

@@ -1,4 +1,4 @@
-// Issue 27, item 1: a payer who rounds ₹499.37 down to ₹499.00 must never settle another
+// A payer who rounds ₹499.37 down to ₹499.00 must never settle another
 // customer's ₹499.00 intent. payd never hands out a whole-unit pay_amount (domain/amount-window.ts),
 // so a whole payment is a short payment of the payer's own intent (attributed when it alone lies
 // in the window) or ambiguous and unmatched: never an exact match. Both stores.

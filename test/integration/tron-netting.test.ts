@@ -1,5 +1,5 @@
 /**
- * Issue #24 items 4 and 7: TRON transfers that move no money never settle, and identical rows
+ * TRON transfers that move no money never settle, and identical rows
  * of one transaction split across a page/tick boundary of the re-scan stay two rows.
  * Against the fake TronGrid (test/fakes/trongrid.ts), which lists both directions unless
  * `only_to` is asked for, as TronGrid does.

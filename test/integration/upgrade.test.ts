@@ -1,4 +1,4 @@
-// The upgrade of docs/operations.md, run as written against a running daemon (issue 25, item 4).
+// The upgrade of docs/operations.md, run as written against a running daemon.
 // A local clone of this repository stands in for the upstream; /opt/payd lives in a temp dir;
 // the daemon is started with the systemd unit's own ExecStartPre/ExecStart lines. The only
 // stand-in is `npm ci`, which needs the registry: a shim on PATH does what it does offline

@@ -1,4 +1,4 @@
-// Issue 24 item 1, end to end: a genuine, DKIM-signed ₹1.01 HDFC credit whose payer registered the name
+// End to end: a genuine, DKIM-signed ₹1.01 HDFC credit whose payer registered the name
 // "Rs.5000.01 has been credited to your HDFC Bank account ending 4321" does not settle the open ₹5000.01
 // intent (nor the ₹1.01 one; pay_amounts are never whole rupees): it is kept as the rejection suspicious_counterparty with its raw message. A
 // genuine HDFC debit whose payee carries that name settles nothing either. Through a real Dovecot, the real
@@ -44,7 +44,7 @@ describe('a counterparty name that reads like the bank (Dovecot + DNS)', () => {
     assert.equal(Number(big.pay_amount.text), 5000.01, 'customers pay exactly ₹5000.01 (never a whole rupee)');
     assert.equal(Number(small.pay_amount.text), 1.01);
 
-    // The legacy template (hdfcbank.net), as REAL-2026.md E-01 prints it, with the payer's chosen name.
+    // The legacy template (hdfcbank.net), as test/fixtures/upi-emails/REAL-2026.md E-01 prints it, with the payer's chosen name.
     const credit = alertMail({
       id: 'legacy',
       from: 'HDFC Bank InstaAlerts <alerts@hdfcbank.net>',

@@ -1,4 +1,4 @@
-// Issue 24 item 2: no single message may stop the daemon. The built daemon (bin/payd serve from
+// No single message may stop the daemon. The built daemon (bin/payd serve from
 // dist/, as in production) against a real Dovecot and a DNS server the test runs (keys made here):
 // while a pathological mail is inspected (a body on which a bank pattern was quadratic; a 2.5 MB
 // HTML table), API fetches keep answering and a genuine alert appended right after it settles

@@ -1,5 +1,5 @@
 // Settlement safety of the UPI source, through the real app, a real Dovecot and a DNS server the
-// test runs (issue 10): a genuine bank alert addressed to someone else (replayed into our mailbox)
+// test runs: a genuine bank alert addressed to someone else (replayed into our mailbox)
 // or one whose To is not signed settles nothing and is listed as rejected; a message whose bank key
 // never resolves is parked (the mailbox goes on), re-checked, survives a restart, and is finally
 // rejected `dns_unresolved`. Keys are made here, never a bank's.
@@ -14,7 +14,7 @@ import { memoryLogger } from '../helpers/upi-imap-fakes.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 const BANK = { domain: 'hdfcbank.bank.in', selector: 'acls01', headerList: HDFC_SIGNED_HEADERS };
-// HDFC's e-mail provider signs every alert a second time (REAL-2026.md §1.2).
+// HDFC's e-mail provider signs every alert a second time (test/fixtures/upi-emails/REAL-2026.md §1.2).
 const ESP = { domain: 'aclmobile.net', selector: '5nXKKHgBnyGAcLwvMLZIq' };
 // A signature an attacker adds, from a domain whose name server never answers.
 const SILENT_EXTRA = { domain: 'never-answers.example', selector: 'x' };

@@ -1,7 +1,7 @@
 // Every real 2026 template that is a UPI credit to us settles its intent with its reference, through
 // a real Dovecot, the real app and a DNS server the test runs; debits, refunds, card payments and
 // "beneficiary has received" texts with an open intent's exact amount settle nothing. Bodies come from
-// test/fixtures/upi-emails/real-2026.json (quoted from REAL-2026.md); only the amount is changed, so
+// test/fixtures/upi-emails/real-2026.json (quoted from test/fixtures/upi-emails/REAL-2026.md); only the amount is changed, so
 // that each alert has an intent of its own. Keys are made here.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

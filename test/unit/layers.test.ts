@@ -15,9 +15,9 @@ const LAYERS: readonly (readonly string[])[] = [
   ['runtime', 'system', 'stdio', 'log', 'metrics'], // the loop primitive and process plumbing, no business
   ['config'],
   ['db'],
-  ['methods', 'pricing'], // pricing: the fiat rate sources, beside the payment sources
+  ['methods', 'pricing', 'webhooks'], // pricing: the fiat rate sources, beside the payment sources; webhooks: sending, over db/ alone
   ['services'],
-  ['webhooks', 'workers'],
+  ['workers'],
   ['http'],
   ['app'], // the composition root
   ['cli'], // the entry point: `payd serve` builds the app

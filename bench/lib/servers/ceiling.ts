@@ -1,4 +1,4 @@
-// The bare SELECT server issue 26 measured payd's fetch against (0.85×; the bench's fetch goal):
+// The bare SELECT server payd's fetch is measured against (the bench's fetch goal):
 // a bare h3 app, served exactly like payd (serveHttp: node:http + toNodeHandler), on a database
 // opened exactly like payd's (openDatabase: WAL, synchronous FULL, busy_timeout), its queries built
 // by Kysely as an idiomatic app writes them. POST parses payd's own create body schema and INSERTs

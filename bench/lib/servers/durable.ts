@@ -1,4 +1,4 @@
-// The durable one-INSERT server of issue 26 item 6: what an operator would write by hand on the
+// The durable one-INSERT server: what an operator would write by hand on the
 // same libraries. h3 served like payd (serveHttp: node:http + toNodeHandler), payd's valibot body
 // schema, better-sqlite3 with payd's pragmas (openSqlite: WAL, synchronous=FULL) and statements
 // prepared once: POST runs one INSERT in its own implicit transaction (one fsync per request),

@@ -39,6 +39,6 @@ export function adminCommands(program: Command, e: CliEnv): void {
       const lines = await app.doctor.run();
       for (const l of lines) e.io.out(`${l.ok ? 'ok  ' : 'FAIL'}  ${l.what}: ${l.message}`);
       if (lines.some((l) => !l.ok)) throw new PaydError('UPSTREAM', 'some checks failed');
-    }, { creates: true }),
+    }, { creates: true, beginsLive: true }),
   );
 }

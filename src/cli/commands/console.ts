@@ -17,7 +17,9 @@ export function consoleCommands(program: Command, e: CliEnv): void {
         if (o.json) return printJson(e.io, { url, expires_at });
         e.io.out(url);
         e.io.err(`Open it on the device within 15 minutes (until ${expires_at}); it works once.`);
-        if (!app.config.server.console.enabled) e.io.err('The console is off: set server.console.enabled to true and restart payd serve.');
+        if (!app.config.server.console.enabled) {
+          e.io.err(cmd.optsWithGlobals().sandbox ? 'payd demo serves the console; for payd --sandbox serve, set server.console.enabled to true.' : 'The console is off: set server.console.enabled to true and restart payd serve.');
+        }
       }, { creates: true }),
     );
 

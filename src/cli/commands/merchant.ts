@@ -20,7 +20,7 @@ export function merchantCommands(program: Command, e: CliEnv): void {
         if (o.json) return printJson(e.io, c);
         printRecord(e.io, c);
         e.io.err('Store client_secret and webhook_secret now: they are not shown again.');
-      }, { creates: true }),
+      }, { creates: true, beginsLive: true }),
     );
 
   leaf(m.command('list').description('list merchants'))

@@ -38,7 +38,7 @@ export function sandboxCommands(program: Command, e: CliEnv): void {
     );
 }
 
-const bannerLines = (base: string, c: { client_id: string; client_secret: string; webhook_secret: string; webhook_url: string | null }) => [
+const bannerLines = (base: string, consoleOrigin: string, c: { client_id: string; client_secret: string; webhook_secret: string; webhook_url: string | null }) => [
   '',
   'payd sandbox is running. Demo merchant (sandbox only; livemode false):',
   `  X-Client-ID:     ${c.client_id}`,
@@ -57,6 +57,9 @@ const bannerLines = (base: string, c: { client_id: string; client_secret: string
   'This merchant lives in the sandbox database: admin commands for it take --sandbox,',
   `  e.g. npx payd --sandbox intents list, npx payd --sandbox webhooks list, npx payd --sandbox merchant list`,
   '',
+  `The operator console: ${consoleOrigin}/console (a passkey belongs to this address: open it here, not at 127.0.0.1).`,
+  `  Invite this browser: npx payd --sandbox console invite --name "my laptop", and open the link it prints.`,
+  '',
 ];
 
 export function demoCommand(program: Command, e: CliEnv): void {
@@ -66,9 +69,10 @@ export function demoCommand(program: Command, e: CliEnv): void {
     .action(async (o: Opts, cmd: Command) => {
       const webhookUrl = (o.webhookUrl as string | undefined) ?? null;
       // The merchant is created only once the port is bound: a busy port leaves nothing behind.
-      await runDaemon({ ...cmd.optsWithGlobals(), sandbox: true }, e, { http: true, workers: true, port: o.port as number | undefined }, undefined, async (app) => {
+      // The demo turns the console on: a shopkeeper tries it before going live (sandbox data only).
+      await runDaemon({ ...cmd.optsWithGlobals(), sandbox: true }, e, { http: true, workers: true, port: o.port as number | undefined, console: true }, undefined, async (app) => {
         const c = await app.merchants.create({ name: 'Demo shop', webhookUrl });
-        e.io.out(bannerLines(app.publicUrl, c).join('\n'));
+        e.io.out(bannerLines(app.publicUrl, app.consoleOrigin(), c).join('\n'));
       });
     });
 }

@@ -34,14 +34,18 @@ async function checkPortFree(host: string, port: number): Promise<void> {
 export async function runDaemon(
   g: GlobalOptions,
   e: CliEnv,
-  o: { host?: string; port?: number; http: boolean; workers: boolean },
+  o: { host?: string; port?: number; http: boolean; workers: boolean; console?: boolean },
   before?: (app: App) => Promise<void>,
   after?: (app: App) => Promise<void>,
 ): Promise<void> {
   const resolved = resolveConfig(g, e);
   const file = resolved.file;
   // Flags override the config, so checkout links point where the daemon really listens.
-  const config = { ...resolved.config, server: { ...resolved.config.server, host: o.host ?? resolved.config.server.host, port: o.port ?? resolved.config.server.port } };
+  const server = resolved.config.server;
+  const config = {
+    ...resolved.config,
+    server: { ...server, host: o.host ?? server.host, port: o.port ?? server.port, console: o.console ? { ...server.console, enabled: true } : server.console },
+  };
   const [{ createApp }, { createLogger }, { systemClock, systemRandom }, { storeTarget }] = await Promise.all([import('../../app/index.ts'), import('../../log/index.ts'), import('../../system.ts'), import('../../db/paths.ts')]);
   // A live shop's database gone missing (a volume not mounted, a file deleted) is never replaced by an empty one:
   // its intents, payments and merchants would vanish while payd carried on.

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 // Frozen: never edit a migration that has shipped; add a new one.
-// Held payments (issue 27): see the SQLite migration of the same name.
+// Held payments: see the SQLite migration of the same name.
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`ALTER TABLE payments ADD COLUMN IF NOT EXISTS tx_hash text`.execute(db);
   await sql`ALTER TABLE intents ADD COLUMN IF NOT EXISTS payment_count integer NOT NULL DEFAULT 0`.execute(db);

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 // Frozen: never edit a migration that has shipped; add a new one.
-// Held payments (issue 27): a payment row may now be `held` or `refunded` besides matched/unmatched
+// Held payments: a payment row may now be `held` or `refunded` besides matched/unmatched
 // (status is free text, no constraint to change); `tx_hash` is the chain transaction the merchant
 // sees (a TRON row key is "<txid>:<from>:<value>"); `intents.payment_count` counts the payments
 // shown on the intent, so a fetch reads the payments table only for an intent that has some.

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 // Frozen: never edit a migration that has shipped; add a new one.
-// Fiat pricing (issue #31): the price and the locked quote on each intent, and the rate cache
+// Fiat pricing: the price and the locked quote on each intent, and the rate cache
 // the worker leader fills (one row per pair and source) for every process to read.
 const statements = [
   'ALTER TABLE intents ADD COLUMN price_amount text',

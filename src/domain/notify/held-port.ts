@@ -1,5 +1,7 @@
+import type { PaymentReason } from '../payment-policy.ts';
+
 /**
- * What the bot needs of held payments (issue #27's service, services/held-payments.ts): the same
+ * What the bot needs of held payments (the held-payments service, services/held-payments.ts): the same
  * calls the CLI and the console make. Declared here so the bot does not depend on its module.
  */
 export interface HeldPaymentRow {
@@ -10,7 +12,8 @@ export interface HeldPaymentRow {
   amount: bigint;
   receivedAt: number | string;
   status: string;
-  reason: string | null;
+  /** Why it is held, as attribution decided: a fake cannot invent one the service never gives. */
+  reason: PaymentReason | null;
 }
 
 export interface HeldPayments {

@@ -23,9 +23,9 @@ export interface PageInput {
   assets: AssetUrls;
   /** False in the sandbox: the page then says TEST MODE. */
   livemode: boolean;
-  /** Payments held on this intent (issue 27): the customer is told what arrived and what happens next. */
+  /** Payments held on this intent: the customer is told what arrived and what happens next. */
   held?: readonly ShownPayment[];
-  /** The sum credited to the intent so far (issue 27), minor units; shown on the receipt. */
+  /** The sum credited to the intent so far, minor units; shown on the receipt. */
   receivedMinor?: bigint;
   /** Part paid on a reference (Solana Pay): what is still due and the payment link for exactly that. */
   due?: { minor: bigint; uri: string };
@@ -40,8 +40,15 @@ const HELD_WHY: Record<NonNullable<ShownPayment['reason']>, string> = {
   after_settlement: 'after this order was already paid',
 };
 
-const STATUS_TEXT: Record<CheckoutState['status'], string> = {
+/**
+ * What the page shows: the intent's status, except that money held on an unpaid intent is its own
+ * state (the customer must not be offered the same payment again while the shop decides).
+ */
+type ShownStatus = CheckoutState['status'] | 'held';
+
+const STATUS_TEXT: Record<ShownStatus, string> = {
   pending: 'Waiting for your payment',
+  held: 'We received a payment: the shop is checking it',
   settled: 'Payment received',
   expired: 'This payment request has expired',
   canceled: 'This payment request was canceled',
@@ -91,10 +98,12 @@ export function checkoutPage(p: PageInput): string {
   const withUnit = (a: { text: string }) => html`${a.text}${unit ? html` ${unit}` : html``}`;
   const warning = words.warning;
   const quote = quoteLine(intent, { decimals: rules.decimals, fiatSign: words.fiatSign, unit: rules.unit });
+  const held = heldPayments(p);
+  const shownStatus: ShownStatus = held.length > 0 ? 'held' : state.status;
   const testBanner = p.livemode
     ? html``
     : html`<p class="test-mode" id="test-mode" role="note"><strong>TEST MODE</strong> · sandbox payment: no real money moves. Do not pay this with a real app.</p>`;
-  const body = html`<main class="card" id="checkout" data-intent-id="${intent.id}" data-status="${state.status}"
+  const body = html`<main class="card" id="checkout" data-intent-id="${intent.id}" data-status="${shownStatus}"
   data-expires-at="${state.expires_at}" data-server-now="${state.now}" data-redirect-url="${state.redirect_url ?? ''}" data-payments="${String(state.payments)}">
   ${testBanner}
   <header class="head">
@@ -103,10 +112,10 @@ export function checkoutPage(p: PageInput): string {
   </header>
 
   <div class="status-bar">
-    <p class="status" id="status-text" role="status" aria-live="polite">${STATUS_TEXT[state.status]}</p>
+    <p class="status" id="status-text" role="status" aria-live="polite">${STATUS_TEXT[shownStatus]}</p>
     <p class="countdown pending-only">Expires in <time id="countdown" datetime="${state.expires_at}">${formatRemaining(Date.parse(state.expires_at) - state.now)}</time></p>
   </div>
-  ${heldNote(p)}
+  ${refundNote(p)}
   <p class="next-step pending-only" id="next-step">After paying in your app, come back to this page: it updates by itself as soon as your payment is received${intent.returnUrl ? html` and takes you back to ${p.merchantName}` : html``}. No need to reload it.</p>
 
   <section class="when-pending" aria-label="Payment details">
@@ -138,6 +147,10 @@ export function checkoutPage(p: PageInput): string {
 
   </section>
 
+  <section class="when-held" aria-label="Payment being checked">
+    ${heldNote(p, held)}
+  </section>
+
   <section class="when-settled" aria-label="Payment received">
     <p class="thanks">Thank you. Keep these details for your records:</p>
     <dl class="details receipt">
@@ -163,13 +176,31 @@ export function checkoutPage(p: PageInput): string {
   return layout(`Pay ${p.payee}`, p.assets, body);
 }
 
-function heldNote(p: PageInput): Safe {
-  const held = (p.held ?? []).filter((x) => x.status === 'held');
-  if (held.length === 0 || p.state.status === 'settled') return html``;
+/** Payments held on an intent that is not paid: while there is one, the page is in its held state. */
+function heldPayments(p: PageInput): readonly ShownPayment[] {
+  if (p.state.status === 'settled') return [];
+  return (p.held ?? []).filter((x) => x.status === 'held');
+}
+
+function paymentText(p: PageInput, x: ShownPayment): string {
   const { rules, checkout: words } = p.method;
   const unit = words.fiatSign !== undefined ? '' : rules.unit;
-  const items = held.map((x) => `${shownAmount({ decimals: rules.decimals, fiatSign: words.fiatSign }, x.amountMinor).text}${unit ? ` ${unit}` : ''} ${HELD_WHY[x.reason ?? 'underpaid']}`);
-  return html`<p class="held-note" id="held-note" role="note">We received your payment of ${items.join(' and ')}. The shop has been told and will decide what happens next: please do not pay again. Contact ${p.merchantName} if you have a question.</p>`;
+  return `${shownAmount({ decimals: rules.decimals, fiatSign: words.fiatSign }, x.amountMinor).text}${unit ? ` ${unit}` : ''}`;
+}
+
+function heldNote(p: PageInput, held: readonly ShownPayment[]): Safe {
+  if (held.length === 0) return html``;
+  const items = held.map((x) => `${paymentText(p, x)} ${HELD_WHY[x.reason ?? 'underpaid']}`);
+  return html`<p class="held-note" id="held-note" role="note">We received your payment of ${items.join(' and ')}. The shop has been told and will decide what happens next: they may accept it as payment for this order or return it to you. Please do not pay again. Contact ${p.merchantName} if you have a question.</p>`;
+}
+
+/** A held payment the shop says it returned: told once on the page, whatever state the intent is in. */
+function refundNote(p: PageInput): Safe {
+  if (p.state.status === 'settled') return html``;
+  const refunded = (p.held ?? []).filter((x) => x.status === 'refunded');
+  if (refunded.length === 0) return html``;
+  const again = p.state.status === 'pending' && heldPayments(p).length === 0 ? ' To pay for this order, pay the amount below.' : '';
+  return html`<p class="refund-note" id="refund-note" role="note">${p.merchantName} says it returned your payment of ${refunded.map((x) => paymentText(p, x)).join(' and ')}.${again}</p>`;
 }
 
 /** Unknown and malformed ids get the same page: nothing tells which intents exist. */

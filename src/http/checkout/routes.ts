@@ -29,7 +29,7 @@ export interface CheckoutDeps {
   limiter?: RateLimiter;
   /** The client's address the limiter counts (behind a trusted proxy: from X-Forwarded-For). */
   clientAddress: (req: PeerRequest) => string | undefined;
-  /** The payments on an intent (issue 27), for the held-payment note; absent: not shown. */
+  /** The payments on an intent, for the held-payment note; absent: not shown. */
   money?: (intent: Intent) => Promise<IntentMoney>;
 }
 
@@ -44,7 +44,7 @@ function remainderDue(intent: Intent, state: CheckoutState, method: Pick<MethodD
 }
 
 /**
- * The hosted checkout (DESIGN §1 checkout_url): public, no credentials; the intent's
+ * The hosted checkout (the intent's checkout_url, docs/api.md): public, no credentials; the intent's
  * UUID v4 is the capability. Routes return complete Responses with their own
  * security headers, so the API's JSON error wrapper never touches them.
  */

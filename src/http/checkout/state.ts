@@ -16,7 +16,7 @@ export interface CheckoutState {
   /** Once settled: the payment's reference (UTR, transaction id), for the customer's records. */
   transaction_hash: string | null;
   /**
-   * How many payments the intent shows (credited parts, held, refunded; issue 27). When it changes
+   * How many payments the intent shows (credited parts, held, refunded). When it changes
    * the page reloads itself to show what arrived (a held payment, what is still due), not the amounts here.
    */
   payments: number;

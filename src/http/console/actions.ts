@@ -46,7 +46,7 @@ export function actionRoutes(kit: ConsoleKit, d: ActionDeps): void {
     return seeOther(ev.intent_id ? `${intentPath(ev.intent_id)}?done=replayed` : '/console?done=replayed');
   });
 
-  // A held payment (issue 27): accepted (the intent settles with it) or marked refunded, as
+  // A held payment: accepted (the intent settles with it) or marked refunded, as
   // `payd payments accept` and the API's …/accept and …/refunded do. From the Held tab the answer returns there.
   for (const [verb, act, done] of [
     ['accept', d.heldActions.acceptPayment, 'accepted'],

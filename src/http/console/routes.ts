@@ -34,7 +34,7 @@ export interface ConsoleDeps extends ViewDeps, ActionDeps {
 export type { ConsoleKit, Signed, SignedHandler } from './kit.ts';
 
 /**
- * The operator console under /console (issue #29): server-rendered pages over the services
+ * The operator console under /console: server-rendered pages over the services
  * the CLI uses; passkey sign-in; server-side sessions. Every response carries its own strict
  * headers (no inline code, never cached, never framed); the API's JSON wrapper never sees it.
  */
@@ -65,6 +65,22 @@ export function registerConsole(app: H3, d: ConsoleDeps): void {
   const sameOrigin = (event: H3Event): boolean => {
     const origin = header(event, 'origin');
     return origin === undefined || origin === d.origin();
+  };
+
+  /**
+   * A passkey is bound to the console's host name: opened at another address (127.0.0.1 for
+   * localhost, a LAN address), the browser refuses the ceremony. Say which address works instead.
+   */
+  const elsewhere = (event: H3Event): Response | null => {
+    const origin = new URL(d.origin());
+    const host = header(event, 'host');
+    // Ports do not matter to a passkey (a proxy's Host may omit its port), the host name does.
+    if (host === undefined || URL.canParse(`http://${host}`) && new URL(`http://${host}`).hostname === origin.hostname) return null;
+    const there = `${origin.origin}${event.url.pathname}`;
+    return htmlPage(
+      page(anonymousShell, { title: 'Open the console at its own address', section: null, body: html`<p class="error" role="alert">Passkeys for this console belong to ${origin.host}, so this browser cannot use one at ${host}.</p><p>Open <a id="console-address" href="${there}">${there}</a> instead.</p>` }),
+      421,
+    );
   };
 
   const problem = (shell: Shell, status: number, title: string, message: string) =>
@@ -120,11 +136,15 @@ export function registerConsole(app: H3, d: ConsoleDeps): void {
     const limited = throttle(event);
     if (limited) return limited;
     if (await signedIn(event)) return seeOther('/console');
+    const moved = elsewhere(event);
+    if (moved) return moved;
     return htmlPage(page(anonymousShell, { title: 'Sign in', section: null, body: signInBody() }));
   });
   app.get('/console/invite/:token', async (event) => {
     const limited = throttle(event);
     if (limited) return limited;
+    const moved = elsewhere(event);
+    if (moved) return moved;
     try {
       const token = event.context.params?.token ?? '';
       const name = await d.access.inviteName(token);

@@ -23,7 +23,7 @@ export interface ViewDeps {
   payments: Pick<ReturnType<typeof createPaymentQueries>, 'forIntent'>;
   events: Pick<EventService, 'forIntent'>;
   merchants: Pick<MerchantService, 'list' | 'get'>;
-  /** Held payments (issue 27): the list the CLI's `payd payments list --held` reads. */
+  /** Held payments: the list the CLI's `payd payments list --held` reads. */
   held: Pick<HeldPayments, 'listPayments'>;
   /** Each source's state as this process sees it, the leader's recorded lag, the UPI alert watch. */
   sources: () => Promise<SourcesReport>;

@@ -159,7 +159,7 @@ export function intentRoutes(
   );
   app.all('/api/v1/intents/:intent_id/cancel', notAllowed('POST'));
 
-  // A held payment (issue 27): the merchant accepts it (the intent settles) or says it returned it.
+  // A held payment: the merchant accepts it (the intent settles) or says it returned it.
   for (const [verb, act] of [['accept', d.heldPayments.acceptPayment], ['refunded', d.heldPayments.markRefunded]] as const) {
     const path = `/api/v1/intents/:intent_id/payments/:transaction_hash/${verb}`;
     app.post(

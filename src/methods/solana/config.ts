@@ -32,6 +32,7 @@ const UsdtSolFields = v.strictObject({
 });
 export const UsdtSolConfig = v.pipe(UsdtSolFields, endpointsAlone<v.InferOutput<typeof UsdtSolFields>>(['rpcUrl']), ...lagOverPoll<v.InferOutput<typeof UsdtSolFields>>());
 
+/** A section as written (secrets still references); the Section types are resolved (secrets read), what sources get. */
 export type SolMethodConfig = v.InferOutput<typeof SolConfig>;
 export type UsdtSolMethodConfig = v.InferOutput<typeof UsdtSolConfig>;
 export type SolSection = Resolved<SolMethodConfig>;

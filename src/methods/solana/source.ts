@@ -12,7 +12,7 @@ import type { SolSection, UsdtSolSection } from './config.ts';
 import { solanaEndpoints } from '../endpoints.ts';
 import { callUrl, createUpstreamPool, type Member } from '../upstream-pool.ts';
 import { isSolanaAddress } from '../../config/addresses.ts';
-import type { DoctorResult, PaymentSource, SourceDeps } from '../source.ts';
+import { endpointsSummary, type DoctorResult, type PaymentSource, type SourceDeps } from '../source.ts';
 import { describeError } from '../../domain/errors.ts';
 import { runLoop } from '../../runtime/loop.ts';
 import { WakeSignal } from '../../runtime/wake.ts';
@@ -21,9 +21,6 @@ import type { WatchTarget } from './adapt.ts';
 import { createPoller } from './poller.ts';
 import { historyCommitment, openConnection, readExchange, type ConnectionFactory, type SolanaEndpoint } from './rpc.ts';
 
-/** The resolved config sections (secrets read). */
-export type SolMethodConfig = SolSection;
-export type UsdtSolMethodConfig = UsdtSolSection;
 import { subscribeWake } from './subscribe.ts';
 
 export interface SolanaSourceOptions {
@@ -47,9 +44,9 @@ export type SolanaDeps = SourceDeps & SolanaSourceOptions;
 const DAY_MS = 86_400_000;
 
 
-export function createSolanaSource(method: 'SOL', config: SolMethodConfig, deps: SolanaDeps): PaymentSource;
-export function createSolanaSource(method: 'USDT_SOL', config: UsdtSolMethodConfig, deps: SolanaDeps): PaymentSource;
-export function createSolanaSource(method: 'SOL' | 'USDT_SOL', config: SolMethodConfig | UsdtSolMethodConfig, deps: SolanaDeps): PaymentSource {
+export function createSolanaSource(method: 'SOL', config: SolSection, deps: SolanaDeps): PaymentSource;
+export function createSolanaSource(method: 'USDT_SOL', config: UsdtSolSection, deps: SolanaDeps): PaymentSource;
+export function createSolanaSource(method: 'SOL' | 'USDT_SOL', config: SolSection | UsdtSolSection, deps: SolanaDeps): PaymentSource {
   const name = `solana:${method}:${config.wallet}`;
   const log = deps.log.child({ source: name });
   const commitment = historyCommitment(config.commitment);
@@ -90,7 +87,7 @@ export function createSolanaSource(method: 'SOL' | 'USDT_SOL', config: SolMethod
   const keys = (): { wallet: string; mint?: string } => {
     if (!isSolanaAddress(config.wallet)) throw new Error(`wallet ${config.wallet} is not a valid Solana public key`);
     if (method === 'SOL') return { wallet: config.wallet };
-    const mint = (config as UsdtSolMethodConfig).mint;
+    const mint = (config as UsdtSolSection).mint;
     if (!isSolanaAddress(mint)) throw new Error(`mint ${mint} is not a valid Solana public key`);
     return { wallet: config.wallet, mint };
   };
@@ -185,9 +182,7 @@ export function createSolanaSource(method: 'SOL' | 'USDT_SOL', config: SolMethod
       return { ok: false, message: describeError(err) };
     }
     const lines = await Promise.all(pool.members.map((m, i) => checkOne(m, i, signal)));
-    if (lines.length === 1) return lines[0]!;
-    const usable = lines.filter((l) => l.ok).length;
-    return { ok: usable > 0, message: `${usable} of ${lines.length} RPC endpoints usable`, endpoints: lines.map((l, i) => ({ ...l, what: pool.members[i]!.label })) };
+    return endpointsSummary('RPC', lines, pool.members.map((m) => m.label));
   }
 
   return { name, run, check };

@@ -30,7 +30,7 @@ export interface TronGridClientOptions {
 /**
  * What a fault means for us. TronGrid signals rate limits with 429, 403 (anonymous
  * penalty, keyed quota) and, on older deployments, 503, and sometimes inside an HTTP
- * 200 body; a rejected key is 401 `{"Error":"ApiKey not exists"}` (REAL-UPSTREAMS.md §1.3).
+ * 200 body; a rejected key is 401 `{"Error":"ApiKey not exists"}` (test/fixtures/chains/REAL-UPSTREAMS.md §1.3).
  */
 export type TronGridFault = 'rate_limited' | 'key_rejected' | 'upstream' | 'unreachable';
 

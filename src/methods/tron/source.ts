@@ -11,7 +11,7 @@
  *   5 min so a stray payment is recorded as unmatched for the operator.
  */
 import { fetch as undiciFetch } from 'undici';
-import type { DoctorResult, PaymentSource, SourceDeps } from '../source.ts';
+import { endpointsSummary, type DoctorResult, type PaymentSource, type SourceDeps } from '../source.ts';
 import { runLoop } from '../../runtime/loop.ts';
 import { toBase58 } from './address.ts';
 import { callUrl, createUpstreamPool } from '../upstream-pool.ts';
@@ -49,7 +49,7 @@ export function defaultTuning(config: TronSourceConfig): TronTuning {
     maxPagesPerTick: 50,
     rescanMs: config.rescanSeconds * 1000,
     rescanWindowMs: config.rescanHours * HOUR,
-    // TronGrid without a key: allowed_rps(1) per method per IP, zero burst (REAL-UPSTREAMS.md §1.3).
+    // TronGrid without a key: allowed_rps(1) per method per IP, zero burst (test/fixtures/chains/REAL-UPSTREAMS.md §1.3).
     // Applies per endpoint, to those without a key.
     minRequestIntervalMs: 1000,
     timeoutMs: 15_000,
@@ -101,10 +101,7 @@ export function createTronSource(config: TronSourceConfig, deps: TronSourceDeps)
     /** Every endpoint, one line each; the method is usable when one of them is. */
     async check(signal): Promise<DoctorResult> {
       const lines = await Promise.all(pool.members.map((m) => checkTronEndpoint(m, { address, contract, signal, clock: deps.clock })));
-      const ok = lines.some((l) => l.ok);
-      if (lines.length === 1) return lines[0]!;
-      const usable = lines.filter((l) => l.ok).length;
-      return { ok, message: `${usable} of ${lines.length} TronGrid endpoints usable`, endpoints: lines.map((l, i) => ({ ...l, what: pool.members[i]!.label })) };
+      return endpointsSummary('TronGrid', lines, pool.members.map((m) => m.label));
     },
   };
 }

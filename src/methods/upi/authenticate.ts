@@ -1,8 +1,8 @@
 /**
- * Is this mail really from the bank, and to us? Fixtures README §2.1: one From, a known sender
+ * Is this mail really from the bank, and to us? test/fixtures/upi-emails/README.md §2.1: one From, a known sender
  * domain, DMARC pass through an aligned DKIM signature of the bank's own domain, no `l=`, and the
- * signature covers From, Subject, Date and To; the signed To names one of our alert recipients
- * (DESIGN §9). SPF never counts: a mailbox reader cannot know the bank's connecting IP, so
+ * signature covers From, Subject, Date and To; the signed To names one of our alert recipients,
+ * so a genuine alert sent to someone else and forwarded to us never counts. SPF never counts: a mailbox reader cannot know the bank's connecting IP, so
  * mailauth is called without ip/sender.
  */
 import { authenticate } from 'mailauth';
@@ -57,7 +57,7 @@ export async function authenticateAlert(raw: Buffer, facts: MailFacts, bank: Ban
 
   const resolver = bankScopedResolver(opts.resolver, bank, fromDomain);
   const first = await verify(raw, bank, resolver, opts.alertRecipients);
-  // Gmail replaces a Message-ID it dislikes and keeps the signed one aside (README §1.1); only then try it.
+  // Gmail replaces a Message-ID it dislikes and keeps the signed one aside (test/fixtures/upi-emails/README.md §1.1); only then try it.
   if (!first.ok && !first.retry && facts.messageId?.includes(GMAIL_BROKEN_ID) && facts.googleOriginalMessageId) {
     const second = await verify(withMessageId(raw, facts.googleOriginalMessageId), bank, resolver, opts.alertRecipients);
     if (second.ok) return { ...second, restoredMessageId: facts.googleOriginalMessageId };
@@ -103,7 +103,7 @@ async function verify(raw: Buffer, bank: BankParser, resolver: DnsResolver, reci
     if (binding) return { ok: false, retry: false, reason: binding.reason, detail: { ...detail, ...binding.detail } };
     return { ok: true, verified: true, dkimDomain: good.signingDomain, selector: good.selector, dmarc, signature: good.signature };
   }
-  // Only the bank's own key or the DMARC record being unreachable is worth another look (DESIGN §9).
+  // Only the bank's own key or the DMARC record being unreachable is worth another look: an unrelated domain's DNS failing must not turn a forgery into a retry.
   if (dmarc === 'temperror' || (!good && bankSigs.some((r) => r.status.result === 'temperror'))) {
     return { ok: false, retry: true, reason: 'dns_temperror', detail };
   }

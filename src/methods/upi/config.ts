@@ -66,7 +66,7 @@ const UpiFields = v.strictObject({
   vpa: v.pipe(v.string(), v.check(isVpa, 'expected a UPI VPA like shop@hdfcbank')),
   payeeName: v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(99)),
   imap: ImapConfig,
-  /** Where the bank sends the alerts (DESIGN §9): default [imap.user] when that is an e-mail address. */
+  /** Where the bank sends the alerts (docs/methods/upi.md): default [imap.user] when that is an e-mail address. */
   alertRecipients: v.optional(v.pipe(v.array(v.pipe(v.string(), v.check(isEmail, 'expected an e-mail address'))), v.minLength(1, 'list at least one address'))),
   accounts: v.pipe(
     v.array(

@@ -59,7 +59,7 @@ export async function inspectAlert(raw: Buffer, opts: InspectOptions): Promise<A
   // Money in that is not a customer's UPI payment (refund, reversal, NEFT…): kept, never settled.
   if (parsed.kind === 'not_credit') return keep(parsed.reason, { subject });
   if (parsed.kind === 'unparseable') return keep('unparseable', { why: parsed.reason, subject });
-  // The counterparty's own text reads like the bank's (issue 24): kept with its raw message, never settled.
+  // The counterparty's own text reads like the bank's: kept with its raw message, never settled.
   if (parsed.kind === 'suspicious') return keep('suspicious_counterparty', { field: parsed.field, why: parsed.why, subject });
   if (!accountMatches(bank, parsed.accountMask, opts.accounts)) {
     return keep('other_account', { accountMask: parsed.accountMask, amountMinor: parsed.amountMinor.toString(), ...(parsed.utr ? { utr: parsed.utr } : {}) });

@@ -2,6 +2,7 @@ import { writeTx, type Db } from '../../db/open.ts';
 import { attemptsOf, eventsOfIntent, getEvent, listEvents, replayEvents } from '../../db/events.ts';
 import type { EventsTable } from '../../db/schema.ts';
 import { PaydError } from '../../domain/errors.ts';
+import { isoOrNull, isoUtc } from '../../domain/iso-time.ts';
 import type { Clock } from '../../domain/ports.ts';
 import type { Actor } from '../merchants/index.ts';
 import type { Outbox } from './outbox.ts';
@@ -20,8 +21,6 @@ export interface EventSummary {
   delivered_at: string | null;
 }
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-
 export const summarizeEvent = (e: EventsTable): EventSummary => ({
   event_id: e.id,
   type: e.type,
@@ -29,10 +28,10 @@ export const summarizeEvent = (e: EventsTable): EventSummary => ({
   client_id: e.merchant_id,
   status: e.status,
   attempts: e.attempts,
-  next_attempt_at: e.status === 'pending' ? iso(e.next_attempt_at) : null,
+  next_attempt_at: e.status === 'pending' ? isoOrNull(e.next_attempt_at) : null,
   last_error: e.last_error,
-  created_at: iso(e.created_at)!,
-  delivered_at: iso(e.delivered_at),
+  created_at: isoUtc(e.created_at),
+  delivered_at: isoOrNull(e.delivered_at),
 });
 
 /** Operator views of the outbox: list, show with attempts, replay. */
@@ -43,7 +42,7 @@ export function createEventService(d: { db: Db; clock: Clock; outbox: Outbox }) 
       event_id: a.event_id,
       attempt: a.attempt,
       url: a.url,
-      at: iso(a.started_at),
+      at: isoOrNull(a.started_at),
       status_code: a.status_code,
       duration_ms: a.duration_ms,
       error: a.error,

@@ -4,7 +4,7 @@ import { formatMinor, numberToDecimalText, parseDecimal } from '../../domain/mon
 import { FIAT_CODES, FIATS, isFiat, type Fiat } from '../../domain/rates.ts';
 import type { CreateIntentInput, MethodDeposit } from './inputs.ts';
 
-/** The business rules of a create, in DESIGN §8 order: method → decimals → range. */
+/** The business rules of a create, in this order: method → decimals → range. */
 
 const MAX_STORABLE_MINOR = 2n ** 52n;
 

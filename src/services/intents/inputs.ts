@@ -17,7 +17,7 @@ export interface MethodDeposit {
 export interface CreateIntentInput {
   /** In the method's currency; exactly one of amount and price (the create route's body schema checks, http/routes/intents.ts). */
   amount?: number;
-  /** A fiat price converted at a locked quote (issue #31). */
+  /** A fiat price converted at a locked quote. */
   price?: { amount: number; currency: string };
   currency: string;
   order_id: string;

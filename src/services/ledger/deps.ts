@@ -17,7 +17,7 @@ export interface LedgerDeps {
   /** How far before an intent's creation a payment may have happened and still match it, ms (clock skew). */
   skewMs?: number;
   metrics?: Metrics;
-  /** Each method's policies for payments that are not exactly right (issue 27); default DEFAULT_POLICY. */
+  /** Each method's policies for payments that are not exactly right; default DEFAULT_POLICY. */
   policies?: (method: Method) => PaymentPolicy;
 }
 

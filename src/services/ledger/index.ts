@@ -3,6 +3,7 @@ import { writeTx } from '../../db/open.ts';
 import type { Method } from '../../domain/methods.ts';
 import type { IngestOutcome, ReceivedPayment, RejectedObservation } from '../../domain/payment.ts';
 import { DEFAULT_POLICY } from '../../domain/payment-policy.ts';
+import { formatMinor } from '../../domain/money.ts';
 import { noopMetrics, type CheckpointUpdate, type Ledger } from '../../domain/ports.ts';
 import { applyAttribution } from './attributed.ts';
 import type { IngestOptions, LedgerContext, LedgerDeps } from './deps.ts';
@@ -66,24 +67,27 @@ export function createLedger(deps: LedgerDeps): Ledger & {
       if (o.intentId) return settleNamed(d, tx, p, paymentId, o as IngestOptions & { intentId: string });
       return applyAttribution(d, tx, p, paymentId, o);
     });
+    // One line per outcome that moves or keeps money, with what an operator reads in journalctl:
+    // the reference, the method, the amount and the intent.
+    const amount = formatMinor(p.amountMinor, d.decimalsOf(p.method));
     if (outcome.kind === 'settled') {
       d.outbox.notify([outcome.intentId, ...(outcome.also ?? []).map((a) => a.intentId)]);
       // One payment may settle several intents (Solana references).
       for (let n = 1 + (outcome.also?.length ?? 0); n > 0; n--) d.metrics.intentSettled(p.method);
-      d.log.info('payment settled', { method: p.method, tx_ref: p.txRef, intent_id: outcome.intentId, also: outcome.also?.map((a) => a.intentId), source: p.source });
+      d.log.info('payment settled', { method: p.method, tx_ref: p.txRef, amount, intent_id: outcome.intentId, also: outcome.also?.map((a) => a.intentId), source: p.source });
     } else if (outcome.kind === 'held') {
       d.outbox.notify([outcome.intentId]);
       d.metrics.paymentUnmatched(p.method, `held_${outcome.reason}`);
-      d.log.warn('payment held for its intent', { method: p.method, tx_ref: p.txRef, intent_id: outcome.intentId, reason: outcome.reason, source: p.source });
+      d.log.warn('payment held for its intent', { method: p.method, tx_ref: p.txRef, amount, intent_id: outcome.intentId, reason: outcome.reason, source: p.source });
     } else if (outcome.kind === 'credited') {
       d.outbox.notify([outcome.intentId]);
-      d.log.info('part payment credited', { method: p.method, tx_ref: p.txRef, intent_id: outcome.intentId, source: p.source });
+      d.log.info('part payment credited', { method: p.method, tx_ref: p.txRef, amount, intent_id: outcome.intentId, source: p.source });
     } else if (mismatch) {
       const m = mismatch as RejectedObservation;
-      rejected(m, 'a recorded reference arrived again with other facts: kept as a rejection, check which one is the payment', { tx_ref: p.txRef, differs: m.detail?.differs });
+      rejected(m, 'a recorded reference arrived again with other facts: kept as a rejection, check which one is the payment', { tx_ref: p.txRef, method: p.method, amount, differs: m.detail?.differs });
     } else if (outcome.kind === 'unmatched') {
       d.metrics.paymentUnmatched(p.method, outcome.reason);
-      d.log.warn('payment kept unmatched', { method: p.method, tx_ref: p.txRef, reason: outcome.reason, source: p.source });
+      d.log.warn('payment kept unmatched', { method: p.method, tx_ref: p.txRef, amount, reason: outcome.reason, source: p.source, resolve: `payd intents settle <intent_id> --tx ${p.txRef}` });
     }
     return outcome;
   }

@@ -8,7 +8,7 @@ import { moneyOfOne } from '../intents/money.ts';
 import type { IngestOptions, LedgerContext } from './deps.ts';
 import { audit } from '../../db/audit.ts';
 
-/** What payment.success says beyond the intent (issue 27). */
+/** What payment.success says beyond the intent. */
 export interface SuccessExtras {
   late?: boolean;
   underpaidByMinor?: bigint;

@@ -38,7 +38,7 @@ export function createCredentialCheck(d: { db: Db; keys: Keyring; clock: Clock; 
   // a previous secret stops at the end of its grace period).
   const authCache = new Map<string, AuthCacheEntry>();
   // One read of a merchant's row at a time: a burst of the same merchant's requests past the
-  // cache's expiry shares it instead of each taking a pooled connection (issue 28: on
+  // cache's expiry shares it instead of each taking a pooled connection (on
   // PostgreSQL those reads queued in front of the burst's creates).
   const reading = new Map<string, Promise<MerchantsTable | undefined>>();
   const readForAuth = (id: string): Promise<MerchantsTable | undefined> => {

@@ -41,7 +41,7 @@ export interface BotDeps {
   show: ShowAmount;
   /** Sources, lag and alarms in a few lines (the leader's view). */
   status(): Promise<string>;
-  /** Held payments (issue #27); absent: /held says so and buttons are never issued. */
+  /** Held payments; absent: /held says so and buttons are never issued. */
   held?: HeldPayments;
 }
 

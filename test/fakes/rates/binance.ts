@@ -1,6 +1,6 @@
 import { downPage, json, served, type FakeHandler } from './kit.ts';
 
-// Binance GET /api/v3/ticker/price?symbol=SOLUSDT: REAL-RATES.md §2 ({"symbol","price"}; 429 with
+// Binance GET /api/v3/ticker/price?symbol=SOLUSDT: test/fixtures/rates/REAL-RATES.md §2 ({"symbol","price"}; 429 with
 // code -1003 and Retry-After; 451 geo-block body; -1121 Invalid symbol). Rates are keyed "SOL/USDT".
 export const binance: FakeHandler = (url, s) => {
   if (url.pathname !== '/api/v3/ticker/price') return json(404, { code: -1, msg: 'Not found' });

@@ -1,6 +1,6 @@
 import { downPage, json, served, type FakeHandler } from './kit.ts';
 
-// Coinbase GET /v2/prices/{BASE-QUOTE}/spot: REAL-RATES.md §4 ({"data":{"amount","base","currency"}};
+// Coinbase GET /v2/prices/{BASE-QUOTE}/spot: test/fixtures/rates/REAL-RATES.md §4 ({"data":{"amount","base","currency"}};
 // errors {"errors":[{"id":"not_found","message":"Invalid currency"}]}, 429 rate_limit_exceeded).
 export const coinbase: FakeHandler = (url, s) => {
   const m = /^\/v2\/prices\/([A-Z]+)-([A-Z]+)\/spot$/.exec(url.pathname);

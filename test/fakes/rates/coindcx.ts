@@ -1,6 +1,6 @@
 import { downPage, json, served, type FakeHandler } from './kit.ts';
 
-// CoinDCX GET /exchange/ticker: REAL-RATES.md §5 (docs example shape: one array of every market,
+// CoinDCX GET /exchange/ticker: test/fixtures/rates/REAL-RATES.md §5 (docs example shape: one array of every market,
 // prices as strings, timestamp in seconds). No rate-limit body is documented: 429 with an empty body.
 export const coindcx: FakeHandler = (url, s) => {
   if (url.pathname !== '/exchange/ticker') return json(404, { status: 'error', message: 'Not Found', code: 404 });

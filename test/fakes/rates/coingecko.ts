@@ -1,6 +1,6 @@
 import { downPage, json, served, type FakeHandler } from './kit.ts';
 
-// CoinGecko GET /api/v3/simple/price: REAL-RATES.md §1 (keyed by coin id then lower-case currency,
+// CoinGecko GET /api/v3/simple/price: test/fixtures/rates/REAL-RATES.md §1 (keyed by coin id then lower-case currency,
 // JSON numbers, last_updated_at in seconds; 401 error_code 10002 without a key; 429 "You've
 // exceeded the Rate Limit."). Needs the demo key `demo-key` in x-cg-demo-api-key.
 const IDS: Record<string, string> = { tether: 'USDT', solana: 'SOL' };

@@ -1,6 +1,6 @@
 import { downPage, json, served, type FakeHandler } from './kit.ts';
 
-// Frankfurter v1 GET /v1/latest?base=USD&symbols=INR: REAL-RATES.md §7 ({"amount":1.0,"base","date",
+// Frankfurter v1 GET /v1/latest?base=USD&symbols=INR: test/fixtures/rates/REAL-RATES.md §7 ({"amount":1.0,"base","date",
 // "rates":{…}} with JSON numbers; 404 {"message":"not found"}, 422 {"message":"bad currency pair"}).
 // Frankfurter documents no rate limit: rate-limited serves what a CDN in front would (429, no body).
 export const frankfurter: FakeHandler = (url, s) => {

@@ -1,6 +1,6 @@
 import { downPage, json, served, type FakeHandler } from './kit.ts';
 
-// Kraken GET /0/public/Ticker?pair=…: REAL-RATES.md §3 (USDTUSD answers under USDTZUSD; errors in
+// Kraken GET /0/public/Ticker?pair=…: test/fixtures/rates/REAL-RATES.md §3 (USDTUSD answers under USDTZUSD; errors in
 // `error` with HTTP 200: "EQuery:Unknown asset pair", "EAPI:Rate limit exceeded").
 const KEYS: Record<string, string> = { USDTUSD: 'USDTZUSD', USDTEUR: 'USDTZEUR' };
 export const kraken: FakeHandler = (url, s) => {

@@ -1,6 +1,6 @@
 import { downPage, json, served, type FakeHandler } from './kit.ts';
 
-// WazirX GET /sapi/v1/ticker/24hr?symbol=usdtinr: REAL-RATES.md §6 (field names lastPrice/bidPrice/
+// WazirX GET /sapi/v1/ticker/24hr?symbol=usdtinr: test/fixtures/rates/REAL-RATES.md §6 (field names lastPrice/bidPrice/
 // askPrice; errors {code, message} per docs.wazirx.com).
 export const wazirx: FakeHandler = (url, s) => {
   if (url.pathname !== '/sapi/v1/ticker/24hr') return json(404, { code: -1, message: 'Not found' });

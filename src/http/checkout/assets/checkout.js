@@ -11,7 +11,7 @@
   var countdown = document.getElementById('countdown');
   var returnLink = document.getElementById('return-link');
   var paidRef = document.getElementById('paid-ref');
-  var TEXT = { pending: 'Waiting for your payment', settled: 'Payment received', expired: 'This payment request has expired', canceled: 'This payment request was canceled' };
+  var TEXT = { pending: 'Waiting for your payment', held: 'We received a payment: the shop is checking it', settled: 'Payment received', expired: 'This payment request has expired', canceled: 'This payment request was canceled' };
   var REDIRECT_DELAY_MS = 2000;
   var POLL_MS = 1000;
   var POLL_EXPIRED_MS = 5000;
@@ -22,7 +22,7 @@
     // Server time minus ours, so the countdown follows the server's clock.
     skew: Number(root.getAttribute('data-server-now')) - Date.now(),
   };
-  // Payments the page was drawn with (issue 27): a held payment or a part paid changes what it says.
+  // Payments the page was drawn with: a held payment or a part paid changes what it says.
   var shownPayments = Number(root.getAttribute('data-payments') || 0);
   var reloading = false;
   var redirectTimer = null;
@@ -31,7 +31,7 @@
 
   function apply(s) {
     if (!s || s.intent_id !== intentId || reloading) return;
-    // The server draws the page again (issue 27) when a payment arrived that it does not show yet
+    // The server draws the page again when a payment arrived that it does not show yet
     // (held, or a part with the rest due: it then asks for exactly the rest), or when an intent that
     // already showed payments turns paid (accepted): its receipt shows what was received.
     // A plain settlement of an intent without earlier payments just turns paid, without a reload.
@@ -44,6 +44,9 @@
     }
     state.skew = Number(s.now) - Date.now();
     state.expiresAt = Date.parse(s.expires_at);
+    // Money held on an unpaid intent is the page's own state: the server draws it, and only a
+    // settlement (the shop accepted it) moves the page on, by the reload above.
+    if (state.status === 'held' && s.status !== 'settled') return;
     state.status = s.status;
     root.setAttribute('data-redirect-url', s.redirect_url || '');
     root.setAttribute('data-status', s.status);

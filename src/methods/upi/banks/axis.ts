@@ -10,7 +10,7 @@ const HEADLINE = new RegExp(`${AMOUNT} was credited to your A/c`, 'i');
 const TABLE = new RegExp(`Amount Credited:\\s*${AMOUNT}`, 'i');
 const TABLE_LABELS = [/Amount Credited/gi, /Account Number/gi, /Date & Time/gi, /Transaction Info/gi];
 const AFTER_TABLE = ['\\bFeel free\\b', '\\bRegards\\b', '\\bIf this transaction\\b', '\\bAlways open\\b'];
-// Prose (REAL-2026.md E-06): "your A/c no. XX2804 has been credited with INR 26380.00 on 24-10-2025 at 02:03:02 IST
+// Prose (test/fixtures/upi-emails/REAL-2026.md E-06): "your A/c no. XX2804 has been credited with INR 26380.00 on 24-10-2025 at 02:03:02 IST
 // by NEFT/CITIN25643200622/SAP ." — UPI only when the "by" path starts with UPI/.
 const SENTENCE = new RegExp(`A/c no\\.? ${MASK} has been credited with ${AMOUNT} on ${DATE}(?: at ${TIME})?(?: IST)? by `, 'i');
 const AFTER_SENTENCE = ['\\s\\.(?:\\s|$)', '\\bTo check your\\b', '\\bRegards\\b'];

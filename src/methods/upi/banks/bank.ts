@@ -57,7 +57,7 @@ export interface UnparseableCredit {
 /**
  * Reads like a credit, but the counterparty's own text (payer name, a UPI path's name segment, a
  * remitter row) carries an amount, a money verb or one of the bank's labels, or the bank's labels
- * appear twice: never settled, kept as the rejection `suspicious_counterparty` (issue 24).
+ * appear twice: never settled, kept as the rejection `suspicious_counterparty`.
  */
 export interface SuspiciousCredit {
   kind: 'suspicious';
@@ -69,7 +69,7 @@ export interface SuspiciousCredit {
 export type ParseResult = ParsedCredit | NotACredit | UnparseableCredit | SuspiciousCredit;
 
 /**
- * One bank's alert format. Facts and wording: fixtures README §1. A parser reads the direction from
+ * One bank's alert format. Facts and wording: test/fixtures/upi-emails/README.md §1. A parser reads the direction from
  * the bank's first money sentence, each value from the row its label owns, and checks what the
  * counterparty wrote (counterparty.ts); its patterns are linear in the text's length.
  */

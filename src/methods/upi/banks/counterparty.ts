@@ -1,7 +1,7 @@
 /**
  * What the counterparty wrote: the payer's registered name (up to 99 characters, any words), the name
  * segments of a UPI path, a remitter row. Banks print it verbatim inside their alert, so it is read
- * only where the bank puts it and never trusted to look like anything else (issue 24 item 1).
+ * only where the bank puts it and never trusted to look like anything else.
  */
 import type { ParseResult, SuspiciousCredit } from './bank.ts';
 import { debitWording } from './direction.ts';

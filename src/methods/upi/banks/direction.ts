@@ -1,5 +1,5 @@
 /**
- * Which way the money went, read from the bank's first money sentence (N-13 in REAL-2026.md), and the
+ * Which way the money went, read from the bank's first money sentence (N-13 in test/fixtures/upi-emails/REAL-2026.md), and the
  * template sentence that holds it. Every pattern here is linear: literal alternatives, no nested or
  * overlapping quantifiers, and the sentence around a position is looked for within a bounded window.
  */

@@ -3,7 +3,7 @@ import { counterpartyCheck, suspicion } from './counterparty.ts';
 import { atVerb, classifyOther, firstMoneyVerb } from './direction.ts';
 import { AMOUNT, DATE, MASK, TIME, VPA, credit, isRefundPayer, labelled, oneLine, utrAfter } from './text.ts';
 
-// HTML part only (the text part is a placeholder). Wording [unconfirmed], README §1.8:
+// HTML part only (the text part is a placeholder). Wording [unconfirmed], test/fixtures/upi-emails/README.md §1.8:
 // "Your Federal Bank A/c XX4321 has been credited with INR 499.37 on 22-11-2026 07:45:12 through UPI.
 //  UPI Ref No: 632612345678. Remitter: ASHA VERMA (asha.verma@okaxis)."
 const CREDIT = new RegExp(`Federal Bank A/c ${MASK} has been credited with ${AMOUNT} on ${DATE}(?: ${TIME})?(?: through (\\w{1,20}))?`, 'i');

@@ -3,7 +3,7 @@ import { counterpartyCheck, suspicion } from './counterparty.ts';
 import { atVerb, classifyOther, firstMoneyVerb } from './direction.ts';
 import { AMOUNT, DATE, MASK, VPA, credit, isRefundPayer, labelled, oneLine, utrAfter } from './text.ts';
 
-// Templates: REAL-2026.md E-01 (legacy), E-02 (2026 "Transaction Details"), E-03 (older "from VPA").
+// Templates: test/fixtures/upi-emails/REAL-2026.md E-01 (legacy), E-02 (2026 "Transaction Details"), E-03 (older "from VPA").
 // 2026: "… Rs.2000.00 has been successfully credited to your HDFC Bank account ending in 4477.Transaction Details:
 // a. Date: 22-05-26 b. Sender: NAME (VPA: x@y) c. UPI Reference No.: 900000000002" — after HTML flattening the
 // sentences may be glued together, so the rows are read by their labels.

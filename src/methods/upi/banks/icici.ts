@@ -4,7 +4,7 @@ import { atVerb, classifyOther, firstMoneyVerb } from './direction.ts';
 import { AMOUNT, DATE, MASK, credit, isRefundPayer, oneLine, until } from './text.ts';
 
 // "Your ICICI Bank Account XX321 has been credited with INR 499.37 on 22-Nov-26. Info: UPI/<utr>/NAME/vpa."
-// The "Info:" shape for UPI is [unconfirmed] (README §1.2): only "Info: UPI/…" counts as UPI.
+// The "Info:" shape for UPI is [unconfirmed] (test/fixtures/upi-emails/README.md §1.2): only "Info: UPI/…" counts as UPI.
 const ACCOUNT = new RegExp(`ICICI Bank Account ${MASK} (?:has been|is) credited with ${AMOUNT} on ${DATE}\\.?\\s*Info:\\s*`, 'i');
 // The bank's sentences after the Info path.
 const AFTER_INFO = ['\\bThe Available Balance', '\\bAvailable Bal', '\\bAvl\\.? Bal', '\\bSincerely\\b', '\\bRegards\\b'];

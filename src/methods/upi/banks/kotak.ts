@@ -3,14 +3,14 @@ import { counterpartyCheck } from './counterparty.ts';
 import { atVerb, classifyOther, firstMoneyVerb } from './direction.ts';
 import { AMOUNT, DATE, MASK, VPA, credit, isRefundPayer, labelled, oneLine, utrAfter } from './text.ts';
 
-// Kotak811 (REAL-2026.md E-07): "You've received a UPI Credit in your Kotak A/c (XX1111). Here's the summary of your
+// Kotak811 (test/fixtures/upi-emails/REAL-2026.md E-07): "You've received a UPI Credit in your Kotak A/c (XX1111). Here's the summary of your
 // transaction: Date: 17-Sep-26 Amount: ₹1.01 Sender: SOME PERSON UPI Reference Number (RRN): 626000000001". No payer VPA.
 const APP = new RegExp(`received a UPI Credit in your Kotak A/c \\(${MASK}\\)`, 'i');
 // No \b: flattened cells may be glued to the value before them ("SOME PERSONUPI Reference…").
 const APP_ROWS = ['Date:', 'Amount:', 'Sender:', 'UPI Reference Number', 'View balance', 'Digitally yours'];
 const APP_LABELS = [/Date:/gi, /Amount:/gi, /Sender:/gi];
 // Account alert: "your account xx4321 is credited by Rs. 499.37 on 22-Nov-2026 for UPI transaction." then labelled
-// details. Field labels are [unconfirmed] (fixtures README §1.5); the sentence mirrors the real IMPS template.
+// details. Field labels are [unconfirmed] (test/fixtures/upi-emails/README.md §1.5); the sentence mirrors the real IMPS template.
 const ACCOUNT = new RegExp(`your account ${MASK} is credited by ${AMOUNT} on ${DATE} for (\\w{1,20}) transaction`, 'i');
 const ACCOUNT_ROWS = ['Payer VPA:', 'Payer Name:', 'UPI Ref', 'Warm regards', 'Regards', 'This message was sent'];
 const ACCOUNT_LABELS = [/Payer VPA:/gi, /Payer Name:/gi];

@@ -147,7 +147,7 @@ export function credit(f: CreditFields, opts: { utrRequired: boolean } = { utrRe
 }
 
 /**
- * Payers whose credits are refunds or verifications, not customers (REAL-2026.md R-01, R-08).
+ * Payers whose credits are refunds or verifications, not customers (test/fixtures/upi-emails/REAL-2026.md R-01, R-08).
  * A customer's own VPA may well contain "refund" (refundking@okaxis): only known payers count.
  */
 const REFUND_PAYERS = new Set(['gpayrefund-online@axisbank', 'goog-payments@axisbank']);

@@ -3,7 +3,7 @@ import { creditTowardsUpi } from './counterparty.ts';
 import { atVerb, classifyOther, firstMoneyVerb } from './direction.ts';
 import { AMOUNT, DATE, MASK, TIME, oneLine } from './text.ts';
 
-// Placeholder wording (README §1.6, Low): "Your A/c XXXXXXXX4321 has been credited with INR 499.37 on
+// Placeholder wording (test/fixtures/upi-emails/README.md §1.6, Low): "Your A/c XXXXXXXX4321 has been credited with INR 499.37 on
 // 22-11-2026 07:45:11 towards UPI/<utr>/<vpa>/<NAME>. Avl Bal …"
 const CREDIT = new RegExp(`Your A/c ${MASK} has been credited with ${AMOUNT} on ${DATE}(?:,? (?:at )?${TIME})? towards `, 'i');
 const AFTER_PATH = ['\\bAvl\\.? Bal', '\\bAvailable Balance', '\\bIf this transaction\\b', '\\bRegards\\b'];

@@ -35,7 +35,7 @@ test('Retry-After is read as seconds or a date, and capped', () => {
 
 test('TronGrid faults are sorted by status and its words; a rate limit is never a key problem', async () => {
   const { classify, errorText, suspensionMs } = await import('../../../../src/methods/tron/client.ts');
-  // Bodies as recorded (REAL-UPSTREAMS.md §1.3).
+  // Bodies as recorded (test/fixtures/chains/REAL-UPSTREAMS.md §1.3).
   const anon429 = errorText({ Error: 'request rate of (getTrc20TransactionsByAccount) exceeded the allowed_rps(1), and the query server is suspended for 5 s. To obtain higher request quotas … API Key …' });
   const keyed403 = errorText({ success: false, error: 'The key exceeds the frequency limit(15), and the query server is suspended for 30s', statusCode: 403 });
   const badKey = errorText({ Error: 'ApiKey not exists' });

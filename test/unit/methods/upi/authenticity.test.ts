@@ -1,4 +1,4 @@
-// DKIM/DMARC authenticity of bank alerts (fixtures README §2.1), with keys generated here.
+// DKIM/DMARC authenticity of bank alerts (test/fixtures/upi-emails/README.md §2.1), with keys generated here.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { CreditAlert } from '../../../../src/methods/upi/alert.ts';
@@ -164,7 +164,7 @@ describe('dkimRequired: false', () => {
   });
 });
 
-describe('recipient binding (issue 10 §1)', () => {
+describe('recipient binding', () => {
   const hdfcSig = { domain: 'hdfcbank.bank.in', selector: 'acls01', headerList: 'content-type:message-id:subject:date:mime-version:to:from' };
   const reason = (v: { kind: string }) => [v.kind, (v as { reason?: string }).reason];
 
@@ -210,7 +210,7 @@ describe('recipient binding (issue 10 §1)', () => {
   });
 });
 
-describe('only the bank\'s own DNS matters (issue 10 §2)', () => {
+describe('only the bank\'s own DNS matters', () => {
   it('other signatures are never looked up; only the bank key and its DMARC record are', async () => {
     const asked: string[] = [];
     const spy = async (name: string, rr: string) => {

@@ -1,5 +1,5 @@
 // Every bank template the parsers know, credit and debit, with the counterparty's free-text field as a
-// parameter, and the sentences an attacker would put there (issue 24 item 1). Shared by the injection
+// parameter, and the sentences an attacker would put there. Shared by the injection
 // and the timing tests.
 import type { BankId } from '../../../../src/methods/upi/alert.ts';
 

@@ -1,4 +1,4 @@
-// Issue 24 item 1: text the counterparty chose (payer/payee name, the name segment of a UPI path, a
+// Text the counterparty chose (payer/payee name, the name segment of a UPI path, a
 // remitter row) never supplies the amount, the reference, the account or the direction. Every bank
 // template the parsers know, credit and debit, gets the bank sentences, reference sentences and
 // direction sentences injected into each free-text field: a credit reads the bank's own ₹1.00, its

@@ -1,4 +1,4 @@
-// Issue 24 item 2: every pattern the bank parsers run on mail text is linear in its length. A stranger's
+// Every pattern the bank parsers run on mail text is linear in its length. A stranger's
 // 220 KB `Info: UPI/123456789012/aaaa…` (no `@`) blocked the event loop for 70 s; here every parser gets
 // ~1 MB adversarial inputs (long runs of one character in each template's free-text field, each
 // template's prefix repeated) and must return within LIMIT_MS. Sizes double up to 1 MB so that a

@@ -1,4 +1,4 @@
-// The real 2026 bank templates (REAL-2026.md, cases in test/fixtures/upi-emails/real-2026.json):
+// The real 2026 bank templates (test/fixtures/upi-emails/REAL-2026.md, cases in test/fixtures/upi-emails/real-2026.json):
 // every UPI credit to us reads with its amount and reference; debits, refunds, card payments and
 // "beneficiary has received" texts never read as credits. Mails are generated and signed here.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// A create's business rules (DESIGN §8 order: method → decimals → range) and a fiat price's
+// A create's business rules (in order: method → decimals → range) and a fiat price's
 // shape, each refused with the code and the words a merchant's developer acts on.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
