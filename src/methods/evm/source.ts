@@ -3,7 +3,7 @@
  * one scan (scan.ts) and its endpoints: each source's poll runs that scan, or waits for the one
  * running, so one `eth_getLogs` per poll covers every token of the chain. viem loads with this file.
  */
-import type { DoctorResult, PaymentSource, SourceDeps } from '../source.ts';
+import { endpointsSummary, type DoctorResult, type PaymentSource, type SourceDeps } from '../source.ts';
 import type { Ledger } from '../../domain/ports.ts';
 import { describeError } from '../../domain/errors.ts';
 import { cycleReporterOf } from '../../runtime/cycle.ts';
@@ -155,9 +155,7 @@ export function createEvmSource(c: EvmCurrency, section: EvmSection, deps: EvmSo
         }
       }),
     );
-    if (lines.length === 1) return lines[0]!;
-    const usable = lines.filter((l) => l.ok).length;
-    return { ok: usable > 0, message: `${usable} of ${lines.length} RPC endpoints usable`, endpoints: lines.map((l, i) => ({ ...l, what: shared.pool.members[i]!.label })) };
+    return endpointsSummary('RPC', lines, shared.pool.members.map((m) => m.label));
   }
 
   return { name, tick, run, check };
