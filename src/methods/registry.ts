@@ -3,6 +3,7 @@ import type { Db } from '../db/open.ts';
 import type { Clock } from '../domain/ports.ts';
 import type { MethodDescriptor, MethodSilence, MethodSourceDeps } from './method.ts';
 import type { PaymentSource } from './source.ts';
+import { evmMethods } from './evm/method.ts';
 import { solanaMethods } from './solana/method.ts';
 import { tronMethods } from './tron/method.ts';
 import { upiMethod } from './upi/method.ts';
@@ -11,7 +12,7 @@ import { upiMethod } from './upi/method.ts';
  * Every method payd ships, in the order the API document and error messages list them. A new
  * family is one line here; a family with a token table lists one method per row.
  */
-export const BUILTIN_METHODS: readonly MethodDescriptor[] = [upiMethod, ...tronMethods, ...solanaMethods];
+export const BUILTIN_METHODS: readonly MethodDescriptor[] = [upiMethod, ...tronMethods, ...solanaMethods, ...evmMethods()];
 
 /** The methods one payd knows: the built-in ones plus any a caller adds (tests add a test-only method). */
 export interface MethodRegistry {

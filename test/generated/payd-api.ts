@@ -333,7 +333,7 @@ export interface components {
             /** @description The amount you asked for, as a plain decimal. */
             amount: number;
             /** @enum {string} */
-            currency: "UPI" | "USDT_TRC20" | "USDT_SOL" | "USDC_SOL" | "SOL";
+            currency: "UPI" | "USDT_TRC20" | "USDT_SOL" | "SOL" | "USDT_ETH" | "USDC_ETH" | "USDT_BSC" | "USDC_BSC" | "USDT_POLYGON" | "USDC_POLYGON" | "USDT_ARBITRUM" | "USDC_ARBITRUM" | "USDC_BASE";
             /**
              * @description A pending intent past expires_at reads as expired.
              * @enum {string}
@@ -358,7 +358,7 @@ export interface components {
             payment_address: string;
             /** @description UPI deep link, Solana Pay transfer request, or tron: URI. */
             payment_uri: string;
-            /** @description Solana Pay reference key (SOL and USDC_SOL and USDT_SOL only). */
+            /** @description Solana Pay reference key (SOL and USDT_SOL only). */
             reference?: string;
             /**
              * Format: date-time
@@ -381,12 +381,6 @@ export interface components {
             livemode: boolean;
             /** @description The sum of the payments credited to this intent (0 until one is). */
             amount_received: number;
-            /** @description amount as an exact decimal string, present only when amount has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of amount then. */
-            amount_exact?: string;
-            /** @description pay_amount as an exact decimal string, present only when pay_amount has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of pay_amount then. */
-            pay_amount_exact?: string;
-            /** @description amount_received as an exact decimal string, present only when amount_received has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of amount_received then. */
-            amount_received_exact?: string;
             /** @description Every payment attributed to this intent, oldest first: credited, held for your decision, or marked refunded. */
             payments: components["schemas"]["Payment"][];
             /** @description The fiat price as given at creation (only on intents created with price); amount is it converted at quote.rate. */
@@ -421,7 +415,7 @@ export interface components {
             /** @description The amount you asked for, as a plain decimal. */
             amount: number;
             /** @enum {string} */
-            currency: "UPI" | "USDT_TRC20" | "USDT_SOL" | "USDC_SOL" | "SOL";
+            currency: "UPI" | "USDT_TRC20" | "USDT_SOL" | "SOL" | "USDT_ETH" | "USDC_ETH" | "USDT_BSC" | "USDC_BSC" | "USDT_POLYGON" | "USDC_POLYGON" | "USDT_ARBITRUM" | "USDC_ARBITRUM" | "USDC_BASE";
             /**
              * @description A pending intent past expires_at reads as expired.
              * @enum {string}
@@ -446,7 +440,7 @@ export interface components {
             payment_address: string;
             /** @description UPI deep link, Solana Pay transfer request, or tron: URI. */
             payment_uri: string;
-            /** @description Solana Pay reference key (SOL and USDC_SOL and USDT_SOL only). */
+            /** @description Solana Pay reference key (SOL and USDT_SOL only). */
             reference?: string;
             /**
              * Format: date-time
@@ -469,12 +463,6 @@ export interface components {
             livemode: boolean;
             /** @description The sum of the payments credited to this intent (0 until one is). */
             amount_received: number;
-            /** @description amount as an exact decimal string, present only when amount has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of amount then. */
-            amount_exact?: string;
-            /** @description pay_amount as an exact decimal string, present only when pay_amount has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of pay_amount then. */
-            pay_amount_exact?: string;
-            /** @description amount_received as an exact decimal string, present only when amount_received has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of amount_received then. */
-            amount_received_exact?: string;
             /** @description Every payment attributed to this intent, oldest first: credited, held for your decision, or marked refunded. */
             payments: components["schemas"]["Payment"][];
             /** @description The fiat price as given at creation (only on intents created with price); amount is it converted at quote.rate. */
@@ -512,8 +500,6 @@ export interface components {
             transaction_hash: string;
             /** @description What this payment brought, in the intent's currency. */
             amount: number;
-            /** @description amount as an exact decimal string, present only when amount has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of amount then. */
-            amount_exact?: string;
             /**
              * Format: date-time
              * @description When it was paid (block time, bank alert time).
@@ -536,8 +522,6 @@ export interface components {
             intent_id: string;
             transaction_hash: string;
             amount: number;
-            /** @description amount as an exact decimal string, present only when amount has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of amount then. */
-            amount_exact?: string;
             /** @enum {string} */
             reason: "late" | "underpaid" | "overpaid" | "canceled" | "after_settlement";
         };
@@ -548,7 +532,7 @@ export interface components {
             /** @description The amount you asked for, as a plain decimal. */
             amount: number;
             /** @enum {string} */
-            currency: "UPI" | "USDT_TRC20" | "USDT_SOL" | "USDC_SOL" | "SOL";
+            currency: "UPI" | "USDT_TRC20" | "USDT_SOL" | "SOL" | "USDT_ETH" | "USDC_ETH" | "USDT_BSC" | "USDC_BSC" | "USDT_POLYGON" | "USDC_POLYGON" | "USDT_ARBITRUM" | "USDC_ARBITRUM" | "USDC_BASE";
             /**
              * @description A pending intent past expires_at reads as expired.
              * @enum {string}
@@ -573,7 +557,7 @@ export interface components {
             payment_address: string;
             /** @description UPI deep link, Solana Pay transfer request, or tron: URI. */
             payment_uri: string;
-            /** @description Solana Pay reference key (SOL and USDC_SOL and USDT_SOL only). */
+            /** @description Solana Pay reference key (SOL and USDT_SOL only). */
             reference?: string;
             /**
              * Format: date-time
@@ -596,12 +580,6 @@ export interface components {
             livemode: boolean;
             /** @description The sum of the payments credited to this intent (0 until one is). */
             amount_received: number;
-            /** @description amount as an exact decimal string, present only when amount has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of amount then. */
-            amount_exact?: string;
-            /** @description pay_amount as an exact decimal string, present only when pay_amount has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of pay_amount then. */
-            pay_amount_exact?: string;
-            /** @description amount_received as an exact decimal string, present only when amount_received has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of amount_received then. */
-            amount_received_exact?: string;
             /** @description Every payment attributed to this intent, oldest first: credited, held for your decision, or marked refunded. */
             payments: components["schemas"]["Payment"][];
             /** @description The fiat price as given at creation (only on intents created with price); amount is it converted at quote.rate. */
@@ -634,8 +612,6 @@ export interface components {
             late?: true;
             /** @description Settled short, within underpaymentTolerance or by your accept, by this much. */
             underpaid_by?: number;
-            /** @description underpaid_by as an exact decimal string, present only when underpaid_by has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of underpaid_by then. */
-            underpaid_by_exact?: string;
             /**
              * @description Settled by an accept of a held payment.
              * @constant
@@ -707,8 +683,8 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description In the method's currency (currency). Give either amount or price, not both. A JSON number, or a decimal string for an amount a number cannot carry exactly ("12.345678901234567891"). */
-                    amount?: number | string;
+                    /** @description In the method's currency (currency). Give either amount or price, not both. */
+                    amount?: number;
                     /** @description A price in fiat instead of amount: payd converts it to the method's currency at a locked quote (rounded up to the method's amount step). */
                     price?: {
                         amount: number;
@@ -719,7 +695,7 @@ export interface operations {
                      * @description The payment method; one not enabled on this payd is refused with METHOD_UNSUPPORTED.
                      * @enum {string}
                      */
-                    currency: "UPI" | "USDT_TRC20" | "USDT_SOL" | "USDC_SOL" | "SOL";
+                    currency: "UPI" | "USDT_TRC20" | "USDT_SOL" | "SOL" | "USDT_ETH" | "USDC_ETH" | "USDT_BSC" | "USDC_BSC" | "USDT_POLYGON" | "USDC_POLYGON" | "USDT_ARBITRUM" | "USDC_ARBITRUM" | "USDC_BASE";
                     order_id: string;
                     return_url?: string;
                 };
@@ -898,7 +874,7 @@ export interface operations {
                 /** @description Only intents in this status (as the fetch reports it). */
                 status?: "pending" | "settled" | "expired" | "canceled";
                 /** @description Only intents of this payment method. */
-                currency?: "UPI" | "USDT_TRC20" | "USDT_SOL" | "USDC_SOL" | "SOL";
+                currency?: "UPI" | "USDT_TRC20" | "USDT_SOL" | "SOL" | "USDT_ETH" | "USDC_ETH" | "USDT_BSC" | "USDC_BSC" | "USDT_POLYGON" | "USDC_POLYGON" | "USDT_ARBITRUM" | "USDC_ARBITRUM" | "USDC_BASE";
                 /** @description Only the intent with this order_id. */
                 order_id?: string;
                 /** @description Only intents created at or after this time. */

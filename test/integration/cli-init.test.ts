@@ -61,16 +61,28 @@ test('payd init asks for the settings, re-asks on invalid answers, and writes a 
     'Accept SOL on Solana': [false],
     'Accept USDT on Solana': [false],
     'Accept USDC on Solana': [false],
+    'Accept USDT or USDC on EVM chains': [true],
+    'on Ethereum (ERC20)?': [false, false],
+    'on BNB Smart Chain (BEP20)?': [true, false],
+    'on Polygon PoS?': [false, false],
+    'on Arbitrum One?': [false, false],
+    'on Base?': [true],
+    // Asked once for both currencies; a mixed-case address with a wrong EIP-55 checksum is a typo.
+    'Your EVM receiving address': ['0x90F79bf6EB2c4f870365E785982E1f101E93b90a', '0x90F79bf6EB2c4f870365E785982E1f101E93b906'],
   });
   let out = '';
   const code = await runCli(['init'], { env: {}, cwd: dir, io: { out: (s) => void (out += s), err: (s) => void (out += s) }, prompter });
   assert.equal(code, 0, out);
   assert.ok(asked.includes('rejected: expected a TRON address (T…)'), asked.join('\n'));
+  assert.equal(asked.filter((q) => q.startsWith('Your EVM receiving address')).length, 2, 'one address for every EVM currency (asked again only after the typo)');
+  assert.ok(asked.some((q) => q.startsWith('rejected: expected 0x and 40 hex digits')), asked.join('\n'));
   const config = JSON.parse(readFileSync(join(dir, 'payd.config.json'), 'utf8'));
   assert.equal(config.server.port, 9001);
   assert.equal(config.server.host, '127.0.0.1');
   assert.equal(config.server.publicUrl, 'https://pay.example.com');
-  assert.deepEqual(Object.keys(config.methods), ['USDT_TRC20']);
+  assert.deepEqual(Object.keys(config.methods), ['USDT_TRC20', 'USDT_BSC', 'USDC_BASE']);
+  assert.deepEqual(config.methods.USDT_BSC, { address: '0x90F79bf6EB2c4f870365E785982E1f101E93b906' });
+  assert.deepEqual(config.methods.USDC_BASE, config.methods.USDT_BSC);
   assert.equal(config.methods.USDT_TRC20.address, 'TWiw9REQDT97WudRTTnw118xEFGc3HWwuM');
   // The API key is a reference to the environment, never written inline.
   assert.deepEqual(config.methods.USDT_TRC20.apiKey, { env: 'PAYD_TRONGRID_KEY' });
@@ -93,6 +105,7 @@ const UPI_ANSWERS = {
   'Accept SOL on Solana': [false],
   'Accept USDT on Solana': [false],
   'Accept USDC on Solana': [false],
+  'Accept USDT or USDC on EVM chains': [false],
 };
 
 test('payd init asks where each secret comes from, lists them, and its next steps run as printed', async (t) => {
@@ -243,6 +256,7 @@ test('payd init with UPI asks where the bank sends the alerts (required when the
     'Accept SOL on Solana': [false],
     'Accept USDT on Solana': [false],
     'Accept USDC on Solana': [false],
+    'Accept USDT or USDC on EVM chains': [false],
   });
   let out = '';
   const code = await runCli(['init'], { env: {}, cwd: dir, io: { out: (s) => void (out += s), err: (s) => void (out += s) }, prompter });

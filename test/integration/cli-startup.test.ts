@@ -12,7 +12,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TRACE_LOADS = fileURLToPath(new URL('../helpers/trace-loads.mjs', import.meta.url));
 // Loaded by `serve` (HTTP, webhooks, payment sources) or at first use (a passkey ceremony, an
 // e-mail), never by an admin command.
-const SERVE_ONLY = ['undici', 'h3', 'srvx', 'crossws', 'imapflow', 'mailauth', 'mailparser', '@solana/web3.js', 'tronweb', 'pg', '@simplewebauthn/server', '@peculiar/x509', 'nodemailer'];
+const SERVE_ONLY = ['undici', 'h3', 'srvx', 'crossws', 'imapflow', 'mailauth', 'mailparser', '@solana/web3.js', 'tronweb', 'viem', 'pg', '@simplewebauthn/server', '@peculiar/x509', 'nodemailer'];
 
 /** Runs the built `bin/payd` and answers the npm packages its bundle chunks were built from. */
 async function packagesLoaded(dir: string, args: string[]): Promise<Set<string>> {
@@ -32,7 +32,7 @@ async function packagesLoaded(dir: string, args: string[]): Promise<Set<string>>
   return packages;
 }
 
-test('--help and admin commands load neither the HTTP stack nor any payment method library, with UPI, USDT_TRC20, USDT_SOL and SOL configured', async (t) => {
+test('--help and admin commands load neither the HTTP stack nor any payment method library, with UPI, USDT_TRC20, USDT_SOL, SOL and USDC_BASE configured', async (t) => {
   const closed = 'http://127.0.0.1:9';
   const dir = workdir(t, {
     database: { file: 'data/payd.sqlite' },
@@ -41,6 +41,7 @@ test('--help and admin commands load neither the HTTP stack nor any payment meth
       USDT_TRC20: { address: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7', apiUrl: closed },
       SOL: { wallet: '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM', rpcUrl: closed },
       USDT_SOL: { wallet: '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM', rpcUrl: closed },
+      USDC_BASE: { address: '0x90F79bf6EB2c4f870365E785982E1f101E93b906', rpcUrl: closed },
     },
   });
   const help = await packagesLoaded(dir, ['--help']);

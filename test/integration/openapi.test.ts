@@ -114,6 +114,7 @@ test('request schemas come from the server\'s valibot schemas: they accept and r
   // Every method the registry lists (a family's line, a token's row), in its order.
   assert.deepEqual(params.currency.enum, builtinMethods.ids);
   assert.ok(params.currency.enum.includes('USDC_SOL'));
+  assert.ok(params.currency.enum.includes('USDC_BASE'));
 });
 
 test('the response checker catches an undocumented field, a wrong type and an undocumented status', () => {

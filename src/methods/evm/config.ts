@@ -1,0 +1,46 @@
+import * as v from 'valibot';
+import { chainMaxLag, endpointList, endpointsAlone, httpUrl, lagOverPoll, methodCommon, num, seconds } from '../../config/parts.ts';
+import type { Resolved } from '../../config/secret.ts';
+import { isEvmAddress } from './address.ts';
+import type { EvmCurrency } from './chains.ts';
+
+const evmAddress = v.pipe(v.string(), v.check(isEvmAddress, 'expected an EVM address (0x and 40 hex digits; mixed case must be a correct EIP-55 checksum)'));
+const count = (min: number, max: number) => v.pipe(num(), v.integer('expected an integer'), v.minValue(min), v.maxValue(max));
+
+/**
+ * The `methods.<TOKEN>_<CHAIN>` section of one EVM currency. Sections of one chain that list
+ * the same endpoints share one scan (scan.ts): one `eth_getLogs` per poll covers their tokens.
+ */
+export function evmSectionSchema(c: EvmCurrency) {
+  const fields = v.strictObject({
+    ...methodCommon,
+    /** The receiving address; the same one may serve every EVM chain. */
+    address: evmAddress,
+    /** One JSON-RPC endpoint (default: the chain's public one); or `endpoints`. A key goes at `{apiKey}` in the url. */
+    rpcUrl: v.optional(httpUrl),
+    endpoints: v.optional(
+      v.pipe(
+        endpointList,
+        v.check((list) => list === undefined || list.every((e) => e.apiKey === undefined || e.url.includes('{apiKey}')), 'an apiKey needs {apiKey} in its url, where the provider wants the key (e.g. "https://mainnet.infura.io/v3/{apiKey}")'),
+      ),
+    ),
+    /** The token contract (default: the mainnet one) and its decimals. */
+    contract: v.optional(evmAddress, c.token.contract),
+    decimals: v.optional(count(0, 36), c.token.decimals),
+    /** The chain id the endpoints must report (default: the chain's): a wrong network is refused at start. */
+    chainId: v.optional(count(1, Number.MAX_SAFE_INTEGER), c.chain.chainId),
+    /** Settle this many blocks under the newest instead of at the node's `finalized` block. */
+    confirmations: v.optional(count(1, 100_000)),
+    /** Never ask one `eth_getLogs` for more blocks than this (a provider's documented cap). */
+    maxBlockRange: v.optional(count(1, 1_000_000)),
+    pollSeconds: seconds(Math.max(5, c.chain.blockSeconds)),
+    /** A first start (no checkpoint) scans this many blocks under the final one. */
+    backfillBlocks: v.optional(count(0, 10_000_000), Math.ceil(3600 / c.chain.blockSeconds)),
+    /** /readyz 503 when the scan is this far behind the chain's final block. */
+    maxLagSeconds: chainMaxLag,
+  });
+  return v.pipe(fields, endpointsAlone<v.InferOutput<typeof fields>>(['rpcUrl']), ...lagOverPoll<v.InferOutput<typeof fields>>());
+}
+
+export type EvmMethodConfig = v.InferOutput<ReturnType<typeof evmSectionSchema>>;
+export type EvmSection = Resolved<EvmMethodConfig>;

@@ -1,0 +1,276 @@
+/**
+ * One chain's scan: every poll, one `eth_getLogs` per block range covers every watched token
+ * contract (an address array) and every receiving address (the recipient topic), never a
+ * topic-only filter. It reads only up to the chain's final block, so a block a reorganisation
+ * replaces is never read; a `removed` log and a transaction whose receipt failed or whose block
+ * is not the log's are never payments. The checkpoint (`evm:<chainId>`: the last block worked
+ * through and its hash) is saved with each ingested payment, so a restart backfills from it,
+ * and a payment read twice is recorded once (its reference is unique per method).
+ */
+import type { Clock, Ledger, Logger } from '../../domain/ports.ts';
+import { createHeadWatch } from '../../domain/head-watch.ts';
+import { describeError } from '../../domain/errors.ts';
+import { formatMinor } from '../../domain/money.ts';
+import { AllEndpointsFailed, type Member, type UpstreamPool } from '../upstream-pool.ts';
+import { addressTopic, topicAddress } from './address.ts';
+import { classify, rangeRefusal, type EvmEndpoint } from './rpc.ts';
+
+/** keccak256("Transfer(address,address,uint256)"). */
+export const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+
+/** One currency the scan reads: Transfers of `contract` to `recipient` (both lower case). */
+export interface Watch {
+  method: string;
+  contract: string;
+  recipient: string;
+  /** The receiver as intents carry it (EIP-55). */
+  receiver: string;
+  decimals: number;
+}
+
+export interface ScanOptions {
+  chainId: number;
+  watches: Watch[];
+  pool: UpstreamPool<EvmEndpoint>;
+  ledger: Ledger;
+  clock: Clock;
+  log: Logger;
+  /** Depth rule instead of the `finalized` tag (config `confirmations`). */
+  confirmations?: number;
+  /** Blocks under the newest when a node cannot resolve `finalized`. */
+  fallbackDepth: number;
+  /** Blocks per getLogs at first (the chain's default or the configured cap). */
+  logRange: number;
+  /** A configured cap no range ever exceeds. */
+  maxBlockRange?: number;
+  /** First start: scan this many blocks under the final one. */
+  backfillBlocks: number;
+  /** getLogs calls one tick makes at most before it yields (a backlog continues on the next tick). */
+  maxRangesPerTick: number;
+}
+
+/** The stored checkpoint: every block up to `block` is worked through; `hash` is that block's, when known. */
+export interface EvmCheckpoint {
+  v: 1;
+  block: string;
+  hash?: string;
+}
+
+export interface FinalHead {
+  number: bigint;
+  hash?: string;
+}
+
+interface RpcLog {
+  address: string;
+  topics: string[];
+  data: string;
+  blockNumber: string;
+  blockHash: string;
+  transactionHash: string;
+  logIndex: string;
+  removed?: boolean;
+}
+
+interface RpcBlock {
+  number: string;
+  hash: string;
+  timestamp: string;
+}
+
+/** The selector of ERC-20 `decimals()`. */
+const DECIMALS_CALL = '0x313ce567';
+
+/** The configured token is not what the chain holds at that address: the operator must fix the config. */
+export class TokenMismatch extends Error {
+  override name = 'TokenMismatch';
+  readonly needsOperator = true;
+}
+
+export const checkpointKey = (chainId: number): string => `evm:${chainId}`;
+
+export function readCheckpoint(raw: unknown): EvmCheckpoint | undefined {
+  const c = raw as Partial<EvmCheckpoint> | undefined;
+  if (!c || c.v !== 1 || typeof c.block !== 'string' || !/^\d+$/.test(c.block)) return undefined;
+  return { v: 1, block: c.block, ...(typeof c.hash === 'string' ? { hash: c.hash } : {}) };
+}
+
+export type TickResult = { caughtUpAsOf?: number; more: boolean };
+
+export function createChainScan(o: ScanOptions) {
+  const key = checkpointKey(o.chainId);
+  const heads = createHeadWatch();
+  const byPair = new Map(o.watches.map((w) => [`${w.contract}>${w.recipient}`, w]));
+  const contracts = [...new Set(o.watches.map((w) => w.contract))];
+  const recipients = [...new Set(o.watches.map((w) => addressTopic(w.recipient)))];
+  /** Blocks one getLogs may span, per endpoint: a refusal narrows it for good (a provider's limit does not change by itself). */
+  const spans = new Map<Member<EvmEndpoint>, bigint>();
+  const verifiedChain = new Set<Member<EvmEndpoint>>();
+  let lastScanAt: number | undefined;
+
+  const call = <T>(m: Member<EvmEndpoint>, signal: AbortSignal, method: string, params: unknown[]): Promise<T> => m.spec.rpc!<T>(method, params, signal);
+
+  /** An endpoint on another network would report another chain's payments: refused before its first read. */
+  async function verifyChain(m: Member<EvmEndpoint>, signal: AbortSignal): Promise<void> {
+    if (verifiedChain.has(m)) return;
+    const id = Number(BigInt(await call<string>(m, signal, 'eth_chainId', [])));
+    if (id !== o.chainId) throw new Error(`endpoint ${m.label} serves chain ${id}, not ${o.chainId}`);
+    // Amounts are read in the configured decimals: a contract that says otherwise would misprice every payment.
+    for (const w of o.watches) {
+      const got = await call<string>(m, signal, 'eth_call', [{ to: w.contract, data: DECIMALS_CALL }, 'latest']);
+      if (!/^0x[0-9a-f]+$/i.test(got) || BigInt(got) !== BigInt(w.decimals)) throw new TokenMismatch(`${w.method}: contract ${w.contract} on chain ${o.chainId} reports ${/^0x[0-9a-f]+$/i.test(got) ? String(BigInt(got)) : 'no'} decimals, the config says ${w.decimals}`);
+    }
+    verifiedChain.add(m);
+  }
+
+  /** The endpoint's final block: `finalized`, or the newest minus the depth. One call when the tag resolves. */
+  async function finalHead(m: Member<EvmEndpoint>, signal: AbortSignal): Promise<FinalHead> {
+    await verifyChain(m, signal);
+    if (o.confirmations === undefined) {
+      let block: RpcBlock | null = null;
+      try {
+        block = await call<RpcBlock | null>(m, signal, 'eth_getBlockByNumber', ['finalized', false]);
+      } catch (err) {
+        // Nodes that cannot resolve the tag answer with an error (-39001, -32000) or null: fall back to depth.
+        if (signal.aborted) throw err;
+      }
+      if (block) return { number: BigInt(block.number), hash: block.hash.toLowerCase() };
+    }
+    const latest = BigInt(await call<string>(m, signal, 'eth_blockNumber', []));
+    const depth = BigInt(o.confirmations ?? o.fallbackDepth);
+    return { number: latest - depth < 0n ? -1n : latest - depth };
+  }
+
+  async function isIdle(): Promise<boolean> {
+    for (const w of o.watches) if (await o.ledger.hasOpenIntents(w.method, w.receiver)) return false;
+    return true;
+  }
+
+  /**
+   * One poll. Idle (no open intent, no reserved amount on any watched currency) makes no request
+   * at all: nothing could settle, and a backlog is read when an intent opens.
+   */
+  async function tick(signal: AbortSignal): Promise<TickResult> {
+    const now = o.clock.now();
+    if (await isIdle()) return { caughtUpAsOf: now, more: false };
+    const errors: { label: string; error: unknown }[] = [];
+    for (const m of o.pool.order()) {
+      if (signal.aborted) break;
+      try {
+        const head = await o.pool.attempt(m, signal, () => finalHead(m, signal), classify);
+        o.pool.observeHead(m, Number(head.number));
+        heads.observe(Number(head.number), now);
+        const more = await scanTo(m, head, signal);
+        lastScanAt = now;
+        return { more, ...(more ? {} : { caughtUpAsOf: heads.asOf(Number(head.number)) ?? now }) };
+      } catch (err) {
+        if (signal.aborted) throw err;
+        errors.push({ label: m.label, error: err });
+        if (o.pool.members.length > 1) o.log.warn('EVM endpoint failed; trying the next', { endpoint: m.label, error: describeError(err) });
+      }
+    }
+    throw errors.length === 1 ? errors[0]!.error : new AllEndpointsFailed(`EVM chain ${o.chainId}`, errors);
+  }
+
+  /** From the checkpoint up to `head`; true when a backlog remains for the next tick. */
+  async function scanTo(m: Member<EvmEndpoint>, head: FinalHead, signal: AbortSignal): Promise<boolean> {
+    let cp = readCheckpoint(await o.ledger.loadCheckpoint(key));
+    if (!cp) {
+      const start = head.number - BigInt(o.backfillBlocks);
+      cp = { v: 1, block: String(start < -1n ? -1n : start) };
+      await o.ledger.saveCheckpoint({ key, value: cp });
+      o.log.info('EVM scan starts', { chain_id: o.chainId, from_block: String(BigInt(cp.block) + 1n) });
+    } else if (cp.hash !== undefined && BigInt(cp.block) <= head.number) {
+      const block = await attempt(m, signal, 'eth_getBlockByNumber', [hex(BigInt(cp.block)), false]);
+      const at = block as RpcBlock | null;
+      if (at && at.hash.toLowerCase() !== cp.hash) {
+        // A final block replaced: never expected; read the last blocks again (their payments are recorded once).
+        const back = BigInt(cp.block) - BigInt(o.fallbackDepth);
+        o.log.error('EVM checkpoint block is no longer canonical; reading again from an earlier block', { chain_id: o.chainId, block: cp.block, from_block: String(back + 1n) });
+        cp = { v: 1, block: String(back < -1n ? -1n : back) };
+      }
+    }
+    let done = BigInt(cp.block);
+    let calls = 0;
+    while (done < head.number) {
+      if (signal.aborted || calls >= o.maxRangesPerTick) return true;
+      const from = done + 1n;
+      let span = spans.get(m) ?? BigInt(Math.min(o.logRange, o.maxBlockRange ?? Infinity));
+      let to = from + span - 1n > head.number ? head.number : from + span - 1n;
+      calls += 1;
+      let logs: RpcLog[];
+      try {
+        logs = (await attempt(m, signal, 'eth_getLogs', [{ fromBlock: hex(from), toBlock: hex(to), address: contracts, topics: [TRANSFER_TOPIC, null, recipients] }])) as RpcLog[];
+      } catch (err) {
+        const refusal = rangeRefusal(err);
+        if (!refusal || to === from) throw err;
+        span = narrower(span, to - from + 1n, refusal);
+        spans.set(m, span);
+        o.log.info('EVM provider refused a getLogs range; asking for fewer blocks', { endpoint: m.label, blocks: String(to - from + 1n), now_blocks: String(span), error: describeError(err) });
+        continue;
+      }
+      const sorted = logs.filter((l) => !l.removed).sort((a, b) => cmp(BigInt(a.blockNumber), BigInt(b.blockNumber)) || cmp(BigInt(a.logIndex), BigInt(b.logIndex)));
+      for (const log of sorted) {
+        if (signal.aborted) return true;
+        const n = BigInt(log.blockNumber);
+        if (n < from || n > to) continue; // never more than asked: a log above the final block may still be replaced
+        await ingest(m, log, signal, { v: 1, block: String(n - 1n) });
+      }
+      done = to;
+      const value: EvmCheckpoint = { v: 1, block: String(to), ...(to === head.number && head.hash ? { hash: head.hash } : {}) };
+      await o.ledger.saveCheckpoint({ key, value });
+    }
+    return false;
+  }
+
+  async function ingest(m: Member<EvmEndpoint>, log: RpcLog, signal: AbortSignal, checkpoint: EvmCheckpoint): Promise<void> {
+    const contract = log.address.toLowerCase();
+    if (log.topics.length !== 3 || log.topics[0]!.toLowerCase() !== TRANSFER_TOPIC) return;
+    const w = byPair.get(`${contract}>${topicAddress(log.topics[2]!)}`);
+    if (!w) return; // another pair of the filter's product: a token to an address watched only on another token
+    const value = BigInt(log.data === '0x' ? 0 : log.data);
+    if (value <= 0n) return;
+    const txHash = log.transactionHash.toLowerCase();
+    const receipt = (await attempt(m, signal, 'eth_getTransactionReceipt', [txHash])) as { status: string; blockHash: string } | null;
+    // A failed transaction moves nothing; a receipt in another block means the log's block is not canonical here.
+    if (!receipt || receipt.status !== '0x1' || receipt.blockHash.toLowerCase() !== log.blockHash.toLowerCase()) {
+      o.log.warn('EVM transfer log without a successful receipt in its block; not a payment', { tx: txHash, status: receipt?.status ?? null });
+      return;
+    }
+    const block = (await attempt(m, signal, 'eth_getBlockByNumber', [log.blockNumber, false])) as RpcBlock | null;
+    const occurredAt = block ? Number(BigInt(block.timestamp)) * 1000 : o.clock.now();
+    const logIndex = BigInt(log.logIndex);
+    const outcome = await o.ledger.ingest(
+      {
+        method: w.method,
+        receiver: w.receiver,
+        amountMinor: value,
+        txRef: `${txHash}:${logIndex}`,
+        txHash,
+        occurredAt,
+        observedAt: o.clock.now(),
+        source: 'evm',
+        evidence: { chain_id: o.chainId, block: BigInt(log.blockNumber).toString(), block_hash: log.blockHash.toLowerCase(), log_index: Number(logIndex), contract, from: topicAddress(log.topics[1]!), value: value.toString() },
+      },
+      { key, value: checkpoint },
+    );
+    o.log.info('EVM payment ingested', { method: w.method, tx: txHash, amount: formatMinor(value, w.decimals), outcome: outcome.kind });
+  }
+
+  const attempt = (m: Member<EvmEndpoint>, signal: AbortSignal, method: string, params: unknown[]) => o.pool.attempt(m, signal, () => call<unknown>(m, signal, method, params), classify);
+
+  return { tick, key, finalHead, lastScanAt: () => lastScanAt };
+}
+
+const hex = (n: bigint): string => `0x${n.toString(16)}`;
+const cmp = (a: bigint, b: bigint): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** The next span after a refusal of `asked` blocks: the provider's suggestion, its stated cap, else half. */
+function narrower(span: bigint, asked: bigint, r: NonNullable<ReturnType<typeof rangeRefusal>>): bigint {
+  let next = asked / 2n;
+  if (r.suggested && r.suggested.to >= r.suggested.from) next = r.suggested.to - r.suggested.from + 1n;
+  else if (r.cap !== undefined && r.cap > 0n) next = r.cap;
+  if (next >= asked) next = asked / 2n;
+  if (next > span) next = span;
+  return next < 1n ? 1n : next;
+}

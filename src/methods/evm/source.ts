@@ -1,0 +1,162 @@
+/**
+ * The EVM payment source of one currency (`<TOKEN>_<CHAIN>`). The currencies of one chain share
+ * one scan (scan.ts) and its endpoints: each source's poll runs that scan, or waits for the one
+ * running, so one `eth_getLogs` per poll covers every token of the chain. viem loads with this file.
+ */
+import { endpointsSummary, type DoctorResult, type PaymentSource, type SourceDeps } from '../source.ts';
+import type { Ledger } from '../../domain/ports.ts';
+import { describeError } from '../../domain/errors.ts';
+import { cycleReporterOf } from '../../runtime/cycle.ts';
+import { runLoop } from '../../runtime/loop.ts';
+import { WakeSignal } from '../../runtime/wake.ts';
+import { callUrl, createUpstreamPool, type EndpointSpec, type UpstreamPool } from '../upstream-pool.ts';
+import { checksumAddress, normalizeEvmAddress } from './address.ts';
+import type { EvmCurrency } from './chains.ts';
+import type { EvmSection } from './config.ts';
+import { createEvmRpc, type EvmEndpoint } from './rpc.ts';
+import { createChainScan, TokenMismatch, type TickResult, type Watch } from './scan.ts';
+
+export interface EvmSourceOptions {
+  /** Per request, ms. Default 15 s. */
+  timeoutMs?: number;
+  backoff?: { baseMs: number; maxMs: number };
+  /** getLogs calls per poll before the rest of a backlog waits for the next. Default 50. */
+  maxRangesPerTick?: number;
+}
+
+export type EvmSourceDeps = SourceDeps & EvmSourceOptions;
+
+export interface EvmSource extends PaymentSource {
+  tick(signal: AbortSignal): Promise<void>;
+}
+
+/** One chain's scan, shared by the sources of its currencies within one app (one ledger). */
+interface ChainHub {
+  settings: string;
+  currencies: string[];
+  watches: Watch[];
+  pool: UpstreamPool<EvmEndpoint>;
+  scan?: ReturnType<typeof createChainScan>;
+  running?: Promise<TickResult>;
+  last?: { at: number; result: TickResult };
+}
+
+const hubs = new WeakMap<Ledger, Map<number, ChainHub>>();
+
+function endpointSpecs(c: EvmCurrency, s: EvmSection): EndpointSpec[] {
+  if (s.endpoints?.length) return s.endpoints.map((e) => ({ url: e.url, weight: e.weight, ...(e.apiKey ? { apiKey: e.apiKey.reveal() } : {}) }));
+  return [{ url: s.rpcUrl ?? c.chain.defaultRpc, weight: 1 }];
+}
+
+/** What the currencies of one chain must agree on to share a scan. */
+const chainSettings = (c: EvmCurrency, s: EvmSection): string =>
+  JSON.stringify([endpointSpecs(c, s).map((e) => [e.url, e.weight]), s.chainId, s.confirmations ?? null, s.maxBlockRange ?? null, s.pollSeconds, s.backfillBlocks]);
+
+export function createEvmSource(c: EvmCurrency, section: EvmSection, deps: EvmSourceDeps): EvmSource {
+  const receiver = checksumAddress(section.address);
+  const name = `evm:${c.id}:${receiver}`;
+  const log = deps.log.child({ source: name });
+  const timeoutMs = deps.timeoutMs ?? 15_000;
+  const backoff = deps.backoff ?? { baseMs: Math.max(1000, section.pollSeconds * 1000), maxMs: 120_000 };
+  const intervalMs = section.pollSeconds * 1000;
+
+  const perLedger = hubs.get(deps.ledger) ?? new Map<number, ChainHub>();
+  hubs.set(deps.ledger, perLedger);
+  const settings = chainSettings(c, section);
+  let hub = perLedger.get(section.chainId);
+  if (hub && hub.settings !== settings) {
+    throw new Error(`${c.id} must list the same endpoints, chainId, confirmations, maxBlockRange, pollSeconds and backfillBlocks as ${hub.currencies.join(', ')}: the currencies of one chain share one scan`);
+  }
+  if (!hub) {
+    const pool = createUpstreamPool<EvmEndpoint>({
+      endpoints: endpointSpecs(c, section),
+      clock: deps.clock,
+      random: deps.random,
+      backoff,
+      // A minute of blocks: further behind than the newest final block, an endpoint serves only when no other does.
+      behindBy: Math.max(5, Math.ceil(60 / c.chain.blockSeconds)),
+      metrics: deps.upstreamMetrics,
+    });
+    for (const m of pool.members) m.spec.rpc = createEvmRpc(callUrl(m.spec), timeoutMs);
+    hub = { settings, currencies: [], watches: [], pool };
+    perLedger.set(section.chainId, hub);
+  }
+  const shared = hub;
+  // A source built again for the same currency (sources restarted) replaces its watch; the scan is rebuilt with the new list.
+  shared.currencies = [...shared.currencies.filter((id) => id !== c.id), c.id];
+  shared.watches = [...shared.watches.filter((w) => w.method !== c.id), { method: c.id, contract: normalizeEvmAddress(section.contract), recipient: normalizeEvmAddress(section.address), receiver, decimals: section.decimals }];
+  shared.scan = undefined;
+
+  const scan = () =>
+    (shared.scan ??= createChainScan({
+      chainId: section.chainId,
+      watches: shared.watches,
+      pool: shared.pool,
+      ledger: deps.ledger,
+      clock: deps.clock,
+      log: deps.log.child({ source: `evm:${section.chainId}` }),
+      ...(section.confirmations !== undefined ? { confirmations: section.confirmations } : {}),
+      fallbackDepth: c.chain.finality.depth,
+      logRange: section.maxBlockRange !== undefined ? Math.min(section.maxBlockRange, c.chain.logRange) : c.chain.logRange,
+      ...(section.maxBlockRange !== undefined ? { maxBlockRange: section.maxBlockRange } : {}),
+      backfillBlocks: section.backfillBlocks,
+      maxRangesPerTick: deps.maxRangesPerTick ?? 50,
+    }));
+
+  const wake = new WakeSignal();
+
+  /** Runs the chain's scan, joins the one running, or reuses one that finished within half a poll. */
+  async function tick(signal: AbortSignal): Promise<void> {
+    const now = deps.clock.now();
+    let result: TickResult;
+    if (shared.running) result = await shared.running;
+    else if (shared.last && !shared.last.result.more && now - shared.last.at < intervalMs / 2) result = shared.last.result;
+    else {
+      shared.running = scan().tick(signal);
+      try {
+        result = await shared.running;
+        shared.last = { at: deps.clock.now(), result };
+      } finally {
+        shared.running = undefined;
+      }
+    }
+    if (result.caughtUpAsOf !== undefined) cycleReporterOf(signal)?.caughtUp?.(result.caughtUpAsOf);
+    if (result.more) wake.wake(); // a backlog goes on at once
+  }
+
+  async function run(signal: AbortSignal): Promise<void> {
+    await runLoop({ name, intervalMs, tick, signal, log, random: deps.random, backoff, wake });
+  }
+
+  /** Each endpoint: the chain it serves, the token's decimals, its final block. */
+  async function check(signal: AbortSignal): Promise<DoctorResult> {
+    const single = createChainScan({
+      chainId: section.chainId,
+      watches: shared.watches.filter((w) => w.method === c.id),
+      pool: shared.pool,
+      ledger: deps.ledger,
+      clock: deps.clock,
+      log,
+      ...(section.confirmations !== undefined ? { confirmations: section.confirmations } : {}),
+      fallbackDepth: c.chain.finality.depth,
+      logRange: 1,
+      backfillBlocks: 0,
+      maxRangesPerTick: 0,
+    });
+    const lines = await Promise.all(
+      shared.pool.members.map(async (m): Promise<DoctorResult> => {
+        try {
+          const head = await single.finalHead(m, signal);
+          const rule = section.confirmations !== undefined ? `${section.confirmations} confirmations` : 'finalized';
+          return { ok: true, message: `RPC ${m.label} serves ${c.chain.network} (chain ${section.chainId}); final block ${head.number} (${rule}); ${c.token.symbol} contract ${checksumAddress(section.contract)} has ${section.decimals} decimals` };
+        } catch (err) {
+          if (err instanceof TokenMismatch) return { ok: false, message: err.message };
+          return { ok: false, message: `RPC ${m.label} unusable: ${describeError(err)}` };
+        }
+      }),
+    );
+    return endpointsSummary('RPC', lines, shared.pool.members.map((m) => m.label));
+  }
+
+  return { name, tick, run, check };
+}

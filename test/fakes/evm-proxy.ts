@@ -1,0 +1,96 @@
+/**
+ * A JSON-RPC proxy on loopback in front of a real node (anvil), standing for a provider:
+ * it records every call, and on request refuses `eth_getLogs` ranges above `maxRange` blocks the
+ * way Alchemy's free tier does (HTTP 400, -32600, a suggested inclusive range: test/fixtures/chains/
+ * REAL-EVM.md §1), refuses filters without a contract address, serves a head `behind` blocks old,
+ * or adds logs of its own.
+ */
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+
+export interface ProxyOptions {
+  maxRange?: number;
+  refuseTopicOnly?: boolean;
+  /** Answer `finalized`/`latest` as they were this many blocks ago (an endpoint that lags). */
+  behind?: number;
+  /** Each getLogs answer waits this long (a slow provider: a backlog takes a while). */
+  getLogsDelayMs?: number;
+  /** Logs a lying or broken provider adds to every getLogs answer whose range covers their block. */
+  extraLogs?: Record<string, unknown>[];
+}
+
+export interface EvmProxy {
+  url: string;
+  calls: { method: string; params: any[] }[];
+  refused: number;
+  options: ProxyOptions;
+  close(): Promise<void>;
+}
+
+const readBody = async (req: IncomingMessage): Promise<string> => {
+  let s = '';
+  for await (const chunk of req) s += chunk;
+  return s;
+};
+
+export async function startEvmProxy(upstream: string, options: ProxyOptions = {}): Promise<EvmProxy> {
+  const calls: EvmProxy['calls'] = [];
+  const forward = async (body: unknown) => {
+    const res = await fetch(upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return (await res.json()) as { result?: any; error?: unknown };
+  };
+  const self: EvmProxy = { url: '', calls, refused: 0, options, close: async () => {} };
+  const server: Server = createServer(async (req, res) => {
+    const reply = (status: number, body: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body));
+    };
+    try {
+      const call = JSON.parse(await readBody(req)) as { id: number; method: string; params: any[] };
+      calls.push({ method: call.method, params: call.params });
+      const o = self.options;
+      if (call.method === 'eth_getLogs') {
+        if (o.getLogsDelayMs) await new Promise((r) => setTimeout(r, o.getLogsDelayMs));
+        const f = call.params[0] ?? {};
+        if (o.refuseTopicOnly && (f.address === undefined || (Array.isArray(f.address) && f.address.length === 0))) {
+          self.refused += 1;
+          return reply(400, { jsonrpc: '2.0', id: call.id, error: { code: -32600, message: 'eth_getLogs without an address is not served' } });
+        }
+        const from = BigInt(f.fromBlock);
+        const to = BigInt(f.toBlock);
+        if (o.maxRange !== undefined && to - from + 1n > BigInt(o.maxRange)) {
+          self.refused += 1;
+          const end = from + BigInt(o.maxRange) - 1n;
+          return reply(400, {
+            jsonrpc: '2.0',
+            id: call.id,
+            error: { code: -32600, message: `You can make eth_getLogs requests with up to a ${o.maxRange} block range. Based on your parameters, this block range should work: [0x${from.toString(16)}, 0x${end.toString(16)}]` },
+          });
+        }
+      }
+      if (call.method === 'eth_getLogs' && o.extraLogs?.length) {
+        const answer = await forward(call);
+        const from = BigInt(call.params[0].fromBlock);
+        const to = BigInt(call.params[0].toBlock);
+        const extra = o.extraLogs.filter((l) => BigInt(l.blockNumber as string) >= from && BigInt(l.blockNumber as string) <= to);
+        return reply(200, { ...answer, result: [...(answer.result ?? []), ...extra] });
+      }
+      if (o.behind && call.method === 'eth_blockNumber') {
+        const latest = BigInt((await forward(call)).result);
+        const n = latest - BigInt(o.behind);
+        return reply(200, { jsonrpc: '2.0', id: call.id, result: `0x${(n < 0n ? 0n : n).toString(16)}` });
+      }
+      if (o.behind && call.method === 'eth_getBlockByNumber' && (call.params[0] === 'finalized' || call.params[0] === 'latest')) {
+        const head = (await forward(call)).result;
+        const n = BigInt(head.number) - BigInt(o.behind);
+        return reply(200, await forward({ ...call, params: [`0x${(n < 0n ? 0n : n).toString(16)}`, call.params[1]] }));
+      }
+      return reply(200, await forward(call));
+    } catch (err) {
+      reply(502, { jsonrpc: '2.0', id: null, error: { code: -32603, message: String(err) } });
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  self.url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  self.close = () => new Promise((r) => server.close(() => r()));
+  return self;
+}

@@ -1,0 +1,218 @@
+/**
+ * The EVM family through the real app against a real node (anvil, test/helpers/anvil.ts) behind
+ * a loopback JSON-RPC proxy (test/fakes/evm-proxy.ts): real ERC-20 transfers signed by viem,
+ * `finalized` moving with the mined blocks, a reorganisation by `anvil_reorg`.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test, type TestContext } from 'node:test';
+import type { Address } from 'viem';
+import { MERCHANT, OTHER_KEY, startAnvil, type Anvil } from '../helpers/anvil.ts';
+import { startEvmProxy, type EvmProxy, type ProxyOptions } from '../fakes/evm-proxy.ts';
+import { startPayd, type PaydHarness } from '../helpers/payd.ts';
+import { forEachStore, type TestStore } from '../helpers/stores.ts';
+import { waitFor } from '../helpers/wait.ts';
+
+const BASE_CHAIN_ID = 8453;
+/** keccak256("Transfer(address,address,uint256)"). */
+const TRANSFER = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+let node: Anvil;
+let usdc: Address;
+let other: Address;
+
+before(async () => {
+  node = await startAnvil(BASE_CHAIN_ID);
+  usdc = await node.deployToken('USDC', 6);
+  other = await node.deployToken('FAKE', 6);
+});
+after(() => node?.stop());
+
+async function proxy(t: TestContext, o: ProxyOptions = {}): Promise<EvmProxy> {
+  const p = await startEvmProxy(node.url, o);
+  t.after(() => p.close());
+  return p;
+}
+
+async function payd(t: TestContext, section: Record<string, unknown>, store?: TestStore): Promise<PaydHarness> {
+  const p = await startPayd({
+    workers: true,
+    sources: 'configured',
+    ...(store ? { store } : {}),
+    config: { methods: { UPI: undefined, SOL: undefined, USDT_SOL: undefined, USDT_TRC20: undefined, USDC_BASE: { address: MERCHANT, contract: usdc, pollSeconds: 0.2, backfillBlocks: 0, ...section } } },
+  });
+  t.after(() => p.close());
+  return p;
+}
+
+/** Creates an intent and reads what the payer is asked for from its EIP-681 link. */
+async function intent(p: PaydHarness, order: string, amount = 10) {
+  const m = await p.merchant();
+  const r = await p.api('POST', '/api/v1/intents/create-payment', { body: { amount, currency: 'USDC_BASE', order_id: order }, headers: m.headers });
+  assert.equal(r.status, 200, r.text);
+  const uri = /^ethereum:(0x[0-9a-fA-F]{40})@(\d+)\/transfer\?address=(0x[0-9a-fA-F]{40})&uint256=(\d+)$/.exec(r.body.payment_uri);
+  assert.ok(uri, r.body.payment_uri);
+  assert.equal(uri[1]!.toLowerCase(), usdc.toLowerCase());
+  assert.equal(Number(uri[2]), BASE_CHAIN_ID);
+  assert.equal(uri[3], MERCHANT);
+  return { id: r.body.intent_id as string, due: BigInt(uri[4]!), body: r.body };
+}
+
+const status = async (p: PaydHarness, id: string) => (await p.app.intents.get(id)).status;
+const getLogs = (x: EvmProxy) => x.calls.filter((c) => c.method === 'eth_getLogs');
+/** Waits until the scan has read the head `n` more times: that many polls went by. */
+async function polls(x: EvmProxy, n: number): Promise<void> {
+  const heads = () => x.calls.filter((c) => c.method === 'eth_getBlockByNumber' && c.params[0] === 'finalized').length;
+  const from = heads();
+  await waitFor(async () => heads() >= from + n, 20_000, `${n} polls`);
+}
+
+forEachStore((store) => {
+  test('an exact USDC payment settles once, only after its block is final; another token and a failed transfer to the same address count for nothing', async (t) => {
+    const x = await proxy(t);
+    const p = await payd(t, { rpcUrl: x.url }, store);
+    // Each test pays its own amount: the node (and its history) is shared by the file's tests.
+    const { id, due, body } = await intent(p, 'exact', store.kind === 'sqlite' ? 11 : 12);
+    assert.equal(Math.round(body.pay_amount * 100) * 10_000, Number(due));
+    await polls(x, 2);
+
+    // Another token, same amount, same address; and a USDC transfer that reverts (more than the sender holds).
+    await node.transfer(other, MERCHANT, due);
+    const failed = await node.transfer(usdc, MERCHANT, due, OTHER_KEY);
+    assert.equal(failed.status, '0x0');
+    const paid = await node.transfer(usdc, MERCHANT, due);
+    // `finalized` is two blocks under the newest: the payment's block is not final yet.
+    await polls(x, 3);
+    assert.equal(await status(p, id), 'pending', 'settled before its block was final');
+    assert.equal((await p.app.payments.list({})).length, 0);
+
+    await node.mine(2);
+    await waitFor(async () => (await status(p, id)) === 'settled', 20_000, 'settlement after finality');
+    const settled = await p.app.intents.get(id);
+    assert.equal(settled.transaction_hash, paid.hash);
+    await node.mine(3);
+    await polls(x, 3);
+    const payments = await p.app.payments.list({});
+    assert.equal(payments.length, 1, JSON.stringify(payments));
+    assert.equal(payments[0].amount.text, String(body.pay_amount));
+    assert.match(payments[0].tx_ref, new RegExp(`^${paid.hash}:\\d+$`));
+    // Every getLogs named the token contracts and the recipient: never a topic-only scan.
+    for (const c of getLogs(x)) {
+      assert.ok(Array.isArray(c.params[0].address) && c.params[0].address.length > 0);
+      assert.equal(c.params[0].topics[2][0], '0x' + MERCHANT.slice(2).toLowerCase().padStart(64, '0'));
+    }
+  });
+});
+
+test('a provider that reports a Transfer log of a failed transaction, or a log marked removed, settles nothing', async (t) => {
+  const x = await proxy(t);
+  const p = await payd(t, { rpcUrl: x.url });
+  const { id, due } = await intent(p, 'forged', 16);
+  await polls(x, 1);
+  const failed = await node.transfer(usdc, MERCHANT, due, OTHER_KEY);
+  assert.equal(failed.status, '0x0');
+  const elsewhere = await node.transfer(other, MERCHANT, due);
+  const transferLog = async (tx: { hash: string; block: bigint }, extra: Record<string, unknown> = {}) => ({
+    address: usdc.toLowerCase(),
+    topics: [TRANSFER, '0x' + '00'.repeat(12) + '22'.repeat(20), '0x' + MERCHANT.slice(2).toLowerCase().padStart(64, '0')],
+    data: '0x' + due.toString(16).padStart(64, '0'),
+    blockNumber: '0x' + tx.block.toString(16),
+    blockHash: (await node.rpc<{ hash: string }>('eth_getBlockByNumber', ['0x' + tx.block.toString(16), false])).hash,
+    transactionHash: tx.hash,
+    transactionIndex: '0x0',
+    logIndex: '0x7',
+    removed: false,
+    ...extra,
+  });
+  // The failed transfer's log as if it had succeeded; a real successful transaction's log, marked removed.
+  x.options.extraLogs = [await transferLog(failed), await transferLog(elsewhere, { removed: true })];
+  await node.mine(3);
+  await polls(x, 4);
+  assert.equal(await status(p, id), 'pending');
+  assert.equal((await p.app.payments.list({})).length, 0);
+  // The same intent still settles from a real payment.
+  const paid = await node.transfer(usdc, MERCHANT, due);
+  await node.mine(3);
+  await waitFor(async () => (await status(p, id)) === 'settled', 20_000, 'the real payment to settle');
+  assert.equal((await p.app.intents.get(id)).transaction_hash, paid.hash);
+});
+
+test('a short USDC payment is held on its intent as underpaid, and one within the tolerance settles it', async (t) => {
+  const x = await proxy(t);
+  const p = await payd(t, { rpcUrl: x.url, underpaymentTolerance: '1%', attributionWindow: 2 });
+  const m = await p.merchant();
+  const create = async (order: string, amount: number) => (await p.api('POST', '/api/v1/intents/create-payment', { body: { amount, currency: 'USDC_BASE', order_id: order }, headers: m.headers })).body;
+  const short = await create('short', 31);
+  const near = await create('near', 41);
+  await polls(x, 1);
+  // 30.00 for 31.01: outside 1 %; 40.80 for 41.01: inside it.
+  await node.transfer(usdc, MERCHANT, 30_000_000n);
+  const inside = await node.transfer(usdc, MERCHANT, 40_800_000n);
+  await node.mine(3);
+  await waitFor(async () => (await status(p, near.intent_id)) === 'settled', 20_000, 'the payment within tolerance to settle');
+  const held = await waitFor(async () => {
+    const f = (await p.api('GET', `/api/v1/intents/${short.intent_id}`, { headers: m.headers })).body;
+    return f.payments?.length ? f : undefined;
+  }, 20_000, 'the short payment to be held');
+  assert.equal(held.status, 'pending');
+  assert.deepEqual(held.payments.map((x: any) => [x.amount, x.status, x.reason]), [[30, 'held', 'underpaid']]);
+  const settled = (await p.api('GET', `/api/v1/intents/${near.intent_id}`, { headers: m.headers })).body;
+  assert.equal(settled.transaction_hash, inside.hash);
+  assert.equal(settled.amount_received, 40.8);
+});
+
+test('a payment in a block a reorganisation removes never settles; the payment made again settles', async (t) => {
+  const x = await proxy(t);
+  const p = await payd(t, { rpcUrl: x.url });
+  const { id, due } = await intent(p, 'reorg', 13);
+  await polls(x, 1);
+  const first = await node.transfer(usdc, MERCHANT, due);
+  // The block holding it is replaced by an empty one before it is final.
+  await node.rpc('anvil_reorg', [1, []]);
+  const again = await node.transfer(usdc, MERCHANT, due);
+  await node.mine(3);
+  await waitFor(async () => (await status(p, id)) === 'settled', 20_000, 'the second payment to settle');
+  await node.mine(3);
+  await polls(x, 3);
+  const hashes = (await p.app.payments.list({})).map((r: { tx_ref: string }) => r.tx_ref.split(':')[0]);
+  const onChain = await node.rpc<{ blockHash: string } | null>('eth_getTransactionReceipt', [first.hash]);
+  if (onChain) {
+    // anvil may mine the dropped transaction again: then it is a real payment, held, never a second settlement.
+    assert.ok(hashes.includes(first.hash));
+    assert.equal((await p.app.intents.get(id)).transaction_hash, hashes[0]);
+  } else {
+    assert.deepEqual(hashes, [again.hash]);
+    assert.equal((await p.app.intents.get(id)).transaction_hash, again.hash);
+  }
+});
+
+test('a provider that refuses getLogs ranges above 3 blocks and topic-only filters: the scan narrows its ranges and misses nothing', async (t) => {
+  const x = await proxy(t, { refuseTopicOnly: true });
+  const p = await payd(t, { rpcUrl: x.url });
+  const { id, due } = await intent(p, 'narrow', 14);
+  await polls(x, 1);
+  x.options.maxRange = 3;
+  // A backlog: 30 blocks become final at once, the payment in the middle of them.
+  await node.mine(12);
+  const paid = await node.transfer(usdc, MERCHANT, due);
+  await node.mine(18);
+  await waitFor(async () => (await status(p, id)) === 'settled', 30_000, 'settlement through narrow ranges');
+  assert.equal((await p.app.intents.get(id)).transaction_hash, paid.hash);
+  assert.ok(x.refused >= 1, 'the provider refused a range');
+  await polls(x, 2); // the rest of the backlog, after the payment's block
+  const served = getLogs(x).slice(getLogs(x).findIndex((c) => BigInt(c.params[0].toBlock) - BigInt(c.params[0].fromBlock) + 1n > 3n) + 1);
+  assert.ok(served.length >= 8, `${served.length} ranges`);
+  assert.ok(served.every((c) => BigInt(c.params[0].toBlock) - BigInt(c.params[0].fromBlock) + 1n <= 3n), 'after the refusal every range fits');
+  // Contiguous: each range starts where the one before ended.
+  for (let i = 1; i < served.length; i++) assert.equal(BigInt(served[i]!.params[0].fromBlock), BigInt(served[i - 1]!.params[0].toBlock) + 1n);
+});
+
+test('two endpoints, one 40 blocks behind: the payment settles from the one that is current', async (t) => {
+  const late = await proxy(t, { behind: 40 });
+  const current = await proxy(t);
+  const p = await payd(t, { endpoints: [{ url: late.url, weight: 5 }, { url: current.url }] });
+  const { id, due } = await intent(p, 'behind', 15);
+  await polls(current, 1);
+  const paid = await node.transfer(usdc, MERCHANT, due);
+  await node.mine(3);
+  await waitFor(async () => (await status(p, id)) === 'settled', 20_000, 'settlement');
+  assert.equal((await p.app.intents.get(id)).transaction_hash, paid.hash);
+});
