@@ -333,7 +333,7 @@ export interface components {
             /** @description The amount you asked for, as a plain decimal. */
             amount: number;
             /** @enum {string} */
-            currency: "UPI" | "USDT_TRC20" | "USDT_SOL" | "SOL" | "USDT_ETH" | "USDC_ETH" | "USDT_BSC" | "USDC_BSC" | "USDT_POLYGON" | "USDC_POLYGON" | "USDT_ARBITRUM" | "USDC_ARBITRUM" | "USDC_BASE";
+            currency: "UPI" | "USDT_TRC20" | "USDT_SOL" | "USDC_SOL" | "SOL" | "USDT_ETH" | "USDC_ETH" | "USDT_BSC" | "USDC_BSC" | "USDT_POLYGON" | "USDC_POLYGON" | "USDT_ARBITRUM" | "USDC_ARBITRUM" | "USDC_BASE";
             /**
              * @description A pending intent past expires_at reads as expired.
              * @enum {string}
@@ -358,7 +358,7 @@ export interface components {
             payment_address: string;
             /** @description UPI deep link, Solana Pay transfer request, or tron: URI. */
             payment_uri: string;
-            /** @description Solana Pay reference key (SOL and USDT_SOL only). */
+            /** @description Solana Pay reference key (SOL and USDC_SOL and USDT_SOL only). */
             reference?: string;
             /**
              * Format: date-time
@@ -381,6 +381,12 @@ export interface components {
             livemode: boolean;
             /** @description The sum of the payments credited to this intent (0 until one is). */
             amount_received: number;
+            /** @description amount as an exact decimal string, present only when amount has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of amount then. */
+            amount_exact?: string;
+            /** @description pay_amount as an exact decimal string, present only when pay_amount has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of pay_amount then. */
+            pay_amount_exact?: string;
+            /** @description amount_received as an exact decimal string, present only when amount_received has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of amount_received then. */
+            amount_received_exact?: string;
             /** @description Every payment attributed to this intent, oldest first: credited, held for your decision, or marked refunded. */
             payments: components["schemas"]["Payment"][];
             /** @description The fiat price as given at creation (only on intents created with price); amount is it converted at quote.rate. */
@@ -389,7 +395,7 @@ export interface components {
                 /** @enum {string} */
                 currency: "INR" | "USD" | "EUR";
             };
-            /** @description The locked rate the price was converted at (only with price). A payment after valid_until is late: the intent expires then. */
+            /** @description The locked rate the price was converted at (only with price). The intent expires then; a payment after valid_until is held (reason quote_expired) unless the method is configured to settle it late. */
             quote?: {
                 /** @description Price currency per 1 unit of the method's currency (83.75: ₹83.75 per USDT). */
                 rate: number;
@@ -415,7 +421,7 @@ export interface components {
             /** @description The amount you asked for, as a plain decimal. */
             amount: number;
             /** @enum {string} */
-            currency: "UPI" | "USDT_TRC20" | "USDT_SOL" | "SOL" | "USDT_ETH" | "USDC_ETH" | "USDT_BSC" | "USDC_BSC" | "USDT_POLYGON" | "USDC_POLYGON" | "USDT_ARBITRUM" | "USDC_ARBITRUM" | "USDC_BASE";
+            currency: "UPI" | "USDT_TRC20" | "USDT_SOL" | "USDC_SOL" | "SOL" | "USDT_ETH" | "USDC_ETH" | "USDT_BSC" | "USDC_BSC" | "USDT_POLYGON" | "USDC_POLYGON" | "USDT_ARBITRUM" | "USDC_ARBITRUM" | "USDC_BASE";
             /**
              * @description A pending intent past expires_at reads as expired.
              * @enum {string}
@@ -440,7 +446,7 @@ export interface components {
             payment_address: string;
             /** @description UPI deep link, Solana Pay transfer request, or tron: URI. */
             payment_uri: string;
-            /** @description Solana Pay reference key (SOL and USDT_SOL only). */
+            /** @description Solana Pay reference key (SOL and USDC_SOL and USDT_SOL only). */
             reference?: string;
             /**
              * Format: date-time
@@ -463,6 +469,12 @@ export interface components {
             livemode: boolean;
             /** @description The sum of the payments credited to this intent (0 until one is). */
             amount_received: number;
+            /** @description amount as an exact decimal string, present only when amount has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of amount then. */
+            amount_exact?: string;
+            /** @description pay_amount as an exact decimal string, present only when pay_amount has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of pay_amount then. */
+            pay_amount_exact?: string;
+            /** @description amount_received as an exact decimal string, present only when amount_received has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of amount_received then. */
+            amount_received_exact?: string;
             /** @description Every payment attributed to this intent, oldest first: credited, held for your decision, or marked refunded. */
             payments: components["schemas"]["Payment"][];
             /** @description The fiat price as given at creation (only on intents created with price); amount is it converted at quote.rate. */
@@ -471,7 +483,7 @@ export interface components {
                 /** @enum {string} */
                 currency: "INR" | "USD" | "EUR";
             };
-            /** @description The locked rate the price was converted at (only with price). A payment after valid_until is late: the intent expires then. */
+            /** @description The locked rate the price was converted at (only with price). The intent expires then; a payment after valid_until is held (reason quote_expired) unless the method is configured to settle it late. */
             quote?: {
                 /** @description Price currency per 1 unit of the method's currency (83.75: ₹83.75 per USDT). */
                 rate: number;
@@ -500,6 +512,8 @@ export interface components {
             transaction_hash: string;
             /** @description What this payment brought, in the intent's currency. */
             amount: number;
+            /** @description amount as an exact decimal string, present only when amount has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of amount then. */
+            amount_exact?: string;
             /**
              * Format: date-time
              * @description When it was paid (block time, bank alert time).
@@ -511,10 +525,10 @@ export interface components {
              */
             status: "credited" | "held" | "refunded";
             /**
-             * @description Why it is held, or what to look at on a credited one: late (after expires_at), underpaid, overpaid (refund the difference), canceled (the intent was), after_settlement (the intent was already paid).
+             * @description Why it is held, or what to look at on a credited one: late (after expires_at), quote_expired (after a priced intent's quote.valid_until: the rate no longer holds), underpaid, overpaid (refund the difference), canceled (the intent was), after_settlement (the intent was already paid).
              * @enum {string|null}
              */
-            reason: "late" | "underpaid" | "overpaid" | "canceled" | "after_settlement" | null;
+            reason: "late" | "quote_expired" | "underpaid" | "overpaid" | "canceled" | "after_settlement" | null;
         };
         /** @description The data of payment.held and payment.refunded. */
         HeldPayment: {
@@ -522,8 +536,10 @@ export interface components {
             intent_id: string;
             transaction_hash: string;
             amount: number;
+            /** @description amount as an exact decimal string, present only when amount has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of amount then. */
+            amount_exact?: string;
             /** @enum {string} */
-            reason: "late" | "underpaid" | "overpaid" | "canceled" | "after_settlement";
+            reason: "late" | "quote_expired" | "underpaid" | "overpaid" | "canceled" | "after_settlement";
         };
         /** @description The intent, plus what was unusual about the payment that settled it. */
         PaymentSuccess: {
@@ -532,7 +548,7 @@ export interface components {
             /** @description The amount you asked for, as a plain decimal. */
             amount: number;
             /** @enum {string} */
-            currency: "UPI" | "USDT_TRC20" | "USDT_SOL" | "SOL" | "USDT_ETH" | "USDC_ETH" | "USDT_BSC" | "USDC_BSC" | "USDT_POLYGON" | "USDC_POLYGON" | "USDT_ARBITRUM" | "USDC_ARBITRUM" | "USDC_BASE";
+            currency: "UPI" | "USDT_TRC20" | "USDT_SOL" | "USDC_SOL" | "SOL" | "USDT_ETH" | "USDC_ETH" | "USDT_BSC" | "USDC_BSC" | "USDT_POLYGON" | "USDC_POLYGON" | "USDT_ARBITRUM" | "USDC_ARBITRUM" | "USDC_BASE";
             /**
              * @description A pending intent past expires_at reads as expired.
              * @enum {string}
@@ -557,7 +573,7 @@ export interface components {
             payment_address: string;
             /** @description UPI deep link, Solana Pay transfer request, or tron: URI. */
             payment_uri: string;
-            /** @description Solana Pay reference key (SOL and USDT_SOL only). */
+            /** @description Solana Pay reference key (SOL and USDC_SOL and USDT_SOL only). */
             reference?: string;
             /**
              * Format: date-time
@@ -580,6 +596,12 @@ export interface components {
             livemode: boolean;
             /** @description The sum of the payments credited to this intent (0 until one is). */
             amount_received: number;
+            /** @description amount as an exact decimal string, present only when amount has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of amount then. */
+            amount_exact?: string;
+            /** @description pay_amount as an exact decimal string, present only when pay_amount has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of pay_amount then. */
+            pay_amount_exact?: string;
+            /** @description amount_received as an exact decimal string, present only when amount_received has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of amount_received then. */
+            amount_received_exact?: string;
             /** @description Every payment attributed to this intent, oldest first: credited, held for your decision, or marked refunded. */
             payments: components["schemas"]["Payment"][];
             /** @description The fiat price as given at creation (only on intents created with price); amount is it converted at quote.rate. */
@@ -588,7 +610,7 @@ export interface components {
                 /** @enum {string} */
                 currency: "INR" | "USD" | "EUR";
             };
-            /** @description The locked rate the price was converted at (only with price). A payment after valid_until is late: the intent expires then. */
+            /** @description The locked rate the price was converted at (only with price). The intent expires then; a payment after valid_until is held (reason quote_expired) unless the method is configured to settle it late. */
             quote?: {
                 /** @description Price currency per 1 unit of the method's currency (83.75: ₹83.75 per USDT). */
                 rate: number;
@@ -606,17 +628,28 @@ export interface components {
                 valid_until: string;
             };
             /**
-             * @description Paid after expires_at while the amount was still reserved (latePayments: settle).
+             * @description Paid after expires_at while the amount was still reserved (latePayments: settle), or after a quote the method settles late (settleExpiredQuotes).
              * @constant
              */
             late?: true;
-            /** @description Settled short, within underpaymentTolerance or by your accept, by this much. */
+            /** @description Settled short, within underpaymentTolerance, by your accept or by the operator, by this much: the order is not paid in full. */
             underpaid_by?: number;
+            /** @description underpaid_by as an exact decimal string, present only when underpaid_by has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of underpaid_by then. */
+            underpaid_by_exact?: string;
+            /** @description Settled by a payment above what was due (an accepted one, or one the operator assigned), by this much: refund the difference. */
+            overpaid_by?: number;
+            /** @description overpaid_by as an exact decimal string, present only when overpaid_by has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of overpaid_by then. */
+            overpaid_by_exact?: string;
             /**
-             * @description Settled by an accept of a held payment.
+             * @description Settled because a person accepted the payment: a held payment accepted, or a payment the operator assigned by hand that differs from pay_amount.
              * @constant
              */
             accepted?: true;
+            /**
+             * @description Who accepted it (with accepted): you over the API, or the payd operator (CLI or console).
+             * @enum {string}
+             */
+            settled_by?: "merchant" | "operator";
         };
         Event: {
             /** @description The event id: the webhook-id header of its webhook. */
@@ -683,8 +716,8 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description In the method's currency (currency). Give either amount or price, not both. */
-                    amount?: number;
+                    /** @description In the method's currency (currency). Give either amount or price, not both. A JSON number, or a decimal string for an amount a number cannot carry exactly ("12.345678901234567891"). */
+                    amount?: number | string;
                     /** @description A price in fiat instead of amount: payd converts it to the method's currency at a locked quote (rounded up to the method's amount step). */
                     price?: {
                         amount: number;
@@ -695,7 +728,7 @@ export interface operations {
                      * @description The payment method; one not enabled on this payd is refused with METHOD_UNSUPPORTED.
                      * @enum {string}
                      */
-                    currency: "UPI" | "USDT_TRC20" | "USDT_SOL" | "SOL" | "USDT_ETH" | "USDC_ETH" | "USDT_BSC" | "USDC_BSC" | "USDT_POLYGON" | "USDC_POLYGON" | "USDT_ARBITRUM" | "USDC_ARBITRUM" | "USDC_BASE";
+                    currency: "UPI" | "USDT_TRC20" | "USDT_SOL" | "USDC_SOL" | "SOL" | "USDT_ETH" | "USDC_ETH" | "USDT_BSC" | "USDC_BSC" | "USDT_POLYGON" | "USDC_POLYGON" | "USDT_ARBITRUM" | "USDC_ARBITRUM" | "USDC_BASE";
                     order_id: string;
                     return_url?: string;
                 };
@@ -874,7 +907,7 @@ export interface operations {
                 /** @description Only intents in this status (as the fetch reports it). */
                 status?: "pending" | "settled" | "expired" | "canceled";
                 /** @description Only intents of this payment method. */
-                currency?: "UPI" | "USDT_TRC20" | "USDT_SOL" | "SOL" | "USDT_ETH" | "USDC_ETH" | "USDT_BSC" | "USDC_BSC" | "USDT_POLYGON" | "USDC_POLYGON" | "USDT_ARBITRUM" | "USDC_ARBITRUM" | "USDC_BASE";
+                currency?: "UPI" | "USDT_TRC20" | "USDT_SOL" | "USDC_SOL" | "SOL" | "USDT_ETH" | "USDC_ETH" | "USDT_BSC" | "USDC_BSC" | "USDT_POLYGON" | "USDC_POLYGON" | "USDT_ARBITRUM" | "USDC_ARBITRUM" | "USDC_BASE";
                 /** @description Only the intent with this order_id. */
                 order_id?: string;
                 /** @description Only intents created at or after this time. */
