@@ -39,9 +39,6 @@ export function methodRegistry(extra: readonly MethodDescriptor[] = []): MethodR
   };
 }
 
-// The sandbox's simulated upstream, reached like the methods through this module.
-export { createSandboxSource, type SandboxSource } from './sandbox/source.ts';
-
 /** The silence watches of the configured methods that have one (MethodDescriptor.silence). */
 export function createSilences(config: Config, methods: MethodRegistry, deps: { db: Db; clock: Clock }): MethodSilence[] {
   const out: MethodSilence[] = [];

@@ -2,7 +2,7 @@ import { PaydError } from '../domain/errors.ts';
 import { parseDecimal } from '../domain/money.ts';
 import type { Random } from '../domain/ports.ts';
 import type { MethodRegistry } from '../methods/registry.ts';
-import type { SandboxSource } from '../methods/registry.ts';
+import type { SandboxSource } from '../methods/sandbox-source.ts';
 import type { EventService } from './events/operator.ts';
 import type { IntentService } from './intents/index.ts';
 import type { MerchantService } from './merchants/index.ts';

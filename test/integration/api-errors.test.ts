@@ -53,7 +53,10 @@ describe('API errors', () => {
     assertError(await raw('"x"'), 400, 'INVALID_REQUEST');
     const cases: [unknown, string][] = [
       [{ currency: 'UPI', order_id: 'a' }, 'amount'],
-      [{ amount: '100', currency: 'UPI', order_id: 'a' }, 'amount'],
+      // A decimal string is an exact amount (18-decimal tokens); anything else that is not a number is refused.
+      [{ amount: 'ten', currency: 'UPI', order_id: 'a' }, 'amount'],
+      [{ amount: '1e3', currency: 'UPI', order_id: 'a' }, 'amount'],
+      [{ amount: true, currency: 'UPI', order_id: 'a' }, 'amount'],
       [{ amount: 0, currency: 'UPI', order_id: 'a' }, 'amount'],
       [{ amount: -5, currency: 'UPI', order_id: 'a' }, 'amount'],
       [{ amount: 10, order_id: 'a' }, 'currency'],
@@ -112,8 +115,8 @@ describe('API errors', () => {
     assertError(await create({ amount: 0.5, currency: 'UPI', order_id: 'low' }), 400, 'AMOUNT_OUT_OF_RANGE');
     assertError(await create({ amount: 100000.01, currency: 'UPI', order_id: 'high' }), 400, 'AMOUNT_OUT_OF_RANGE');
     assert.equal((await create({ amount: 100000, currency: 'UPI', order_id: 'max' })).status, 200);
-    // No maximum configured for SOL: the storable range still bounds it (1e7 SOL = 1e16 lamports).
-    assertError(await create({ amount: 1e7, currency: 'SOL', order_id: 'huge' }), 400, 'AMOUNT_OUT_OF_RANGE');
+    // No maximum configured for SOL: the storable range (38 digits of base units) still bounds it.
+    assertError(await create({ amount: 1e30, currency: 'SOL', order_id: 'huge' }), 400, 'AMOUNT_OUT_OF_RANGE');
   });
 
   test('ORDER_ID_CONFLICT 409 for the same order_id with another amount or currency', async () => {
