@@ -367,19 +367,20 @@ test('USDC is priced like USDT: 1:1 to USD by default, its INR book from the sou
   const usd = await create(pegged.p, pegged.m.headers, { price: { amount: 25, currency: 'USD' }, currency: 'USDC_SOL', order_id: 'usdc-usd' });
   assert.equal(usd.status, 200, usd.text);
   assert.deepEqual([usd.body.amount, usd.body.quote.rate, usd.body.quote.source], [25, 1, 'peg']);
-  // ₹1,999 / 84.10 (CoinDCX's USDCINR) = 23.7693… → 23.77 USDC.
+  // The mean of the two agreeing sources, CoinDCX's 84.10 and CoinGecko's 84.05: ₹1,999 / 84.075 = 23.7764… → 23.78 USDC.
   const inr = await create(pegged.p, pegged.m.headers, { price: { amount: 1999, currency: 'INR' }, currency: 'USDC_SOL', order_id: 'usdc-inr' });
-  assert.deepEqual([inr.body.amount, inr.body.quote.rate, inr.body.quote.source], [23.77, 84.1, 'coindcx']);
+  assert.deepEqual([inr.body.amount, inr.body.quote.rate, inr.body.quote.source], [23.78, 84.075, 'coindcx+coingecko']);
   // €50 through the peg and the ECB's USD/EUR: 50 / 0.92 = 54.3478… → 54.35 USDC.
   const eur = await create(pegged.p, pegged.m.headers, { price: { amount: 50, currency: 'EUR' }, currency: 'USDC_SOL', order_id: 'usdc-eur' });
   assert.deepEqual([eur.body.amount, eur.body.quote.source], [54.35, 'peg×frankfurter']);
   const status = await pegged.p.app.pricing.book.status();
   assert.deepEqual(status.find((s) => s.pair === 'USDC/INR')!.sources.map((s) => [s.source, s.rate]), [['coindcx', '84.1'], ['coingecko', '84.05']]);
 
-  // The USDC peg off: its market rate (Kraken's USDCUSD) prices it, 25 / 0.9998 = 25.005… → 25.01; USDT keeps its peg.
+  // The USDC peg off: its market rate prices it, the mean of Kraken's 0.9998 and Coinbase's 0.9999:
+  // 25 / 0.99985 = 25.0037… → 25.01; USDT keeps its peg.
   const market = await boot({ pegs: { USDC: false }, pairs: { 'USDC/USD': ['kraken', 'coinbase'] } });
   const off = await create(market.p, market.m.headers, { price: { amount: 25, currency: 'USD' }, currency: 'USDC_SOL', order_id: 'usdc-market' });
-  assert.deepEqual([off.body.amount, off.body.quote.rate, off.body.quote.source], [25.01, 0.9998, 'kraken']);
+  assert.deepEqual([off.body.amount, off.body.quote.rate, off.body.quote.source], [25.01, 0.99985, 'kraken+coinbase']);
   const usdtPegged = await create(market.p, market.m.headers, { price: { amount: 25, currency: 'USD' }, currency: 'USDT_SOL', order_id: 'usdt-peg' });
   assert.deepEqual([usdtPegged.body.amount, usdtPegged.body.quote.source], [25, 'peg']);
 
