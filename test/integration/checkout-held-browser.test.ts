@@ -1,6 +1,8 @@
 // Held payments on the hosted checkout, in headless Chromium: a held payment is told in a shopper's
 // words and turns "paid" live once the merchant accepts it over the API; a part paid on a Solana
-// Pay reference makes the page ask for exactly the rest, with a link for that amount.
+// Pay reference makes the page ask for exactly the rest, with a link for that amount. On a 390×844
+// phone the page has one state at a time: held money shows no way to pay the same amount again;
+// accepted it is a receipt; returned by the shop it asks for the full amount once more.
 import { after, before, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
@@ -124,5 +126,91 @@ test('Solana: after a part paid on the reference the page asks for exactly the r
   await page.locator('#status-text', { hasText: 'Payment received' }).waitFor({ timeout: 4_000 });
   assert.match(await text(page, '#paid-amount'), /^1\.5\d* SOL$/);
   assert.equal(await text(page, '#paid-ref'), 'sigPartTwo');
+  assert.deepEqual(problems, []);
+});
+
+/** What a person sees: the visible text of the card, whitespace folded. */
+const seen = async (page: Page) => (await page.locator('#checkout').innerText()).replace(/\s+/g, ' ');
+
+/** Nothing on the page invites another payment: no button, no QR, no amount to pay, no countdown. */
+async function assertNoWayToPay(page: Page) {
+  for (const selector of ['#app-button', 'svg.qr', '#pay-amount', '#countdown', '#next-step']) {
+    assert.equal(await page.locator(selector).isVisible(), false, `${selector} is hidden`);
+  }
+  const words = await seen(page);
+  assert.doesNotMatch(words, /Waiting for your payment|Expires in|Pay exactly|Amount to pay|Scan with/);
+}
+
+async function assertFitsThePhone(page: Page) {
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(width <= 390, `the page is ${width} px wide on a 390 px screen`);
+}
+
+test('held: after a short payment the open page turns into one state that says what arrived and shows no way to pay again; accepted, it is a receipt', async (t) => {
+  const { co, page, problems } = await setup(t);
+  await page.setViewportSize({ width: 390, height: 844 });
+  const { id, pageUrl, headers } = await co.createIntent({ amount: 620 });
+  const asked = (await co.app.intents.find(id))!.payAmountMinor;
+  await page.goto(pageUrl);
+  await page.locator('svg.qr').waitFor();
+
+  const short = asked - 11n;
+  assert.equal((await pay(co, id, short, '612300000001')).kind, 'held');
+  const shortText = `₹${(Number(short) / 100).toFixed(2)}`;
+  await page.locator('#held-note').waitFor({ timeout: 8_000 });
+  assert.equal(await text(page, '#status-text'), 'We received a payment: the shop is checking it');
+  assert.match(await text(page, '#held-note'), new RegExp(`^We received your payment of ${shortText.replace('.', '\\.')} less than the amount asked\\..*Please do not pay again\\.`));
+  await assertNoWayToPay(page);
+  await assertFitsThePhone(page);
+
+  // Reloaded, and after the page's own polling: still the same single state.
+  await page.reload();
+  await page.waitForTimeout(1_500);
+  assert.equal(await text(page, '#status-text'), 'We received a payment: the shop is checking it');
+  await assertNoWayToPay(page);
+
+  assert.equal((await api(co, `/api/v1/intents/${id}/payments/612300000001/accept`, headers)).status, 200);
+  await page.locator('#status-text', { hasText: 'Payment received' }).waitFor({ timeout: 8_000 });
+  assert.equal(await text(page, '#paid-amount'), shortText);
+  assert.equal(await page.locator('#held-note').isVisible(), false);
+  await assertNoWayToPay(page);
+  await assertFitsThePhone(page);
+  assert.deepEqual(problems, []);
+});
+
+test('refunded: the page says the shop returned the payment and asks for the full amount once more', async (t) => {
+  const { co, page, problems } = await setup(t);
+  await page.setViewportSize({ width: 390, height: 844 });
+  const { id, pageUrl, headers } = await co.createIntent({ amount: 450 });
+  const asked = (await co.app.intents.find(id))!.payAmountMinor;
+  assert.equal((await pay(co, id, asked - 50n, '612300000002')).kind, 'held');
+  assert.equal((await api(co, `/api/v1/intents/${id}/payments/612300000002/refunded`, headers)).status, 200);
+
+  await page.goto(pageUrl);
+  const returned = `₹${(Number(asked - 50n) / 100).toFixed(2)}`;
+  assert.equal(await text(page, '#refund-note'), `Chai Corner says it returned your payment of ${returned}. To pay for this order, pay the amount below.`);
+  assert.equal(await text(page, '#status-text'), 'Waiting for your payment');
+  assert.equal(await page.locator('#held-note').count(), 0);
+  assert.equal(await page.locator('#pay-amount').getAttribute('data-copy-value'), (Number(asked) / 100).toFixed(2));
+  assert.equal(await page.locator('#app-button').isVisible(), true);
+  await assertFitsThePhone(page);
+  assert.deepEqual(problems, []);
+});
+
+test('remainder: a part paid on a Solana Pay reference leaves one thing to do, pay exactly the rest', async (t) => {
+  const { co, page, problems } = await setup(t);
+  await page.setViewportSize({ width: 390, height: 844 });
+  const { id, pageUrl } = await co.createIntent({ amount: 2, currency: 'SOL' });
+  const asked = (await co.app.intents.find(id))!.payAmountMinor;
+  assert.equal((await pay(co, id, 500_000_000n, 'sigStatesPart', true)).kind, 'credited');
+
+  await page.goto(pageUrl);
+  const due = asked - 500_000_000n;
+  assert.equal(await text(page, '.amount-box .label'), 'Still to pay');
+  assert.equal(await page.locator('#pay-amount').getAttribute('data-copy-value'), (Number(due) / 1e9).toString());
+  assert.equal(await page.locator('#held-note').count(), 0);
+  assert.equal(new URL((await page.locator('#app-button').getAttribute('href'))!).searchParams.get('amount'), (Number(due) / 1e9).toString());
+  assert.doesNotMatch(await seen(page), /do not pay again/);
+  await assertFitsThePhone(page);
   assert.deepEqual(problems, []);
 });
