@@ -200,7 +200,7 @@ describe('Medusa payment provider on a real payd (Payment Module, PostgreSQL)', 
       assert.equal(otherSession.status, 'pending');
     });
 
-    it('a deleted session cancels its intent; money paid to it afterwards is held and reported as requires_more', async () => {
+    it('a deleted session cancels its intent; money paid to it afterwards is held, reported as requires_more, and marked refunded once the shop returned it', async () => {
       const { session } = await newSession(300);
       await service.deletePaymentSession(session.id);
       const intent = await fetchIntent(session.data.intent_id);
@@ -211,6 +211,15 @@ describe('Medusa payment provider on a real payd (Payment Module, PostgreSQL)', 
       assert.equal(late.json().payment.status, 'held');
       const outcome = await handledFor(session.id, "the payment.held webhook's outcome");
       assert.deepEqual(outcome, { action: 'requires_more', session_id: session.id });
+
+      // The shop returned that money itself and records the refund: payd marks the held payment refunded.
+      const [held] = (await fetchIntent(intent.intent_id)).payments;
+      assert.equal(held.status, 'held');
+      const recorder = new PaydPaymentProviderService({}, { ...options, refunds: 'recordReturned' });
+      const refund = await recorder.refundPayment({ amount: held.amount, data: session.data });
+      assert.deepEqual(refund.data.refunds, [{ amount: String(held.amount), returned_by: 'merchant', payd_refunded: [held.transaction_hash] }]);
+      const after = await fetchIntent(intent.intent_id);
+      assert.deepEqual(after.payments.map((p: any) => p.status), ['refunded']);
     });
 
     it("a new cart total is a new intent, the old one canceled; the provider's options are checked at start", async () => {
