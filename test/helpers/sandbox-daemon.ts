@@ -14,6 +14,8 @@ export interface SandboxDaemon {
   clientSecret: string;
   webhookSecret: string;
   receiver: Awaited<ReturnType<typeof startReceiver>>;
+  /** Another merchant of this daemon (its own rate-limit bucket), without a webhook URL. */
+  merchant(): Promise<{ clientId: string; clientSecret: string }>;
   /** A simulated customer payment (`payd sandbox pay`): the exact pay_amount, or `amount`. */
   pay(intentId: string, amount?: string): Promise<{ code: number; out: string; err: string }>;
   close(): Promise<void>;
@@ -41,6 +43,11 @@ export async function startSandboxDaemon(o: { rateLimit?: { perSecond: number; b
     clientSecret: m.client_secret,
     webhookSecret: m.webhook_secret,
     receiver,
+    async merchant() {
+      const other = await payd(['merchant', 'create', '--sandbox', '--name', 'Another shop', '--json'], { cwd: dir });
+      if (other.code !== 0) throw new Error(`merchant create failed: ${other.err}`);
+      return { clientId: other.json().client_id, clientSecret: other.json().client_secret };
+    },
     pay: (intentId, amount) => payd(['sandbox', 'pay', intentId, ...(amount ? ['--amount', amount] : [])], { cwd: dir }),
     async close() {
       daemon.child.kill('SIGTERM');
