@@ -22,9 +22,8 @@ import type {
   UpdatePaymentOutput,
   WebhookActionResult,
 } from '@medusajs/framework/types';
+import { PaydApiError, PaydClient, PaydNetworkError, verifyWebhook, WebhookVerificationError, type CreateIntentInput, type Intent } from '@payd/client';
 import { validateOptions, type PaydProviderOptions, type ValidOptions } from './options';
-import { paydApi, PaydApiError, type PaydApi, type PaydIntent } from './payd-api';
-import { verifyWebhook, WebhookVerificationError } from './webhook';
 
 /** What the provider keeps in the payment session's `data` (Medusa stores it; the storefront reads checkout_url). */
 export interface PaydSessionData extends Record<string, unknown> {
@@ -41,7 +40,7 @@ export interface PaydSessionData extends Record<string, unknown> {
   currency_code: string;
   expires_at: string;
   livemode: boolean;
-  intent_status: PaydIntent['status'];
+  intent_status: Intent['status'];
   /** Bumped when the cart's total changes: each revision is its own intent, `<session_id>.<revision>`. */
   revision: number;
 }
@@ -54,7 +53,7 @@ export class PaydPaymentProviderService extends AbstractPaymentProvider<PaydProv
   static override identifier = 'payd';
 
   private readonly settings: ValidOptions;
-  private readonly api: PaydApi;
+  private readonly payd: PaydClient;
 
   static override validateOptions(options: Record<string, unknown>): void {
     validateOptions(options);
@@ -63,7 +62,8 @@ export class PaydPaymentProviderService extends AbstractPaymentProvider<PaydProv
   constructor(container: Record<string, unknown>, options: PaydProviderOptions) {
     super(container, options);
     this.settings = validateOptions(options as unknown as Record<string, unknown>);
-    this.api = paydApi(this.settings);
+    const { baseUrl, clientId, clientSecret } = this.settings;
+    this.payd = new PaydClient({ baseUrl, clientId, clientSecret });
   }
 
   async initiatePayment(input: InitiatePaymentInput): Promise<InitiatePaymentOutput> {
@@ -80,7 +80,7 @@ export class PaydPaymentProviderService extends AbstractPaymentProvider<PaydProv
     const amount = fiatText(input.amount, input.currency_code);
     if (amount === data.amount && input.currency_code.toUpperCase() === data.currency_code) return { data, status: statusOf(data.intent_status, [], this.settings.capture) };
     // An intent's amount is fixed (its order_id is idempotent on it): a new total is a new intent, the old one canceled.
-    const old = await this.call(() => this.api.getIntent(data.intent_id));
+    const old = await this.call(() => this.payd.getIntent(data.intent_id));
     if (old.status === 'settled') throw new MedusaError(MedusaError.Types.NOT_ALLOWED, `payd: intent ${old.intent_id} is already paid; the cart's total cannot change now`);
     if (old.status === 'pending') await this.cancelIntent(old.intent_id);
     const next = await this.createFor(data.session_id, data.revision + 1, input.amount, input.currency_code);
@@ -91,7 +91,7 @@ export class PaydPaymentProviderService extends AbstractPaymentProvider<PaydProv
     const data = this.sessionData(input.data);
     // A deleted session's intent must not be paid any more: cancel it while it is pending. Money
     // that still arrives is held on it by payd (payment.held), never lost.
-    const intent = await this.call(() => this.api.getIntent(data.intent_id));
+    const intent = await this.call(() => this.payd.getIntent(data.intent_id));
     if (intent.status === 'pending') await this.cancelIntent(intent.intent_id);
     return { data };
   }
@@ -139,7 +139,7 @@ export class PaydPaymentProviderService extends AbstractPaymentProvider<PaydProv
     const marked: string[] = [];
     for (const payment of intent.payments ?? []) {
       if (payment.status !== 'held' || (payment.amount_exact ?? String(payment.amount)) !== stripZeros(amount)) continue;
-      await this.call(() => this.api.markRefunded(intent.intent_id, payment.transaction_hash));
+      await this.call(() => this.payd.markRefunded(intent.intent_id, payment.transaction_hash));
       marked.push(payment.transaction_hash);
       break;
     }
@@ -154,14 +154,14 @@ export class PaydPaymentProviderService extends AbstractPaymentProvider<PaydProv
     }
     let event: any;
     try {
-      event = verifyWebhook(raw, payload.headers as Record<string, string | string[] | undefined>, this.settings.webhookSecrets, { toleranceSeconds: this.settings.webhookToleranceSeconds });
+      event = await verifyWebhook(raw, payload.headers as Record<string, string | string[] | undefined>, this.settings.webhookSecrets, { toleranceSeconds: this.settings.webhookToleranceSeconds });
     } catch (err) {
       if (err instanceof WebhookVerificationError) throw new MedusaError(MedusaError.Types.UNAUTHORIZED, `payd webhook refused: ${err.message}`);
       throw err;
     }
     const notSupported: WebhookActionResult = { action: 'not_supported' };
     if (event?.type === 'payment.success') {
-      const intent = event.data as PaydIntent & { underpaid_by?: number; settled_by?: string };
+      const intent = event.data as Intent & { underpaid_by?: number; settled_by?: string };
       const session = ORDER_ID.exec(String(intent.order_id ?? ''));
       if (!session) return notSupported;
       const amount = intent.price?.amount ?? intent.amount_exact ?? intent.amount;
@@ -171,7 +171,7 @@ export class PaydPaymentProviderService extends AbstractPaymentProvider<PaydProv
     }
     if (event?.type === 'payment.held') {
       // The held event names the intent, not the order: read it for the session.
-      const intent = await this.call(() => this.api.getIntent(String(event.data?.intent_id)));
+      const intent = await this.call(() => this.payd.getIntent(String(event.data?.intent_id)));
       const session = ORDER_ID.exec(intent.order_id);
       if (!session) return notSupported;
       return { action: 'requires_more', data: { session_id: session[1]!, amount: intent.price?.amount ?? intent.amount_exact ?? intent.amount } };
@@ -185,14 +185,14 @@ export class PaydPaymentProviderService extends AbstractPaymentProvider<PaydProv
     const orderId = revision === 0 ? sessionId : `${sessionId}.${revision}`;
     const method = this.settings.method;
     // UPI is paid in rupees: the cart's INR total is the intent's amount. Another method is quoted from the fiat price.
-    let body;
+    let body: CreateIntentInput;
     if (method === 'UPI') {
       if (code !== 'INR') throw new MedusaError(MedusaError.Types.INVALID_DATA, `payd: UPI takes INR only, and this cart is in ${code}`);
-      body = { amount, currency: method, order_id: orderId };
+      body = { amount, currency: method as CreateIntentInput['currency'], order_id: orderId };
     } else {
-      body = { price: { amount: Number(amount), currency: code }, currency: method, order_id: orderId };
+      body = { price: { amount: Number(amount), currency: code }, currency: method as CreateIntentInput['currency'], order_id: orderId };
     }
-    const intent = await this.call(() => this.api.createIntent(body));
+    const intent = await this.call(() => this.payd.createIntent(body));
     return {
       session_id: sessionId,
       intent_id: intent.intent_id,
@@ -210,13 +210,13 @@ export class PaydPaymentProviderService extends AbstractPaymentProvider<PaydProv
     };
   }
 
-  private async cancelIntent(intentId: string): Promise<PaydIntent> {
+  private async cancelIntent(intentId: string): Promise<Intent> {
     try {
-      return await this.api.cancelIntent(intentId);
+      return await this.payd.cancelIntent(intentId);
     } catch (err) {
       if (!(err instanceof PaydApiError) || err.code !== 'INTENT_NOT_CANCELABLE') throw toMedusaError(err);
     }
-    const intent = await this.call(() => this.api.getIntent(intentId));
+    const intent = await this.call(() => this.payd.getIntent(intentId));
     if (intent.status === 'expired') return intent;
     throw new MedusaError(
       MedusaError.Types.NOT_ALLOWED,
@@ -224,9 +224,9 @@ export class PaydPaymentProviderService extends AbstractPaymentProvider<PaydProv
     );
   }
 
-  private read(data: Record<string, unknown> | undefined): Promise<PaydIntent> {
+  private read(data: Record<string, unknown> | undefined): Promise<Intent> {
     const { intent_id } = this.sessionData(data);
-    return this.call(() => this.api.getIntent(intent_id));
+    return this.call(() => this.payd.getIntent(intent_id));
   }
 
   private sessionData(data: Record<string, unknown> | undefined): PaydSessionData {
@@ -246,7 +246,7 @@ export class PaydPaymentProviderService extends AbstractPaymentProvider<PaydProv
 }
 
 /** Medusa's session status for an intent: settled is money received; a held payment waits for the shop. */
-function statusOf(status: PaydIntent['status'], payments: NonNullable<PaydIntent['payments']>, capture: boolean): PaymentSessionStatus {
+function statusOf(status: Intent['status'], payments: NonNullable<Intent['payments']>, capture: boolean): PaymentSessionStatus {
   if (status === 'settled') return capture ? PaymentSessionStatus.CAPTURED : PaymentSessionStatus.AUTHORIZED;
   if (payments.some((p) => p.status === 'held')) return PaymentSessionStatus.REQUIRES_MORE;
   if (status === 'pending') return PaymentSessionStatus.PENDING;
@@ -278,5 +278,6 @@ function toMedusaError(err: unknown): Error {
       : MedusaError.Types.UNEXPECTED_STATE;
     return new MedusaError(type, `payd: ${err.code}: ${err.detail}`);
   }
+  if (err instanceof PaydNetworkError) return new MedusaError(MedusaError.Types.UNEXPECTED_STATE, `payd did not answer: ${err.message}`);
   return err instanceof Error ? err : new Error(String(err));
 }
