@@ -3,6 +3,8 @@
 // outcome (the answer, or the exception's class and fields) is asserted here.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 import { startSandboxDaemon, type SandboxDaemon } from '../helpers/sandbox-daemon.ts';
@@ -173,5 +175,26 @@ test('PHP: retries only where safe (a lost create answer retried into the same i
     assert.deepEqual([patient.done, patient.sent.length], [3, 4], 'the third call met the 429, waited Retry-After and was sent again');
   } finally {
     await limited.close();
+  }
+});
+
+test('PHP packaging: Composer finds every class by PSR-4, from the package (path repository) and from the repository root (VCS repository), with no dependency beyond curl, json and hash', () => {
+  const read = (p: string) => JSON.parse(readFileSync(new URL(`../../${p}`, import.meta.url), 'utf8'));
+  const pkg = read('packages/php/composer.json');
+  const root = read('composer.json');
+  assert.equal(root.name, pkg.name);
+  assert.deepEqual(root.require, pkg.require);
+  assert.deepEqual(pkg.require, { php: '>=8.1', 'ext-curl': '*', 'ext-hash': '*', 'ext-json': '*' });
+  assert.deepEqual(pkg.autoload, { 'psr-4': { 'Payd\\': 'src/' } });
+  assert.deepEqual(root.autoload, { 'psr-4': { 'Payd\\': 'packages/php/src/' } });
+  const src = fileURLToPath(new URL('../../packages/php/src/', import.meta.url));
+  const files = readdirSync(src, { recursive: true }).map(String).filter((f) => f.endsWith('.php'));
+  assert.ok(files.length >= 7);
+  for (const file of files) {
+    const text = readFileSync(join(src, file), 'utf8');
+    const namespace = /^namespace ([\w\\]+);$/m.exec(text)?.[1];
+    const name = /^(?:final |abstract )?class (\w+)/m.exec(text)?.[1];
+    assert.equal(`${namespace}\\${name}`, `Payd\\${file.slice(0, -4).replaceAll('/', '\\')}`, file);
+    assert.doesNotMatch(text, /\b(?:Guzzle|Symfony|Psr)\\/, `${file} uses only PHP's own extensions`);
   }
 });

@@ -13,14 +13,16 @@ export type CreatedIntent = Schemas['CreatedIntent'];
 export type Payment = Schemas['Payment'];
 export type HeldPayment = Schemas['HeldPayment'];
 export type PaymentSuccess = Schemas['PaymentSuccess'];
-/** One event of GET /api/v1/events: the same id and data as its webhook. */
-export type PaydEvent = Schemas['Event'];
-export type EventType = PaydEvent['type'];
+export type EventType = Schemas['Event']['type'];
+/** One event of GET /api/v1/events: the same id and data as its webhook, `data` typed by `type`. */
+export type PaydEvent = {
+  [T in EventType]: Omit<Schemas['Event'], 'type' | 'data'> & { type: T; data: Extract<WebhookPayload, { type: T }>['data'] };
+}[EventType];
 export type WebhookEndpoint = Schemas['WebhookEndpoint'];
 export type RotatedWebhookSecret = Schemas['RotatedWebhookSecret'];
 export type FieldError = Schemas['FieldError'];
 export type IntentPage = Schemas['IntentPage'];
-export type EventPage = Schemas['EventPage'];
+export type EventPage = Omit<Schemas['EventPage'], 'data'> & { data: PaydEvent[] };
 
 /** The create's body: `amount` (a number, or a decimal string for exact amounts) or `price`, `currency`, `order_id`. */
 export type CreateIntentInput = JsonBody<operations['createPayment']['requestBody']>;

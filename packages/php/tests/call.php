@@ -17,19 +17,7 @@ use Payd\Exception\ApiException;
 use Payd\Exception\NetworkException;
 use Payd\Webhook;
 
-// The package's PSR-4 mapping, read from its composer.json, as Composer's autoloader would apply it.
-$package = dirname(__DIR__);
-$composer = json_decode((string) file_get_contents("{$package}/composer.json"), true, 512, JSON_THROW_ON_ERROR);
-foreach ($composer['autoload']['psr-4'] as $prefix => $dir) {
-    spl_autoload_register(static function (string $class) use ($prefix, $dir, $package): void {
-        if (str_starts_with($class, $prefix)) {
-            $file = "{$package}/{$dir}" . str_replace('\\', '/', substr($class, strlen($prefix))) . '.php';
-            if (is_file($file)) {
-                require $file;
-            }
-        }
-    });
-}
+require dirname(__DIR__) . '/autoload.php';
 
 [, $method, $args] = $argv + [null, null, '[]'];
 $args = json_decode($args, true, 512, JSON_THROW_ON_ERROR);
