@@ -19,7 +19,7 @@ import { startSandboxDaemon } from '../helpers/sandbox-daemon.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 const PACKAGE_DIR = fileURLToPath(new URL('../../packages/medusa/', import.meta.url));
-// The provider's dependencies: Medusa's packages, and @payd/client linked from packages/client and built by its install.
+// The provider's dependencies: Medusa's packages, and @payd/client (packages/client, installed as a built copy).
 const needed = ['node_modules/@medusajs/test-utils/package.json', 'node_modules/@payd/client/dist/cjs/index.js'];
 if (!needed.every((file) => existsSync(join(PACKAGE_DIR, file)))) {
   throw new Error(
