@@ -287,6 +287,7 @@ test('the README’s ten lines run as printed against payd', async (t) => {
   const block = /## Ten lines\n\n```ts\n([\s\S]*?)```/.exec(readme)?.[1];
   assert.ok(block, 'the README has its ten-line example');
   assert.ok(block.trim().split('\n').filter((l) => l.trim()).length <= 10);
+  assert.ok(readFileSync(new URL('../../docs/integrations.md', import.meta.url), 'utf8').includes(block), 'docs/integrations.md shows the same ten lines');
   const dir = mkdtempSync(join(tmpdir(), 'payd-readme-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'shop.mts');

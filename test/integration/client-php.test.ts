@@ -204,6 +204,7 @@ test('PHP: the README’s ten lines run as printed against payd', async () => {
   const block = /## Ten lines\n\n```php\n([\s\S]*?)```/.exec(readme)?.[1];
   assert.ok(block, 'the README has its ten-line example');
   assert.ok(block.trim().split('\n').filter((l) => l.trim()).length <= 10);
+  assert.ok(readFileSync(new URL('../../docs/integrations.md', import.meta.url), 'utf8').includes(block), 'docs/integrations.md shows the same ten lines');
   const autoload = fileURLToPath(new URL('../../packages/php/autoload.php', import.meta.url));
   const code = block.replace("require __DIR__ . '/vendor/autoload.php';", `require ${JSON.stringify(autoload)};`).replace('https://pay.example.com', payd.url).replace(/^<\?php\n/, '');
   const out = await new Promise<string>((resolve, reject) =>
