@@ -1,6 +1,11 @@
 // @payd/client (packages/client) against a real `payd serve --sandbox`: every call a shop makes,
 // payd's errors as typed exceptions, the retry rule, and webhooks verified as delivered.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 import { PaydApiError, PaydClient, PaydNetworkError, verifyWebhook, WebhookVerificationError, type PaydClientOptions, type VerifiedWebhook } from '../../packages/client/src/index.ts';
 import { startSandboxDaemon, type SandboxDaemon } from '../helpers/sandbox-daemon.ts';
@@ -275,4 +280,27 @@ test('429: Retry-After waited out within the bound, thrown beyond it, typed with
   const thrown = results2.find((r) => r.status === 'rejected') as PromiseRejectedResult | undefined;
   assert.ok(thrown && thrown.reason instanceof PaydApiError && thrown.reason.code === 'RATE_LIMITED');
   assert.equal(seen.length, 4, 'no call was sent again');
+});
+
+test('the README’s ten lines run as printed against payd', async (t) => {
+  const readme = readFileSync(new URL('../../packages/client/README.md', import.meta.url), 'utf8');
+  const block = /## Ten lines\n\n```ts\n([\s\S]*?)```/.exec(readme)?.[1];
+  assert.ok(block, 'the README has its ten-line example');
+  assert.ok(block.trim().split('\n').filter((l) => l.trim()).length <= 10);
+  assert.ok(readFileSync(new URL('../../docs/integrations.md', import.meta.url), 'utf8').includes(block), 'docs/integrations.md shows the same ten lines');
+  const dir = mkdtempSync(join(tmpdir(), 'payd-readme-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'shop.mts');
+  const src = fileURLToPath(new URL('../../packages/client/src/index.ts', import.meta.url));
+  writeFileSync(file, block.replace("'@payd/client'", JSON.stringify(src)).replace('https://pay.example.com', payd.url));
+  const out = await new Promise<string>((resolve, reject) =>
+    execFile(process.execPath, ['--import', 'tsx', file], { env: { ...process.env, PAYD_CLIENT_ID: payd.clientId, PAYD_CLIENT_SECRET: payd.clientSecret }, timeout: 60_000 }, (err, stdout, stderr) =>
+      err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout),
+    ),
+  );
+  assert.match(out, /^pay 499\.01 at .*\/pay\/[0-9a-f-]{36}$/m);
+  const made = await apiError(() => clientFor(payd).createIntent({ amount: 1, currency: 'UPI', order_id: 'ORD-42' }));
+  assert.equal(made.code, 'ORDER_ID_CONFLICT', 'the example made its intent');
+  const [intent] = (await clientFor(payd).listIntentsPage({ order_id: 'ORD-42' })).data;
+  assert.equal(intent?.status, 'canceled', 'and canceled it');
 });

@@ -198,3 +198,21 @@ test('PHP packaging: Composer finds every class by PSR-4, from the package (path
     assert.doesNotMatch(text, /\b(?:Guzzle|Symfony|Psr)\\/, `${file} uses only PHP's own extensions`);
   }
 });
+
+test('PHP: the README’s ten lines run as printed against payd', async () => {
+  const readme = readFileSync(new URL('../../packages/php/README.md', import.meta.url), 'utf8');
+  const block = /## Ten lines\n\n```php\n([\s\S]*?)```/.exec(readme)?.[1];
+  assert.ok(block, 'the README has its ten-line example');
+  assert.ok(block.trim().split('\n').filter((l) => l.trim()).length <= 10);
+  assert.ok(readFileSync(new URL('../../docs/integrations.md', import.meta.url), 'utf8').includes(block), 'docs/integrations.md shows the same ten lines');
+  const autoload = fileURLToPath(new URL('../../packages/php/autoload.php', import.meta.url));
+  const code = block.replace("require __DIR__ . '/vendor/autoload.php';", `require ${JSON.stringify(autoload)};`).replace('https://pay.example.com', payd.url).replace(/^<\?php\n/, '');
+  const out = await new Promise<string>((resolve, reject) =>
+    execFile('php', ['-r', code], { env: { ...process.env, PAYD_CLIENT_ID: payd.clientId, PAYD_CLIENT_SECRET: payd.clientSecret }, timeout: 60_000 }, (err, stdout, stderr) =>
+      err ? reject(new Error(`${err.message}\n${stdout}${stderr}`)) : resolve(stdout),
+    ),
+  );
+  assert.match(out, /^pay 499\.01 at .*\/pay\/[0-9a-f-]{36}$/m);
+  const [intent] = (await ok('listIntentsPage', [{ order_id: 'ORD-42' }])).data;
+  assert.equal(intent?.status, 'canceled', 'the example made its intent and canceled it');
+});
