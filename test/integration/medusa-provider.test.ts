@@ -164,6 +164,8 @@ describe('Medusa payment provider on a real payd (Payment Module, PostgreSQL)', 
       assert.equal((await service.listPayments({ payment_session_id: session.id })).length, 1);
 
       await assert.rejects(service.refundPayment({ payment_id: payments[0].id, amount: 100 }), /payd moves no money and cannot send 100 INR back: return it to the customer yourself/);
+      // A paid intent cannot be canceled, and the provider says why.
+      await assert.rejects(provider.cancelPayment({ data: session.data }), /intent \S+ is paid \(settled\) and cannot be canceled; payd moves no money/);
     });
 
     it('a tampered or forged webhook is refused and captures nothing', async () => {
@@ -214,7 +216,7 @@ describe('Medusa payment provider on a real payd (Payment Module, PostgreSQL)', 
       assert.deepEqual(after.payments.map((p: any) => p.status), ['refunded']);
     });
 
-    it("a new cart total is a new intent, the old one canceled; the provider's options are checked at start", async () => {
+    it("a new cart total is a new intent, the old one canceled; cancel cancels the intent; the provider's options are checked at start", async () => {
       const { session } = await newSession(500);
       const updated = await service.updatePaymentSession({ id: session.id, amount: 650.25, currency_code: 'inr', data: session.data });
       assert.notEqual(updated.data.intent_id, session.data.intent_id);
@@ -222,6 +224,12 @@ describe('Medusa payment provider on a real payd (Payment Module, PostgreSQL)', 
       const next = await fetchIntent(updated.data.intent_id);
       assert.equal(next.amount, 650.25);
       assert.equal(next.order_id, `${session.id}.1`);
+
+      // Canceling the payment cancels its intent in payd.
+      const provider = new PaydPaymentProviderService({}, options);
+      const canceled = await provider.cancelPayment({ data: updated.data });
+      assert.equal(canceled.data.intent_status, 'canceled');
+      assert.equal((await fetchIntent(updated.data.intent_id)).status, 'canceled');
 
       assert.throws(() => PaydPaymentProviderService.validateOptions({ ...options, baseUrl: 'ftp://x' }), /option baseUrl must be an http\(s\) URL/);
       assert.throws(() => PaydPaymentProviderService.validateOptions({ ...options, webhookSecret: undefined }), /option webhookSecret \(or webhookSecrets during a rotation\) is required/);
