@@ -48,9 +48,11 @@ forEachStore((store) => {
     const due = BigInt(`${whole}345678901234567891`);
     // The contract and the address in their EIP-55 spelling, the amount in wei.
     assert.equal(exact.payment_uri, `ethereum:${getAddress(usdt)}@${BSC_CHAIN_ID}/transfer?address=${MERCHANT}&uint256=${due}`);
-    const short = await create(`${whole}.000000000000000005`, 'short');
-    assert.equal(short.pay_amount_exact, `${whole}.000000000000000005`);
-    const shortDue = BigInt(`${whole}000000000000000005`);
+    // Five tokens apart: a short payment is attributed only to the one intent within a token above it.
+    const shortWhole = String(Number(whole) + 5);
+    const short = await create(`${shortWhole}.000000000000000005`, 'short');
+    assert.equal(short.pay_amount_exact, `${shortWhole}.000000000000000005`);
+    const shortDue = BigInt(`${shortWhole}000000000000000005`);
 
     // Wait for the scan to have its checkpoint, then pay: exactly, and one base unit short.
     await waitFor(async () => await p.app.ledger.loadCheckpoint(`evm:${BSC_CHAIN_ID}`), 20_000, 'the scan to start');
@@ -67,7 +69,7 @@ forEachStore((store) => {
     const held = hooks.find((h) => h.type === 'payment.held');
     assert.ok(held, JSON.stringify(hooks));
     assert.equal(held.data.intent_id, short.intent_id);
-    assert.equal(held.data.amount_exact, `${whole}.000000000000000004`);
+    assert.equal(held.data.amount_exact, `${shortWhole}.000000000000000004`);
 
     const settled = (await p.api('GET', `/api/v1/intents/${exact.intent_id}`, { headers: m.headers })).body;
     assert.equal(settled.status, 'settled');
@@ -75,6 +77,6 @@ forEachStore((store) => {
     assert.equal(settled.payments[0].amount_exact, `${whole}.345678901234567891`);
     const pending = (await p.api('GET', `/api/v1/intents/${short.intent_id}`, { headers: m.headers })).body;
     assert.equal(pending.status, 'pending');
-    assert.deepEqual(pending.payments.map((x: any) => [x.amount_exact, x.status, x.reason]), [[`${whole}.000000000000000004`, 'held', 'underpaid']]);
+    assert.deepEqual(pending.payments.map((x: any) => [x.amount_exact, x.status, x.reason]), [[`${shortWhole}.000000000000000004`, 'held', 'underpaid']]);
   });
 });
