@@ -48,7 +48,8 @@ test('EVM: the lag grows while no block is final, /readyz 503 names the currency
   assert.ok(ok.body.sources[METHOD].lag_seconds < 5, JSON.stringify(ok.body));
   const lag = (await metric(p, 'payd_source_lag_seconds', `method="${METHOD}"`))!;
   assert.ok(lag >= 0 && lag < 5, `lag metric while caught up: ${lag}`);
-  assert.ok((await metric(p, 'payd_upstream_requests_total', `${endpoint},outcome="ok"`))! > 0, 'answered requests are counted per endpoint');
+  // A poll that found the chain idle (before the intent) asked nothing: wait for one that scanned.
+  await waitFor(async () => ((await metric(p, 'payd_upstream_requests_total', `${endpoint},outcome="ok"`)) ?? 0) > 0, 20_000, 'answered requests counted per endpoint');
 
   // No block is made: every poll still succeeds, but the final block stays the one first seen.
   clock.advance(150_000);
