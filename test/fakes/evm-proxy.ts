@@ -94,6 +94,11 @@ export async function startEvmProxy(upstream: string, options: ProxyOptions = {}
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   self.url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-  self.close = () => new Promise((r) => server.close(() => r()));
+  // A payd still polling keeps its connections busy: close them, or close() waits for it.
+  self.close = () =>
+    new Promise((r) => {
+      server.close(() => r());
+      server.closeAllConnections();
+    });
   return self;
 }
