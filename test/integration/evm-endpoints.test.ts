@@ -118,7 +118,8 @@ test('a payment the second endpoint has not seen final yet waits for it, then se
   // `confirmations.endpoints: 1`: whichever endpoint serves is believed; the doctor says a single endpoint is trusted entirely.
   const one = await payd(t, { endpoints: [{ url: current.url, weight: 5 }, { url: late.url }], confirmations: { endpoints: 1 } });
   const quick = await intent(one, 'one', 23);
-  await polls(current, 1);
+  // Its scan has started (a first start reads from the final block it finds then) before the payment.
+  await waitFor(async () => await one.app.ledger.loadCheckpoint(`evm:${POLYGON_CHAIN_ID}`), 20_000, 'the scan to start');
   await node.transfer(usdt, MERCHANT, quick.due);
   await node.mine(3);
   await waitFor(async () => (await status(one, quick.id)) === 'settled', 20_000, "settlement on one endpoint's word");
