@@ -4,7 +4,8 @@ import type { PaymentSource } from '../methods/source.ts';
 import { ageText as describeAge } from '../domain/notify/text.ts';
 import type { MethodSilence } from '../methods/method.ts';
 import type { PairStatus } from '../pricing/book.ts';
-import { describePair } from '../pricing/describe.ts';
+import { describeLoneSource, describePair } from '../pricing/describe.ts';
+import type { LoneSource } from '../pricing/index.ts';
 
 export interface DoctorLine {
   ok: boolean;
@@ -32,6 +33,8 @@ export function createDoctor(d: {
   lag?: (key: string) => Promise<{ asOf: number | undefined; maxLagMs: number | undefined }>;
   /** Fiat pricing: each configured pair's rate, age and source (pricing/book.ts). */
   rates?: () => Promise<PairStatus[]>;
+  /** The pairs one source alone prices for an enabled method (pricing/index.ts). */
+  loneSources?: () => LoneSource[];
 }) {
   return {
     async run(): Promise<DoctorLine[]> {
@@ -63,7 +66,13 @@ export function createDoctor(d: {
         if (d.lag && d.livemode) lines.push(await lagLine(source.method ?? source.name, await d.lag(source.method ?? source.name), d.clock.now()));
       }
       for (const watch of d.silences ?? []) lines.push(...(await silenceLines(watch, d.clock.now())));
-      for (const p of (await d.rates?.()) ?? []) lines.push({ what: `rate ${p.pair}`, ...describePair(p) });
+      const lone = new Map((d.loneSources?.() ?? []).map((l) => [l.pair, l]));
+      for (const p of (await d.rates?.()) ?? []) {
+        const line = { what: `rate ${p.pair}`, ...describePair(p) };
+        // One source alone prices it: say so, every time (the operator's choice, not a failure).
+        const l = lone.get(p.pair);
+        lines.push(l ? { ...line, message: `${line.message}; ${describeLoneSource(l)}` } : line);
+      }
       return lines;
     },
   };
