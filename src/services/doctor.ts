@@ -46,12 +46,20 @@ export function createDoctor(d: {
       else if (d.methods.length === 0)
         lines.push({ ok: false, what: 'methods', message: 'none enabled: a live daemon cannot take a payment (add a section under "methods" in the config; see config/payd.config.example.json)' });
       else lines.push({ ok: true, what: 'methods', message: d.methods.join(', ') });
-      const mismatches = await countMismatches();
+      const mismatches = await countRecent('duplicate_reference_mismatch');
       if (mismatches > 0) {
         lines.push({
           ok: false,
           what: 'payments',
           message: `${mismatches} observation${mismatches === 1 ? '' : 's'} in the last 7 days repeated a recorded reference with another amount, receiver or account (duplicate_reference_mismatch): one may be a payment that settled nothing; see \`payd payments list --rejected\``,
+        });
+      }
+      const unconfirmed = await countRecent('unconfirmed_transfer');
+      if (unconfirmed > 0) {
+        lines.push({
+          ok: false,
+          what: 'payments',
+          message: `${unconfirmed} transfer${unconfirmed === 1 ? '' : 's'} in the last 7 days listed by one endpoint only, never confirmed by a second (unconfirmed_transfer): a provider lagging far behind, or one serving transfers the chain does not have; nothing was settled on them; see \`payd payments list --rejected\` (the endpoint is in each one's detail)`,
         });
       }
       for (const source of await d.sources()) {
@@ -77,11 +85,12 @@ export function createDoctor(d: {
     },
   };
 
-  async function countMismatches(): Promise<number> {
+  /** Rejections for `reason` in the last 7 days: kinds a healthy daemon does not produce. */
+  async function countRecent(reason: string): Promise<number> {
     const row = await d.db
       .selectFrom('rejections')
       .select((eb) => eb.fn.countAll<number | string | bigint>().as('n'))
-      .where('reason', '=', 'duplicate_reference_mismatch')
+      .where('reason', '=', reason)
       .where('observed_at', '>=', d.clock.now() - MISMATCH_WINDOW_MS)
       .executeTakeFirst();
     return Number(row?.n ?? 0);
