@@ -73,7 +73,8 @@ export function createSolanaRescan(
     for (const info of todo) {
       if (signal.aborted) return;
       const read = await deps.readTransaction(m.spec.conn, info);
-      // One the node will not return or cannot decode is the sweep's to record (it lists it too).
+      // One it cannot decode is the sweep's to record (it lists it too); one not returned yet is asked again next run.
+      if (read.kind === 'unreadable') done.set(info.signature, info.slot);
       if (read.kind === 'unreadable' || !read.tx) continue;
       let adapted: ReturnType<typeof adaptTransaction>;
       try {
