@@ -86,6 +86,7 @@ export async function createApp(o: AppOptions) {
     clock,
     // What the worker leader last recorded (every 5 s), and the limit it is held to.
     rates: () => pricing.book.status(),
+    loneSources: () => pricing.loneSources(Object.keys(config.amounts).flatMap((id) => methods.get(id) ?? []).map((m) => ({ id: m.id, unit: m.rules.unit }))),
     lag: async (key) => ({ asOf: (await ledger.loadCheckpoint<{ asOf?: number }>(positionKey(key)))?.asOf, maxLagMs: sandbox ? undefined : lagLimit(config, key) }),
   });
 

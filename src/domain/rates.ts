@@ -186,3 +186,14 @@ export function resolveRate(unit: string, fiat: Fiat, fresh: (pair: string) => P
   if (!a || a === 'stale' || !b || b === 'stale') return undefined;
   return { rate: multiplyRates(a.rate, b.rate), source: [a.source, b.source].filter((s) => s !== 'identity').join('×'), at: Math.min(a.at, b.at) };
 }
+
+/**
+ * The configured pairs a price in `fiat` paid in `unit` converts through (resolveRate's route
+ * with every configured pair fresh): none for the identity or a peg, or when no route exists.
+ */
+export function pairsUsed(unit: string, fiat: Fiat, configured: ReadonlySet<string>, pegs: Readonly<Record<string, string>>): string[] {
+  const used: string[] = [];
+  const stand: PairRate = { rate: SCALE, source: 'any', at: 0 };
+  const route = resolveRate(unit, fiat, (pair) => (configured.has(pair) ? (used.push(pair), stand) : undefined), pegs);
+  return route ? used : [];
+}

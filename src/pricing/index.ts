@@ -1,7 +1,7 @@
 import type { Config } from '../config/read.ts';
 import type { Db } from '../db/open.ts';
 import type { Clock, Logger } from '../domain/ports.ts';
-import type { RateSourceName } from '../domain/rates.ts';
+import { FIAT_CODES, pairsUsed, RATE_SOURCES, type Fiat, type RateSourceName } from '../domain/rates.ts';
 import { createRateBook } from './book.ts';
 import { createRateRefresher } from './refresh.ts';
 import type { FetchFn, RateSource } from './source.ts';
@@ -25,7 +25,38 @@ export function createPricing(c: Config['pricing'], d: { db: Db; clock: Clock; l
     sources.set(name, SOURCE_FACTORIES[name].build({ fetch: d.fetch ?? fetch, baseUrl: (s?.baseUrl ?? SOURCE_FACTORIES[name].baseUrl).replace(/\/+$/, ''), apiKey: key ? () => key.reveal() : undefined }));
   }
   const refresher = sources.size > 0 ? createRateRefresher({ book, sources, pairs: c.pairs, maxSpreadPercent: c.maxSpreadPercent, maxChangePercent: c.maxChangePercent, clock: d.clock, log: d.log }) : null;
-  return { book, refresher };
+
+  /**
+   * The configured pairs with a single source that a price for one of `methods` (id and the unit
+   * it is priced in) converts through: that one source alone sets those prices. `others`: the
+   * sources that also serve the pair, to add as a second.
+   */
+  function loneSources(methods: readonly { id: string; unit: string }[]): LoneSource[] {
+    const configured = new Set(Object.keys(c.pairs));
+    const out: LoneSource[] = [];
+    for (const [pair, names] of Object.entries(c.pairs)) {
+      if (names.length !== 1) continue;
+      const uses = methods
+        .map((m) => ({ method: m.id, fiats: FIAT_CODES.filter((fiat) => pairsUsed(m.unit, fiat, configured, pegs).includes(pair)) }))
+        .filter((u) => u.fiats.length > 0);
+      if (uses.length === 0) continue;
+      const others = RATE_SOURCES.filter((name) => name !== names[0] && SOURCE_FACTORIES[name].build({ fetch: d.fetch ?? fetch, baseUrl: SOURCE_FACTORIES[name].baseUrl }).supports(pair));
+      out.push({ pair, source: names[0]!, uses, others });
+    }
+    return out;
+  }
+
+  return { book, refresher, loneSources };
+}
+
+/** A pair one source alone prices, and the methods and fiats whose prices go through it. */
+export interface LoneSource {
+  pair: string;
+  source: string;
+  /** Each method priced through it, and in which fiats. */
+  uses: { method: string; fiats: Fiat[] }[];
+  /** Other sources that serve the pair. */
+  others: RateSourceName[];
 }
 
 export type Pricing = ReturnType<typeof createPricing>;

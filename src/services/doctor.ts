@@ -4,7 +4,8 @@ import type { PaymentSource } from '../methods/source.ts';
 import { ageText as describeAge } from '../domain/notify/text.ts';
 import type { MethodSilence } from '../methods/method.ts';
 import type { PairStatus } from '../pricing/book.ts';
-import { describePair } from '../pricing/describe.ts';
+import { describeLoneSource, describePair } from '../pricing/describe.ts';
+import type { LoneSource } from '../pricing/index.ts';
 
 export interface DoctorLine {
   ok: boolean;
@@ -32,6 +33,8 @@ export function createDoctor(d: {
   lag?: (key: string) => Promise<{ asOf: number | undefined; maxLagMs: number | undefined }>;
   /** Fiat pricing: each configured pair's rate, age and source (pricing/book.ts). */
   rates?: () => Promise<PairStatus[]>;
+  /** The pairs one source alone prices for an enabled method (pricing/index.ts). */
+  loneSources?: () => LoneSource[];
 }) {
   return {
     async run(): Promise<DoctorLine[]> {
@@ -43,12 +46,20 @@ export function createDoctor(d: {
       else if (d.methods.length === 0)
         lines.push({ ok: false, what: 'methods', message: 'none enabled: a live daemon cannot take a payment (add a section under "methods" in the config; see config/payd.config.example.json)' });
       else lines.push({ ok: true, what: 'methods', message: d.methods.join(', ') });
-      const mismatches = await countMismatches();
+      const mismatches = await countRecent('duplicate_reference_mismatch');
       if (mismatches > 0) {
         lines.push({
           ok: false,
           what: 'payments',
           message: `${mismatches} observation${mismatches === 1 ? '' : 's'} in the last 7 days repeated a recorded reference with another amount, receiver or account (duplicate_reference_mismatch): one may be a payment that settled nothing; see \`payd payments list --rejected\``,
+        });
+      }
+      const unconfirmed = await countRecent('unconfirmed_transfer');
+      if (unconfirmed > 0) {
+        lines.push({
+          ok: false,
+          what: 'payments',
+          message: `${unconfirmed} transfer${unconfirmed === 1 ? '' : 's'} in the last 7 days listed by one endpoint only, never confirmed by a second (unconfirmed_transfer): a provider lagging far behind, or one serving transfers the chain does not have; nothing was settled on them; see \`payd payments list --rejected\` (the endpoint is in each one's detail)`,
         });
       }
       for (const source of await d.sources()) {
@@ -63,16 +74,23 @@ export function createDoctor(d: {
         if (d.lag && d.livemode) lines.push(await lagLine(source.method ?? source.name, await d.lag(source.method ?? source.name), d.clock.now()));
       }
       for (const watch of d.silences ?? []) lines.push(...(await silenceLines(watch, d.clock.now())));
-      for (const p of (await d.rates?.()) ?? []) lines.push({ what: `rate ${p.pair}`, ...describePair(p) });
+      const lone = new Map((d.loneSources?.() ?? []).map((l) => [l.pair, l]));
+      for (const p of (await d.rates?.()) ?? []) {
+        const line = { what: `rate ${p.pair}`, ...describePair(p) };
+        // One source alone prices it: say so, every time (the operator's choice, not a failure).
+        const l = lone.get(p.pair);
+        lines.push(l ? { ...line, message: `${line.message}; ${describeLoneSource(l)}` } : line);
+      }
       return lines;
     },
   };
 
-  async function countMismatches(): Promise<number> {
+  /** Rejections for `reason` in the last 7 days: kinds a healthy daemon does not produce. */
+  async function countRecent(reason: string): Promise<number> {
     const row = await d.db
       .selectFrom('rejections')
       .select((eb) => eb.fn.countAll<number | string | bigint>().as('n'))
-      .where('reason', '=', 'duplicate_reference_mismatch')
+      .where('reason', '=', reason)
       .where('observed_at', '>=', d.clock.now() - MISMATCH_WINDOW_MS)
       .executeTakeFirst();
     return Number(row?.n ?? 0);

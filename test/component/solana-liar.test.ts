@@ -18,15 +18,15 @@ import { newKey, newSignature, solTransfer } from '../fakes/solana-tx.ts';
 const POLL_MS = 100;
 const FAR_SLOT = 9_000_000_000;
 
-/** Two endpoints over one chain (`b` a replica of `a`); `b` is preferred (weight 2). */
-async function twoEndpoints(t: TestContext, more: { confirmations?: { endpoints: number } } = {}) {
+/** Two endpoints over one chain (`b` a replica of `a`); `b` is preferred (weight 2 unless `bWeight`). */
+async function twoEndpoints(t: TestContext, more: { confirmations?: { endpoints: number } } = {}, o: { bWeight?: number; rescanMs?: number } = {}) {
   const a = await startFakeSolanaRpc();
   const b = await startFakeSolanaRpc(a);
   t.after(() => Promise.all([a.close(), b.close()]));
   const wallet = newKey();
   const ledger = new FakeLedger();
   const log = recordingLogger();
-  const config = { ...solConfig(a, wallet, { pollSeconds: POLL_MS / 1000 }), rpcUrl: undefined, endpoints: [{ url: a.url, weight: 1 }, { url: b.url, weight: 2 }], ...more };
+  const config = { ...solConfig(a, wallet, { pollSeconds: POLL_MS / 1000 }), rpcUrl: undefined, endpoints: [{ url: a.url, weight: 1 }, { url: b.url, weight: o.bWeight ?? 2 }], ...more };
   const source = createSolanaSource(assetOf('SOL'), config, {
     ledger,
     clock: { now: () => Date.now() },
@@ -36,6 +36,7 @@ async function twoEndpoints(t: TestContext, more: { confirmations?: { endpoints:
     requestTimeoutMs: 1000,
     headWaitMs: 300,
     idleScanMs: 0,
+    ...(o.rescanMs !== undefined ? { rescanMs: o.rescanMs } : {}),
   });
   const ac = new AbortController();
   const done = source.run(ac.signal);
@@ -44,6 +45,12 @@ async function twoEndpoints(t: TestContext, more: { confirmations?: { endpoints:
     await done;
   });
   const pay = (on: FakeSolanaRpc, lamports: bigint) => on.add(solTransfer({ from: newKey(), to: wallet, lamports }));
+  /** A payment that lands on the chain (both endpoints return it) but that `b` leaves out of its listings. */
+  const payWithheld = (lamports: bigint) => {
+    const tx = solTransfer({ from: newKey(), to: wallet, lamports });
+    b.withhold(tx.signature);
+    return a.add(tx);
+  };
   const read = (sig: string) => ledger.payments.filter((p) => p.txRef === sig).length;
   const checkpoint = () => [...ledger.checkpoints.values()][0] as Checkpoint | undefined;
   /** Waits for `n` more signature listings on `fake` (cycles that went by). */
@@ -51,7 +58,7 @@ async function twoEndpoints(t: TestContext, more: { confirmations?: { endpoints:
     const from = fake.count('getSignaturesForAddress');
     await waitFor(() => fake.count('getSignaturesForAddress') >= from + n, 8000, `${n} listings`);
   };
-  return { a, b, wallet, ledger, log, pay, read, checkpoint, listings };
+  return { a, b, wallet, ledger, log, pay, payWithheld, read, checkpoint, listings };
 }
 
 test('an RPC endpoint claiming slot 9e9, with a failed signature there and a payment only it serves, moves no money and no checkpoint', async (t) => {
@@ -117,6 +124,35 @@ test('with two endpoints a payment settles once the second returns it; one the s
   await listings(a, 4);
   assert.equal(read(real.signature), 0);
   assert.ok(log.lines.some((l) => l.msg === 'solana endpoints disagree about a transaction; not settled' && l.fields.tx === real.signature));
+});
+
+test('an endpoint that leaves a payment out of its listings while serving the scan moves no checkpoint past it: the payment settles, once', async (t) => {
+  // B is preferred by far, so it is the one that lists each cycle.
+  const { a, ledger, pay, payWithheld, read } = await twoEndpoints(t, {}, { bWeight: 10 });
+  const first = pay(a, 5_000_000n);
+  await waitFor(() => read(first) === 1, 8000, 'a first real payment');
+  ledger.intents.push({ id: 'withheld', method: 'SOL', payMinor: 5_000_001n }, { id: 'later', method: 'SOL', payMinor: 5_000_002n });
+  // Landed together: B lists the later one (new to the ledger) and leaves the earlier one out.
+  const withheld = payWithheld(5_000_001n);
+  const later = pay(a, 5_000_002n);
+  await waitFor(() => read(later) === 1, 8000, 'the payment B lists');
+  await waitFor(() => read(withheld) === 1, 4 * POLL_MS + 4000, 'the payment B withholds');
+  const settled = ledger.outcomes.filter((x) => x.kind === 'settled').map((x) => (x.kind === 'settled' ? x.intentId : ''));
+  assert.deepEqual(settled.sort(), ['later', 'withheld'], 'each intent settled exactly once');
+});
+
+test('the re-scan lists recent signatures on another endpoint than the sweep: a payment the serving endpoint withheld past the checkpoint settles', async (t) => {
+  // One endpoint's word is enough here (the operator's choice), so only the re-scan can find what B withholds.
+  const { a, ledger, log, pay, payWithheld, read, checkpoint } = await twoEndpoints(t, { confirmations: { endpoints: 1 } }, { bWeight: 10, rescanMs: 500 });
+  const first = pay(a, 6_000_000n);
+  await waitFor(() => read(first) === 1, 8000, 'a first real payment');
+  ledger.intents.push({ id: 'withheld', method: 'SOL', payMinor: 6_000_001n });
+  const withheld = payWithheld(6_000_001n);
+  const later = pay(a, 6_000_002n);
+  await waitFor(() => read(later) === 1 && checkpoint()?.signature === later, 8000, 'the checkpoint past the withheld payment');
+  await waitFor(() => read(withheld) === 1, 500 + 4 * POLL_MS + 4000, 'the re-scan to find the withheld payment');
+  assert.deepEqual(ledger.outcomes.filter((x) => x.kind === 'settled').length, 1);
+  assert.ok(log.lines.some((l) => l.msg === 'solana re-scan found a payment the listing had missed' && l.fields.tx === withheld));
 });
 
 test('doctor: with a single RPC endpoint, says that payd trusts that provider entirely', async (t) => {

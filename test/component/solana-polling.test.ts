@@ -39,6 +39,7 @@ function pollerFor(wallet: string, ledger: FakeLedger, clock: Clock = { now: () 
     firstStartLookbackMs: 86_400_000,
     idleScanMs: 60_000,
     maxUnavailableCycles,
+    rescan: { everyMs: 600_000, windowMs: 86_400_000 },
   });
 }
 

@@ -55,7 +55,7 @@ test('/held buttons: one press accepts once, as the Telegram user; a reuse, anot
   tg.message(1001, '/held');
   await bot.poll(signal);
   assert.equal(tg.sent.length, 1);
-  assert.equal(tg.sent[0]!.text, 'Held, not credited: ₹499.00 (late). Ref 612345678901. Accept it or mark it refunded.');
+  assert.equal(tg.sent[0]!.text, 'Held, not credited: ₹499.00: arrived after the intent expired; accept it or mark it refunded. Ref 612345678901.');
   const [accept, refunded] = tg.sent[0]!.reply_markup!.inline_keyboard[0]!;
   assert.deepEqual([accept!.text, refunded!.text], ['Accept', 'Refunded']);
   assert.ok(accept!.callback_data.length <= 64 && accept!.callback_data !== refunded!.callback_data);

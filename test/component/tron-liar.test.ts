@@ -38,7 +38,7 @@ async function twoEndpoints(t: TestContext, config: Partial<TronSourceConfig> = 
       ],
       pollSeconds: POLL_MS / 1000,
       rescanSeconds: 600,
-      rescanHours: 24,
+      rescanHours: 24, unconfirmedMinutes: 30,
       maxLagSeconds: 120,
       maxOffsetSteps: 100,
       ...config,
@@ -124,10 +124,30 @@ test('the deep re-scan lists on another endpoint than the one that served the sw
   assert.equal(ingested(ledger, late.transaction_id), 1, 'found once');
   // Re-scans list from a day back; sweeps now from minutes back. B, preferred, serves the sweeps,
   // so the re-scans run mostly on A (on B only in a cycle where A did not answer).
-  const since = Date.now() - 8000;
+  // Counted from now: the first start's own sweeps also list from a day back, and on a fast run they fall within seconds of here.
+  const since = Date.now();
   await waitFor(() => rescans(a, since) + rescans(b, since) >= 4, 8000, 'four re-scans');
   assert.ok(rescans(a, since) > rescans(b, since), `re-scans on A ${rescans(a, since)}, on B ${rescans(b, since)}`);
   assert.ok(log.lines.some((l) => l.msg === 'TronGrid re-scan found a transfer the listing had missed' && l.fields.txid === late.transaction_id));
+});
+
+test('a transfer no second endpoint lists within the bound is recorded as rejected (unconfirmed_transfer), logged as an error, and moves no money', async (t) => {
+  const BOUND_MS = 3000;
+  const { b, ledger, log } = await twoEndpoints(t, {}, { unconfirmedMs: BOUND_MS });
+  const only = b.addOwn({ value: '81000000', block_timestamp: Date.now() - 60_000 });
+  await waitFor(() => log.lines.some((l) => l.msg === 'TronGrid transfer waits for a second endpoint to list it' && l.fields.txid === only.transaction_id), 8000, 'the transfer waiting');
+  assert.equal(ledger.rejects.length, 0, 'not rejected while within the bound');
+  await waitFor(() => ledger.rejects.length > 0, BOUND_MS + 8000, 'the rejection after the bound');
+  assert.equal(ledger.rejects.length, 1, 'one rejection, once');
+  const r = ledger.rejects[0]!.observation;
+  assert.equal(r.reason, 'unconfirmed_transfer');
+  assert.equal(r.detail?.txid, only.transaction_id);
+  assert.equal(r.detail?.amount_minor, '81000000');
+  assert.match(String(r.detail?.why), /no second endpoint listed it within 0\.05 minutes/);
+  assert.ok(log.lines.some((l) => l.level === 'error' && l.msg === 'TronGrid transfer not confirmed by a second endpoint in time; recorded as rejected' && l.fields.txid === only.transaction_id));
+  await listings(b, 3);
+  assert.equal(ingested(ledger, only.transaction_id), 0, 'no money moved');
+  assert.equal(ledger.rejects.length, 1, 'listed again, not rejected again');
 });
 
 test('doctor: with a single TronGrid endpoint, says that payd trusts that provider entirely', async (t) => {
@@ -135,7 +155,7 @@ test('doctor: with a single TronGrid endpoint, says that payd trusts that provid
   t.after(() => a.close());
   const source = createTronSource(
     tronAsset(TRC20_TOKENS[0]),
-    { address: MERCHANT, contract: USDT, apiUrl: a.url, pollSeconds: 10, rescanSeconds: 600, rescanHours: 24, maxLagSeconds: 120, maxOffsetSteps: 100 },
+    { address: MERCHANT, contract: USDT, apiUrl: a.url, pollSeconds: 10, rescanSeconds: 600, rescanHours: 24, unconfirmedMinutes: 30, maxLagSeconds: 120, maxOffsetSteps: 100 },
     { ledger: createFakeLedger(), clock: { now: () => Date.now() }, random: midRandom, log: recordingLogger(), tuning: { timeoutMs: 1000 } },
   );
   const r = await source.check(AbortSignal.timeout(5000));

@@ -51,6 +51,8 @@ export class FakeSolanaRpc {
   #frozen: number | undefined;
   #faults: Fault[] = [];
   #lagging = new Set<string>();
+  /** Signatures this endpoint leaves out of getSignaturesForAddress (an indexer that withholds, or lost, them). */
+  #withheld = new Set<string>();
   #mints = new Map<string, string>();
   #overrides = new Map<string, (result: Record<string, unknown>) => unknown>();
   /** A second provider over the same chain (replica()): its transactions and slots are the primary's. */
@@ -150,6 +152,14 @@ export class FakeSolanaRpc {
     this.#lagging.delete(signature);
   }
 
+  /**
+   * This endpoint leaves `signature` out of every getSignaturesForAddress answer, as a provider
+   * whose address index lacks it (or hides it) would; getTransaction still returns it by signature.
+   */
+  withhold(signature: string): void {
+    this.#withheld.add(signature);
+  }
+
   /** The next `n` requests get an HTTP `status` answer (default 429) and/or a delay. */
   failNext(n: number, fault: Fault = { status: 429 }): void {
     for (let i = 0; i < n; i++) this.#faults.push(fault);
@@ -222,6 +232,7 @@ export class FakeSolanaRpc {
       }
       if (t.tx.signature === o.until) break;
       if (t.slot > this.#head() && !t.own) continue; // not on this endpoint yet
+      if (this.#withheld.has(t.tx.signature)) continue;
       if (visible(t.status, commitment) && t.tx.transaction.message.accountKeys.some((k) => k.pubkey === address)) out.push(t);
     }
     return out.map((t) => ({

@@ -13,6 +13,8 @@ export const solConfig = (rpc: FakeSolanaRpc, wallet: string, more: Partial<SolS
   wsUrl: null,
   commitment: 'finalized',
   pollSeconds: 0.05,
+  rescanSeconds: 600,
+  rescanHours: 24,
   maxLagSeconds: 120,
   maxOffsetSteps: 100,
   ...more,

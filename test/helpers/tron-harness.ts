@@ -41,7 +41,7 @@ export async function startHarness(): Promise<Harness> {
     source: (over = {}) =>
       createTronSource(
         TRON_USDT,
-        { address: MERCHANT, apiUrl: fake.url, contract: USDT, pollSeconds: 0.05, maxOffsetSteps: 100, rescanSeconds: 600, rescanHours: 24, maxLagSeconds: 120, ...over.config },
+        { address: MERCHANT, apiUrl: fake.url, contract: USDT, pollSeconds: 0.05, maxOffsetSteps: 100, rescanSeconds: 600, rescanHours: 24, unconfirmedMinutes: 30, maxLagSeconds: 120, ...over.config },
         {
           ledger,
           clock: over.clock ?? { now: () => Date.now() },

@@ -53,6 +53,12 @@ test('every page: screenshots at 360 and 1280 px in light and dark, no serious a
   const canceledRow = (await app.intents.find(canceled.intent_id))!;
   const held = await app.ledger.ingest({ method: 'UPI', receiver: canceledRow.receiver, amountMinor: canceledRow.payAmountMinor, txRef: `UTR${now + 2}`, occurredAt: now, observedAt: now, source: 'imap' });
   assert.equal(held.kind, 'held');
+  // A USDT intent priced in USD (1:1 by the peg), paid after its quote expired: held as quote_expired.
+  const priced = await app.intents.create(merchant, { price: { amount: 10, currency: 'USD' }, currency: 'USDT_TRC20', order_id: 'ORD-QUOTE' });
+  const pricedRow = (await app.intents.find(priced.intent_id))!;
+  const afterQuote = pricedRow.pricing!.validUntil + 60_000;
+  const lateQuote = await app.ledger.ingest({ method: 'USDT_TRC20', receiver: pricedRow.receiver, amountMinor: pricedRow.payAmountMinor, txRef: `trc20-${now}`, occurredAt: afterQuote, observedAt: afterQuote, source: 'trongrid' });
+  assert.deepEqual([lateQuote.kind, lateQuote.kind === 'held' && lateQuote.reason], ['held', 'quote_expired']);
 
   const invite = await app.consoleAccess.invite("Asha's phone");
   const inviteUrl = `${c.origin}/console/invite/${invite.token}`;
@@ -105,6 +111,11 @@ test('every page: screenshots at 360 and 1280 px in light and dark, no serious a
   await page.goto(`${c.origin}/console/payments/rejected?ref=imap%3A1%3A42`);
   assert.equal((await page.locator('#raw-message').textContent())?.replace(/\r/g, ''), raw.replace(/\r/g, ''));
   assert.equal(await page.locator('img[src="x"]').count(), 0);
+  // The Held tab says what a held payment means to the shopkeeper, and what to do.
+  await page.goto(`${c.origin}/console/payments?view=held`);
+  const heldTab = (await page.locator('main').textContent()) ?? '';
+  assert.match(heldTab, /paid after the price quote expired: the rate has changed; accept at today's rate or refund/);
+  assert.match(heldTab, /arrived after the intent was canceled/);
   await page.goto(`${c.origin}/console/merchants`);
   assert.match((await page.locator('main').textContent()) ?? '', /Chai <script>window.__pwned='merchant'<\/script>/);
 

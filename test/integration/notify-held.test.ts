@@ -35,7 +35,7 @@ forEachStore((store) => {
     const heldMessages = () => tg.sent.filter((s) => s.text.startsWith('Held, not credited'));
     const pushed = await waitFor(async () => heldMessages()[0], 10_000, 'the payment.held message');
     assert.equal(pushed.chat_id, String(SHOP_CHAT));
-    assert.match(pushed.text, /^Held, not credited: ₹120\.\d\d for order HELD-1 \(canceled\)\. Ref 644444444444\. Accept it or mark it refunded\.$/);
+    assert.match(pushed.text, /^Held, not credited: ₹120\.\d\d for order HELD-1: arrived after the intent was canceled; accept it or mark it refunded\. Ref 644444444444\.$/);
     assert.deepEqual(buttonsOf(pushed).map((b) => b.text), ['Accept', 'Refunded']);
 
     // /held lists it, with its own buttons.

@@ -422,5 +422,8 @@ test('the worker leader refreshes rates by itself; /metrics reports each pair an
   assert.match(rates.out, /^ {2}wazirx +83\.8 +\d+ s old$/m);
   assert.match(rates.out, /^SOL\/USD: 150 from kraken/m);
   const doctor = await payd(['doctor'], { cwd: p.dir });
-  assert.match(doctor.out, /^ok +rate USD\/EUR: 0\.92 from frankfurter, \d+ s old$/m);
+  // A pair three sources price says nothing more; one a lone source prices for an enabled method says so, and how to add a second.
+  assert.match(doctor.out, /^ok +rate USDT\/INR: 83\.75 from coindcx, \d+ s old$/m);
+  assert.match(doctor.out, /^ok +rate USD\/EUR: 0\.92 from frankfurter, \d+ s old; only one rate source: frankfurter alone sets the price of [^\n]*USDT_TRC20 in EUR[^\n]*\(add a second to pricing\.pairs\["USD\/EUR"\], so that two must agree\)$/m);
+  assert.match(doctor.out, /^ok +rate USD\/INR: 84 from frankfurter, [^\n]*frankfurter alone sets the price of [^\n]*SOL in INR[^\n]*\(add a second to pricing\.pairs\["USD\/INR"\] \(coindcx, wazirx serve it\)/m);
 });

@@ -3,6 +3,7 @@
  * (no client secret, token, address book or raw mail: ids, order ids and references only).
  */
 import type { Method } from '../methods.ts';
+import { heldWords } from '../held-words.ts';
 
 /**
  * An amount as a person reads it ("₹1,499.00", "12.50 USDT (USDT_TRC20)"), with the checkout's
@@ -40,8 +41,10 @@ export interface HeldFacts {
   reason: string | null;
 }
 
-export const heldText = (show: ShowAmount, p: HeldFacts): string =>
-  `Held, not credited: ${amountText(show, p.method, p.amountMinor)}${p.orderId ? ` for order ${p.orderId}` : ''} (${(p.reason ?? 'held').replace(/_/g, ' ')}). Ref ${p.reference}. Accept it or mark it refunded.`;
+export function heldText(show: ShowAmount, p: HeldFacts): string {
+  const { why, todo } = heldWords(p.reason);
+  return `Held, not credited: ${amountText(show, p.method, p.amountMinor)}${p.orderId ? ` for order ${p.orderId}` : ''}: ${why}; ${todo ?? 'accept it or mark it refunded'}. Ref ${p.reference}.`;
+}
 
 export const unmatchedText = (show: ShowAmount, p: { method: Method; amountMinor: bigint; reference: string; reason: string | null }): string =>
   `Payment matched no order: ${amountText(show, p.method, p.amountMinor)} (${(p.reason ?? 'no matching intent').replace(/_/g, ' ')}). Ref ${p.reference}. See payd payments list --unmatched.`;

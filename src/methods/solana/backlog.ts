@@ -10,6 +10,8 @@ import { listRecent, listSince, type Checkpoint } from './signatures.ts';
 
 /** One batch of signatures to work through, in order, and the checkpoint each one leaves. */
 export interface Batch {
+  /** `since`: everything after the checkpoint, oldest first; `first`: a first start's recent page; `backlog`: one step of a backlog, newest first. */
+  kind: 'since' | 'first' | 'backlog';
   list: ConfirmedSignatureInfo[];
   at(info: ConfirmedSignatureInfo): Checkpoint;
   /** Checkpoint once the whole batch is done (the backlog's top), if not simply the last `at`. */
@@ -49,9 +51,9 @@ export async function pending(conn: Connection, o: BatchOptions, key: string, wi
   if (cp?.backlog) return backlog(cp, cp.backlog.top, keep(await listSince(conn, o.target.account, cp, { ...list, before: cp.backlog.before })));
   if (cp) {
     const since = keep(await listSince(conn, o.target.account, cp, list));
-    if (since.complete) return { list: since.list.reverse(), at: plain, partial: since.held };
+    if (since.complete) return { kind: 'since', list: since.list.reverse(), at: plain, partial: since.held };
     const top = since.list[0];
-    if (!top) return { list: [], at: plain, partial: true };
+    if (!top) return { kind: 'since', list: [], at: plain, partial: true };
     o.log.warn('solana backlog longer than one cycle lists; working through it newest first across cycles', { account: o.target.account, listed: since.list.length });
     return backlog(cp, { signature: top.signature, slot: top.slot }, since);
   }
@@ -61,12 +63,13 @@ export async function pending(conn: Connection, o: BatchOptions, key: string, wi
   if (all.length > 0) o.log.info('solana first start', { account: o.target.account, examined: recent.length, older_ignored: all.length - recent.length });
   // Older entries are passed over, but the checkpoint still moves past them.
   const newestOld = all.find((s) => !recent.includes(s));
-  return { list: recent.reverse(), at: plain, skipped: newestOld && plain(newestOld), partial: all.length < listed.all.length };
+  return { kind: 'first', list: recent.reverse(), at: plain, skipped: newestOld && plain(newestOld), partial: all.length < listed.all.length };
 }
 
 /** Newest first; each entry done moves `before` down; reaching the checkpoint makes `top` the checkpoint. */
 function backlog(cp: Checkpoint, top: { signature: string; slot: number }, got: { list: ConfirmedSignatureInfo[]; complete: boolean; held: boolean }): Batch {
   return {
+    kind: 'backlog',
     list: got.list,
     at: (info) => ({ signature: cp.signature, slot: cp.slot, backlog: { top, before: info.signature } }),
     done: got.complete ? top : undefined,

@@ -17,6 +17,9 @@ const solanaCommon = {
   wsUrl: v.optional(wsUrl, null),
   commitment,
   pollSeconds: seconds(10),
+  /** Deep re-scan: every rescanSeconds, the newest signatures of the last rescanHours are listed again on another endpoint. */
+  rescanSeconds: seconds(600),
+  rescanHours: seconds(24),
   /** /readyz 503 when the source is this far behind the RPC's slot at the commitment. */
   maxLagSeconds: chainMaxLag,
 };

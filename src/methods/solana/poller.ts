@@ -13,21 +13,26 @@
  * No endpoint's word alone moves money or the checkpoint: signatures past the agreed slot or dated
  * past the wall clock wait for a later cycle; a payment is handed to the ledger only once the
  * pool's quorum of endpoints return it alike (a scan stops before one that is not confirmed yet);
- * and the checkpoint is saved at a passed-over signature only once another endpoint returns it too.
+ * the checkpoint is saved at a passed-over signature only once another endpoint returns it too;
+ * with a quorum of two or more, another endpoint lists the same stretch and what only it lists is
+ * worked through too (witness.ts), so the checkpoint never passes a signature the serving endpoint
+ * left out; and the deep re-scan (rescan.ts) lists recent signatures again on another endpoint.
  */
 import type { ConfirmedSignatureInfo, Finality } from '@solana/web3.js';
 import type { Clock, Ledger, Logger } from '../../domain/ports.ts';
 import { formatMinor } from '../../domain/money.ts';
 import { cycleReporterOf } from '../../runtime/cycle.ts';
 import { describeError } from '../../domain/errors.ts';
-import { AllEndpointsFailed, CLOCK_SKEW_MS, type Member, type UpstreamPool, type Verdict } from '../upstream-pool.ts';
-import type { ReceivedPayment } from '../../domain/payment.ts';
+import { AllEndpointsFailed, CLOCK_SKEW_MS, type Member, type UpstreamPool } from '../upstream-pool.ts';
 import { adaptTransaction, type WatchTarget } from './adapt.ts';
 import { pending } from './backlog.ts';
+import { createSolanaConfirmer } from './confirm.ts';
 import { createHeads } from './heads.ts';
+import { createSolanaRescan } from './rescan.ts';
 import type { SolanaEndpoint } from './rpc.ts';
 import type { Checkpoint } from './signatures.ts';
 import { createTransactionReads } from './transactions.ts';
+import { witness } from './witness.ts';
 
 export interface PollerOptions {
   pool: UpstreamPool<SolanaEndpoint>;
@@ -47,11 +52,8 @@ export interface PollerOptions {
   idleScanMs: number;
   /** A listed transaction the node will not return is retried this many cycles, then set aside. */
   maxUnavailableCycles: number;
-}
-
-/** The same money to the same place: what a second endpoint must return for a payment to settle. */
-function samePayment(a: ReceivedPayment, b: ReceivedPayment): boolean {
-  return a.amountMinor === b.amountMinor && a.receiver === b.receiver && a.txRef === b.txRef && a.occurredAt === b.occurredAt && JSON.stringify(a.references ?? []) === JSON.stringify(b.references ?? []);
+  /** The deep re-scan: how often, and how far back (ms). */
+  rescan: { everyMs: number; windowMs: number };
 }
 
 export const checkpointKey = (t: WatchTarget): string => `solana:${t.method}:${t.account}`;
@@ -62,6 +64,28 @@ export function createPoller(o: PollerOptions): { tick(signal: AbortSignal): Pro
 
   const heads = createHeads(o);
   const { readTransaction, unreadable, setAside } = createTransactionReads(o, key);
+  const confirmer = createSolanaConfirmer({ target: o.target, readTransaction });
+  /** Signatures that may be worked through now: at most the agreed slot, not dated past the wall clock. */
+  const within = () => {
+    const agreed = o.pool.agreedHead()?.head ?? Infinity;
+    const latest = o.clock.now() + CLOCK_SKEW_MS;
+    return (info: ConfirmedSignatureInfo) => info.slot <= agreed && (info.blockTime == null || info.blockTime * 1000 <= latest);
+  };
+  const rescan = createSolanaRescan(
+    { ...o, rescanMs: o.rescan.everyMs, windowMs: o.rescan.windowMs },
+    { key: `${key}:rescan`, readTransaction, confirmer, within: (info) => within()(info) },
+  );
+
+  /** The re-scan, on `m`; its failure is logged, not the cycle's (the sweep itself went through). */
+  async function rescanOn(m: Member<SolanaEndpoint> | undefined, signal: AbortSignal): Promise<void> {
+    if (!m) return;
+    try {
+      await rescan.run(m, signal);
+    } catch (err) {
+      if (signal.aborted) throw err;
+      o.log.warn('solana re-scan failed; it runs again next cycle', { endpoint: m.label, error: describeError(err) });
+    }
+  }
 
   async function tick(signal: AbortSignal): Promise<void> {
     const now = o.clock.now();
@@ -69,6 +93,7 @@ export function createPoller(o: PollerOptions): { tick(signal: AbortSignal): Pro
     if (lastScanAt !== undefined && now - lastScanAt < o.idleScanMs && !(await o.ledger.hasOpenIntents(o.target.method, o.target.wallet))) {
       // Nothing could settle: an intent created now is scanned for on the next tick.
       report?.caughtUp?.(now);
+      await rescanOn(o.pool.order()[0], signal);
       return;
     }
     const got = await heads.readHeads(signal);
@@ -90,9 +115,10 @@ export function createPoller(o: PollerOptions): { tick(signal: AbortSignal): Pro
         lastScanAt = now; // only a completed scan counts; a failed one is retried on the next tick
         const asOf = heads.asOf(slot);
         if (scanned.complete && asOf !== undefined) report?.caughtUp?.(asOf);
-        // Nothing new here: a second endpoint may show what this one does not (it lags, or withholds).
+        // Nothing new here: a second endpoint may show what this one does not (it lags, or withholds),
+        // unless one already listed this stretch beside it (a witness) and everything was worked through.
         const ready = o.pool.ready();
-        const second = scanned.fresh === 0 ? candidates.find((x) => x !== m && typeof got.get(x) !== 'object' && ready.includes(x) && (got.get(x) === undefined || o.pool.believed(x))) : undefined;
+        const second = scanned.fresh === 0 && !(scanned.witnessed && scanned.complete) ? candidates.find((x) => x !== m && typeof got.get(x) !== 'object' && ready.includes(x) && (got.get(x) === undefined || o.pool.believed(x))) : undefined;
         if (second) {
           try {
             // A slot that did not answer in time is asked now: a suspect endpoint never scans second.
@@ -103,6 +129,8 @@ export function createPoller(o: PollerOptions): { tick(signal: AbortSignal): Pro
             o.log.warn('solana second endpoint failed', { endpoint: second.label, error: describeError(err) });
           }
         }
+        // On another endpoint than the one that served: what one withholds, another shows.
+        await rescanOn(candidates.find((x) => x !== m && ready.includes(x) && o.pool.believed(x)) ?? m, signal);
         return;
       } catch (err) {
         if (signal.aborted) throw err;
@@ -114,59 +142,52 @@ export function createPoller(o: PollerOptions): { tick(signal: AbortSignal): Pro
   }
 
   /**
-   * What another endpoint says about a transaction `m` served: `same` when it returns it with the
-   * same payment (or, for one that pays nothing, in the same slot with the same outcome).
+   * Works through what `m` lists since the checkpoint, with what a witness lists of the same
+   * stretch. `complete`: everything listed was worked through (not a backlog that continues, not
+   * waiting on a transaction); `fresh`: how many transactions were handed to the ledger;
+   * `witnessed`: another endpoint listed the stretch too.
    */
-  const askAbout =
-    (info: ConfirmedSignatureInfo, payment: ReceivedPayment | undefined) =>
-    async (other: Member<SolanaEndpoint>): Promise<Verdict> => {
-      const read = await readTransaction(other.spec.conn, info);
-      if (read.kind === 'unreadable' || !read.tx) return 'unknown';
-      if (read.tx.slot !== info.slot || (read.tx.meta?.err == null) !== (info.err == null)) return 'differs';
-      if (payment === undefined) return 'same';
-      let theirs: ReturnType<typeof adaptTransaction>;
-      try {
-        theirs = adaptTransaction(read.tx, info.signature, o.target, payment.observedAt);
-      } catch {
-        return 'differs';
-      }
-      return theirs.kind === 'payment' && samePayment(theirs.payment, payment) ? 'same' : 'differs';
-    };
-
-  /**
-   * Works through what `m` lists since the checkpoint. `complete`: everything listed was worked
-   * through (not a backlog that continues, not waiting on a transaction); `fresh`: how many
-   * transactions were handed to the ledger.
-   */
-  async function scan(m: Member<SolanaEndpoint>, signal: AbortSignal): Promise<{ complete: boolean; fresh: number }> {
-    const conn = m.spec.conn;
-    const agreed = o.pool.agreedHead()?.head ?? Infinity;
-    const latest = o.clock.now() + CLOCK_SKEW_MS;
-    const batch = await pending(conn, o, key, (info) => info.slot <= agreed && (info.blockTime == null || info.blockTime * 1000 <= latest));
+  async function scan(m: Member<SolanaEndpoint>, signal: AbortSignal): Promise<{ complete: boolean; fresh: number; witnessed: boolean }> {
+    const ok = within();
+    const listed = await pending(m.spec.conn, o, key, ok);
+    const seen = await witness(o, m, listed, (w) => pending(w.spec.conn, o, key, ok), signal);
+    if (!seen) {
+      // Nothing of this stretch is agreed: working through it could move the checkpoint past a withheld payment.
+      o.log.warn('solana: no second endpoint lists the account; the checkpoint waits', { endpoint: m.label });
+      return { complete: false, fresh: 0, witnessed: false };
+    }
+    const { batch, extra } = seen;
+    const witnessed = o.pool.quorum > 1 && batch.kind !== 'backlog';
     let fresh = 0;
-    // Progress past transactions that pay nothing is saved once, after the batch (or on failure).
-    let unsaved: Checkpoint | undefined = batch.skipped;
+    // Progress past transactions that pay nothing is saved once, after the batch (or on failure),
+    // once an endpoint other than the one that listed it returns it too.
+    let unsaved: { at: Checkpoint; by: Member<SolanaEndpoint> } | undefined = batch.skipped && { at: batch.skipped, by: m };
     let finished = false;
     try {
       for (const info of batch.list) {
-        if (signal.aborted) return { complete: false, fresh };
+        if (signal.aborted) return { complete: false, fresh, witnessed };
         const at = batch.at(info);
+        // What only the witness listed is read from it; the serving endpoint's word is asked like any other's.
+        const by = extra.get(info.signature) ?? m;
         if (info.err != null) {
-          unsaved = at; // failed on chain: nothing to fetch, never counts
+          unsaved = { at, by }; // failed on chain: nothing to fetch, never counts
+          rescan.worked(info);
           continue;
         }
-        const read = await readTransaction(conn, info);
+        const read = await readTransaction(by.spec.conn, info);
         if (read.kind === 'unreadable') {
           // One transaction must never stop the source: record it and move past it.
           await unreadable(info, read.error, at);
+          rescan.worked(info);
           unsaved = undefined;
           fresh += 1;
           continue;
         }
         const tx = read.tx;
         if (!tx) {
-          if (!(await setAside(info))) return { complete: false, fresh }; // try again next cycle, without moving past it
-          unsaved = at;
+          if (by !== m) continue; // the witness's to return: the re-scan asks again
+          if (!(await setAside(info))) return { complete: false, fresh, witnessed }; // try again next cycle, without moving past it
+          unsaved = { at, by };
           continue;
         }
         let adapted: ReturnType<typeof adaptTransaction>;
@@ -174,53 +195,55 @@ export function createPoller(o: PollerOptions): { tick(signal: AbortSignal): Pro
           adapted = adaptTransaction(tx, info.signature, o.target, o.clock.now());
         } catch (err) {
           await unreadable(info, err, at);
+          rescan.worked(info);
           unsaved = undefined;
           fresh += 1;
           continue;
         }
         if (adapted.kind === 'skip') {
-          unsaved = at;
+          unsaved = { at, by };
+          rescan.worked(info);
           continue;
         }
-        const verdict = await o.pool.confirm(m, askAbout(info, adapted.payment));
+        const verdict = await o.pool.confirm(by, confirmer.askAbout(info, adapted.payment));
         if (verdict !== 'confirmed') {
+          if (verdict === 'contradicted') o.log.error('solana endpoints disagree about a transaction; not settled', { tx: info.signature, endpoint: by.label });
+          else o.log.info('solana transaction waits for a second endpoint to return it', { tx: info.signature, endpoint: by.label });
+          // What only the witness shows and no other endpoint returns is not agreed: passed over
+          // here, not settled; the re-scan asks about it again.
+          if (by !== m) continue;
           // Not moved past: asked about again next cycle (a lagging endpoint catches up; a fabrication never does).
-          if (verdict === 'contradicted') o.log.error('solana endpoints disagree about a transaction; not settled', { tx: info.signature, endpoint: m.label });
-          else o.log.info('solana transaction waits for a second endpoint to return it', { tx: info.signature, endpoint: m.label });
-          return { complete: false, fresh };
+          return { complete: false, fresh, witnessed };
         }
         const outcome = await o.ledger.ingest(adapted.payment, { key, value: at });
+        rescan.worked(info);
         unsaved = undefined;
         fresh += 1;
         o.log.info('solana payment ingested', {
           tx: info.signature,
           amount: formatMinor(adapted.payment.amountMinor, o.target.decimals),
           outcome: outcome.kind,
+          ...(by !== m ? { listed_by: by.label } : {}),
         });
       }
       finished = true;
-      return { complete: !batch.partial, fresh };
+      return { complete: !batch.partial, fresh, witnessed };
     } finally {
       if (finished && batch.done) {
         await o.ledger.saveCheckpoint({ key, value: batch.done });
         o.log.info('solana backlog worked through', { account: o.target.account, checkpoint: batch.done.signature });
-      } else if (unsaved && (unsaved.backlog || (await passable(m, unsaved)))) await o.ledger.saveCheckpoint({ key, value: unsaved });
+      } else if (unsaved && (unsaved.at.backlog || (await passable(unsaved.by, unsaved.at)))) await o.ledger.saveCheckpoint({ key, value: unsaved.at });
     }
   }
 
   /**
-   * Whether the checkpoint may move to `cp`, a signature that paid nothing (failed, or not to us):
-   * once another endpoint returns it in the same slot, or the pool needs no second word. Else
-   * progress past it waits: a signature only one endpoint lists must not hide the ones before it.
+   * Whether the checkpoint may move to `cp`, a signature that paid nothing (failed, or not to us),
+   * listed by `by`: once another endpoint returns it in the same slot, or the pool needs no second
+   * word. Else progress past it waits: a signature only one endpoint lists must not hide the ones before it.
    */
-  async function passable(m: Member<SolanaEndpoint>, cp: Checkpoint): Promise<boolean> {
+  async function passable(by: Member<SolanaEndpoint>, cp: Checkpoint): Promise<boolean> {
     if (o.pool.quorum <= 1) return true;
-    const info = { signature: cp.signature, slot: cp.slot, err: null, memo: null, blockTime: null } as ConfirmedSignatureInfo;
-    const verdict = await o.pool.confirm(m, async (other) => {
-      const read = await readTransaction(other.spec.conn, info);
-      return read.kind === 'unreadable' ? 'same' : !read.tx ? 'unknown' : read.tx.slot === cp.slot ? 'same' : 'differs';
-    });
-    return verdict === 'confirmed';
+    return (await o.pool.confirm(by, confirmer.askAboutCheckpoint(cp))) === 'confirmed';
   }
 
   return { tick };

@@ -36,11 +36,14 @@ export interface SolanaSourceOptions {
   backoff?: { baseMs: number; maxMs: number };
   /** How long a cycle waits for every endpoint's slot before listing on one that answered, ms. Default 2 s. */
   headWaitMs?: number;
+  /** The deep re-scan's period, ms. Default the section's rescanSeconds. */
+  rescanMs?: number;
 }
 
 export type SolanaDeps = SourceDeps & SolanaSourceOptions;
 
 const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
 
 /** `config` is the asset's resolved section (secrets read); a token's carries its `mint`. */
 export function createSolanaSource(asset: SolanaAsset, config: SolanaSection, deps: SolanaDeps): PaymentSource {
@@ -143,6 +146,7 @@ export function createSolanaSource(asset: SolanaAsset, config: SolanaSection, de
           firstStartLookbackMs: deps.firstStartLookbackMs ?? DAY_MS,
           idleScanMs: deps.idleScanMs ?? 60_000,
           maxUnavailableCycles: 30,
+          rescan: { everyMs: deps.rescanMs ?? config.rescanSeconds * 1000, windowMs: config.rescanHours * HOUR_MS },
         });
         unsubscribe = config.wsUrl ? subscribeWake(conn, watch.account, commitment, wake, log) : undefined;
         log.info('solana source started', { account: watch.account, commitment, push: Boolean(config.wsUrl), ...(watch.kind === 'spl' ? { token_program: watch.tokenProgram } : {}) });

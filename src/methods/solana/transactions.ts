@@ -8,7 +8,7 @@ import type { WatchTarget } from './adapt.ts';
 import type { Checkpoint } from './signatures.ts';
 import { isUnreadableTransaction, MAX_TRANSACTION_VERSION } from './versions.ts';
 
-type Read = { kind: 'tx'; tx: Awaited<ReturnType<Connection['getParsedTransaction']>> } | { kind: 'unreadable'; error: unknown };
+export type Read = { kind: 'tx'; tx: Awaited<ReturnType<Connection['getParsedTransaction']>> } | { kind: 'unreadable'; error: unknown };
 
 /** `o`: the poller's options (PollerOptions, poller.ts); `key`: its checkpoint, which a rejection moves past the transaction. */
 export function createTransactionReads(

@@ -23,6 +23,8 @@ const tronFields = (defaultContract: string) =>
     /** Deep re-scan: every rescanSeconds, list the last rescanHours again (TronGrid indexes some transfers late). */
     rescanSeconds: seconds(600),
     rescanHours: seconds(24),
+    /** A transfer no second endpoint lists within this many minutes is recorded as rejected (`unconfirmed_transfer`). */
+    unconfirmedMinutes: seconds(30),
     /** /readyz 503 when the source is this far behind the head TronGrid reports. */
     maxLagSeconds: chainMaxLag,
   });

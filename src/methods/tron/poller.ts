@@ -26,6 +26,7 @@ import { completeListing, isSeen, listFrom, markSeen, readCursor, startCursor, t
 import { decideRows, type RowDecision } from './netting.ts';
 import { walkPages } from './pages.ts';
 import { createRescan } from './rescan.ts';
+import { createUnconfirmedWatch } from './unconfirmed.ts';
 import type { PageFilter, Trc20Item } from './trc20-page.ts';
 import type { TronAsset } from './tokens.ts';
 
@@ -145,14 +146,39 @@ export function createTronPoller(d: PollerDeps) {
     page: (m, signal, q) => paced(m, signal, () => m.spec.client.listTrc20({ address: d.address, contract: d.contract, limit: d.tuning.pageLimit, ...q }, signal)),
   });
 
-  /** The credits of `decided` that may move money now: confirmed by the quorum; the others wait, logged. */
+  const unconfirmed = createUnconfirmedWatch({ boundMs: d.tuning.unconfirmedMs, clock: d.clock });
+
+  /**
+   * The credits of `decided` that may move money now: confirmed by the quorum; the others wait,
+   * logged, and one that has waited past the bound is recorded as rejected for the operator.
+   */
   async function confirmed(decided: RowDecision[], items: Trc20Item[], m: Member<TronEndpoint>, signal: AbortSignal): Promise<(r: RowDecision) => boolean> {
     const verdicts = await confirmer.confirmRows(decided, items, m, signal);
     for (const [txid, verdict] of verdicts) {
+      if (verdict !== 'unknown') unconfirmed.settled(txid);
       if (verdict === 'contradicted') d.log.error('TronGrid endpoints disagree about a transfer; not settled', { txid, endpoint: m.label });
+      else if (verdict === 'unknown' && unconfirmed.overdue(txid)) await rejectUnconfirmed(decided, txid, m);
       else if (verdict === 'unknown') d.log.info('TronGrid transfer waits for a second endpoint to list it', { txid, endpoint: m.label });
     }
     return (r) => r.kind !== 'credit' || verdicts.get(r.item.txid) === 'confirmed';
+  }
+
+  /** Records each credit row of `txid`, which only `m` lists, as rejected: the wait is over, the operator is told. */
+  async function rejectUnconfirmed(decided: RowDecision[], txid: string, m: Member<TronEndpoint>): Promise<void> {
+    const minutes = d.tuning.unconfirmedMs / 60_000;
+    const why = `listed by ${m.label} only: no second endpoint listed it within ${minutes} minutes (a provider that has not indexed it, or one that serves a transfer the chain does not have); it moved no money`;
+    d.log.error('TronGrid transfer not confirmed by a second endpoint in time; recorded as rejected', { txid, endpoint: m.label, waited_minutes: minutes });
+    for (const r of decided) {
+      if (r.kind !== 'credit' || r.item.txid !== txid) continue;
+      await d.ledger.reject({
+        source: 'trongrid',
+        method: d.asset.method,
+        ref: `trongrid:${r.row}`,
+        reason: 'unconfirmed_transfer',
+        detail: { txid, row: r.row, from: r.item.from, amount_minor: r.amountMinor.toString(), block_timestamp: r.item.blockTimestamp, endpoint: m.label, why },
+        observedAt: d.clock.now(),
+      });
+    }
   }
 
   /**

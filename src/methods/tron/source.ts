@@ -49,6 +49,7 @@ export function defaultTuning(config: TronSourceConfig): TronTuning {
     maxPagesPerTick: 50,
     rescanMs: config.rescanSeconds * 1000,
     rescanWindowMs: config.rescanHours * HOUR,
+    unconfirmedMs: config.unconfirmedMinutes * 60_000,
     // TronGrid without a key: allowed_rps(1) per method per IP, zero burst (test/fixtures/chains/REAL-UPSTREAMS.md §1.3).
     // Applies per endpoint, to those without a key.
     minRequestIntervalMs: 1000,

@@ -15,6 +15,8 @@ export interface PollerTuning {
   /** Deep re-scan period, ms: list `rescanWindowMs` again, whatever the watermark says. */
   rescanMs: number;
   rescanWindowMs: number;
+  /** A credit no second endpoint lists for this long (ms) is recorded as rejected (`unconfirmed_transfer`). */
+  unconfirmedMs: number;
   /** At least this long between two requests to an endpoint without a key, ms (TronGrid's anonymous limit is 1 per second per method). */
   minRequestIntervalMs: number;
   /** How long a cycle waits for the endpoints' heads before listing on one that answered, ms. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { agreedRate, convertPrice, formatRate, invertRate, parseRate, ratio, ratioToRate, resolveRate, screenOutliers, unconfirmedJumps, type PairRate } from '../../../src/domain/rates.ts';
+import { agreedRate, convertPrice, pairsUsed, formatRate, invertRate, parseRate, ratio, ratioToRate, resolveRate, screenOutliers, unconfirmedJumps, type PairRate } from '../../../src/domain/rates.ts';
 
 const r = (s: string) => parseRate(s)!;
 
@@ -105,4 +105,15 @@ test('resolveRate: identity, the USDT peg, a direct pair, its inverse, and a cro
   // A configured pair without a fresh rate is not replaced by a cross rate (USDT × USD/INR is another price).
   assert.equal(resolveRate('USDT', 'INR', (p) => (p === 'USDT/INR' ? 'stale' : get(p)), PEGGED), undefined);
   assert.equal(resolveRate('USDT', 'INR', (p) => (p === 'USDT/INR' ? undefined : get(p)), PEGGED)!.source, 'peg×frankfurter');
+});
+
+test('pairsUsed: the configured pairs a price converts through (what payd doctor names when one source alone prices them)', () => {
+  const configured = new Set(['USDT/INR', 'SOL/USD', 'USD/INR', 'USD/EUR']);
+  const pegs = { USDT: 'USD' };
+  assert.deepEqual(pairsUsed('USDT', 'INR', configured, pegs), ['USDT/INR'], 'the direct pair, not the cross through the peg');
+  assert.deepEqual(pairsUsed('SOL', 'INR', configured, pegs), ['SOL/USD', 'USD/INR']);
+  assert.deepEqual(pairsUsed('INR', 'USD', configured, pegs), ['USD/INR'], 'the inverse');
+  assert.deepEqual(pairsUsed('USDT', 'EUR', configured, pegs), ['USD/EUR'], 'the peg needs no pair');
+  assert.deepEqual(pairsUsed('USDT', 'USD', configured, pegs), []);
+  assert.deepEqual(pairsUsed('SOL', 'EUR', new Set(['SOL/USD']), pegs), [], 'no route: nothing is relied on');
 });

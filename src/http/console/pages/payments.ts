@@ -2,20 +2,18 @@ import type { PaymentsTable, RejectionsTable } from '../../../db/schema.ts';
 import { amountFromDb } from '../../../db/amounts.ts';
 import type { Page } from '../../../services/console-views.ts';
 import type { PaymentRow } from '../../../services/held-payments.ts';
+import { heldWords } from '../../../domain/held-words.ts';
 import { html, type Safe } from '../../checkout/escape.ts';
 import { actionForm, badge, csrfField, facts, money, nextLink, payer, when } from '../layout.ts';
 
 export type PaymentsTab = 'held' | 'unmatched' | 'rejected';
 
-/** Why a payment is held, in the operator's words. */
-const HELD_WHY: Record<string, string> = {
-  late: 'arrived after the intent expired',
-  quote_expired: "arrived after the intent's exchange-rate quote expired (settling it would sell at the old rate)",
-  underpaid: 'less than the intent asked',
-  overpaid: 'more than the intent asked',
-  canceled: 'arrived after the intent was canceled',
-  after_settlement: 'arrived after the intent was already settled',
+/** Why a payment is held, and what to do where its reason asks for something particular. */
+const heldReason = (reason: string | null): string => {
+  const { why, todo } = heldWords(reason);
+  return todo === undefined ? why : `${why}; ${todo}`;
 };
+
 
 /**
  * The confirm step of "Assign and settle" when the payment is not what the intent is due: its
@@ -52,7 +50,7 @@ export function heldActions(csrf: string, p: Pick<PaymentRow, 'intentId' | 'tran
 /** One held payment as a row: amount, reason, when, its transaction; the intent linked on the Held tab. */
 export function heldRow(csrf: string, p: PaymentRow, back?: 'held'): Safe {
   return html`<li class="row"><span class="main"><span class="title mono">${p.transactionHash}</span><span class="amount">${money(p.method, p.amount)}</span></span>
-<span class="sub">${badge(p.reason ?? 'held')} <span>${HELD_WHY[p.reason ?? ''] ?? 'held'}</span> <span>${p.method}</span> <span>received ${when(p.receivedAt)}</span></span>
+<span class="sub">${badge(p.reason ?? 'held')} <span>${heldReason(p.reason)}</span> <span>${p.method}</span> <span>received ${when(p.receivedAt)}</span></span>
 ${back ? html`<span class="sub">Intent <a class="mono" href="/console/intents/${p.intentId}">${p.intentId}</a></span>` : ''}
 ${heldActions(csrf, p, back)}</li>`;
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { alertText, amountText, digestText, recoveredText, settledText, type ShowAmount } from '../../../../src/domain/notify/text.ts';
+import { alertText, amountText, digestText, heldText, recoveredText, settledText, type ShowAmount } from '../../../../src/domain/notify/text.ts';
 import { showAmountWith } from '../../../../src/app/notify.ts';
 import { builtinMethods } from '../../../../src/methods/registry.ts';
 
@@ -23,4 +23,15 @@ test('messages are one plain sentence or two', () => {
   assert.equal(alertText('alerts.unreadable', 'hdfc', '3'), '3 HDFC alerts in the last 24 h could not be read. Run payd doctor.');
   assert.equal(alertText('alerts.unreadable', 'sbi', '1'), '1 SBI alert in the last 24 h could not be read. Run payd doctor.');
   assert.equal(recoveredText('source.down', 'UPI', '12 min'), 'Recovered: payments by UPI are being read again (after 12 min).');
+});
+
+test('a held payment says why in the shopkeeper\'s words, and what to do', () => {
+  assert.equal(
+    heldText(show, { method: 'SOL', amountMinor: 793_651_000n, orderId: 'ORD-7', reference: '5sig', reason: 'quote_expired' }),
+    "Held, not credited: 0.793651 SOL for order ORD-7: paid after the price quote expired: the rate has changed; accept at today's rate or refund. Ref 5sig.",
+  );
+  assert.equal(
+    heldText(show, { method: 'UPI', amountMinor: 49900n, orderId: null, reference: '612345678901', reason: 'late' }),
+    'Held, not credited: ₹499.00: arrived after the intent expired; accept it or mark it refunded. Ref 612345678901.',
+  );
 });
