@@ -116,6 +116,8 @@ export interface ShownPayment {
   receivedAt: number;
   status: 'credited' | 'held' | 'refunded';
   reason: PaymentReason | null;
+  /** The method it was paid in, when known: on an open intent it may be a choice the customer left. */
+  method?: Method;
 }
 
 /** What reached an intent: the credited sum and every payment attributed to it, oldest first. */
@@ -164,8 +166,10 @@ function buildView(intent: Intent, ctx: ViewContext, money: IntentMoney) {
     pay_amount_exact: chosen ? inexactAsNumber(payAmount.text) : undefined,
     amount_received_exact: inexactAsNumber(received.text),
     payments: money.payments.map((p) => {
-      const paid = amount(p.amountMinor);
-      return { transaction_hash: p.transactionHash, amount: paid, amount_exact: inexactAsNumber(paid.text), received_at: isoUtc(p.receivedAt), status: p.status, reason: p.reason };
+      // Paid in another of an open intent's choices than the one it settled in: in that method's units, named.
+      const other = p.method !== undefined && intent.method !== null && p.method !== intent.method ? p.method : undefined;
+      const paid = other ? new DecimalNumber(formatMinor(p.amountMinor, ctx.decimalsOf(other))) : amount(p.amountMinor);
+      return { transaction_hash: p.transactionHash, amount: paid, amount_exact: inexactAsNumber(paid.text), received_at: isoUtc(p.receivedAt), status: p.status, reason: p.reason, currency: other };
     }),
     price: price ? { amount: new DecimalNumber(price.priceAmount), currency: price.priceCurrency } : undefined,
     quote: intent.pricing
