@@ -9,7 +9,7 @@ export const INTENT_COLUMNS = [
   'id', 'merchant_id', 'order_id', 'method', 'amount_minor', 'pay_amount_minor', 'receiver', 'reference', 'payment_uri',
   'status', 'return_url', 'created_at', 'expires_at', 'transaction_hash', 'verified_at', 'payment_id', 'updated_at', 'canceled_at',
   'price_amount', 'price_currency', 'quote_rate', 'quote_source', 'quoted_at', 'quote_valid_until',
-  'payment_count',
+  'payment_count', 'link_id',
 ] as const satisfies ReadonlyArray<keyof IntentsTable>;
 
 type Columns = { readonly [K in keyof typeof INTENT_COLUMNS & `${number}`]: IntentsTable[(typeof INTENT_COLUMNS)[K]] };
@@ -44,6 +44,7 @@ export function intentFromColumns(c: Columns): Intent {
         ? { priceAmount: c[18], priceCurrency: c[19] as Fiat, rate: c[20]!, source: c[21]!, quotedAt: Number(c[22]), validUntil: Number(c[23]) }
         : null,
     paymentCount: c[24] ?? 0,
+    linkId: c[25] ?? null,
   };
 }
 
@@ -83,5 +84,6 @@ export function intentToRow(intent: Intent): IntentsTable {
     quoted_at: intent.pricing?.quotedAt ?? null,
     quote_valid_until: intent.pricing?.validUntil ?? null,
     payment_count: intent.paymentCount ?? 0,
+    link_id: intent.linkId ?? null,
   };
 }

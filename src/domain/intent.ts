@@ -37,6 +37,8 @@ export interface Intent {
   paymentCount?: number;
   /** Set when the intent was priced in fiat: the price as given and the quote it was converted at. */
   pricing: IntentPricing | null;
+  /** The payment link a customer created it from; null or absent: created over the API. */
+  linkId?: string | null;
 }
 
 /** A fiat price and the locked quote that turned it into `amountMinor`. */
@@ -126,6 +128,7 @@ export function intentView(intent: Intent, ctx: ViewContext, money: IntentMoney)
     quote: intent.pricing
       ? { rate: new DecimalNumber(intent.pricing.rate), source: intent.pricing.source, quoted_at: isoUtc(intent.pricing.quotedAt), valid_until: isoUtc(intent.pricing.validUntil) }
       : undefined,
+    link_id: intent.linkId ?? undefined,
   };
 }
 

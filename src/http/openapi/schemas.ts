@@ -38,6 +38,7 @@ const intentPropertiesOf = (methods: MethodRegistry) => ({
   pay_amount_exact: exact('pay_amount'),
   amount_received_exact: exact('amount_received'),
   payments: { type: 'array', items: { $ref: '#/components/schemas/Payment' }, description: 'Every payment attributed to this intent, oldest first: credited, held for your decision, or marked refunded.' },
+  link_id: { type: 'string', format: 'uuid', description: 'The payment link a customer created this intent from (only on such intents).' },
   price: {
     type: 'object',
     description: 'The fiat price as given at creation (only on intents created with price); amount is it converted at quote.rate.',
