@@ -12,7 +12,7 @@ import { payeeNameOf } from './methods.ts';
 import type { Stop } from './shutdown.ts';
 
 /** What the API needs from the composition root (HttpDeps' services), plus what serving it takes. */
-export interface HttpParts extends Pick<HttpDeps, 'methods' | 'intents' | 'merchants' | 'listing' | 'cancels' | 'heldPayments' | 'feed' | 'publicUrl' | 'clock' | 'log'> {
+export interface HttpParts extends Pick<HttpDeps, 'methods' | 'intents' | 'merchants' | 'listing' | 'cancels' | 'heldPayments' | 'feed' | 'links' | 'publicUrl' | 'clock' | 'log'> {
   config: Config;
   /** The payments on an intent, for the checkout's held-payment note. */
   money: (intent: Intent) => Promise<IntentMoney>;
@@ -66,6 +66,7 @@ export async function serveApi(d: HttpParts, serving: Serving, stops: Stop[], cl
     cancels: d.cancels,
     heldPayments: d.heldPayments,
     feed: d.feed,
+    links: d.links,
     publicUrl: d.publicUrl,
     rateLimiter: createRateLimiter({ ...config.server.rateLimit, clock }),
     publicLimiter,

@@ -60,7 +60,7 @@ export async function createApp(o: AppOptions) {
   // The sandbox delivers to loopback (the demo's --webhook-url to a local receiver); a live
   // daemon only when its operator says so: a merchant must not reach the daemon's own host.
   const allowLoopback = config.webhooks.allowLoopback || sandbox;
-  const { merchants, intents, ledger, events, listing, cancels, feed, payments, settlement, heldPayments } = createServices({ config, methods, sandbox, livemode, db, store, clock, random, log, wakeups, pricing, metrics, keys, publicUrl, allowLoopback });
+  const { merchants, intents, ledger, events, listing, cancels, feed, payments, settlement, heldPayments, links } = createServices({ config, methods, sandbox, livemode, db, store, clock, random, log, wakeups, pricing, metrics, keys, publicUrl, allowLoopback });
   // Random per start: a restarted process is a new holder even if its pid repeats.
   const me = { holder: random.uuid(), host: hostname(), pid: process.pid };
   const dispatcher = createWebhookDelivery({ config, db, holder: me.holder, metrics, merchants, clock, random, log, post: o.post, allowLoopback }, cleanups);
@@ -122,6 +122,7 @@ export async function createApp(o: AppOptions) {
     payments,
     heldPayments,
     settlement,
+    links,
     dispatcher,
     sandboxSource,
     actions,
@@ -150,7 +151,7 @@ export async function createApp(o: AppOptions) {
       let listening: string | null = null;
       if (opts.http) {
         const console = consoleRoutes(consoleParts, { intents, payments, events, merchants, cancels, settlement, heldPayments, clock, log, livemode });
-        const parts = { config, methods, intents, merchants, listing, cancels, heldPayments, money: (i: Intent) => moneyOfOne(db, i), feed, publicUrl, livemode, clock, log, metrics, wakeups, readiness, console };
+        const parts = { config, methods, intents, merchants, listing, cancels, heldPayments, money: (i: Intent) => moneyOfOne(db, i), feed, links, publicUrl, livemode, clock, log, metrics, wakeups, readiness, console };
         listening = await serveApi(parts, serving, stops, () => closingDeadline);
       }
       if (opts.workers) {
