@@ -65,6 +65,8 @@ export const CLOSED_TEXT: Record<Exclude<LinkState, 'active'>, string> = {
  */
 export function createLinkService(deps: LinkServiceDeps) {
   const { db, clock } = deps;
+  /** Choices being created on this node, per link. */
+  const inFlight = new Map<string, number>();
 
   async function rowOf(ref: string, merchantId?: string): Promise<PaymentLinksTable> {
     let q = db.selectFrom('payment_links').selectAll();
@@ -205,20 +207,28 @@ export function createLinkService(deps: LinkServiceDeps) {
       if (state !== 'active') throw new PaydError('CONFLICT', CLOSED_TEXT[state]);
       if (!methods.includes(choice.method)) throw new PaydError('METHOD_UNSUPPORTED', `this link does not take ${JSON.stringify(choice.method)}; choose one of: ${methods.join(', ')}`);
       const amount = link.priceAmount ?? enteredAmount(choice.amount ?? '', { min: link.minAmount!, max: link.maxAmount!, currency: link.currency });
-      const now = clock.now();
-      const open = await db
-        .selectFrom('intents')
-        .select(sql<string>`count(*)`.as('n'))
-        .where('link_id', '=', link.id)
-        .where('status', '=', 'pending')
-        .where('expires_at', '>', now)
-        .executeTakeFirstOrThrow();
-      if (Number(open.n) >= deps.maxOpenIntents) {
-        throw new PaydError('RATE_LIMITED', 'this link has many unpaid payments open right now; try again in a few minutes', { retryAfter: 60 });
+      // Counted before the read: concurrent choices on this node see each other, so together they
+      // never pass the cap (one committed meanwhile may count twice: a refusal, never an excess).
+      inFlight.set(link.id, (inFlight.get(link.id) ?? 0) + 1);
+      try {
+        const open = await db
+          .selectFrom('intents')
+          .select(sql<string>`count(*)`.as('n'))
+          .where('link_id', '=', link.id)
+          .where('status', '=', 'pending')
+          .where('expires_at', '>', clock.now())
+          .executeTakeFirstOrThrow();
+        if (Number(open.n) + inFlight.get(link.id)! > deps.maxOpenIntents) {
+          throw new PaydError('RATE_LIMITED', 'this link has many unpaid payments open right now; try again in a few minutes', { retryAfter: 60 });
+        }
+        const numbered = await writeTx(db, (tx) => tx.updateTable('payment_links').set((eb) => ({ orders: eb('orders', '+', 1) })).where('id', '=', link.id).returning('orders').executeTakeFirstOrThrow());
+        const merchant: Merchant = await deps.merchants.get(link.merchantId);
+        return await deps.intents.create(merchant, { price: { amount: Number(amount), currency: link.currency }, currency: choice.method, order_id: `${link.slug}-${numbered.orders}` }, { linkId: link.id });
+      } finally {
+        const left = inFlight.get(link.id)! - 1;
+        if (left === 0) inFlight.delete(link.id);
+        else inFlight.set(link.id, left);
       }
-      const numbered = await writeTx(db, (tx) => tx.updateTable('payment_links').set((eb) => ({ orders: eb('orders', '+', 1) })).where('id', '=', link.id).returning('orders').executeTakeFirstOrThrow());
-      const merchant: Merchant = await deps.merchants.get(link.merchantId);
-      return deps.intents.create(merchant, { price: { amount: Number(amount), currency: link.currency }, currency: choice.method, order_id: `${link.slug}-${numbered.orders}` }, { linkId: link.id });
     },
   };
 }
