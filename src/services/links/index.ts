@@ -21,7 +21,7 @@ export interface LinkServiceDeps {
   clock: Clock;
   random: Random;
   intents: Pick<IntentService, 'create'>;
-  merchants: Pick<MerchantService, 'get'>;
+  merchants: Pick<MerchantService, 'get' | 'list'>;
   /** The methods enabled here, in the order the page offers them. */
   enabledMethods: () => readonly Method[];
   /** Base of the links' public URLs (server.publicUrl), without trailing slash. */
@@ -167,6 +167,16 @@ export function createLinkService(deps: LinkServiceDeps) {
         await audit(tx, { at: now, actor, action: 'link.create', subject: row.id, details: { title } });
       });
       return viewOf(linkFromRow(row), 0);
+    },
+
+    /**
+     * The merchant a link made without naming one belongs to (the CLI without --merchant, the bot):
+     * the only active merchant, as on a shop's own payd; with none or several, the caller must name one.
+     */
+    async soleMerchant(): Promise<string> {
+      const active = (await deps.merchants.list()).filter((x) => x.status === 'active');
+      if (active.length === 1) return active[0]!.clientId;
+      throw new PaydError('CONFLICT', active.length === 0 ? 'there is no active merchant: create one first (payd merchant create)' : `there are ${active.length} active merchants: name the one the link is for (--merchant <client_id>)`);
     },
 
     /** Newest first; `merchantId` absent: every merchant's (the CLI, the console). */
