@@ -2,6 +2,7 @@ import type { Config } from '../config/read.ts';
 import type { IntentStore } from '../db/intent-store.ts';
 import type { Db } from '../db/open.ts';
 import type { Method } from '../domain/methods.ts';
+import { methodLabels } from '../methods/method.ts';
 import type { Clock, Logger, Random, Wakeups } from '../domain/ports.ts';
 import type { PrometheusMetrics } from '../metrics/prometheus.ts';
 import type { MethodRegistry } from '../methods/registry.ts';
@@ -47,6 +48,7 @@ export interface ServiceParts {
 export function createServices(d: ServiceParts) {
   const { config, methods, sandbox, livemode, db, store, clock, random, log, pricing, metrics, publicUrl } = d;
   const decimalsOf = (method: Method): number => methods.of(method).rules.decimals;
+  const labelsOf = (method: Method) => methodLabels(methods.of(method));
   const outbox = createOutbox({ clock, random, wakeups: d.wakeups });
   const merchants = createMerchantService({
     db,
@@ -77,9 +79,9 @@ export function createServices(d: ServiceParts) {
     metrics,
     log: log.child({ component: 'intents' }),
   });
-  const ledger = createLedger({ db, clock, random, log: log.child({ component: 'ledger' }), outbox, livemode, publicUrl, metrics, decimalsOf, policies });
+  const ledger = createLedger({ db, clock, random, log: log.child({ component: 'ledger' }), outbox, livemode, publicUrl, metrics, decimalsOf, labelsOf, policies });
   const events = createEventService({ db, clock, outbox });
-  const view = () => ({ now: clock.now(), livemode, publicUrl, decimalsOf });
+  const view = () => ({ now: clock.now(), livemode, publicUrl, decimalsOf, labelsOf });
   const listing = createIntentListing({ db, view });
   const cancels = createIntentCancellation({ db, outbox, view });
   const feed = createEventFeed({ db });

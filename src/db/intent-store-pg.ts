@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { intentFromRowIfAny, intentToRow } from './intent-rows.ts';
+import { chosenColumns, intentFromRowIfAny, intentToRow } from './intent-rows.ts';
 import type { IntentStore, IntentWriter, ReserveRange } from './intent-store.ts';
 import { pgTransaction, type Db, type Tx } from './open.ts';
 import { isRetryableConflict, isUniqueViolation } from './pg-errors.ts';
@@ -67,6 +67,12 @@ export function createPostgresIntentStore(db: Db): IntentStore {
 function writer(tx: Tx): IntentWriter {
   return {
     byOrder: async (merchantId, orderId) => intentFromRowIfAny(await tx.selectFrom('intents').selectAll().where('merchant_id', '=', merchantId).where('order_id', '=', orderId).executeTakeFirst()),
+    // Locked: two choices on one intent at once take turns, so neither's reservation is lost from its choices.
+    byId: async (id) => intentFromRowIfAny(await tx.selectFrom('intents').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()),
+    choose: async (intent) => {
+      await tx.updateTable('intents').set({ ...chosenColumns(intent), updated_at: intent.updatedAt }).where('id', '=', intent.id).execute();
+      return intent;
+    },
     held: async (r) => {
       const rows = await tx
         .selectFrom('amount_reservations as r')

@@ -4,7 +4,7 @@ import type { Db } from './open.ts';
 import type { Awaitable } from '../domain/awaitable.ts';
 import { amountFromDb, amountToDb } from './amounts.ts';
 import type { Intent } from '../domain/intent.ts';
-import { INTENT_COLUMNS, intentFromColumns, intentFromRowIfAny, intentToRow } from './intent-rows.ts';
+import { chosenColumns, INTENT_COLUMNS, intentFromColumns, intentFromRowIfAny, intentToRow } from './intent-rows.ts';
 import type { IntentsTable } from './schema.ts';
 
 /**
@@ -31,6 +31,10 @@ export interface IntentStore {
 /** Write statements, usable only inside IntentStore.write. */
 export interface IntentWriter {
   byOrder(merchantId: string, orderId: string): Awaitable<Intent | undefined>;
+  /** An intent by id, read for a change (PostgreSQL: locked to the end of the transaction). */
+  byId(id: string): Awaitable<Intent | undefined>;
+  /** Writes an open intent's choice (its method, amounts, link, quote and choices); returns the intent as written. */
+  choose(intent: Intent): Awaitable<Intent>;
   /**
    * Pay amounts from `from` to `to` (inclusive) that some intent holds beyond `now` (one range
    * read instead of a try per amount), and how many of them intents of `merchantId` hold.
@@ -79,6 +83,9 @@ export function createIntentStore(db: Db, sqlite: SQLite.Database): IntentStore 
   }
   const byId = reader.prepare(`SELECT ${INTENT_COLUMNS.join(', ')} FROM intents WHERE id = ?`).raw(true);
   const byOrder = sqlite.prepare('SELECT * FROM intents WHERE merchant_id = ? AND order_id = ?');
+  const byIdForWrite = sqlite.prepare('SELECT * FROM intents WHERE id = ?');
+  const chosenNames = Object.keys(chosenColumns({ method: null, amountMinor: 0n, payAmountMinor: 0n, receiver: '', reference: null, paymentUri: '', pricing: null } as Intent));
+  const choose = sqlite.prepare(`UPDATE intents SET ${chosenNames.map((c) => `${c} = @${c}`).join(', ')}, updated_at = @updated_at WHERE id = @id`);
   const reserve = sqlite.prepare(
     `INSERT INTO amount_reservations (method, receiver, pay_amount_minor, intent_id, reserved_until) VALUES (@method, @receiver, @payAmountMinor, @intentId, @reservedUntil)
      ON CONFLICT (method, receiver, pay_amount_minor) DO UPDATE SET intent_id = excluded.intent_id, reserved_until = excluded.reserved_until
@@ -100,6 +107,11 @@ export function createIntentStore(db: Db, sqlite: SQLite.Database): IntentStore 
   const insert = sqlite.prepare(`INSERT INTO intents (${INTENT_COLUMNS.join(', ')}) VALUES (${INTENT_COLUMNS.map((c) => '@' + c).join(', ')})`);
   const writer: IntentWriter = {
     byOrder: (merchantId, orderId) => intentFromRowIfAny(byOrder.get(merchantId, orderId) as IntentsTable | undefined),
+    byId: (id) => intentFromRowIfAny(byIdForWrite.get(id) as IntentsTable | undefined),
+    choose: (intent) => {
+      choose.run({ ...chosenColumns(intent), updated_at: intent.updatedAt, id: intent.id });
+      return intent;
+    },
     held: (r) => {
       const rows = held.all({ method: r.method, receiver: r.receiver, from: amountToDb(r.from), to: amountToDb(r.to), now: r.now, merchantId: r.merchantId }) as [string, number | null][];
       return { amounts: rows.map((row) => amountFromDb(row[0])), byMerchant: rows.filter((row) => row[1] === 1).length };

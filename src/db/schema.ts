@@ -53,6 +53,10 @@ export interface IntentsTable {
   quote_source?: string | null;
   quoted_at?: number | null;
   quote_valid_until?: number | null;
+  /** An open intent (028): the methods offered, comma-separated; null for an intent created with a currency. */
+  offered_methods?: string | null;
+  /** An open intent's choices so far (028): JSON, db/intent-rows.ts; null before the first. */
+  choices?: string | null;
   /** The payment link the intent was created from (029); null for the API's creates. */
   link_id?: string | null;
 }

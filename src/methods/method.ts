@@ -156,6 +156,16 @@ export interface CheckoutText {
   warning?: string;
   /** A fiat amount: shown with this sign, fixed decimals and Indian grouping, without the unit. */
   fiatSign?: string;
+  /**
+   * On an open intent's choice of method: the group payers think in ("UPI", "USDT") and the
+   * network as wallets name it ("TRON (TRC-20)"); absent: the label is the group, no network.
+   */
+  choice?: { group: string; network?: string };
+}
+
+/** A method's group and network labels on an open intent's choice (CheckoutText.choice). */
+export function methodLabels(m: Pick<MethodDescriptor, 'checkout'>): { group: string; network: string | null } {
+  return { group: m.checkout.choice?.group ?? m.checkout.label, network: m.checkout.choice?.network ?? null };
 }
 
 export interface MethodSourceDeps extends SourceDeps {

@@ -7,10 +7,10 @@ import type { IntentService } from './intents/index.ts';
 import type { Actor } from './merchants/index.ts';
 import type { PaydLedger } from './ledger/index.ts';
 import { creditedTo, paymentDifference } from './ledger/named-intent.ts';
-import type { Intent } from '../domain/intent.ts';
+import { chosenIntent, type ChosenIntent } from '../domain/intent.ts';
 
 export interface SettlementPreview {
-  intent: Intent;
+  intent: ChosenIntent;
   txRef: string;
   /** The reference names a payment payd already recorded (its amount is known). */
   recorded: boolean;
@@ -52,8 +52,9 @@ export function createManualSettlementService(d: { db: Db; ledger: PaydLedger; i
 
   /** The intent and the reference as the method spells it, and the recorded payment it names, if any. */
   async function named(input: { intentId: string; txRef: string }) {
-    const row = await d.intents.find(input.intentId);
-    if (!row) throw new PaydError('NOT_FOUND', `no payment intent ${input.intentId}`);
+    const found = await d.intents.find(input.intentId);
+    if (!found) throw new PaydError('NOT_FOUND', `no payment intent ${input.intentId}`);
+    const row = chosenIntent(found);
     const rules = d.methods.of(row.method).txRef;
     const ref = normalizeTxRef(rules, input.txRef);
     if (!ref) throw new PaydError('INVALID_REQUEST', `--tx must be a ${rules.noun} of at most 200 characters`);

@@ -1,4 +1,5 @@
 import { PaydError } from '../domain/errors.ts';
+import { chosenIntent } from '../domain/intent.ts';
 import { parseDecimal } from '../domain/money.ts';
 import type { Random } from '../domain/ports.ts';
 import type { MethodRegistry } from '../methods/registry.ts';
@@ -35,8 +36,9 @@ export function createOperatorActions(d: { merchants: MerchantService; events: E
 
     /** `payd sandbox pay`: a simulated transfer carried through the sandbox source now; what became of it and the intent afterwards. */
     async sandboxPay(intentId: string, amount?: string) {
-      const intent = await d.intents.find(intentId);
-      if (!intent) throw new PaydError('NOT_FOUND', `no sandbox intent ${intentId}`);
+      const found = await d.intents.find(intentId);
+      if (!found) throw new PaydError('NOT_FOUND', `no sandbox intent ${intentId}`);
+      const intent = chosenIntent(found);
       const method = intent.method;
       const { rules, sandbox } = d.methods.of(method);
       let amountMinor = intent.payAmountMinor;

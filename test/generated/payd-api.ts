@@ -411,10 +411,13 @@ export interface components {
         Intent: {
             /** Format: uuid */
             intent_id: string;
-            /** @description The amount you asked for, as a plain decimal. */
-            amount: number;
-            /** @enum {string} */
-            currency: "UPI" | "USDT_TRC20" | "USDT_SOL" | "USDC_SOL" | "SOL" | "USDT_ETH" | "USDC_ETH" | "USDT_BSC" | "USDC_BSC" | "USDT_POLYGON" | "USDC_POLYGON" | "USDT_ARBITRUM" | "USDC_ARBITRUM" | "USDC_BASE";
+            /** @description The amount you asked for, as a plain decimal; on an open intent, the price in the chosen method's currency (null until the customer chooses). */
+            amount: number | null;
+            /**
+             * @description The payment method; on an open intent (created with methods), the one the customer chose, or paid in once settled; null until the customer chooses.
+             * @enum {string|null}
+             */
+            currency: "UPI" | "USDT_TRC20" | "USDT_SOL" | "USDC_SOL" | "SOL" | "USDT_ETH" | "USDC_ETH" | "USDT_BSC" | "USDC_BSC" | "USDT_POLYGON" | "USDC_POLYGON" | "USDT_ARBITRUM" | "USDC_ARBITRUM" | "USDC_BASE" | null;
             /**
              * @description A pending intent past expires_at reads as expired.
              * @enum {string}
@@ -433,12 +436,12 @@ export interface components {
              */
             canceled_at: string | null;
             order_id: string;
-            /** @description The exact amount the customer must send (unique among open intents of the address). */
-            pay_amount: number;
-            /** @description VPA for UPI, TRON address, or Solana wallet. */
-            payment_address: string;
-            /** @description UPI deep link, Solana Pay transfer request, or tron: URI. */
-            payment_uri: string;
+            /** @description The exact amount the customer must send (unique among open intents of the address); null on an open intent until the customer chooses. */
+            pay_amount: number | null;
+            /** @description VPA for UPI, TRON address, or Solana wallet; null on an open intent until the customer chooses. */
+            payment_address: string | null;
+            /** @description UPI deep link, Solana Pay transfer request, or tron: URI; null on an open intent until the customer chooses. */
+            payment_uri: string | null;
             /** @description Solana Pay reference key (SOL and USDC_SOL and USDT_SOL only). */
             reference?: string;
             /**
@@ -475,7 +478,7 @@ export interface components {
              * @description The payment link a customer created this intent from (only on such intents).
              */
             link_id?: string;
-            /** @description The fiat price as given at creation (only on intents created with price); amount is it converted at quote.rate. */
+            /** @description The fiat price as given at creation (only on intents created with price, and on open intents); amount is it converted at quote.rate. */
             price?: {
                 amount: number;
                 /** @enum {string} */
@@ -498,16 +501,32 @@ export interface components {
                  */
                 valid_until: string;
             };
+            /** @description Only on an open intent (created with methods): the methods the customer may pick on the checkout, each with its reserved pay_amount once chosen. Any of them paid settles the intent once. */
+            options?: {
+                /** @enum {string} */
+                currency: "UPI" | "USDT_TRC20" | "USDT_SOL" | "USDC_SOL" | "SOL" | "USDT_ETH" | "USDC_ETH" | "USDT_BSC" | "USDC_BSC" | "USDT_POLYGON" | "USDC_POLYGON" | "USDT_ARBITRUM" | "USDC_ARBITRUM" | "USDC_BASE";
+                /** @description What payers call it: UPI, USDT, USDC, SOL. */
+                group: string;
+                /** @description The network as wallets name it (TRON (TRC-20), Ethereum (ERC20), Solana (SPL)…); null when there is none to pick (UPI). */
+                network: string | null;
+                /** @description The unique amount reserved when the customer chose this method; null until then. */
+                pay_amount: number | null;
+                /** @description pay_amount as an exact decimal string, present only when pay_amount has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of pay_amount then. */
+                pay_amount_exact?: string;
+            }[];
         };
         CreatedIntent: {
             /** @constant */
             success: true;
             /** Format: uuid */
             intent_id: string;
-            /** @description The amount you asked for, as a plain decimal. */
-            amount: number;
-            /** @enum {string} */
-            currency: "UPI" | "USDT_TRC20" | "USDT_SOL" | "USDC_SOL" | "SOL" | "USDT_ETH" | "USDC_ETH" | "USDT_BSC" | "USDC_BSC" | "USDT_POLYGON" | "USDC_POLYGON" | "USDT_ARBITRUM" | "USDC_ARBITRUM" | "USDC_BASE";
+            /** @description The amount you asked for, as a plain decimal; on an open intent, the price in the chosen method's currency (null until the customer chooses). */
+            amount: number | null;
+            /**
+             * @description The payment method; on an open intent (created with methods), the one the customer chose, or paid in once settled; null until the customer chooses.
+             * @enum {string|null}
+             */
+            currency: "UPI" | "USDT_TRC20" | "USDT_SOL" | "USDC_SOL" | "SOL" | "USDT_ETH" | "USDC_ETH" | "USDT_BSC" | "USDC_BSC" | "USDT_POLYGON" | "USDC_POLYGON" | "USDT_ARBITRUM" | "USDC_ARBITRUM" | "USDC_BASE" | null;
             /**
              * @description A pending intent past expires_at reads as expired.
              * @enum {string}
@@ -526,12 +545,12 @@ export interface components {
              */
             canceled_at: string | null;
             order_id: string;
-            /** @description The exact amount the customer must send (unique among open intents of the address). */
-            pay_amount: number;
-            /** @description VPA for UPI, TRON address, or Solana wallet. */
-            payment_address: string;
-            /** @description UPI deep link, Solana Pay transfer request, or tron: URI. */
-            payment_uri: string;
+            /** @description The exact amount the customer must send (unique among open intents of the address); null on an open intent until the customer chooses. */
+            pay_amount: number | null;
+            /** @description VPA for UPI, TRON address, or Solana wallet; null on an open intent until the customer chooses. */
+            payment_address: string | null;
+            /** @description UPI deep link, Solana Pay transfer request, or tron: URI; null on an open intent until the customer chooses. */
+            payment_uri: string | null;
             /** @description Solana Pay reference key (SOL and USDC_SOL and USDT_SOL only). */
             reference?: string;
             /**
@@ -568,7 +587,7 @@ export interface components {
              * @description The payment link a customer created this intent from (only on such intents).
              */
             link_id?: string;
-            /** @description The fiat price as given at creation (only on intents created with price); amount is it converted at quote.rate. */
+            /** @description The fiat price as given at creation (only on intents created with price, and on open intents); amount is it converted at quote.rate. */
             price?: {
                 amount: number;
                 /** @enum {string} */
@@ -591,6 +610,19 @@ export interface components {
                  */
                 valid_until: string;
             };
+            /** @description Only on an open intent (created with methods): the methods the customer may pick on the checkout, each with its reserved pay_amount once chosen. Any of them paid settles the intent once. */
+            options?: {
+                /** @enum {string} */
+                currency: "UPI" | "USDT_TRC20" | "USDT_SOL" | "USDC_SOL" | "SOL" | "USDT_ETH" | "USDC_ETH" | "USDT_BSC" | "USDC_BSC" | "USDT_POLYGON" | "USDC_POLYGON" | "USDT_ARBITRUM" | "USDC_ARBITRUM" | "USDC_BASE";
+                /** @description What payers call it: UPI, USDT, USDC, SOL. */
+                group: string;
+                /** @description The network as wallets name it (TRON (TRC-20), Ethereum (ERC20), Solana (SPL)…); null when there is none to pick (UPI). */
+                network: string | null;
+                /** @description The unique amount reserved when the customer chose this method; null until then. */
+                pay_amount: number | null;
+                /** @description pay_amount as an exact decimal string, present only when pay_amount has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of pay_amount then. */
+                pay_amount_exact?: string;
+            }[];
         };
         IntentPage: {
             data: components["schemas"]["Intent"][];
@@ -620,6 +652,11 @@ export interface components {
              * @enum {string|null}
              */
             reason: "late" | "quote_expired" | "underpaid" | "overpaid" | "canceled" | "after_settlement" | null;
+            /**
+             * @description Only on an open intent, for a payment in another method than the one it settled in (a choice the customer left): amount is in this method's currency.
+             * @enum {string}
+             */
+            currency?: "UPI" | "USDT_TRC20" | "USDT_SOL" | "USDC_SOL" | "SOL" | "USDT_ETH" | "USDC_ETH" | "USDT_BSC" | "USDC_BSC" | "USDT_POLYGON" | "USDC_POLYGON" | "USDT_ARBITRUM" | "USDC_ARBITRUM" | "USDC_BASE";
         };
         /** @description The data of payment.held and payment.refunded. */
         HeldPayment: {
@@ -636,10 +673,13 @@ export interface components {
         PaymentSuccess: {
             /** Format: uuid */
             intent_id: string;
-            /** @description The amount you asked for, as a plain decimal. */
-            amount: number;
-            /** @enum {string} */
-            currency: "UPI" | "USDT_TRC20" | "USDT_SOL" | "USDC_SOL" | "SOL" | "USDT_ETH" | "USDC_ETH" | "USDT_BSC" | "USDC_BSC" | "USDT_POLYGON" | "USDC_POLYGON" | "USDT_ARBITRUM" | "USDC_ARBITRUM" | "USDC_BASE";
+            /** @description The amount you asked for, as a plain decimal; on an open intent, the price in the chosen method's currency (null until the customer chooses). */
+            amount: number | null;
+            /**
+             * @description The payment method; on an open intent (created with methods), the one the customer chose, or paid in once settled; null until the customer chooses.
+             * @enum {string|null}
+             */
+            currency: "UPI" | "USDT_TRC20" | "USDT_SOL" | "USDC_SOL" | "SOL" | "USDT_ETH" | "USDC_ETH" | "USDT_BSC" | "USDC_BSC" | "USDT_POLYGON" | "USDC_POLYGON" | "USDT_ARBITRUM" | "USDC_ARBITRUM" | "USDC_BASE" | null;
             /**
              * @description A pending intent past expires_at reads as expired.
              * @enum {string}
@@ -658,12 +698,12 @@ export interface components {
              */
             canceled_at: string | null;
             order_id: string;
-            /** @description The exact amount the customer must send (unique among open intents of the address). */
-            pay_amount: number;
-            /** @description VPA for UPI, TRON address, or Solana wallet. */
-            payment_address: string;
-            /** @description UPI deep link, Solana Pay transfer request, or tron: URI. */
-            payment_uri: string;
+            /** @description The exact amount the customer must send (unique among open intents of the address); null on an open intent until the customer chooses. */
+            pay_amount: number | null;
+            /** @description VPA for UPI, TRON address, or Solana wallet; null on an open intent until the customer chooses. */
+            payment_address: string | null;
+            /** @description UPI deep link, Solana Pay transfer request, or tron: URI; null on an open intent until the customer chooses. */
+            payment_uri: string | null;
             /** @description Solana Pay reference key (SOL and USDC_SOL and USDT_SOL only). */
             reference?: string;
             /**
@@ -700,7 +740,7 @@ export interface components {
              * @description The payment link a customer created this intent from (only on such intents).
              */
             link_id?: string;
-            /** @description The fiat price as given at creation (only on intents created with price); amount is it converted at quote.rate. */
+            /** @description The fiat price as given at creation (only on intents created with price, and on open intents); amount is it converted at quote.rate. */
             price?: {
                 amount: number;
                 /** @enum {string} */
@@ -723,6 +763,19 @@ export interface components {
                  */
                 valid_until: string;
             };
+            /** @description Only on an open intent (created with methods): the methods the customer may pick on the checkout, each with its reserved pay_amount once chosen. Any of them paid settles the intent once. */
+            options?: {
+                /** @enum {string} */
+                currency: "UPI" | "USDT_TRC20" | "USDT_SOL" | "USDC_SOL" | "SOL" | "USDT_ETH" | "USDC_ETH" | "USDT_BSC" | "USDC_BSC" | "USDT_POLYGON" | "USDC_POLYGON" | "USDT_ARBITRUM" | "USDC_ARBITRUM" | "USDC_BASE";
+                /** @description What payers call it: UPI, USDT, USDC, SOL. */
+                group: string;
+                /** @description The network as wallets name it (TRON (TRC-20), Ethereum (ERC20), Solana (SPL)…); null when there is none to pick (UPI). */
+                network: string | null;
+                /** @description The unique amount reserved when the customer chose this method; null until then. */
+                pay_amount: number | null;
+                /** @description pay_amount as an exact decimal string, present only when pay_amount has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of pay_amount then. */
+                pay_amount_exact?: string;
+            }[];
             /**
              * @description Paid after expires_at while the amount was still reserved (latePayments: settle), or after a quote the method settles late (settleExpiredQuotes).
              * @constant
@@ -877,10 +930,12 @@ export interface operations {
                         currency: string;
                     };
                     /**
-                     * @description The payment method; one not enabled on this payd is refused with METHOD_UNSUPPORTED.
+                     * @description The payment method; one not enabled on this payd is refused with METHOD_UNSUPPORTED. Required unless `methods` asks for an open intent.
                      * @enum {string}
                      */
-                    currency: "UPI" | "USDT_TRC20" | "USDT_SOL" | "USDC_SOL" | "SOL" | "USDT_ETH" | "USDC_ETH" | "USDT_BSC" | "USDC_BSC" | "USDT_POLYGON" | "USDC_POLYGON" | "USDT_ARBITRUM" | "USDC_ARBITRUM" | "USDC_BASE";
+                    currency?: "UPI" | "USDT_TRC20" | "USDT_SOL" | "USDC_SOL" | "SOL" | "USDT_ETH" | "USDC_ETH" | "USDT_BSC" | "USDC_BSC" | "USDT_POLYGON" | "USDC_POLYGON" | "USDT_ARBITRUM" | "USDC_ARBITRUM" | "USDC_BASE";
+                    /** @description An open intent instead of `currency`: the customer picks one of these methods on the checkout ("all": every enabled method that can take the price). Needs `price`, or `amount` in INR. The intent starts with `currency: null` and its `options`. */
+                    methods?: "all" | string[];
                     order_id: string;
                     return_url?: string;
                 };

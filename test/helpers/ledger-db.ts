@@ -34,7 +34,7 @@ export async function addIntent(db: Db, payMinor: bigint, o: Partial<Intent> & {
   const intent = pendingIntent(id, payMinor, T0, { merchantId: 'm1', orderId: `o${n}`, ...o });
   await db.insertInto('intents').values(intentToRow(intent)).execute();
   if (o.reservedUntil !== null) {
-    await db.insertInto('amount_reservations').values({ method: intent.method, receiver: intent.receiver, pay_amount_minor: amountToDb(payMinor), intent_id: id, reserved_until: o.reservedUntil ?? T0 + 3_600_000 }).execute();
+    await db.insertInto('amount_reservations').values({ method: intent.method ?? '', receiver: intent.receiver, pay_amount_minor: amountToDb(payMinor), intent_id: id, reserved_until: o.reservedUntil ?? T0 + 3_600_000 }).execute();
   }
   return intent;
 }

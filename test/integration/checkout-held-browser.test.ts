@@ -40,7 +40,7 @@ const text = async (page: Page, selector: string) => ((await page.locator(select
 async function pay(co: CheckoutApp, intentId: string, amountMinor: bigint, txRef: string, withReference = false) {
   const row = (await co.app.intents.find(intentId))!;
   const now = co.clock.now();
-  return co.app.ledger.ingest({ method: row.method, receiver: row.receiver, amountMinor, txRef, occurredAt: now, observedAt: now, source: 'imap', ...(withReference && row.reference ? { references: [row.reference] } : {}) });
+  return co.app.ledger.ingest({ method: row.method!, receiver: row.receiver, amountMinor, txRef, occurredAt: now, observedAt: now, source: 'imap', ...(withReference && row.reference ? { references: [row.reference] } : {}) });
 }
 
 async function api(co: CheckoutApp, path: string, headers: Record<string, string>) {

@@ -29,6 +29,8 @@ export interface PageInput {
   receivedMinor?: bigint;
   /** Part paid on a reference (Solana Pay): what is still due and the payment link for exactly that. */
   due?: { minor: bigint; uri: string };
+  /** An open intent: where the customer goes back to pay another way (absent: the method is fixed). */
+  changeUrl?: string;
 }
 
 /** Why a payment is held, in a shopper's words. */
@@ -64,7 +66,8 @@ export function formatRemaining(ms: number): string {
   return hh > 0 ? `${hh}:${String(mm).padStart(2, '0')}:${ss}` : `${mm}:${ss}`;
 }
 
-function layout(title: string, assets: AssetUrls, body: Safe): string {
+/** The document around a checkout page's body (this page, the choice of method, a payment link's page). */
+export function layout(title: string, assets: AssetUrls, body: Safe): string {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -145,6 +148,7 @@ export function checkoutPage(p: PageInput): string {
         <button type="button" class="copy" data-copy="address">Copy</button></dd>
     </dl>
     ${warning ? html`<p class="network-warning" id="network-warning" role="note">${warning}</p>` : html``}
+    ${p.changeUrl ? html`<p class="change-method"><a id="change-method" href="${p.changeUrl}">Pay another way</a> (only if you have not paid yet)</p>` : html``}
 
   </section>
 

@@ -13,9 +13,13 @@ import { checkoutPage, errorPage, notFoundPage } from './page.ts';
 import { createQrCache } from './qr.ts';
 import { checkoutState, type CheckoutState } from './state.ts';
 import type { MethodDescriptor } from '../../methods/method.ts';
+import { PaydError } from '../../domain/errors.ts';
+import { effectiveStatus } from '../../domain/intent.ts';
+import { readForm } from '../console/form.ts';
+import { choicePage, closedChoicePage } from './choice.ts';
 
 export interface CheckoutDeps {
-  intents: Pick<IntentService, 'find'>;
+  intents: Pick<IntentService, 'find' | 'chooseMethod' | 'methodOptions'>;
   merchants: Pick<MerchantService, 'get'>;
   clock: Clock;
   log: Logger;
@@ -82,17 +86,32 @@ export function registerCheckout(app: H3, d: CheckoutDeps): void {
 
   app.get('/pay/assets/:name', async (event) => assets.serve(event.context.params?.name ?? '') ?? htmlResponse(notFoundPage(assets.urls), 404), limited);
 
+  /** An open intent's choice of method: before the first choice, or when the customer asks to change it. */
+  async function choice(intent: Intent, payee: string, error?: { message: string; status: number }): Promise<Response> {
+    const open = intent.open!;
+    const status = effectiveStatus(intent, d.clock.now());
+    if (status !== 'pending') return htmlResponse(closedChoicePage({ payee, orderId: intent.orderId, status, assets: assets.urls }));
+    const options = await d.intents.methodOptions({ amount: Number(open.price.amount), currency: open.price.currency }, open.methods);
+    return htmlResponse(
+      choicePage({ intentId: intent.id, payee, orderId: intent.orderId, livemode: d.livemode, assets: assets.urls, options, action: `/pay/${intent.id}/choose`, price: open.price, current: intent.method, error: error?.message }),
+      error?.status,
+    );
+  }
+
   const page = guard('html', async (event) => {
     const intent = await d.intents.find(param(event));
     if (!intent) return htmlResponse(notFoundPage(assets.urls), 404);
     const merchant = await d.merchants.get(intent.merchantId);
     const state = checkoutState(intent, d.clock.now());
+    if (intent.open && (intent.method === null || (state.status === 'pending' && event.url.searchParams.has('choose')))) {
+      return choice(intent, payeeShown(d.payeeName, merchant.name));
+    }
     const money = d.money && (intent.paymentCount ?? 0) > 0 ? await d.money(intent) : undefined;
-    const method = d.methods.of(intent.method);
+    const method = d.methods.of(intent.method!);
     const due = remainderDue(intent, state, method, money);
     const uri = due ? method.remainderUri!(intent.paymentUri, due) : intent.paymentUri;
     return htmlResponse(
-      checkoutPage({ intent, method, payee: payeeShown(d.payeeName, merchant.name), merchantName: merchant.name, state, qr: await qr.svg(intent.id, uri), assets: assets.urls, livemode: d.livemode, held: money?.payments, receivedMinor: money?.receivedMinor, due: due ? { minor: due, uri } : undefined }),
+      checkoutPage({ intent, method, payee: payeeShown(d.payeeName, merchant.name), merchantName: merchant.name, state, qr: await qr.svg(intent.id, uri), assets: assets.urls, livemode: d.livemode, held: money?.payments, receivedMinor: money?.receivedMinor, due: due ? { minor: due, uri } : undefined, changeUrl: intent.open && state.status === 'pending' ? `/pay/${intent.id}?choose` : undefined }),
     );
   });
   app.get('/pay/:intent_id', page, limited);
@@ -101,6 +120,30 @@ export function registerCheckout(app: H3, d: CheckoutDeps): void {
     const res = await page(event);
     return new Response(null, { status: res.status, headers: res.headers });
   }, limited);
+
+  // The customer's choice on an open intent (a plain form post): the intent's page then shows that method.
+  // Per client IP like the page; each intent reserves at most MAX_OPEN_CHOICES amounts whoever clicks.
+  app.post(
+    '/pay/:intent_id/choose',
+    guard('html', async (event) => {
+      const intent = await d.intents.find(param(event));
+      if (!intent) return htmlResponse(notFoundPage(assets.urls), 404);
+      const merchant = await d.merchants.get(intent.merchantId);
+      const currency = (await readForm(event)).get('currency') ?? '';
+      try {
+        await d.intents.chooseMethod(intent.id, currency, merchant);
+      } catch (err) {
+        if (!(err instanceof PaydError)) throw err;
+        const status = err.code === 'INTENT_NOT_FOUND' ? 404 : err.code === 'AMOUNT_UNAVAILABLE' || err.code === 'RATE_UNAVAILABLE' ? 503 : 409;
+        const now = await d.intents.find(intent.id);
+        return choice(now ?? intent, payeeShown(d.payeeName, merchant.name), { message: err.message, status });
+      }
+      const headers = securityHeaders('text/plain; charset=utf-8');
+      headers.set('location', `/pay/${intent.id}`);
+      return new Response(null, { status: 303, headers });
+    }),
+    limited,
+  );
 
   // The fallback when websockets are blocked: this intent's state only, nothing more than the page shows.
   app.get(

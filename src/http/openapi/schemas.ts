@@ -17,16 +17,20 @@ const exact = (field: string) => ({
 /** The fetch response; also the `data` of every webhook and event. */
 const intentPropertiesOf = (methods: MethodRegistry) => ({
   intent_id: { type: 'string', format: 'uuid' },
-  amount: { type: 'number', description: 'The amount you asked for, as a plain decimal.' },
-  currency: { type: 'string', enum: [...methods.ids] },
+  amount: nullable({ type: 'number', description: "The amount you asked for, as a plain decimal; on an open intent, the price in the chosen method's currency (null until the customer chooses)." }),
+  currency: {
+    type: ['string', 'null'],
+    enum: [...methods.ids, null],
+    description: 'The payment method; on an open intent (created with methods), the one the customer chose, or paid in once settled; null until the customer chooses.',
+  },
   status: { type: 'string', enum: [...INTENT_STATUSES], description: 'A pending intent past expires_at reads as expired.' },
   transaction_hash: nullable({ type: 'string', description: 'UTR, TRON transaction id or Solana signature; null until settled.' }),
   verified_at: nullable({ ...timestamp, description: 'When payd verified the payment; null until settled.' }),
   canceled_at: nullable({ ...timestamp, description: 'When the intent was canceled; null unless canceled.' }),
   order_id: { type: 'string' },
-  pay_amount: { type: 'number', description: 'The exact amount the customer must send (unique among open intents of the address).' },
-  payment_address: { type: 'string', description: 'VPA for UPI, TRON address, or Solana wallet.' },
-  payment_uri: { type: 'string', description: 'UPI deep link, Solana Pay transfer request, or tron: URI.' },
+  pay_amount: nullable({ type: 'number', description: 'The exact amount the customer must send (unique among open intents of the address); null on an open intent until the customer chooses.' }),
+  payment_address: nullable({ type: 'string', description: 'VPA for UPI, TRON address, or Solana wallet; null on an open intent until the customer chooses.' }),
+  payment_uri: nullable({ type: 'string', description: 'UPI deep link, Solana Pay transfer request, or tron: URI; null on an open intent until the customer chooses.' }),
   reference: { type: 'string', description: `Solana Pay reference key (${methods.list.filter((m) => m.newReference).map((m) => m.id).sort().join(' and ')} only).` },
   created_at: timestamp,
   expires_at: timestamp,
@@ -41,7 +45,7 @@ const intentPropertiesOf = (methods: MethodRegistry) => ({
   link_id: { type: 'string', format: 'uuid', description: 'The payment link a customer created this intent from (only on such intents).' },
   price: {
     type: 'object',
-    description: 'The fiat price as given at creation (only on intents created with price); amount is it converted at quote.rate.',
+    description: 'The fiat price as given at creation (only on intents created with price, and on open intents); amount is it converted at quote.rate.',
     required: ['amount', 'currency'],
     properties: { amount: { type: 'number' }, currency: { type: 'string', enum: [...FIAT_CODES] } },
   },
@@ -54,6 +58,21 @@ const intentPropertiesOf = (methods: MethodRegistry) => ({
       source: { type: 'string', description: 'Where the rate came from: a source (coindcx, kraken, …), a cross rate (kraken×frankfurter), peg (1 USDT = 1 USD) or identity.' },
       quoted_at: timestamp,
       valid_until: timestamp,
+    },
+  },
+  options: {
+    type: 'array',
+    description: 'Only on an open intent (created with methods): the methods the customer may pick on the checkout, each with its reserved pay_amount once chosen. Any of them paid settles the intent once.',
+    items: {
+      type: 'object',
+      required: ['currency', 'group', 'network', 'pay_amount'],
+      properties: {
+        currency: { type: 'string', enum: [...methods.ids] },
+        group: { type: 'string', description: 'What payers call it: UPI, USDT, USDC, SOL.' },
+        network: nullable({ type: 'string', description: 'The network as wallets name it (TRON (TRC-20), Ethereum (ERC20), Solana (SPL)…); null when there is none to pick (UPI).' }),
+        pay_amount: nullable({ type: 'number', description: 'The unique amount reserved when the customer chose this method; null until then.' }),
+        pay_amount_exact: exact('pay_amount'),
+      },
     },
   },
 });
@@ -95,6 +114,7 @@ export function apiSchemas(methods: MethodRegistry) {
         received_at: { ...timestamp, description: 'When it was paid (block time, bank alert time).' },
         status: { type: 'string', enum: ['credited', 'held', 'refunded'], description: 'credited: counts towards amount_received; held: waits for you (accept or refund it); refunded: you said you returned it.' },
         reason: paymentReason,
+        currency: { type: 'string', enum: [...methods.ids], description: "Only on an open intent, for a payment in another method than the one it settled in (a choice the customer left): amount is in this method's currency." },
       },
     },
     HeldPayment: {

@@ -4,7 +4,7 @@ import { andThen } from '../../domain/awaitable.ts';
 import { unshowableChar } from '../../domain/display-text.ts';
 import { PaydError } from '../../domain/errors.ts';
 import type { IntentService } from '../../services/intents/index.ts';
-import type { CreateIntentInput } from '../../services/intents/inputs.ts';
+import type { CreateIntentInput, OpenIntentInput } from '../../services/intents/inputs.ts';
 import type { IntentCancellation } from '../../services/intents/cancel.ts';
 import type { IntentListing } from '../../services/intents/list.ts';
 import type { HeldPayments } from '../../services/held-payments.ts';
@@ -52,7 +52,30 @@ export const CreateBody = v.object({
     ),
   ),
   // The API document lists the methods this payd knows (openapi/document.ts); one not enabled here is METHOD_UNSUPPORTED.
-  currency: v.pipe(v.string('currency must be a string'), v.description('The payment method; one not enabled on this payd is refused with METHOD_UNSUPPORTED.')),
+  currency: v.optional(
+    v.pipe(
+      v.string('currency must be a string'),
+      v.description('The payment method; one not enabled on this payd is refused with METHOD_UNSUPPORTED. Required unless `methods` asks for an open intent.'),
+    ),
+  ),
+  methods: v.optional(
+    v.pipe(
+      v.union(
+        [
+          v.literal('all'),
+          v.pipe(
+            v.array(v.string('methods must list method ids'), 'methods must be "all" or a list of methods'),
+            v.minLength(1, 'methods must not be empty'),
+            v.maxLength(64, 'methods must list at most 64 methods'),
+          ),
+        ],
+        'methods must be "all" or a list of methods',
+      ),
+      v.description(
+        'An open intent instead of `currency`: the customer picks one of these methods on the checkout ("all": every enabled method that can take the price). Needs `price`, or `amount` in INR. The intent starts with `currency: null` and its `options`.',
+      ),
+    ),
+  ),
   order_id: v.pipe(
     v.string('order_id must be a string'),
     v.minLength(1, 'order_id must not be empty'),
@@ -75,23 +98,45 @@ export const CreateBody = v.object({
   ),
 });
 
+/** A create's request: a method named (`currency`), or an open intent (`methods`). */
+export type CreateRequest = { open: false; input: CreateIntentInput } | { open: true; input: OpenIntentInput };
+
 /** Shape checks only (INVALID_REQUEST); business rules follow in the intent service. */
-export function parseCreateBody(body: unknown): CreateIntentInput {
+export function parseCreateRequest(body: unknown): CreateRequest {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new PaydError('INVALID_REQUEST', 'request body must be a JSON object', { errors: [{ field: '(body)', message: 'request body must be a JSON object' }] });
   const r = v.safeParse(CreateBody, body);
-  if (r.success) {
+  // Without `methods` a missing currency is the error it always was, beside the body's other ones.
+  const record = body as Record<string, unknown>;
+  const noCurrency = record.currency === undefined && record.methods === undefined ? [{ field: 'currency', message: 'currency is required' }] : [];
+  if (r.success && noCurrency.length === 0) {
     const both = r.output.amount !== undefined && r.output.price !== undefined;
     if (both || (r.output.amount === undefined && r.output.price === undefined)) {
       const message = both ? 'give either amount or price, not both' : 'amount (or price) is required';
       throw new PaydError('INVALID_REQUEST', message, { errors: [{ field: 'amount', message }] });
     }
-    return r.output;
+    const { methods, currency, ...rest } = r.output;
+    if (methods === undefined) return { open: false, input: { ...rest, currency: currency! } };
+    if (currency !== undefined) {
+      const message = 'give either currency or methods, not both';
+      throw new PaydError('INVALID_REQUEST', message, { errors: [{ field: 'methods', message }] });
+    }
+    return { open: true, input: { ...rest, methods } };
   }
-  const errors = r.issues.map((i) => {
+  const issues = r.success ? [] : r.issues.map((i) => {
     const field = v.getDotPath(i) ?? '(body)';
     return { field, message: i.input === undefined ? `${field} is required` : i.message };
   });
+  // In the body's field order, as the schema reported them before currency became optional.
+  const cut = issues.findIndex((e) => !['amount', 'price'].includes(e.field.split('.')[0]));
+  const errors = cut < 0 ? [...issues, ...noCurrency] : [...issues.slice(0, cut), ...noCurrency, ...issues.slice(cut)];
   throw new PaydError('INVALID_REQUEST', errors.map((e) => e.message).join('; '), { errors });
+}
+
+/** A create that names its method (the only kind before open intents); an open one is refused. */
+export function parseCreateBody(body: unknown): CreateIntentInput {
+  const request = parseCreateRequest(body);
+  if (request.open) throw new PaydError('INVALID_REQUEST', 'currency is required', { errors: [{ field: 'currency', message: 'currency is required' }] });
+  return request.input;
 }
 
 const timestamp = (what: string) =>
@@ -140,8 +185,8 @@ export function intentRoutes(
   app.post(
     '/api/v1/intents/create-payment',
     route(async (event, { merchant }) => {
-      const input = parseCreateBody(await readJsonBody(event));
-      return jsonReply(await d.intents.create(merchant!, input));
+      const request = parseCreateRequest(await readJsonBody(event));
+      return jsonReply(request.open ? await d.intents.createOpen(merchant!, request.input) : await d.intents.create(merchant!, request.input));
     }, { auth: true }),
   );
   app.all('/api/v1/intents/create-payment', notAllowed('POST'));

@@ -62,6 +62,7 @@ function descriptor(c: EvmCurrency, index: number): MethodDescriptor<EvmSection>
     paymentUri: (d) => eip681(d.token ?? token.contract, chain.chainId, d.receiver, d.payAmountMinor),
     checkout: {
       label: `${unit} on ${chain.network}`,
+      choice: { group: unit, network: chain.network },
       appButton: 'Open in a wallet',
       scanWith: 'wallet',
       addressLabel: 'Address',

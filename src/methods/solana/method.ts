@@ -62,6 +62,7 @@ export function splTokenMethod(t: SplToken): MethodDescriptor<SplSection> {
     checkout: {
       ...walletCheckout,
       label: `${t.unit} on Solana (SPL)`,
+      choice: { group: t.unit, network: 'Solana (SPL)' },
       warning: `Send only ${t.unit} on the Solana network (SPL). ${t.unit} sent on any other network (TRON, Ethereum, BNB Chain…) does not arrive and is lost.`,
     },
     init: { order: t.initOrder, ask: askWallet(`${t.unit} on Solana`) },
@@ -80,6 +81,7 @@ export const solMethod: MethodDescriptor<SolSection> = {
   checkout: {
     ...walletCheckout,
     label: 'SOL on Solana',
+    choice: { group: 'SOL', network: 'Solana' },
     warning: 'Send only SOL on the Solana network. Anything sent on another network does not arrive and is lost.',
   },
   init: { order: 30, ask: askWallet('SOL on Solana') },

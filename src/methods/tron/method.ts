@@ -31,6 +31,7 @@ export function trc20Method(t: Trc20Token): MethodDescriptor<TronSection> {
     paymentUri: (d) => `tron:${d.receiver}?token=${encodeURIComponent(d.token ?? '')}&amount=${formatMinor(d.payAmountMinor, t.decimals)}`,
     checkout: {
       label: `${t.unit} on TRON (TRC-20)`,
+      choice: { group: t.unit, network: 'TRON (TRC-20)' },
       appButton: 'Open in a TRON wallet',
       scanWith: 'wallet',
       addressLabel: 'Address',

@@ -18,7 +18,7 @@ export async function expireDue(d: { db: Db; outbox: Outbox; metrics: Metrics; c
         const upd = await tx.updateTable('intents').set({ status: 'expired', updated_at: ctx.now }).where('id', '=', intent.id).where('status', '=', 'pending').executeTakeFirst();
         if (Number(upd.numUpdatedRows) === 0) continue;
         await d.outbox.enqueue(tx, intent.merchantId, intent.id, 'intent.expired', intentView({ ...intent, status: 'expired', updatedAt: ctx.now }, ctx, await moneyOfOne(tx, intent)));
-        methods.push(intent.method);
+        if (intent.method !== null) methods.push(intent.method);
       }
       return { n: rows.length, methods };
     });

@@ -4,11 +4,12 @@ import type { Db } from '../../db/open.ts';
 import { intentFromRow } from '../../db/intent-rows.ts';
 import { payeeShown } from '../../domain/payee.ts';
 import { PaydError } from '../../domain/errors.ts';
-import { createdView, intentView, NO_MONEY, type Intent, type IntentPricing, type IntentStatus, type IntentView, type ViewContext } from '../../domain/intent.ts';
+import { chosenIntent, createdView, intentView, NO_MONEY, type ChosenIntent, type Intent, type IntentPricing, type IntentStatus, type IntentView, type ViewContext } from '../../domain/intent.ts';
 import type { Method } from '../../domain/methods.ts';
 import { noopMetrics, type Clock, type Logger, type Metrics, type Random } from '../../domain/ports.ts';
 import type { MethodAmounts } from '../../config/read.ts';
 import type { MethodRegistry } from '../../methods/registry.ts';
+import { methodLabels } from '../../methods/method.ts';
 import type { Fiat } from '../../domain/rates.ts';
 import { UUID_V4 } from '../../domain/ids.ts';
 import type { Merchant } from '../merchants/index.ts';
@@ -20,6 +21,8 @@ import type { CreateIntentInput, MethodDeposit } from './inputs.ts';
 import { expireDue } from './expiry.ts';
 import { quotePrice, type QuoteDeps } from './quote.ts';
 import { createPoolWatch, reserveAmount } from './reserve.ts';
+import { chooseMethod, methodOptions, offeredMethods, openPrice, type OpenIntentDeps } from './open.ts';
+import type { OpenIntentInput } from './inputs.ts';
 
 export interface IntentServiceDeps extends QuoteDeps {
   db: Db;
@@ -48,7 +51,8 @@ export function createIntentService(d: IntentServiceDeps) {
   const metrics = d.metrics ?? noopMetrics;
   const notePoolUse = createPoolWatch({ metrics, log: d.log, clock: d.clock });
   const decimalsOf = (method: Method): number => d.registry.of(method).rules.decimals;
-  const ctx = (): ViewContext => ({ now: d.clock.now(), livemode: d.livemode, publicUrl: d.publicUrl, decimalsOf });
+  const labelsOf = (method: Method) => methodLabels(d.registry.of(method));
+  const ctx = (): ViewContext => ({ now: d.clock.now(), livemode: d.livemode, publicUrl: d.publicUrl, decimalsOf, labelsOf });
 
   /** A retried create: same method and the same amount, or the same price (the rate may have moved since). */
   function sameRequest(intent: Intent, method: Method, amountMinor: bigint | null, price: IntentPricing | null): boolean {
@@ -57,7 +61,60 @@ export function createIntentService(d: IntentServiceDeps) {
     return intent.pricing === null && intent.amountMinor === amountMinor;
   }
 
+  const open: OpenIntentDeps = { ...d, labelsOf };
+
   return {
+    /**
+     * An open intent: priced in fiat, no method yet; the customer picks one of the offered methods
+     * on the checkout (chooseMethod). A retried create of the same order and price returns it.
+     */
+    async createOpen(merchant: Merchant, input: OpenIntentInput) {
+      const price = openPrice(input);
+      const { text, fiat } = checkPrice(price);
+      const methods = await offeredMethods(open, price, input.methods);
+      const row = await d.store.write(async (w): Promise<Intent> => {
+        const existing = await w.byOrder(merchant.clientId, input.order_id);
+        if (existing) {
+          const same = existing.open && existing.open.price.currency === fiat && existing.open.price.amount === text && existing.open.methods.join(',') === methods.join(',');
+          if (!same) throw conflict(input.order_id);
+          return existing;
+        }
+        const now = d.clock.now();
+        const intent: Intent = {
+          id: d.random.uuid(),
+          merchantId: merchant.clientId,
+          orderId: input.order_id,
+          method: null,
+          amountMinor: 0n,
+          payAmountMinor: 0n,
+          receiver: '',
+          reference: null,
+          paymentUri: '',
+          status: 'pending',
+          returnUrl: input.return_url ?? null,
+          createdAt: now,
+          expiresAt: now + d.ttlSeconds * 1000,
+          transactionHash: null,
+          verifiedAt: null,
+          paymentId: null,
+          updatedAt: now,
+          canceledAt: null,
+          pricing: null,
+          open: { price: { amount: text, currency: fiat }, methods, choices: [] },
+        };
+        await w.insert(intent);
+        return intent;
+      });
+      return createdView(row, ctx());
+    },
+
+    /** The methods that can take this price now (the checkout's choice, a payment link's page). */
+    methodOptions: (price: { amount: number; currency: string }, offered: readonly string[] | 'all') => methodOptions(open, price, offered),
+
+    /** The customer's choice on an open intent (open.ts chooseMethod): the intent as it now is. */
+    chooseMethod: (intentId: string, currency: string, merchant: Pick<Merchant, 'name'>) =>
+      UUID_V4.test(intentId) ? chooseMethod(open, intentId.toLowerCase(), currency, merchant) : Promise.reject(notFound(intentId)),
+
     /** `from.linkId`: a customer chose a method on this payment link (services/links); the API never sets it. */
     async create(merchant: Merchant, input: CreateIntentInput, from?: { linkId: string }) {
       let method: Method, deposit: MethodDeposit;
@@ -75,12 +132,12 @@ export function createIntentService(d: IntentServiceDeps) {
       const asked = input.price ? { priceAmount: checkPrice(input.price).text, priceCurrency: input.price.currency as Fiat } : null;
       // SQLite: one job of a group commit, answered once the group's transaction is durable.
       // The job may run twice (see IntentStore.write): it reports what it did instead of setting state.
-      const { row, created } = await d.store.write(async (w): Promise<{ row: Intent; created?: { payAmount: bigint; amounts: MethodAmounts } }> => {
+      const { row, created } = await d.store.write(async (w): Promise<{ row: ChosenIntent; created?: { payAmount: bigint; amounts: MethodAmounts } }> => {
         // Inside the write transaction, so concurrent identical creates see each other.
         const existing = await w.byOrder(merchant.clientId, input.order_id);
         if (existing) {
           if (!sameRequest(existing, method, amountMinor, asked as IntentPricing | null)) throw conflict(input.order_id);
-          return { row: existing };
+          return { row: chosenIntent(existing) };
         }
         const q = quoted ? await quoted : null;
         const amount = q?.amountMinor ?? amountMinor!;
@@ -99,7 +156,7 @@ export function createIntentService(d: IntentServiceDeps) {
           decimals: decimalsOf(method),
         });
         const reference = deposit.method.newReference?.(d.random) ?? null;
-        const intent: Intent = {
+        const intent: ChosenIntent = {
           id,
           merchantId: merchant.clientId,
           orderId: input.order_id,

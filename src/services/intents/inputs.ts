@@ -26,3 +26,14 @@ export interface CreateIntentInput {
   order_id: string;
   return_url?: string;
 }
+
+/** An open create: no currency; the customer picks one of `methods` on the checkout. */
+export interface OpenIntentInput {
+  /** The methods offered, or "all": every enabled method that can take the price. */
+  methods: readonly string[] | 'all';
+  /** A fiat price; or `amount`, a price in INR. Exactly one of them. */
+  price?: { amount: number; currency: string };
+  amount?: number | string;
+  order_id: string;
+  return_url?: string;
+}

@@ -11,7 +11,7 @@ const REASONS = new Set(['late', 'quote_expired', 'underpaid', 'overpaid', 'canc
 export const shownHash = (row: Pick<PaymentsTable, 'tx_ref' | 'tx_hash'>): string => row.tx_hash ?? row.tx_ref;
 
 /** A payment row as shown on its intent, or undefined for one the merchant does not see (unmatched). */
-export function shownPayment(row: Pick<PaymentsTable, 'status' | 'reason' | 'tx_ref' | 'tx_hash' | 'amount_minor' | 'occurred_at'>): ShownPayment | undefined {
+export function shownPayment(row: Pick<PaymentsTable, 'status' | 'reason' | 'tx_ref' | 'tx_hash' | 'amount_minor' | 'occurred_at'> & { method?: string }): ShownPayment | undefined {
   const status = SHOWN[row.status];
   if (!status) return undefined;
   return {
@@ -20,6 +20,7 @@ export function shownPayment(row: Pick<PaymentsTable, 'status' | 'reason' | 'tx_
     receivedAt: row.occurred_at,
     status,
     reason: row.reason !== null && REASONS.has(row.reason) ? (row.reason as ShownPayment['reason']) : null,
+    method: row.method,
   };
 }
 
@@ -31,9 +32,10 @@ export async function moneyOf(db: Db | Tx, intents: readonly Intent[]): Promise<
   const out = new Map<string, IntentMoney>();
   const ids = intents.filter((i) => (i.paymentCount ?? 0) > 0 || i.paymentId !== null).map((i) => i.id);
   if (ids.length === 0) return out;
+  const methodOf = new Map(intents.map((i) => [i.id, i.method]));
   const rows = await db
     .selectFrom('payments')
-    .select(['intent_id', 'status', 'reason', 'tx_ref', 'tx_hash', 'amount_minor', 'occurred_at', 'observed_at', 'id'])
+    .select(['intent_id', 'status', 'reason', 'tx_ref', 'tx_hash', 'amount_minor', 'occurred_at', 'observed_at', 'id', 'method'])
     .where('intent_id', 'in', ids)
     .where('status', 'in', ['matched', 'held', 'refunded'])
     .orderBy('observed_at')
@@ -45,7 +47,8 @@ export async function moneyOf(db: Db | Tx, intents: readonly Intent[]): Promise<
     let m = out.get(row.intent_id);
     if (!m) out.set(row.intent_id, (m = { receivedMinor: 0n, payments: [] }));
     m.payments.push(shown);
-    if (shown.status === 'credited') m.receivedMinor += shown.amountMinor;
+    // Summed in the intent's own method: a part credited on another of an open intent's choices is listed, not added.
+    if (shown.status === 'credited' && methodOf.get(row.intent_id) === shown.method) m.receivedMinor += shown.amountMinor;
   }
   return out;
 }

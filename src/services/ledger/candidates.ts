@@ -1,7 +1,7 @@
 import type { Tx } from '../../db/open.ts';
 import { intentFromRow } from '../../db/intent-rows.ts';
 import type { Candidate } from '../../domain/attribution.ts';
-import type { Intent } from '../../domain/intent.ts';
+import { asChoice, type Intent } from '../../domain/intent.ts';
 import { amountFromDb, amountToDb } from '../../db/amounts.ts';
 import type { ReceivedPayment } from '../../domain/payment.ts';
 import type { PaymentPolicy } from '../../domain/payment-policy.ts';
@@ -46,9 +46,15 @@ export async function candidates(tx: Tx, p: ReceivedPayment, policy: PaymentPoli
     .orderBy('created_at', 'desc')
     .limit(1)
     .execute();
-  const intents = [...rows, ...newest.filter((n) => !held.has(n.id))].map(intentFromRow);
-  // A reservation names its holder by id; the amount must be the intent's own (never reassigned, but checked).
   const holds = new Set(holders.map((h) => `${h.intent_id}|${amountFromDb(h.pay_amount_minor)}`));
+  // An open intent holds one reservation per method its customer chose: a payment on one it
+  // left for another is still its own, attributed to it as that choice.
+  const asHeld = (i: Intent): Intent => {
+    const choice = i.open?.choices.find((c) => c.method === p.method && c.receiver === p.receiver && holds.has(`${i.id}|${c.payAmountMinor}`));
+    return choice && (i.method !== choice.method || i.payAmountMinor !== choice.payAmountMinor) ? asChoice(i, choice) : i;
+  };
+  const intents = [...rows, ...newest.filter((n) => !held.has(n.id))].map(intentFromRow).map(asHeld);
+  // A reservation names its holder by id; the amount must be the intent's own (never reassigned, but checked).
   return withCredit(tx, intents, (i) => holds.has(`${i.id}|${i.payAmountMinor}`));
 }
 

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/open.ts';
+import type { MethodLabels } from '../../domain/intent.ts';
 import type { Method } from '../../domain/methods.ts';
 import type { PaymentPolicy } from '../../domain/payment-policy.ts';
 import type { Clock, Logger, Metrics, Random } from '../../domain/ports.ts';
@@ -14,6 +15,8 @@ export interface LedgerDeps {
   publicUrl: string;
   /** Decimal places of a method's minor unit. */
   decimalsOf: (method: string) => number;
+  /** An open intent's option labels (ViewContext.labelsOf); default: the method's id, no network. */
+  labelsOf?: (method: string) => MethodLabels;
   /** How far before an intent's creation a payment may have happened and still match it, ms (clock skew). */
   skewMs?: number;
   metrics?: Metrics;

@@ -2,7 +2,7 @@ import { TxConflict, writeTx, type Tx } from '../../db/open.ts';
 import { amountFromDb } from '../../db/amounts.ts';
 import { intentFromRow } from '../../db/intent-rows.ts';
 import { PaydError } from '../../domain/errors.ts';
-import type { Intent } from '../../domain/intent.ts';
+import { chosenIntent, type Intent } from '../../domain/intent.ts';
 import type { PaymentReason } from '../../domain/payment-policy.ts';
 import type { LedgerContext } from './deps.ts';
 import { heldEvent, settle } from './settle.ts';
@@ -56,7 +56,7 @@ export function acceptHeld(d: LedgerContext): HeldAction {
     });
     if (result.changed) {
       d.outbox.notify([input.intent.id]);
-      d.metrics.intentSettled(input.intent.method);
+      d.metrics.intentSettled(chosenIntent(input.intent).method);
       d.log.info('held payment accepted', { intent_id: input.intent.id, tx: input.transactionHash, actor: input.actor });
     }
     return result;

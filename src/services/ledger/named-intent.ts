@@ -2,6 +2,7 @@ import { TxConflict, type Db, type Tx } from '../../db/open.ts';
 import { amountFromDb } from '../../db/amounts.ts';
 import { intentFromRow } from '../../db/intent-rows.ts';
 import { PaydError } from '../../domain/errors.ts';
+import { chosenIntent } from '../../domain/intent.ts';
 import { decideMatch } from '../../domain/matching.ts';
 import type { IngestOutcome, ReceivedPayment } from '../../domain/payment.ts';
 import type { IngestOptions, LedgerContext } from './deps.ts';
@@ -55,7 +56,7 @@ export async function linkRecorded(d: LedgerContext, tx: Tx, p: ReceivedPayment,
     throw new PaydError('CONFLICT', `transaction reference ${p.txRef} already settled intent ${existing.intent_id ?? '(unknown)'}`);
   }
   const recorded: ReceivedPayment = { ...p, amountMinor: amountFromDb(existing.amount_minor), receiver: existing.receiver, occurredAt: existing.occurred_at };
-  const intent = await namedIntent(d, tx, recorded, o.intentId);
+  const intent = chosenIntent(await namedIntent(d, tx, recorded, o.intentId));
   if (intent.method !== existing.method || intent.receiver !== existing.receiver) {
     throw new PaydError('CONFLICT', `payment ${existing.id} was made to ${existing.method} ${existing.receiver}, not to this intent's ${intent.method} ${intent.receiver}`);
   }

@@ -1,5 +1,6 @@
 import { TxConflict, type Tx } from '../../db/open.ts';
-import { exactAmount, intentView, type Intent } from '../../domain/intent.ts';
+import { chosenIntent, exactAmount, intentView, type Intent } from '../../domain/intent.ts';
+import { chosenColumns } from '../../db/intent-rows.ts';
 import { formatMinor } from '../../domain/money.ts';
 import type { ReceivedPayment } from '../../domain/payment.ts';
 import type { PaymentReason } from '../../domain/payment-policy.ts';
@@ -29,7 +30,8 @@ export async function settle(d: LedgerContext, tx: Tx, intent: Intent, paymentId
   const paymentCount = (intent.paymentCount ?? 0) + (extra.alreadyCounted ? 0 : 1);
   const upd = await tx
     .updateTable('intents')
-    .set({ status: 'settled', transaction_hash, verified_at: now, payment_id: paymentId, updated_at: now, payment_count: paymentCount })
+    // An open intent settles in the method it was paid in: maybe a choice the customer left for another.
+    .set({ ...(intent.open ? chosenColumns(intent) : {}), status: 'settled', transaction_hash, verified_at: now, payment_id: paymentId, updated_at: now, payment_count: paymentCount })
     .where('id', '=', intent.id)
     .where('status', '=', intent.status)
     .where('payment_count', '=', intent.paymentCount ?? 0)
@@ -37,8 +39,9 @@ export async function settle(d: LedgerContext, tx: Tx, intent: Intent, paymentId
   // Canceled or settled by another node since we read it: writeTx runs the ingest again.
   if (Number(upd.numUpdatedRows) !== 1) throw new TxConflict(`intent ${intent.id}`);
   const settled: Intent = { ...intent, status: 'settled', transactionHash: transaction_hash, verifiedAt: now, paymentId, updatedAt: now, paymentCount };
-  const view = intentView(settled, { now, livemode: d.livemode, publicUrl: d.publicUrl, decimalsOf: d.decimalsOf }, await moneyOfOne(tx, settled));
-  const decimals = d.decimalsOf(intent.method);
+  const labelsOf = d.labelsOf ?? ((method: string) => ({ group: method, network: null }));
+  const view = intentView(settled, { now, livemode: d.livemode, publicUrl: d.publicUrl, decimalsOf: d.decimalsOf, labelsOf }, await moneyOfOne(tx, settled));
+  const decimals = d.decimalsOf(chosenIntent(intent).method);
   await d.outbox.enqueue(tx, intent.merchantId, intent.id, 'payment.success', {
     ...view,
     ...(extra.late ? { late: true } : {}),
@@ -55,7 +58,7 @@ export function heldEvent(d: LedgerContext, intent: Intent, p: TxIds, amountMino
   return {
     intent_id: intent.id,
     transaction_hash: p.txHash ?? p.txRef,
-    ...exactAmount('amount', formatMinor(amountMinor, d.decimalsOf(intent.method))),
+    ...exactAmount('amount', formatMinor(amountMinor, d.decimalsOf(chosenIntent(intent).method))),
     reason,
   };
 }

@@ -69,9 +69,10 @@ ${facts([
   ['Status', badge(st)],
   ['Merchant', o.merchant.name],
   ['Order id', i.orderId],
-  ['Amount asked', money(i.method, i.amountMinor)],
-  ['To pay', money(i.method, i.payAmountMinor)],
-  ['Method', i.method],
+  // An open intent before its customer's choice has no method or amount yet.
+  ['Amount asked', i.method === null ? '—' : money(i.method, i.amountMinor)],
+  ['To pay', i.method === null ? '—' : money(i.method, i.payAmountMinor)],
+  ['Method', i.method ?? `not chosen yet (${i.open?.methods.join(', ') ?? ''})`],
   ['Receiver', html`<span class="mono">${i.receiver}</span>`],
   ['Created', when(i.createdAt)],
   ['Expires', when(i.expiresAt)],
