@@ -53,14 +53,14 @@ forEachStore((store) => {
       if (i === 0) {
         assert.match(text, /Blue saree/);
         assert.match(text, /₹499\.00/);
-        assert.match(text, /Choose how to pay/);
+        assert.match(text, /How do you want to pay\?/);
       }
     }
     assert.equal((await intentsOf(p, m.headers, link.link_id)).length, 0, 'opening the link costs nothing');
     const n = await p.app.db.selectFrom('intents').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
     assert.equal(Number(n.n), 0);
 
-    const res = await choose(p, link, { method: 'UPI' });
+    const res = await choose(p, link, { currency: 'UPI' });
     assert.equal(res.status, 303);
     const intentId = /^\/pay\/([0-9a-f-]{36})$/.exec(res.headers.get('location') ?? '')?.[1];
     assert.ok(intentId, `sent to the checkout: ${res.headers.get('location')}`);
@@ -86,18 +86,24 @@ forEachStore((store) => {
     const link = await createLink({ title: 'counter', customer_amount: { min: 10, max: 5000 }, methods: ['UPI'] });
     assert.deepEqual(link.customer_amount, { min: 10, max: 5000, currency: 'INR' });
     assert.match(await (await fetch(p.url + pathOf(link))).text(), /Amount to pay \(INR, ₹10\.00 to ₹5,000\.00\)/);
+    const entered = await fetch(`${p.url}${pathOf(link)}?amount=450`);
+    assert.equal(entered.status, 200);
+    assert.match(await entered.text(), /₹450\.00/, 'the choice, priced at the amount entered');
+    const outside = await fetch(`${p.url}${pathOf(link)}?amount=6000`);
+    assert.equal(outside.status, 400);
+    assert.match(await outside.text(), /must be between 10 and 5000 INR/);
 
     // Validated like any create: outside the bounds, too many decimals, not a number; nothing is created.
     for (const amount of ['5', '6000', '450.123', 'abc', '']) {
-      const r = await choose(p, link, { method: 'UPI', amount });
+      const r = await choose(p, link, { currency: 'UPI', amount });
       assert.equal(r.status, 400, amount);
       assert.match(await r.text(), /Please check the amount/);
     }
-    assert.equal((await choose(p, link, { method: 'SOL', amount: '450' })).status, 400, 'a method the link does not offer');
+    assert.equal((await choose(p, link, { currency: 'SOL', amount: '450' })).status, 400, 'a method the link does not offer');
     assert.equal((await intentsOf(p, m.headers, link.link_id)).length, 0);
 
-    const first = await choose(p, link, { method: 'UPI', amount: '450' });
-    const second = await choose(p, link, { method: 'UPI', amount: '450' });
+    const first = await choose(p, link, { currency: 'UPI', amount: '450' });
+    const second = await choose(p, link, { currency: 'UPI', amount: '450' });
     assert.deepEqual([first.status, second.status], [303, 303]);
     const intents = (await intentsOf(p, m.headers, link.link_id)).reverse();
     assert.equal(intents.length, 2);
@@ -125,7 +131,7 @@ forEachStore((store) => {
     assert.equal(off.body.status, 'inactive');
     const page = await fetch(p.url + pathOf(link));
     assert.match(await page.text(), /This payment link has been turned off by the shop\./);
-    const refused = await choose(p, link, { method: 'UPI' });
+    const refused = await choose(p, link, { currency: 'UPI' });
     assert.equal(refused.status, 409);
     assert.equal((await intentsOf(p, m.headers, link.link_id)).length, 0);
     const on = await p.api('POST', `/api/v1/payment-links/${link.link_id}/activate`, { headers: m.headers });
@@ -138,19 +144,19 @@ forEachStore((store) => {
 
     clock.advance(1000);
     const single = await createLink({ title: 'One lamp', amount: 800, single_use: true, methods: ['UPI'], expires_at: new Date(T0 + 3600_000).toISOString() });
-    assert.equal((await choose(p, single, { method: 'UPI' })).status, 303);
+    assert.equal((await choose(p, single, { currency: 'UPI' })).status, 303);
     const [intent] = await intentsOf(p, m.headers, single.link_id);
     const now = clock.now();
     await p.app.ledger.ingest({ method: 'UPI', receiver: 'shop@hdfcbank', amountMinor: BigInt(Math.round(intent.pay_amount * 100)), txRef: '412345678999', occurredAt: now, observedAt: now, source: 'imap' });
     assert.match(await (await fetch(p.url + pathOf(single))).text(), /This payment link has already been paid\./);
-    assert.equal((await choose(p, single, { method: 'UPI' })).status, 409);
+    assert.equal((await choose(p, single, { currency: 'UPI' })).status, 409);
     assert.equal((await p.api('GET', `/api/v1/payment-links/${single.link_id}`, { headers: m.headers })).body.status, 'used');
 
     clock.advance(1000);
     const later = await createLink({ title: 'Sale', amount: 100, expires_at: new Date(T0 + 60_000).toISOString() });
     clock.advance(120_000);
     assert.match(await (await fetch(p.url + pathOf(later))).text(), /This payment link has expired\./);
-    assert.equal((await choose(p, later, { method: 'UPI' })).status, 409);
+    assert.equal((await choose(p, later, { currency: 'UPI' })).status, 409);
 
     const list = await p.api('GET', '/api/v1/payment-links', { headers: m.headers });
     assert.deepEqual(list.body.data.map((l: any) => [l.title, l.status]), [['Sale', 'expired'], ['One lamp', 'used'], ['Blue saree', 'active']]);
@@ -185,7 +191,7 @@ forEachStore((store) => {
       while (sent < 300) {
         sent++;
         // Half of them from "different" addresses the server does not trust (no proxy configured): one bucket still.
-        const r = await choose(p, link, { method: 'UPI', amount: '100' }, sent % 2 ? { 'x-forwarded-for': `203.0.113.${sent % 250}` } : {});
+        const r = await choose(p, link, { currency: 'UPI', amount: '100' }, sent % 2 ? { 'x-forwarded-for': `203.0.113.${sent % 250}` } : {});
         statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
         await r.arrayBuffer();
       }

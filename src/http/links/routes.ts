@@ -13,7 +13,7 @@ import { clientKey, type RateLimiter } from '../rate-limit.ts';
 import { linkNotFoundPage, linkPage, noticePage, type LinkPageInput } from './page.ts';
 
 export interface LinkPageDeps {
-  links: Pick<LinkService, 'page' | 'choose'>;
+  links: Pick<LinkService, 'page' | 'options' | 'choose'>;
   methods: MethodRegistry;
   /** The payee name the checkout shows. */
   payeeName: string;
@@ -90,18 +90,25 @@ export function registerLinkPages(app: H3, d: LinkPageDeps): void {
     }
   };
 
+  /** The page: the amount box, or the choice priced at the link's price (or the amount entered). */
   const render = async (slug: string, extra: Pick<LinkPageInput, 'error' | 'amount'> = {}, status = 200, retryAfter?: number) => {
     const shown = SLUG.test(slug) ? await d.links.page(slug) : undefined;
     if (!shown) return page(linkNotFoundPage(assets.urls), 404);
-    const choices = shown.methods.map((m) => ({ method: m, label: d.methods.of(m).checkout.label }));
-    return page(
-      linkPage({ ...shown, closedText: shown.state === 'active' ? undefined : CLOSED_TEXT[shown.state], choices, payee: d.payeeName || 'the shop', assets: assets.urls, livemode: d.livemode, ...extra }),
-      status,
-      retryAfter,
-    );
+    const base = { ...shown, payee: d.payeeName || 'the shop', assets: assets.urls, livemode: d.livemode, ...extra };
+    if (shown.state !== 'active') return page(linkPage({ ...base, closedText: CLOSED_TEXT[shown.state] }), status);
+    const entered = shown.link.priceAmount === null;
+    if (entered && !extra.amount) return page(linkPage(base), status, retryAfter);
+    try {
+      const choice = await d.links.options(shown.link, shown.methods, extra.amount);
+      if (choice.options.length === 0) return page(linkPage({ ...base, state: 'inactive', closedText: 'This shop cannot take payments right now. Please try again later.' }), 503);
+      return page(linkPage({ ...base, choice }), status, retryAfter);
+    } catch (err) {
+      if (!(err instanceof PaydError) || err.code !== 'INVALID_REQUEST') throw err;
+      return page(linkPage({ ...base, error: plainWords(err) }), 400);
+    }
   };
 
-  app.get('/l/:slug', guard(async (event) => render(slugOf(event))));
+  app.get('/l/:slug', guard(async (event) => render(slugOf(event), { amount: (event.url.searchParams.get('amount') ?? '').trim().slice(0, 40) || undefined })));
 
   app.post(
     '/l/:slug',
@@ -111,10 +118,11 @@ export function registerLinkPages(app: H3, d: LinkPageDeps): void {
       try {
         form = await readForm(event);
       } catch {
-        return render(slug, { error: 'That form was too large.' }, 413);
+        return page(noticePage(assets.urls, 'Sorry', 'That form was too large.'), 413);
       }
-      const method = form.get('method') ?? '';
-      const amount = (form.get('amount') ?? '').trim().slice(0, 40);
+      // `currency`: the field of the checkout's method choice.
+      const method = form.get('currency') ?? '';
+      const amount = (form.get('amount') ?? '').trim().slice(0, 40) || undefined;
       if (!SLUG.test(slug)) return page(linkNotFoundPage(assets.urls), 404);
       const wait = d.perLink?.take(`link:${slug}`) ?? 0;
       if (wait > 0) return render(slug, { error: `Many people are paying with this link right now. Please wait ${wait} s and try again.`, amount }, 429, wait);

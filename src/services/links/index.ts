@@ -20,7 +20,7 @@ export interface LinkServiceDeps {
   db: Db;
   clock: Clock;
   random: Random;
-  intents: Pick<IntentService, 'create'>;
+  intents: Pick<IntentService, 'create' | 'methodOptions'>;
   merchants: Pick<MerchantService, 'get' | 'list'>;
   /** The methods enabled here, in the order the page offers them. */
   enabledMethods: () => readonly Method[];
@@ -202,6 +202,17 @@ export function createLinkService(deps: LinkServiceDeps) {
       const enabled = deps.enabledMethods();
       const methods = link.methods ? link.methods.filter((m) => enabled.includes(m)) : enabled;
       return { link, state: stateOf(link, (await paidCounts([link.id])).get(link.id) ?? 0), methods };
+    },
+
+    /**
+     * What the customer may choose for this link's price (or the amount they entered, checked
+     * against the link's bounds): each offered method that can price it now, with what it would cost.
+     * Nothing is reserved or written.
+     */
+    async options(link: Link, methods: readonly Method[], entered?: string) {
+      const amount = link.priceAmount ?? enteredAmount(entered ?? '', { min: link.minAmount!, max: link.maxAmount!, currency: link.currency });
+      const price = { amount, currency: link.currency };
+      return { price, options: await deps.intents.methodOptions({ amount: Number(amount), currency: link.currency }, methods) };
     },
 
     /**
