@@ -11,6 +11,7 @@ import { moneyOfOne } from '../services/intents/money.ts';
 import { createKeyring } from '../services/keys.ts';
 import { createMailboxTokenStore } from '../services/mailbox-tokens.ts';
 import { createNotifications } from '../services/notify/index.ts';
+import { botLinks } from './links.ts';
 import { createOperatorActions } from '../services/operator-actions.ts';
 import { runNotifications } from '../workers/notify.ts';
 import { consoleRoutes, createConsoleParts } from './console.ts';
@@ -71,7 +72,7 @@ export async function createApp(o: AppOptions) {
   // Telegram / e-mail to the shopkeeper (live only: the sandbox is a merchant developer's playground).
   const notifications = sandbox
     ? null
-    : createNotifications({ config, db, clock, random, log: log.child({ component: 'notify' }), silences, held: heldPayments, show: showAmountWith(methods), unmatched: unmatchedPlanWith(methods, config.notifications?.unmatched), sources: () => (workerSet?.role() === 'leader' ? workerSet.health : []) });
+    : createNotifications({ config, db, clock, random, log: log.child({ component: 'notify' }), silences, held: heldPayments, links: botLinks(links), show: showAmountWith(methods), unmatched: unmatchedPlanWith(methods, config.notifications?.unmatched), sources: () => (workerSet?.role() === 'leader' ? workerSet.health : []) });
   if (notifications) cleanups.push(() => notifications.close());
   const mailboxTokens = createMailboxTokenStore({ db, keys, clock, random });
   // Async: a method's libraries load only when its source is built (see methods/registry.ts).
