@@ -45,6 +45,6 @@ test('a counter QR paid by a customer: the shopkeeper is told "Paid ₹… at th
   const payMinor = BigInt(Math.round(intent.pay_amount * 100));
   assert.equal((await p.app.ledger.ingest(upiPayment(p, payMinor, '412345678901'))).kind, 'settled');
   const paid = `₹450.${String(payMinor % 100n).padStart(2, '0')}`;
-  await waitFor(async () => tg.sent.some((s) => s.text.startsWith('Paid ₹')), 10_000, 'the sale to be told');
+  await waitFor(async () => tg.sent.some((s) => s.chat_id === String(OWNER_CHAT) && s.text.startsWith('Paid ₹')), 10_000, 'the sale to be told');
   assert.equal(tg.sent.find((s) => s.chat_id === String(OWNER_CHAT) && s.text.startsWith('Paid ₹'))!.text, `Paid ${paid} at the counter (order ${url.pathname.slice(3)}-1). Ref 412345678901.`);
 });
