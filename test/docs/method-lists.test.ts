@@ -25,5 +25,7 @@ test("the API reference's `currency` row names every method, in the registry's o
 
 test('the shipped API document lists every method as a currency', () => {
   const doc = JSON.parse(read('docs/openapi.json'));
-  assert.deepEqual(doc.components.schemas.Intent.properties.currency.enum, builtinMethods.ids);
+  // null: an open intent before its customer chose a method.
+  assert.deepEqual(doc.components.schemas.Intent.properties.currency.enum, [...builtinMethods.ids, null]);
+  assert.deepEqual(doc.components.schemas.Intent.properties.options.items.properties.currency.enum, builtinMethods.ids);
 });

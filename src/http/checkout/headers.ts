@@ -7,7 +7,8 @@ export const CSP = [
   "connect-src 'self' ws: wss:",
   "frame-ancestors 'none'",
   "base-uri 'none'",
-  "form-action 'none'",
+  // The open intent's choice of method is a plain form posting to the checkout's own route.
+  "form-action 'self'",
 ].join('; ');
 
 /** Every checkout response is public but per-intent and live: never cached, never framed, no referrer leak. */

@@ -98,7 +98,15 @@ export async function offeredMethods(d: OpenIntentDeps, price: { amount: number;
  * Only while the intent is pending; at most MAX_OPEN_CHOICES methods per intent.
  */
 export async function chooseMethod(d: OpenIntentDeps, intentId: string, currency: string, merchant: Pick<Merchant, 'name'>): Promise<Intent> {
-  const quoting = new Map<Method, ReturnType<typeof quotePrice>>();
+  // Quoted before the write: the rate book may read the database, which the write holds (SQLite's one connection).
+  const seen = await d.store.byId(intentId);
+  const deposit = Object.hasOwn(d.methods, currency) ? d.methods[currency as Method] : undefined;
+  const quoting =
+    seen?.open && deposit && seen.open.methods.includes(currency as Method) && seen.open.choices.length < MAX_OPEN_CHOICES && !seen.open.choices.some((c) => c.method === currency)
+      ? quotePrice(d, currency as Method, deposit, { amount: Number(seen.open.price.amount), currency: seen.open.price.currency }, d.clock.now())
+      : undefined;
+  // Reported inside the write, after the intent's own checks.
+  quoting?.catch(() => {});
   return d.store.write(async (w) => {
     const intent = await w.byId(intentId);
     if (!intent) throw new PaydError('INTENT_NOT_FOUND', `no payment intent ${JSON.stringify(intentId)}`);
@@ -108,7 +116,6 @@ export async function chooseMethod(d: OpenIntentDeps, intentId: string, currency
     const status = effectiveStatus(intent, now);
     if (status !== 'pending') throw new PaydError('CONFLICT', `intent ${intent.id} is ${status}; a method can be chosen only while it is pending`);
     const offered = open.methods.includes(currency as Method) ? (currency as Method) : undefined;
-    const deposit = offered && Object.hasOwn(d.methods, offered) ? d.methods[offered] : undefined;
     if (!offered || !deposit) throw new PaydError('METHOD_UNSUPPORTED', `this payment offers ${open.methods.join(', ')}; ${JSON.stringify(currency)} is not one of them`);
     if (intent.method === offered) return intent;
     const before = open.choices.find((c) => c.method === offered);
@@ -116,9 +123,9 @@ export async function chooseMethod(d: OpenIntentDeps, intentId: string, currency
     if (open.choices.length >= MAX_OPEN_CHOICES) {
       throw new PaydError('CONFLICT', `this payment already reserved ${MAX_OPEN_CHOICES} methods (${open.choices.map((c) => c.method).join(', ')}); pick one of those`);
     }
-    // Quoted once even if the write runs again (the store may re-run it).
-    if (!quoting.has(offered)) quoting.set(offered, quotePrice(d, offered, deposit, { amount: Number(open.price.amount), currency: open.price.currency }, now));
-    const quoted = await quoting.get(offered)!;
+    // Another request changed the intent between the read above and this write: the customer clicks again.
+    if (!quoting) throw new PaydError('CONFLICT', `intent ${intent.id} changed meanwhile; choose again`);
+    const quoted = await quoting;
     // The quote holds no longer than the intent: a payment after expires_at is late anyway.
     const pricing = { ...quoted.pricing, validUntil: Math.min(quoted.pricing.validUntil, intent.expiresAt) };
     const payAmount = await reserveAmount(w, {

@@ -1,0 +1,230 @@
+// Open intents through the daemon's HTTP API and checkout, on both stores: created without a
+// currency, the customer picks a method on the checkout (a plain form post), pays it, and the
+// intent settles once in that currency with its signed webhook; a switch of method before paying,
+// a payment on the abandoned reservation afterwards (held after_settlement), the bound on
+// reservations per intent and the per-IP limit on choice floods. Rates come from the rate-source
+// fakes (test/fakes/rates/), payments enter the ledger as a method's source hands them over.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { signatureFor } from '../../src/webhooks/sign.ts';
+import { parseDecimal } from '../../src/domain/money.ts';
+import { startFakeRateSources } from '../fakes/rates/server.ts';
+import { startPayd, type PaydHarness } from '../helpers/payd.ts';
+import { startReceiver } from '../helpers/receiver.ts';
+import { forEachStore, type TestStore } from '../helpers/stores.ts';
+
+let fakes: Awaited<ReturnType<typeof startFakeRateSources>>;
+before(async () => {
+  fakes = await startFakeRateSources({ coindcx: { 'USDT/INR': '83.75' }, kraken: { 'SOL/USD': '150.00000' }, frankfurter: { 'USD/INR': '84' } });
+});
+after(() => fakes?.close());
+
+async function start(store: TestStore, o: { workers?: boolean; publicRateLimit?: { perSecond: number; burst: number } } = {}): Promise<PaydHarness> {
+  const pricing = {
+    refreshSeconds: 3600,
+    quoteSeconds: 600,
+    pairs: { 'USDT/INR': ['coindcx'], 'SOL/USD': ['kraken'], 'USD/INR': ['frankfurter'] },
+    sources: { coindcx: { baseUrl: fakes.sources.coindcx.url }, kraken: { baseUrl: fakes.sources.kraken.url }, frankfurter: { baseUrl: fakes.sources.frankfurter.url } },
+  };
+  const server = o.publicRateLimit ? { publicRateLimit: o.publicRateLimit } : undefined;
+  const p = await startPayd({ store, config: { pricing, ...(server ? { server } : {}) }, workers: o.workers ?? false });
+  await p.app.pricing.refresher!.refreshOnce(new AbortController().signal);
+  return p;
+}
+
+const DECIMALS: Record<string, number> = { UPI: 2, USDT_TRC20: 6, SOL: 9 };
+const minor = (currency: string, amount: number | string) => {
+  const parsed = parseDecimal(String(amount), DECIMALS[currency]);
+  assert.ok(parsed.ok);
+  return parsed.minor;
+};
+
+/** The customer's click on the checkout: the form post a browser sends. */
+async function choose(p: PaydHarness, intentId: string, currency: string) {
+  return fetch(`${p.url}/pay/${intentId}/choose`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ currency }), redirect: 'manual' });
+}
+
+/** A payment to the intent's current choice (or the given one) as its method's source hands it to the ledger. */
+async function pay(p: PaydHarness, to: { currency: string; receiver: string; payAmount: bigint; reference?: string }, txRef: string) {
+  const now = Date.now();
+  return p.app.ledger.ingest({ method: to.currency, receiver: to.receiver, amountMinor: to.payAmount, txRef, occurredAt: now, observedAt: now, source: 'manual', ...(to.reference ? { references: [to.reference] } : {}) });
+}
+
+async function fetchIntent(p: PaydHarness, headers: Record<string, string>, id: string) {
+  const res = await p.api('GET', `/api/v1/intents/${id}`, { headers });
+  assert.equal(res.status, 200, res.text);
+  return res.body;
+}
+
+const OPEN = ['UPI', 'USDT_TRC20', 'SOL'];
+
+forEachStore((store) => {
+  test(`${store.kind}: an open intent priced in INR; the customer picks USDT on TRON, pays, it settles in USDT_TRC20 with a signed webhook`, async (t) => {
+    const receiver = await startReceiver();
+    t.after(() => receiver.close());
+    const p = await start(store, { workers: true });
+    t.after(() => p.close());
+    const m = await p.merchant('Saree House', receiver.url);
+
+    const created = await p.api('POST', '/api/v1/intents/create-payment', { headers: m.headers, body: { amount: 4999, methods: OPEN, order_id: 'ORD-OPEN-1' } });
+    assert.equal(created.status, 200, created.text);
+    const c = created.body;
+    assert.equal(c.status, 'pending');
+    assert.equal(c.currency, null, 'no rail until the customer chooses');
+    assert.equal(c.pay_amount, null);
+    assert.equal(c.payment_uri, null);
+    assert.deepEqual(c.price, { amount: 4999, currency: 'INR' });
+    assert.deepEqual(
+      c.options.map((o: { currency: string; group: string; network: string | null; pay_amount: number | null }) => [o.currency, o.group, o.network, o.pay_amount]),
+      [
+        ['UPI', 'UPI', null, null],
+        ['USDT_TRC20', 'USDT', 'TRON (TRC-20)', null],
+        ['SOL', 'SOL', 'Solana', null],
+      ],
+    );
+    assert.equal(c.checkout_url, `https://pay.example.com/pay/${c.intent_id}`);
+    // A retried create of the same order returns the same intent.
+    const again = await p.api('POST', '/api/v1/intents/create-payment', { headers: m.headers, body: { amount: 4999, methods: OPEN, order_id: 'ORD-OPEN-1' } });
+    assert.equal(again.body.intent_id, c.intent_id);
+
+    // The checkout offers the choice, grouped, each with what it would cost now.
+    const page = await (await fetch(`${p.url}/pay/${c.intent_id}`)).text();
+    assert.match(page, /How do you want to pay\?/);
+    assert.match(page, /value="USDT_TRC20"[^>]*>\s*<span class="choice-name">TRON \(TRC-20\)<\/span>\s*<span class="choice-cost">about 59\.69 USDT<\/span>/);
+    assert.match(page, /<span class="choice-cost">₹4,999\.00<\/span>/);
+
+    const chose = await choose(p, c.intent_id, 'USDT_TRC20');
+    assert.equal(chose.status, 303);
+    assert.equal(chose.headers.get('location'), `/pay/${c.intent_id}`);
+    const chosen = await fetchIntent(p, m.headers, c.intent_id);
+    assert.equal(chosen.currency, 'USDT_TRC20');
+    // ₹4,999 at 83.75 ₹/USDT, rounded up to the cent, plus its unique offset.
+    assert.equal(chosen.amount, 59.69);
+    assert.ok(chosen.pay_amount >= 59.69 && chosen.pay_amount < 59.8, String(chosen.pay_amount));
+    assert.equal(chosen.quote.rate, 83.75);
+    assert.equal(chosen.options.find((o: { currency: string }) => o.currency === 'USDT_TRC20').pay_amount, chosen.pay_amount);
+    // The page now shows the QR and link of that method, and a way back to the choice.
+    const payPage = await (await fetch(`${p.url}/pay/${c.intent_id}`)).text();
+    assert.match(payPage, /id="pay-amount"/);
+    assert.match(payPage, /id="change-method"/);
+
+    const outcome = await pay(p, { currency: 'USDT_TRC20', receiver: chosen.payment_address, payAmount: minor('USDT_TRC20', chosen.pay_amount) }, 'a'.repeat(64));
+    assert.equal(outcome.kind, 'settled');
+    const settled = await fetchIntent(p, m.headers, c.intent_id);
+    assert.equal(settled.status, 'settled');
+    assert.equal(settled.currency, 'USDT_TRC20');
+    const listed = await p.api('GET', '/api/v1/intents?currency=USDT_TRC20', { headers: m.headers });
+    assert.deepEqual(listed.body.data.map((i: { intent_id: string }) => i.intent_id), [c.intent_id]);
+
+    const [hook] = await receiver.waitFor(1, 15_000);
+    const sig = signatureFor(m.webhookSecret, String(hook.headers['webhook-id']), Number(hook.headers['webhook-timestamp']), hook.body);
+    assert.ok(String(hook.headers['webhook-signature']).split(' ').includes(sig), 'signed with the merchant secret');
+    const event = JSON.parse(hook.body);
+    assert.equal(event.type, 'payment.success');
+    assert.equal(event.data.intent_id, c.intent_id);
+    assert.equal(event.data.currency, 'USDT_TRC20');
+    const feed = await p.api('GET', '/api/v1/events', { headers: m.headers });
+    assert.equal(feed.status, 200, feed.text);
+    assert.deepEqual(feed.body.data.filter((e: { type: string }) => e.type === 'payment.success').map((e: { data: { currency: string } }) => e.data.currency), ['USDT_TRC20']);
+  });
+
+  test(`${store.kind}: the customer switches from UPI to SOL and pays SOL; a later payment on the abandoned UPI amount is held after_settlement`, async (t) => {
+    const p = await start(store);
+    t.after(() => p.close());
+    const m = await p.merchant();
+    const c = (await p.api('POST', '/api/v1/intents/create-payment', { headers: m.headers, body: { price: { amount: 1500, currency: 'INR' }, methods: 'all', order_id: 'ORD-SWITCH' } })).body;
+    assert.equal(c.currency, null);
+    assert.ok(c.options.length >= 3, 'every enabled method that can price it');
+
+    assert.equal((await choose(p, c.intent_id, 'UPI')).status, 303);
+    const upi = await fetchIntent(p, m.headers, c.intent_id);
+    assert.equal(upi.currency, 'UPI');
+    assert.ok(upi.pay_amount > 1500 && upi.pay_amount < 1501, String(upi.pay_amount));
+    assert.equal((await choose(p, c.intent_id, 'SOL')).status, 303);
+    const sol = await fetchIntent(p, m.headers, c.intent_id);
+    assert.equal(sol.currency, 'SOL');
+    // ₹1,500 at 150 $/SOL × 84 ₹/$.
+    assert.ok(sol.amount >= 0.119 && sol.amount < 0.12, String(sol.amount));
+    assert.equal(sol.options.find((o: { currency: string }) => o.currency === 'UPI').pay_amount, upi.pay_amount, 'the UPI amount stays reserved for this intent');
+
+    const paid = await pay(p, { currency: 'SOL', receiver: sol.payment_address, payAmount: minor('SOL', sol.pay_amount), reference: sol.reference }, '5'.repeat(87));
+    assert.equal(paid.kind, 'settled');
+    const settled = await fetchIntent(p, m.headers, c.intent_id);
+    assert.equal(settled.status, 'settled');
+    assert.equal(settled.currency, 'SOL');
+
+    // The customer's UPI app paid the abandoned amount as well: the intent is not paid twice.
+    const late = await pay(p, { currency: 'UPI', receiver: upi.payment_address, payAmount: minor('UPI', upi.pay_amount) }, '512345678901');
+    assert.equal(late.kind, 'held');
+    assert.equal(late.kind === 'held' && late.reason, 'after_settlement');
+    const after = await fetchIntent(p, m.headers, c.intent_id);
+    assert.equal(after.status, 'settled');
+    assert.equal(after.currency, 'SOL');
+    const held = after.payments.find((x: { status: string }) => x.status === 'held');
+    assert.deepEqual({ amount: held.amount, currency: held.currency, reason: held.reason }, { amount: upi.pay_amount, currency: 'UPI', reason: 'after_settlement' });
+    assert.equal(after.amount_received, sol.pay_amount, 'only the SOL payment is credited');
+  });
+
+  test(`${store.kind}: a payment on the UPI amount the customer left for SOL still settles the intent, in UPI`, async (t) => {
+    const p = await start(store);
+    t.after(() => p.close());
+    const m = await p.merchant();
+    const c = (await p.api('POST', '/api/v1/intents/create-payment', { headers: m.headers, body: { amount: 799, methods: ['UPI', 'SOL'], order_id: 'ORD-BACK' } })).body;
+    assert.equal((await choose(p, c.intent_id, 'UPI')).status, 303);
+    const upi = await fetchIntent(p, m.headers, c.intent_id);
+    assert.equal((await choose(p, c.intent_id, 'SOL')).status, 303);
+    const paid = await pay(p, { currency: 'UPI', receiver: upi.payment_address, payAmount: minor('UPI', upi.pay_amount) }, '612345678902');
+    assert.equal(paid.kind, 'settled');
+    const settled = await fetchIntent(p, m.headers, c.intent_id);
+    assert.deepEqual([settled.status, settled.currency, settled.pay_amount, settled.amount_received], ['settled', 'UPI', upi.pay_amount, upi.pay_amount]);
+  });
+
+  test(`${store.kind}: each intent reserves at most 3 methods; choosing one again returns to its amount; floods of choices meet 429`, async (t) => {
+    const p = await start(store, { publicRateLimit: { perSecond: 0.01, burst: 6 } });
+    t.after(() => p.close());
+    const m = await p.merchant();
+    const c = (await p.api('POST', '/api/v1/intents/create-payment', { headers: m.headers, body: { amount: 2500, methods: ['UPI', 'USDT_TRC20', 'USDT_SOL', 'SOL'], order_id: 'ORD-BOUND' } })).body;
+    for (const currency of ['UPI', 'USDT_TRC20', 'SOL']) assert.equal((await choose(p, c.intent_id, currency)).status, 303, currency);
+    const fourth = await choose(p, c.intent_id, 'USDT_SOL');
+    assert.equal(fourth.status, 409);
+    assert.match(await fourth.text(), /already reserved 3 methods/);
+    const before = await fetchIntent(p, m.headers, c.intent_id);
+    assert.equal((await choose(p, c.intent_id, 'UPI')).status, 303, 'back to a method chosen before');
+    const back = await fetchIntent(p, m.headers, c.intent_id);
+    assert.equal(back.currency, 'UPI');
+    assert.equal(back.pay_amount, before.options.find((o: { currency: string }) => o.currency === 'UPI').pay_amount, 'the same reservation, no new one');
+    // A method the intent does not offer, and nonsense, are refused without a reservation.
+    assert.equal((await choose(p, c.intent_id, 'USDC_SOL')).status, 409);
+
+    // The burst of 6 is spent: the next anonymous clicks are turned away before any work.
+    let limited = 0;
+    for (let i = 0; i < 10; i++) {
+      const res = await choose(p, c.intent_id, 'SOL');
+      await res.arrayBuffer();
+      if (res.status === 429) limited++;
+    }
+    assert.equal(limited, 10, `${limited} of 10 clicks limited`);
+    const held = await p.app.db.selectFrom('amount_reservations').select('method').where('intent_id', '=', c.intent_id).execute();
+    assert.deepEqual(held.map((r) => r.method).sort(), ['SOL', 'UPI', 'USDT_TRC20']);
+  });
+
+  test(`${store.kind}: without currency and without methods the create is today's 400; both at once is refused too`, async (t) => {
+    const p = await start(store);
+    t.after(() => p.close());
+    const m = await p.merchant();
+    const forgot = await p.api('POST', '/api/v1/intents/create-payment', { headers: m.headers, body: { amount: 10, order_id: 'ORD-X' } });
+    assert.equal(forgot.status, 400);
+    assert.deepEqual([forgot.body.code, forgot.body.detail], ['INVALID_REQUEST', 'currency is required']);
+    const both = await p.api('POST', '/api/v1/intents/create-payment', { headers: m.headers, body: { amount: 10, currency: 'UPI', methods: ['UPI'], order_id: 'ORD-Y' } });
+    assert.equal(both.status, 400);
+    assert.equal(both.body.detail, 'give either currency or methods, not both');
+    const unknown = await p.api('POST', '/api/v1/intents/create-payment', { headers: m.headers, body: { amount: 10, methods: ['UPI', 'DOGE'], order_id: 'ORD-Z' } });
+    assert.equal(unknown.status, 400);
+    assert.equal(unknown.body.code, 'METHOD_UNSUPPORTED');
+    // The seed's request with currency is answered as before.
+    const fixed = await p.api('POST', '/api/v1/intents/create-payment', { headers: m.headers, body: { amount: 10, currency: 'UPI', order_id: 'ORD-W' } });
+    assert.equal(fixed.status, 200, fixed.text);
+    assert.equal(fixed.body.currency, 'UPI');
+    assert.equal(fixed.body.options, undefined);
+  });
+});
