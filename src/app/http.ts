@@ -12,7 +12,7 @@ import { payeeNameOf } from './methods.ts';
 import type { Stop } from './shutdown.ts';
 
 /** What the API needs from the composition root (HttpDeps' services), plus what serving it takes. */
-export interface HttpParts extends Pick<HttpDeps, 'methods' | 'intents' | 'merchants' | 'listing' | 'cancels' | 'heldPayments' | 'feed' | 'publicUrl' | 'clock' | 'log'> {
+export interface HttpParts extends Pick<HttpDeps, 'methods' | 'intents' | 'merchants' | 'listing' | 'cancels' | 'heldPayments' | 'feed' | 'links' | 'publicUrl' | 'clock' | 'log'> {
   config: Config;
   /** The payments on an intent, for the checkout's held-payment note. */
   money: (intent: Intent) => Promise<IntentMoney>;
@@ -40,12 +40,13 @@ export async function serveApi(d: HttpParts, serving: Serving, stops: Stop[], cl
   const { config, clock, log, metrics } = d;
   // Loaded only to serve: every CLI command builds the app too, and h3 cost each one's
   // start-up (its web Headers alone make Node compile its own fetch: 32 ms in a profile).
-  const [{ createHttpApp }, { createCheckoutSockets, registerCheckout }, { registerOps, serveMetrics }, { serveHttp }, { createClientAddress, addressMatcher }, consoleModule] = await Promise.all([
+  const [{ createHttpApp }, { createCheckoutSockets, registerCheckout }, { registerOps, serveMetrics }, { serveHttp }, { createClientAddress, addressMatcher }, { registerLinkPages }, consoleModule] = await Promise.all([
     import('../http/app.ts'),
     import('../http/checkout/index.ts'),
     import('../http/ops.ts'),
     import('../http/server.ts'),
     import('../http/client-address.ts'),
+    import('../http/links/routes.ts'),
     // Loaded only when turned on (server.console.enabled; off by default).
     config.server.console.enabled ? import('../http/console/routes.ts') : null,
   ]);
@@ -66,6 +67,7 @@ export async function serveApi(d: HttpParts, serving: Serving, stops: Stop[], cl
     cancels: d.cancels,
     heldPayments: d.heldPayments,
     feed: d.feed,
+    links: d.links,
     publicUrl: d.publicUrl,
     rateLimiter: createRateLimiter({ ...config.server.rateLimit, clock }),
     publicLimiter,
@@ -75,6 +77,17 @@ export async function serveApi(d: HttpParts, serving: Serving, stops: Stop[], cl
     extend: (h3) => {
       registerOps(h3, { readiness: d.readiness, log: log.child({ component: 'http' }), metrics: metricsEndpoint });
       registerCheckout(h3, { money: d.money, intents, merchants, methods, clock, log: checkoutLog, livemode, limiter: publicLimiter, clientAddress, payeeName: payeeNameOf(config, methods) });
+      registerLinkPages(h3, {
+        links: d.links,
+        methods,
+        payeeName: payeeNameOf(config, methods),
+        livemode,
+        log: checkoutLog,
+        limiter: publicLimiter,
+        perLink: createRateLimiter({ ...config.links.rateLimit, clock }),
+        clientAddress,
+        publicUrl: d.publicUrl,
+      });
       if (consoleModule) {
         const trusted = addressMatcher(config.server.trustedProxies);
         const origin = d.console.origin;

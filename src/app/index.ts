@@ -11,6 +11,7 @@ import { moneyOfOne } from '../services/intents/money.ts';
 import { createKeyring } from '../services/keys.ts';
 import { createMailboxTokenStore } from '../services/mailbox-tokens.ts';
 import { createNotifications } from '../services/notify/index.ts';
+import { botLinks } from './links.ts';
 import { createOperatorActions } from '../services/operator-actions.ts';
 import { runNotifications } from '../workers/notify.ts';
 import { consoleRoutes, createConsoleParts } from './console.ts';
@@ -60,7 +61,7 @@ export async function createApp(o: AppOptions) {
   // The sandbox delivers to loopback (the demo's --webhook-url to a local receiver); a live
   // daemon only when its operator says so: a merchant must not reach the daemon's own host.
   const allowLoopback = config.webhooks.allowLoopback || sandbox;
-  const { merchants, intents, ledger, events, listing, cancels, feed, payments, settlement, heldPayments } = createServices({ config, methods, sandbox, livemode, db, store, clock, random, log, wakeups, pricing, metrics, keys, publicUrl, allowLoopback });
+  const { merchants, intents, ledger, events, listing, cancels, feed, payments, settlement, heldPayments, links } = createServices({ config, methods, sandbox, livemode, db, store, clock, random, log, wakeups, pricing, metrics, keys, publicUrl, allowLoopback });
   // Random per start: a restarted process is a new holder even if its pid repeats.
   const me = { holder: random.uuid(), host: hostname(), pid: process.pid };
   const dispatcher = createWebhookDelivery({ config, db, holder: me.holder, metrics, merchants, clock, random, log, post: o.post, allowLoopback }, cleanups);
@@ -71,7 +72,7 @@ export async function createApp(o: AppOptions) {
   // Telegram / e-mail to the shopkeeper (live only: the sandbox is a merchant developer's playground).
   const notifications = sandbox
     ? null
-    : createNotifications({ config, db, clock, random, log: log.child({ component: 'notify' }), silences, held: heldPayments, show: showAmountWith(methods), unmatched: unmatchedPlanWith(methods, config.notifications?.unmatched), sources: () => (workerSet?.role() === 'leader' ? workerSet.health : []) });
+    : createNotifications({ config, db, clock, random, log: log.child({ component: 'notify' }), silences, held: heldPayments, links: botLinks(links), show: showAmountWith(methods), unmatched: unmatchedPlanWith(methods, config.notifications?.unmatched), sources: () => (workerSet?.role() === 'leader' ? workerSet.health : []) });
   if (notifications) cleanups.push(() => notifications.close());
   const mailboxTokens = createMailboxTokenStore({ db, keys, clock, random });
   // Async: a method's libraries load only when its source is built (see methods/registry.ts).
@@ -123,6 +124,7 @@ export async function createApp(o: AppOptions) {
     payments,
     heldPayments,
     settlement,
+    links,
     dispatcher,
     sandboxSource,
     actions,
@@ -151,7 +153,7 @@ export async function createApp(o: AppOptions) {
       let listening: string | null = null;
       if (opts.http) {
         const console = consoleRoutes(consoleParts, { intents, payments, events, merchants, cancels, settlement, heldPayments, clock, log, livemode });
-        const parts = { config, methods, intents, merchants, listing, cancels, heldPayments, money: (i: Intent) => moneyOfOne(db, i), feed, publicUrl, livemode, clock, log, metrics, wakeups, readiness, console };
+        const parts = { config, methods, intents, merchants, listing, cancels, heldPayments, money: (i: Intent) => moneyOfOne(db, i), feed, links, publicUrl, livemode, clock, log, metrics, wakeups, readiness, console };
         listening = await serveApi(parts, serving, stops, () => closingDeadline);
       }
       if (opts.workers) {

@@ -19,6 +19,7 @@ import { createMerchantService } from '../services/merchants/index.ts';
 import { createOutbox } from '../services/events/outbox.ts';
 import { createPaymentQueries } from '../services/payments.ts';
 import { createManualSettlementService } from '../services/manual-settlement.ts';
+import { createLinkService } from '../services/links/index.ts';
 import { methodDeposits, methodPolicies } from './methods.ts';
 
 export interface ServiceParts {
@@ -87,5 +88,7 @@ export function createServices(d: ServiceParts) {
   const payments = createPaymentQueries({ db, methods });
   const settlement = createManualSettlementService({ db, ledger, intents, methods, clock });
   const heldPayments = createHeldPayments({ db, ledger, view });
-  return { merchants, intents, ledger, events, listing, cancels, feed, payments, settlement, heldPayments };
+  const enabled = Object.keys(deposits);
+  const links = createLinkService({ db, clock, random, intents, merchants, enabledMethods: () => enabled, publicUrl, maxOpenIntents: config.links.maxOpenIntents });
+  return { merchants, intents, ledger, events, listing, cancels, feed, payments, settlement, heldPayments, links };
 }

@@ -10,6 +10,7 @@ import { initCommand } from './commands/init.ts';
 import { intentCommands } from './commands/intents.ts';
 import { mailboxCommands } from './commands/mailbox.ts';
 import { merchantCommands } from './commands/merchant.ts';
+import { linkCommands } from './commands/links.ts';
 import { paymentCommands } from './commands/payments.ts';
 import { demoCommand, sandboxCommands } from './commands/sandbox.ts';
 import { serveCommand } from './commands/serve.ts';
@@ -36,6 +37,7 @@ export function buildProgram(e: CliEnv): Command {
   serveCommand(program, e);
   mailboxCommands(program, e);
   merchantCommands(program, e);
+  linkCommands(program, e);
   intentCommands(program, e);
   paymentCommands(program, e);
   webhookCommands(program, e);

@@ -95,6 +95,16 @@ export function configSchema(methods: Record<string, v.GenericSchema>) {
     }),
     {},
   ),
+  /** Payment links (docs/links.md): public pages, so what one link may take at once is bounded. */
+  links: v.optional(
+    v.strictObject({
+      /** Unpaid intents one link may hold open at once (each holds a unique amount). */
+      maxOpenIntents: v.optional(v.pipe(num(), v.integer('expected an integer'), v.minValue(1)), 20),
+      /** Intents created per link (any number of customers together), on top of the per-IP limit. */
+      rateLimit: rateLimit(0.5, 10),
+    }),
+    {},
+  ),
   webhooks: v.optional(
     v.strictObject({
       timeoutSeconds: seconds(10),

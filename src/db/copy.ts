@@ -9,6 +9,8 @@ import type { Database } from './schema.ts';
 export const COPY_PLAN: Record<keyof Database, { copy: true; identity?: string } | { copy: false; why: string }> = {
   settings: { copy: true },
   merchants: { copy: true },
+  // Before the intents that name them.
+  payment_links: { copy: true },
   intents: { copy: true },
   amount_reservations: { copy: true },
   payments: { copy: true },

@@ -9,7 +9,7 @@ export const INTENT_COLUMNS = [
   'id', 'merchant_id', 'order_id', 'method', 'amount_minor', 'pay_amount_minor', 'receiver', 'reference', 'payment_uri',
   'status', 'return_url', 'created_at', 'expires_at', 'transaction_hash', 'verified_at', 'payment_id', 'updated_at', 'canceled_at',
   'price_amount', 'price_currency', 'quote_rate', 'quote_source', 'quoted_at', 'quote_valid_until',
-  'payment_count', 'offered_methods', 'choices',
+  'payment_count', 'offered_methods', 'choices', 'link_id',
 ] as const satisfies ReadonlyArray<keyof IntentsTable>;
 
 type Columns = { readonly [K in keyof typeof INTENT_COLUMNS & `${number}`]: IntentsTable[(typeof INTENT_COLUMNS)[K]] };
@@ -46,6 +46,7 @@ export function intentFromColumns(c: Columns): Intent {
         : null,
     paymentCount: c[24] ?? 0,
     open: c[25] != null ? openFromColumns(c[25], c[26] ?? null, c[18], c[19]) : null,
+    linkId: c[27] ?? null,
   };
 }
 
@@ -157,5 +158,6 @@ export function intentToRow(intent: Intent): IntentsTable {
     payment_count: intent.paymentCount ?? 0,
     offered_methods: intent.open ? intent.open.methods.join(',') : null,
     choices: choicesToColumn(intent.open?.choices ?? []),
+    link_id: intent.linkId ?? null,
   };
 }

@@ -57,6 +57,31 @@ export interface IntentsTable {
   offered_methods?: string | null;
   /** An open intent's choices so far (028): JSON, db/intent-rows.ts; null before the first. */
   choices?: string | null;
+  /** The payment link the intent was created from (029); null for the API's creates. */
+  link_id?: string | null;
+}
+
+/** A payment link (029): owned by services/links. Amounts are decimal text in price_currency (a fiat). */
+export interface PaymentLinksTable {
+  id: string;
+  /** The short unguessable path segment of its public URL. */
+  slug: string;
+  merchant_id: string;
+  title: string;
+  /** A fixed price; null: the customer enters the amount, within min_amount..max_amount. */
+  price_amount: string | null;
+  price_currency: string;
+  min_amount: string | null;
+  max_amount: string | null;
+  /** JSON array of method ids; null: every enabled method. */
+  methods_json: string | null;
+  single_use: number;
+  expires_at: number | null;
+  active: number;
+  /** Intents created so far: each one's order_id is numbered from it. */
+  orders: number;
+  created_at: number;
+  updated_at: number;
 }
 
 /** The rate cache (026): per pair and source, the last good rate and the last attempt. Owned by pricing/book.ts. */
@@ -331,4 +356,5 @@ export interface Database {
   console_challenges: ConsoleChallengesTable;
   notifications: NotificationsTable;
   telegram_actions: TelegramActionsTable;
+  payment_links: PaymentLinksTable;
 }

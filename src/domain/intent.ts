@@ -39,6 +39,8 @@ export interface Intent {
   paymentCount?: number;
   /** Set when the intent was priced in fiat: the price as given and the quote it was converted at. */
   pricing: IntentPricing | null;
+  /** The payment link a customer created it from; null or absent: created over the API. */
+  linkId?: string | null;
   /** Set on an open intent (the customer picks the method): what it offers and what was chosen. */
   open?: OpenOffer | null;
 }
@@ -176,6 +178,7 @@ function buildView(intent: Intent, ctx: ViewContext, money: IntentMoney) {
       ? { rate: new DecimalNumber(intent.pricing.rate), source: intent.pricing.source, quoted_at: isoUtc(intent.pricing.quotedAt), valid_until: isoUtc(intent.pricing.validUntil) }
       : undefined,
     options: intent.open ? optionsView(intent.open, ctx) : undefined,
+    link_id: intent.linkId ?? undefined,
   };
 }
 

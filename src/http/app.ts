@@ -14,6 +14,8 @@ import { eventRoutes } from './routes/events.ts';
 import { intentRoutes } from './routes/intents.ts';
 import { openApiRoutes } from './routes/openapi.ts';
 import { webhookEndpointRoutes } from './routes/webhook-endpoint.ts';
+import { paymentLinkRoutes } from './routes/payment-links.ts';
+import type { LinkService } from '../services/links/index.ts';
 import type { EventFeed } from '../services/events/feed.ts';
 import type { IntentCancellation } from '../services/intents/cancel.ts';
 import type { IntentListing } from '../services/intents/list.ts';
@@ -29,6 +31,7 @@ export interface HttpDeps {
   /** Held payments: accept / refunded. */
   heldPayments: HeldPayments;
   feed: EventFeed;
+  links: LinkService;
   /** Base of the public address (the OpenAPI document's server). */
   publicUrl: string;
   rateLimiter: RateLimiter;
@@ -118,6 +121,7 @@ export function createHttpApp(d: HttpDeps): H3 {
   intentRoutes(app, kit, d);
   webhookEndpointRoutes(app, kit, d);
   eventRoutes(app, kit, d);
+  paymentLinkRoutes(app, kit, d);
   openApiRoutes(app, kit, d);
 
   app.get('/healthz', route(async () => jsonReply({ ok: true }), { auth: false }));

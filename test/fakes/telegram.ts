@@ -6,6 +6,7 @@
  * - #getupdates: offset (updates below it are confirmed and forgotten), timeout (long poll, s),
  *   an Array of Update { update_id, message | callback_query }.
  * - #sendmessage returns the sent Message; #answercallbackquery returns true.
+ * - #sendphoto: photo uploaded as a file (#inputfile: multipart/form-data) with chat_id and caption; returns the Message.
  * - recorded getUpdates answers with a callback_query (tgbot 0.47 tests/data/get-updates-callback-query.json,
  *   docs.rs) give the CallbackQuery shape: { id, from: User, message: { message_id, date, chat }, chat_instance, data }.
  * Test controls: push updates, replay one, fail the next calls, go down, slow down.
@@ -25,6 +26,7 @@ type Update = { update_id: number; message?: unknown; callback_query?: unknown }
 export async function startFakeTelegram(token: string) {
   const sent: SentMessage[] = [];
   const answers: Array<{ callback_query_id: string; text?: string }> = [];
+  const photos: Array<{ chat_id: string; caption: string; photo: Uint8Array }> = [];
   const updates: Update[] = [];
   /** Served once whatever the offset: a replay the real API never sends (a hostile path or a confused proxy). */
   const replays: Update[] = [];
@@ -46,9 +48,17 @@ export async function startFakeTelegram(token: string) {
     new Promise((resolve) => {
       const chunks: Buffer[] = [];
       req.on('data', (c) => chunks.push(c));
-      req.on('end', () => {
+      req.on('end', async () => {
+        const raw = Buffer.concat(chunks);
+        const type = String(req.headers['content-type'] ?? '');
         try {
-          resolve(JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}'));
+          if (type.startsWith('multipart/form-data')) {
+            const form = await new Response(raw, { headers: { 'content-type': type } }).formData();
+            const fields: Record<string, unknown> = {};
+            for (const [k, v] of form) fields[k] = typeof v === 'string' ? v : new Uint8Array(await v.arrayBuffer());
+            return resolve(fields);
+          }
+          resolve(JSON.parse(raw.toString('utf8') || '{}'));
         } catch {
           resolve({});
         }
@@ -80,6 +90,10 @@ export async function startFakeTelegram(token: string) {
         const msg: SentMessage = { chat_id: String(body.chat_id), text: String(body.text), reply_markup: body.reply_markup, at: Date.now() };
         sent.push(msg);
         return json(res, 200, { ok: true, result: { message_id: nextMessageId++, date: Math.floor(Date.now() / 1000), chat: { id: Number(body.chat_id), type: 'private' }, text: msg.text } });
+      }
+      case 'sendPhoto': {
+        photos.push({ chat_id: String(body.chat_id), caption: String(body.caption ?? ''), photo: body.photo instanceof Uint8Array ? body.photo : new Uint8Array() });
+        return json(res, 200, { ok: true, result: { message_id: nextMessageId++, date: Math.floor(Date.now() / 1000), chat: { id: Number(body.chat_id), type: 'private' }, caption: body.caption } });
       }
       case 'answerCallbackQuery':
         answers.push({ callback_query_id: String(body.callback_query_id), text: body.text });
@@ -123,6 +137,7 @@ export async function startFakeTelegram(token: string) {
   return {
     url,
     sent,
+    photos,
     answers,
     calls,
     /** When each of `calls` arrived (Date.now()), index for index. */

@@ -133,6 +133,87 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/payment-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your payment links, newest first */
+        get: operations["listPaymentLinks"];
+        put?: never;
+        /**
+         * Create a payment link: a page with a title and a price (or an amount the customer enters) to forward or print as a QR code
+         * @description Opening the link costs nothing: an intent (with link_id and an order_id the link numbers) is created only when the customer chooses a method on the page; you get payment.success for it as for any intent.
+         */
+        post: operations["createPaymentLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/payment-links/{link_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The link_id returned at creation (or the link's slug, the last part of its url). */
+                link_id: string;
+            };
+            cookie?: never;
+        };
+        /** Fetch a payment link */
+        get: operations["getPaymentLink"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/payment-links/{link_id}/deactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The link_id returned at creation (or the link's slug, the last part of its url). */
+                link_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Turn a link off: its page says so and creates nothing (again: answered the same) */
+        post: operations["deactivatePaymentLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/payment-links/{link_id}/activate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The link_id returned at creation (or the link's slug, the last part of its url). */
+                link_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Turn a link on again (again: answered the same) */
+        post: operations["activatePaymentLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhook-endpoint": {
         parameters: {
             query?: never;
@@ -392,6 +473,11 @@ export interface components {
             amount_received_exact?: string;
             /** @description Every payment attributed to this intent, oldest first: credited, held for your decision, or marked refunded. */
             payments: components["schemas"]["Payment"][];
+            /**
+             * Format: uuid
+             * @description The payment link a customer created this intent from (only on such intents).
+             */
+            link_id?: string;
             /** @description The fiat price as given at creation (only on intents created with price, and on open intents); amount is it converted at quote.rate. */
             price?: {
                 amount: number;
@@ -496,6 +582,11 @@ export interface components {
             amount_received_exact?: string;
             /** @description Every payment attributed to this intent, oldest first: credited, held for your decision, or marked refunded. */
             payments: components["schemas"]["Payment"][];
+            /**
+             * Format: uuid
+             * @description The payment link a customer created this intent from (only on such intents).
+             */
+            link_id?: string;
             /** @description The fiat price as given at creation (only on intents created with price, and on open intents); amount is it converted at quote.rate. */
             price?: {
                 amount: number;
@@ -644,6 +735,11 @@ export interface components {
             amount_received_exact?: string;
             /** @description Every payment attributed to this intent, oldest first: credited, held for your decision, or marked refunded. */
             payments: components["schemas"]["Payment"][];
+            /**
+             * Format: uuid
+             * @description The payment link a customer created this intent from (only on such intents).
+             */
+            link_id?: string;
             /** @description The fiat price as given at creation (only on intents created with price, and on open intents); amount is it converted at quote.rate. */
             price?: {
                 amount: number;
@@ -722,6 +818,62 @@ export interface components {
             has_more: boolean;
             /** @description Pass as after next time: the last event id of this page, or the after you sent when there is nothing new. */
             next_cursor: string | null;
+        };
+        PaymentLink: {
+            /** Format: uuid */
+            link_id: string;
+            /**
+             * Format: uri
+             * @description The page to forward or print (server.publicUrl/l/<slug>).
+             */
+            url: string;
+            title: string;
+            /** @description The fixed price; null when the customer enters the amount. */
+            price: {
+                amount: number;
+                /** @enum {string} */
+                currency: "INR" | "USD" | "EUR";
+            } | null;
+            /** @description The bounds of the amount the customer enters; null for a fixed price. */
+            customer_amount: {
+                min: number;
+                max: number;
+                /** @enum {string} */
+                currency: "INR" | "USD" | "EUR";
+            } | null;
+            /** @description The methods offered; null: every enabled one. */
+            methods: ("UPI" | "USDT_TRC20" | "USDT_SOL" | "USDC_SOL" | "SOL" | "USDT_ETH" | "USDC_ETH" | "USDT_BSC" | "USDC_BSC" | "USDT_POLYGON" | "USDC_POLYGON" | "USDT_ARBITRUM" | "USDC_ARBITRUM" | "USDC_BASE")[] | null;
+            single_use: boolean;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds, e.g. 2026-11-22T10:00:00.000Z
+             */
+            expires_at: string | null;
+            /**
+             * @description active: takes payments; inactive: turned off; expired: past expires_at; used: a single-use link that was paid.
+             * @enum {string}
+             */
+            status: "active" | "inactive" | "expired" | "used";
+            /** @description Intents created from this link and paid (list them with GET /api/v1/intents?link_id=). */
+            payments: number;
+            /**
+             * Format: uri
+             * @description A QR code of url, as PNG (to print).
+             */
+            qr_png_url: string;
+            /**
+             * Format: uri
+             * @description The same QR code as SVG.
+             */
+            qr_svg_url: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds, e.g. 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+        };
+        PaymentLinkList: {
+            data: components["schemas"]["PaymentLink"][];
         };
         WebhookEndpoint: {
             /** Format: uri */
@@ -965,6 +1117,8 @@ export interface operations {
                 currency?: "UPI" | "USDT_TRC20" | "USDT_SOL" | "USDC_SOL" | "SOL" | "USDT_ETH" | "USDC_ETH" | "USDT_BSC" | "USDC_BSC" | "USDT_POLYGON" | "USDC_POLYGON" | "USDT_ARBITRUM" | "USDC_ARBITRUM" | "USDC_BASE";
                 /** @description Only the intent with this order_id. */
                 order_id?: string;
+                /** @description Only the intents customers created from this payment link. */
+                link_id?: string;
                 /** @description Only intents created at or after this time. */
                 created_from?: string;
                 /** @description Only intents created before this time. */
@@ -1751,6 +1905,778 @@ export interface operations {
                         detail: string;
                         /** @enum {string} */
                         code: "PAYMENT_NOT_ACCEPTABLE";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /** @description BUSY */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "BUSY";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+        };
+    };
+    listPaymentLinks: {
+        parameters: {
+            query?: {
+                /** @description How many, newest first, 1 to 100; default 50. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "link_id": "5b7e0c1d-2a3f-4b6c-8d9e-0f1a2b3c4d5e",
+                     *           "url": "https://pay.example.com/l/7Kq2mXw9PbR",
+                     *           "title": "Blue saree",
+                     *           "price": {
+                     *             "amount": 499,
+                     *             "currency": "INR"
+                     *           },
+                     *           "customer_amount": null,
+                     *           "methods": null,
+                     *           "single_use": false,
+                     *           "expires_at": null,
+                     *           "status": "active",
+                     *           "payments": 0,
+                     *           "qr_png_url": "https://pay.example.com/l/7Kq2mXw9PbR/qr.png",
+                     *           "qr_svg_url": "https://pay.example.com/l/7Kq2mXw9PbR/qr.svg",
+                     *           "created_at": "2026-11-22T09:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PaymentLinkList"];
+                };
+            };
+            /** @description INVALID_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "INVALID_REQUEST";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /** @description AUTH_INVALID_HEADERS */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "AUTH_INVALID_HEADERS";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /** @description AUTH_INVALID_SECRET */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "AUTH_INVALID_SECRET";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /** @description BUSY */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "BUSY";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+        };
+    };
+    createPaymentLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "title": "Blue saree",
+                 *       "amount": 499
+                 *     }
+                 */
+                "application/json": {
+                    /** @description What the customer pays for, shown on the page ("Blue saree", "counter"). */
+                    title: string;
+                    /** @description A fixed price in INR (the same as price with currency INR). Give one of amount, price and customer_amount. */
+                    amount?: number | string;
+                    /** @description A fixed price in a fiat currency: the customer pays it in the method they choose, converted at a locked quote. */
+                    price?: {
+                        amount: number | string;
+                        /** @description ISO 4217: INR, USD or EUR. */
+                        currency: string;
+                    };
+                    /** @description The customer types the amount (a counter QR), between min and max, in currency (default INR). */
+                    customer_amount?: {
+                        min: number | string;
+                        max: number | string;
+                        /**
+                         * @description ISO 4217: INR, USD or EUR.
+                         * @default INR
+                         */
+                        currency?: string;
+                    };
+                    /** @description Offer only these payment methods (each enabled here); absent: every enabled method. */
+                    methods?: ("UPI" | "USDT_TRC20" | "USDT_SOL" | "USDC_SOL" | "SOL" | "USDT_ETH" | "USDC_ETH" | "USDT_BSC" | "USDC_BSC" | "USDT_POLYGON" | "USDC_POLYGON" | "USDT_ARBITRUM" | "USDC_ARBITRUM" | "USDC_BASE")[];
+                    /** @description The link takes one paid payment, then says it has been paid. */
+                    single_use?: boolean;
+                    /**
+                     * Format: date-time
+                     * @description After this time the page says the link has expired and takes nothing.
+                     */
+                    expires_at?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "link_id": "5b7e0c1d-2a3f-4b6c-8d9e-0f1a2b3c4d5e",
+                     *       "url": "https://pay.example.com/l/7Kq2mXw9PbR",
+                     *       "title": "Blue saree",
+                     *       "price": {
+                     *         "amount": 499,
+                     *         "currency": "INR"
+                     *       },
+                     *       "customer_amount": null,
+                     *       "methods": null,
+                     *       "single_use": false,
+                     *       "expires_at": null,
+                     *       "status": "active",
+                     *       "payments": 0,
+                     *       "qr_png_url": "https://pay.example.com/l/7Kq2mXw9PbR/qr.png",
+                     *       "qr_svg_url": "https://pay.example.com/l/7Kq2mXw9PbR/qr.svg",
+                     *       "created_at": "2026-11-22T09:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PaymentLink"];
+                };
+            };
+            /** @description INVALID_REQUEST or METHOD_UNSUPPORTED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "INVALID_REQUEST" | "METHOD_UNSUPPORTED";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /** @description AUTH_INVALID_HEADERS */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "AUTH_INVALID_HEADERS";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /** @description AUTH_INVALID_SECRET */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "AUTH_INVALID_SECRET";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /** @description BUSY */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "BUSY";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+        };
+    };
+    getPaymentLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The link_id returned at creation (or the link's slug, the last part of its url). */
+                link_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "link_id": "5b7e0c1d-2a3f-4b6c-8d9e-0f1a2b3c4d5e",
+                     *       "url": "https://pay.example.com/l/7Kq2mXw9PbR",
+                     *       "title": "Blue saree",
+                     *       "price": {
+                     *         "amount": 499,
+                     *         "currency": "INR"
+                     *       },
+                     *       "customer_amount": null,
+                     *       "methods": null,
+                     *       "single_use": false,
+                     *       "expires_at": null,
+                     *       "status": "active",
+                     *       "payments": 0,
+                     *       "qr_png_url": "https://pay.example.com/l/7Kq2mXw9PbR/qr.png",
+                     *       "qr_svg_url": "https://pay.example.com/l/7Kq2mXw9PbR/qr.svg",
+                     *       "created_at": "2026-11-22T09:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PaymentLink"];
+                };
+            };
+            /** @description AUTH_INVALID_HEADERS */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "AUTH_INVALID_HEADERS";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /** @description AUTH_INVALID_SECRET */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "AUTH_INVALID_SECRET";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /** @description BUSY */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "BUSY";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+        };
+    };
+    deactivatePaymentLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The link_id returned at creation (or the link's slug, the last part of its url). */
+                link_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "link_id": "5b7e0c1d-2a3f-4b6c-8d9e-0f1a2b3c4d5e",
+                     *       "url": "https://pay.example.com/l/7Kq2mXw9PbR",
+                     *       "title": "Blue saree",
+                     *       "price": {
+                     *         "amount": 499,
+                     *         "currency": "INR"
+                     *       },
+                     *       "customer_amount": null,
+                     *       "methods": null,
+                     *       "single_use": false,
+                     *       "expires_at": null,
+                     *       "status": "inactive",
+                     *       "payments": 0,
+                     *       "qr_png_url": "https://pay.example.com/l/7Kq2mXw9PbR/qr.png",
+                     *       "qr_svg_url": "https://pay.example.com/l/7Kq2mXw9PbR/qr.svg",
+                     *       "created_at": "2026-11-22T09:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PaymentLink"];
+                };
+            };
+            /** @description AUTH_INVALID_HEADERS */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "AUTH_INVALID_HEADERS";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /** @description AUTH_INVALID_SECRET */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "AUTH_INVALID_SECRET";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /** @description BUSY */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (AMOUNT_UNAVAILABLE: until the first of the held amounts is free again, or ask for another amount; RATE_UNAVAILABLE: until the next rate refresh, or price in the method's currency). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "BUSY";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+        };
+    };
+    activatePaymentLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The link_id returned at creation (or the link's slug, the last part of its url). */
+                link_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "link_id": "5b7e0c1d-2a3f-4b6c-8d9e-0f1a2b3c4d5e",
+                     *       "url": "https://pay.example.com/l/7Kq2mXw9PbR",
+                     *       "title": "Blue saree",
+                     *       "price": {
+                     *         "amount": 499,
+                     *         "currency": "INR"
+                     *       },
+                     *       "customer_amount": null,
+                     *       "methods": null,
+                     *       "single_use": false,
+                     *       "expires_at": null,
+                     *       "status": "active",
+                     *       "payments": 0,
+                     *       "qr_png_url": "https://pay.example.com/l/7Kq2mXw9PbR/qr.png",
+                     *       "qr_svg_url": "https://pay.example.com/l/7Kq2mXw9PbR/qr.svg",
+                     *       "created_at": "2026-11-22T09:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PaymentLink"];
+                };
+            };
+            /** @description AUTH_INVALID_HEADERS */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "AUTH_INVALID_HEADERS";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /** @description AUTH_INVALID_SECRET */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "AUTH_INVALID_SECRET";
+                        /** @description INVALID_REQUEST only: one entry per bad field. */
+                        errors?: components["schemas"]["FieldError"][];
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A human-readable message. */
+                        detail: string;
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
                         /** @description INVALID_REQUEST only: one entry per bad field. */
                         errors?: components["schemas"]["FieldError"][];
                     };

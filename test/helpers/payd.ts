@@ -42,6 +42,7 @@ export function baseConfig(dir: string, extra: Record<string, any> = {}) {
     intents: rest.intents ?? {},
     ...(rest.notifications ? { notifications: rest.notifications } : {}),
     ...(rest.pricing ? { pricing: rest.pricing } : {}),
+    ...(rest.links ? { links: rest.links } : {}),
     methods: {
       UPI: {
         vpa: 'shop@hdfcbank',

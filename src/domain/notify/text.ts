@@ -22,9 +22,14 @@ export interface SettledFacts {
   amountMinor: bigint;
   orderId: string;
   reference: string | null;
+  /** The title of the payment link it was paid through, if any: the shopkeeper knows links by their titles. */
+  linkTitle?: string | null;
 }
 
-export const settledText = (show: ShowAmount, p: SettledFacts): string => `Paid: ${amountText(show, p.method, p.amountMinor)} for order ${p.orderId}.${p.reference ? ` Ref ${p.reference}.` : ''}`;
+export const settledText = (show: ShowAmount, p: SettledFacts): string =>
+  p.linkTitle
+    ? `Paid ${amountText(show, p.method, p.amountMinor)} at the ${p.linkTitle} (order ${p.orderId}).${p.reference ? ` Ref ${p.reference}.` : ''}`
+    : `Paid: ${amountText(show, p.method, p.amountMinor)} for order ${p.orderId}.${p.reference ? ` Ref ${p.reference}.` : ''}`;
 
 export function digestText(show: ShowAmount, items: SettledFacts[], minutes: number): string {
   const totals = new Map<Method, bigint>();

@@ -6,6 +6,7 @@ import { builtinMethods, type MethodRegistry } from '../../methods/registry.ts';
 import { EventsQuery } from '../routes/events.ts';
 import { CreateBody, listIntentsQuery } from '../routes/intents.ts';
 import { WebhookEndpointBody } from '../routes/webhook-endpoint.ts';
+import { CreateLinkBody, ListLinksQuery } from '../routes/payment-links.ts';
 import { openApiExamples } from './examples.ts';
 import { apiSchemas, errorSchema, type ApiSchemaName } from './schemas.ts';
 import { webhooksDoc } from './webhooks.ts';
@@ -88,6 +89,29 @@ export function buildOpenApiDocument(o: { serverUrl?: string; methods?: MethodRe
           errors: ['INVALID_REQUEST', 'INTENT_NOT_FOUND', 'PAYMENT_NOT_ACCEPTABLE', 'BUSY'],
         }),
       },
+      '/api/v1/payment-links': {
+        post: operation({
+          id: 'createPaymentLink',
+          summary: 'Create a payment link: a page with a title and a price (or an amount the customer enters) to forward or print as a QR code',
+          description: 'Opening the link costs nothing: an intent (with link_id and an order_id the link numbers) is created only when the customer chooses a method on the page; you get payment.success for it as for any intent.',
+          body: { schema: withCurrencies(fromValibot(CreateLinkBody), methods.ids, 'methods'), example: EXAMPLES.linkRequest },
+          ok: { schema: 'PaymentLink', example: EXAMPLES.link },
+          errors: ['INVALID_REQUEST', 'METHOD_UNSUPPORTED', 'PAYLOAD_TOO_LARGE'],
+        }),
+        get: operation({ id: 'listPaymentLinks', summary: 'Your payment links, newest first', query: ListLinksQuery, ok: { schema: 'PaymentLinkList', example: { data: [EXAMPLES.link] } }, errors: ['INVALID_REQUEST'] }),
+      },
+      '/api/v1/payment-links/{link_id}': {
+        parameters: [linkIdParameter],
+        get: operation({ id: 'getPaymentLink', summary: 'Fetch a payment link', ok: { schema: 'PaymentLink', example: EXAMPLES.link }, errors: ['NOT_FOUND'] }),
+      },
+      '/api/v1/payment-links/{link_id}/deactivate': {
+        parameters: [linkIdParameter],
+        post: operation({ id: 'deactivatePaymentLink', summary: 'Turn a link off: its page says so and creates nothing (again: answered the same)', ok: { schema: 'PaymentLink', example: { ...EXAMPLES.link, status: 'inactive' } }, errors: ['NOT_FOUND'] }),
+      },
+      '/api/v1/payment-links/{link_id}/activate': {
+        parameters: [linkIdParameter],
+        post: operation({ id: 'activatePaymentLink', summary: 'Turn a link on again (again: answered the same)', ok: { schema: 'PaymentLink', example: EXAMPLES.link }, errors: ['NOT_FOUND'] }),
+      },
       '/api/v1/webhook-endpoint': {
         get: operation({ id: 'getWebhookEndpoint', summary: 'Your webhook URL and a hint of the signing secret', ok: { schema: 'WebhookEndpoint', example: EXAMPLES.webhookEndpoint }, errors: [] }),
         put: operation({
@@ -140,6 +164,8 @@ export function buildOpenApiDocument(o: { serverUrl?: string; methods?: MethodRe
 
 const transactionHashParameter = { name: 'transaction_hash', in: 'path', required: true, description: 'A transaction_hash from the intent\'s payments.', schema: { type: 'string', minLength: 1, maxLength: 200 } };
 
+const linkIdParameter = { name: 'link_id', in: 'path', required: true, description: 'The link_id returned at creation (or the link\'s slug, the last part of its url).', schema: { type: 'string', minLength: 1, maxLength: 64 } };
+
 const intentIdParameter = { name: 'intent_id', in: 'path', required: true, description: 'The intent_id returned at creation.', schema: { type: 'string', format: 'uuid' } };
 
 /** Every authenticated call can answer these (BUSY: every one reads the database, which on PostgreSQL may be out of reach for a moment). */
@@ -152,9 +178,10 @@ function fromValibot(schema: v.GenericSchema): Json {
 }
 
 /** The create body with its currency's values: the methods this payd knows (the body's schema accepts any string). */
-function withCurrencies(body: Json, ids: readonly string[]): Json {
+function withCurrencies(body: Json, ids: readonly string[], field: 'currency' | 'methods' = 'currency'): Json {
   const properties = body.properties as Record<string, Json>;
-  return { ...body, properties: { ...properties, currency: { ...properties.currency, enum: [...ids] } } };
+  const listed = field === 'currency' ? { ...properties.currency, enum: [...ids] } : { ...properties.methods, items: { type: 'string', enum: [...ids] } };
+  return { ...body, properties: { ...properties, [field]: listed } };
 }
 
 function queryParameters(schema: v.GenericSchema): Json[] {

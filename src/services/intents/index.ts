@@ -115,7 +115,8 @@ export function createIntentService(d: IntentServiceDeps) {
     chooseMethod: (intentId: string, currency: string, merchant: Pick<Merchant, 'name'>) =>
       UUID_V4.test(intentId) ? chooseMethod(open, intentId.toLowerCase(), currency, merchant) : Promise.reject(notFound(intentId)),
 
-    async create(merchant: Merchant, input: CreateIntentInput) {
+    /** `from.linkId`: a customer chose a method on this payment link (services/links); the API never sets it. */
+    async create(merchant: Merchant, input: CreateIntentInput, from?: { linkId: string }) {
       let method: Method, deposit: MethodDeposit;
       let amountMinor: bigint | null = null;
       let quoted: Promise<{ amountMinor: bigint; pricing: IntentPricing }> | null = null;
@@ -182,6 +183,7 @@ export function createIntentService(d: IntentServiceDeps) {
           updatedAt: now,
           canceledAt: null,
           pricing: q?.pricing ?? null,
+          linkId: from?.linkId ?? null,
         };
         await w.insert(intent);
         return { row: intent, created: { payAmount, amounts: deposit.amounts } };

@@ -11,6 +11,8 @@ export interface ListIntentsInput {
   status?: IntentStatus;
   currency?: Method;
   order_id?: string;
+  /** Only the intents created from this payment link. */
+  link_id?: string;
   /** Inclusive lower bound on created_at, ms. */
   createdFrom?: number;
   /** Exclusive upper bound on created_at, ms. */
@@ -65,6 +67,7 @@ export function selectIntents(db: Db, merchantId: string | undefined, input: Lis
   else if (input.status) q = q.where(status, '=', input.status);
   if (input.currency) q = q.where('method', '=', input.currency);
   if (input.order_id !== undefined) q = q.where('order_id', '=', input.order_id);
+  if (input.link_id !== undefined) q = q.where('link_id', '=', input.link_id);
   if (input.createdFrom !== undefined) q = q.where('created_at', '>=', input.createdFrom);
   if (input.createdTo !== undefined) q = q.where('created_at', '<', input.createdTo);
   if (input.cursor !== undefined) {

@@ -49,7 +49,17 @@ export interface BotDeps {
   status(): Promise<string>;
   /** Held payments; absent: /held says so and buttons are never issued. */
   held?: HeldPayments;
+  /** Payment links; absent: /link says it is not available. */
+  links?: BotLinks;
 }
+
+/** What /link needs: create a link (for the only active merchant) and draw its QR code. */
+export interface BotLinks {
+  create(input: { title: string; price?: { amount: string; currency: string }; customerAmount?: { min: string; max: string; currency: string } }, actor: `telegram:${string}`): Promise<{ url: string; title: string }>;
+  qrPng(url: string): Promise<Uint8Array>;
+}
+
+const LINK_USAGE = 'Usage: /link <price> <title>, e.g. /link 499 Blue saree; or /link 10-5000 counter for a counter QR where the customer types the amount (INR).';
 
 export function createTelegramBot(d: BotDeps) {
   const allowed = new Set(d.chatIds);
@@ -102,6 +112,31 @@ export function createTelegramBot(d: BotDeps) {
     }
   }
 
+  /** /link 499 Blue saree: a payment link, answered with its URL and its QR code as a photo. Acting: listed actors only. */
+  async function link(chatId: string, m: TgMessage, arg: string): Promise<void> {
+    const from = m.from;
+    if (m.chat.type === 'channel' || !from || !actors.has(String(from.id))) {
+      const who = from ? actorOf(from) : 'telegram:(channel)';
+      d.log.warn('telegram: /link refused', { chat_id: chatId, user: who });
+      await audit(d.db, { at: d.clock.now(), actor: who, action: 'telegram.refused', subject: chatId, details: { why: m.chat.type === 'channel' ? 'channel' : 'not an actor', command: 'link', user_id: from?.id ?? null } });
+      return void (await reply(chatId, from && m.chat.type !== 'channel' ? `You may not create links: ask the operator to add your Telegram user id (${from.id}) to notifications.telegram.actors.` : 'Links cannot be created from a channel.'));
+    }
+    if (!d.links) return void (await reply(chatId, 'Payment links are not available here.'));
+    const parsed = /^(\d+(?:\.\d{1,2})?)(?:\s*-\s*(\d+(?:\.\d{1,2})?))?\s+(.+)$/.exec(arg.trim());
+    if (!parsed) return void (await reply(chatId, LINK_USAGE));
+    const [, first, second, title] = parsed;
+    const input = second !== undefined ? { title: title!, customerAmount: { min: first!, max: second, currency: 'INR' } } : { title: title!, price: { amount: first!, currency: 'INR' } };
+    let created: { url: string; title: string };
+    try {
+      created = await d.links.create(input, actorOf(from) as `telegram:${string}`);
+    } catch (err) {
+      if (!(err instanceof PaydError) || err.code === 'INTERNAL') throw err;
+      return void (await reply(chatId, `Not created: ${err.message}`));
+    }
+    const what = second !== undefined ? `the customer types ₹${first} to ₹${second}` : `₹${first}`;
+    await d.api.sendPhoto(chatId, await d.links.qrPng(created.url), `${created.title}: ${what}\n${created.url}\nForward the link, or print this QR code.`);
+  }
+
   async function onMessage(m: TgMessage): Promise<void> {
     const chatId = String(m.chat.id);
     const text = (m.text ?? '').trim();
@@ -122,9 +157,11 @@ export function createTelegramBot(d: BotDeps) {
         return void (await reply(chatId, await intent(arg)));
       case 'status':
         return void (await reply(chatId, await d.status()));
+      case 'link':
+        return link(chatId, m, arg);
       case 'start':
       case 'help':
-        return void (await reply(chatId, `payd here. This chat is ${chatId}.\n/today takings today\n/held payments waiting for you\n/intent <id or order id>\n/status sources and alarms`));
+        return void (await reply(chatId, `payd here. This chat is ${chatId}.\n/today takings today\n/held payments waiting for you\n/intent <id or order id>\n/status sources and alarms\n/link <price> <title> a payment link and its QR code`));
       default:
         if (command) await reply(chatId, 'Unknown command. Try /help.');
     }

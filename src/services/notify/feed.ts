@@ -61,7 +61,8 @@ async function settledAfter(db: Db, seq: number, upTo: number, limit: number) {
     .selectFrom('events')
     .innerJoin('intents', 'intents.id', 'events.intent_id')
     .leftJoin('payments', 'payments.id', 'intents.payment_id')
-    .select(['events.seq', 'intents.method', 'intents.order_id', 'intents.pay_amount_minor', 'intents.transaction_hash', 'payments.amount_minor'])
+    .leftJoin('payment_links', 'payment_links.id', 'intents.link_id')
+    .select(['events.seq', 'intents.method', 'intents.order_id', 'intents.pay_amount_minor', 'intents.transaction_hash', 'payments.amount_minor', 'payment_links.title'])
     .where('events.type', '=', 'payment.success')
     .where('events.seq', '>', seq)
     .where('events.seq', '<=', upTo)
@@ -69,7 +70,7 @@ async function settledAfter(db: Db, seq: number, upTo: number, limit: number) {
     .limit(limit)
     .execute();
   return rows
-    .map((r) => ({ seq: Number(r.seq), facts: { method: r.method, amountMinor: amountFromDb(r.amount_minor ?? r.pay_amount_minor), orderId: r.order_id, reference: r.transaction_hash } satisfies SettledFacts }));
+    .map((r) => ({ seq: Number(r.seq), facts: { method: r.method, amountMinor: amountFromDb(r.amount_minor ?? r.pay_amount_minor), orderId: r.order_id, reference: r.transaction_hash, linkTitle: r.title } satisfies SettledFacts }));
 }
 
 export function createNotificationFeed(d: {

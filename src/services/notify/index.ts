@@ -9,7 +9,7 @@ import type { HeldPayments } from '../../domain/notify/held-port.ts';
 import type { ShowAmount } from '../../domain/notify/text.ts';
 import type { Clock, Logger, Random } from '../../domain/ports.ts';
 import type { MethodSilence } from '../../methods/method.ts';
-import { createTelegramBot } from './bot.ts';
+import { createTelegramBot, type BotLinks } from './bot.ts';
 import { createEmailSender } from './email.ts';
 import { createNotificationFeed, type ChannelPlan, type UnmatchedPlan } from './feed.ts';
 import { createObservations, type WatchedSource } from './observe.ts';
@@ -27,6 +27,8 @@ export interface NotificationDeps {
   /** The sources running in this process (the leader's); read at each feed run. */
   sources: () => WatchedSource[];
   held?: HeldPayments;
+  /** Payment links for the bot's /link. */
+  links?: BotLinks;
   /** The checkout's amount text. */
   show: ShowAmount;
   /** notifications.unmatched in minor units. */
@@ -59,7 +61,7 @@ export function createNotifications(d: NotificationDeps) {
     return lines.join('\n') || 'No sources running.';
   }
 
-  const bot = telegram && n.telegram!.commands ? createTelegramBot({ db: d.db, api: telegram, queue, chatIds: n.telegram!.chatIds, actors: n.telegram!.actors, clock: d.clock, random: d.random, log: d.log, timeZone: n.timeZone, show: d.show, status, held: d.held }) : undefined;
+  const bot = telegram && n.telegram!.commands ? createTelegramBot({ db: d.db, api: telegram, queue, chatIds: n.telegram!.chatIds, actors: n.telegram!.actors, clock: d.clock, random: d.random, log: d.log, timeZone: n.timeZone, show: d.show, status, held: d.held, links: d.links }) : undefined;
   return { queue, feed, sender, bot, close: () => email?.close() };
 }
 

@@ -57,12 +57,14 @@ export function createTelegramApi(o: { apiUrl: string; token: Secret; fetch?: ty
   const doFetch = o.fetch ?? fetch;
   const base = o.apiUrl.replace(/\/+$/, '');
 
-  async function call<T>(method: string, params: Record<string, unknown>, c: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<T> {
+  /** `params` as JSON, or a FormData (multipart/form-data: how a file is uploaded, #inputfile). */
+  async function call<T>(method: string, params: Record<string, unknown> | FormData, c: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<T> {
     const timeout = AbortSignal.timeout(c.timeoutMs ?? o.timeoutMs ?? 10_000);
     const signal = c.signal ? AbortSignal.any([c.signal, timeout]) : timeout;
     let res: Response;
     try {
-      res = await doFetch(`${base}/bot${o.token.reveal()}/${method}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(params), signal, redirect: 'manual' });
+      const body = params instanceof FormData ? { body: params } : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(params) };
+      res = await doFetch(`${base}/bot${o.token.reveal()}/${method}`, { method: 'POST', ...body, signal, redirect: 'manual' });
     } catch (err) {
       const why = timeout.aborted ? 'timed out' : ((err as Error).cause as Error | undefined)?.message ?? (err as Error).message;
       throw new TelegramError(`Telegram ${method}: ${why}`, null);
@@ -85,6 +87,14 @@ export function createTelegramApi(o: { apiUrl: string; token: Secret; fetch?: ty
   return {
     sendMessage(chatId: string, text: string, keyboard?: InlineKeyboard | null): Promise<TgMessage> {
       return call('sendMessage', { chat_id: chatId, text, link_preview_options: { is_disabled: true }, ...(keyboard ? { reply_markup: { inline_keyboard: keyboard } } : {}) });
+    },
+    /** A picture (PNG bytes) with a caption (#sendphoto: the file uploaded as multipart/form-data). */
+    sendPhoto(chatId: string, png: Uint8Array, caption: string): Promise<TgMessage> {
+      const form = new FormData();
+      form.set('chat_id', chatId);
+      form.set('caption', caption.slice(0, 1024));
+      form.set('photo', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'qr.png');
+      return call('sendPhoto', form);
     },
     /** Long poll: Telegram answers as soon as there is an update, or after `timeoutSeconds`. */
     getUpdates(offset: number | undefined, timeoutSeconds: number, signal?: AbortSignal): Promise<TgUpdate[]> {
