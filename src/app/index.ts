@@ -46,8 +46,9 @@ export async function createApp(o: AppOptions) {
   // Silence (UPI's mailbox) is read from the ledger: every process (leader or standby) reports the same.
   const silences = sandbox ? [] : createSilences(config, methods, { db, clock });
 
-  // Fiat prices: the rate cache every process reads; the leader refreshes it (lead()).
-  const pricing = createPricing(config.pricing, { db, clock, log: log.child({ component: 'rates' }), pegs: pricingPegs(methods) });
+  // Fiat prices: the rate cache every process reads; the leader refreshes it (lead()). The sandbox
+  // quotes fixed simulated rates instead, so prices can be tried before any source is set up.
+  const pricing = createPricing(config.pricing, { db, clock, log: log.child({ component: 'rates' }), pegs: pricingPegs(methods), simulated: sandbox });
   // The running workers, set by start(): metrics, readiness and the console read them.
   let workerSet: WorkerSet = null;
   const workers = () => workerSet;
@@ -86,6 +87,7 @@ export async function createApp(o: AppOptions) {
     clock,
     // What the worker leader last recorded (every 5 s), and the limit it is held to.
     rates: () => pricing.book.status(),
+    pricing: { units: [...new Set(methods.list.filter((m) => Object.hasOwn(config.amounts, m.id)).map((m) => m.rules.unit))], unconfigured: pricing.book.unconfigured },
     lag: async (key) => ({ asOf: (await ledger.loadCheckpoint<{ asOf?: number }>(positionKey(key)))?.asOf, maxLagMs: sandbox ? undefined : lagLimit(config, key) }),
   });
 

@@ -186,3 +186,13 @@ export function resolveRate(unit: string, fiat: Fiat, fresh: (pair: string) => P
   if (!a || a === 'stale' || !b || b === 'stale') return undefined;
   return { rate: multiplyRates(a.rate, b.rate), source: [a.source, b.source].filter((s) => s !== 'identity').join('×'), at: Math.min(a.at, b.at) };
 }
+
+/**
+ * The pair to configure so that a price in `fiat` can be paid in `unit`, or null when some way
+ * to a rate (identity, peg, pair, inverse, cross through USD) is configured: a missing pair is
+ * the operator's configuration to fix, never an outage to wait out.
+ */
+export function missingPair(unit: string, fiat: Fiat, configured: (pair: string) => boolean, pegs: Readonly<Record<string, string>>): string | null {
+  const any: PairRate = { rate: RATE_ONE, source: '', at: 0 };
+  return resolveRate(unit, fiat, (pair) => (configured(pair) ? any : undefined), pegs) ? null : `${unit}/${fiat}`;
+}

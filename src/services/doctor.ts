@@ -5,6 +5,8 @@ import { ageText as describeAge } from '../domain/notify/text.ts';
 import type { MethodSilence } from '../methods/method.ts';
 import type { PairStatus } from '../pricing/book.ts';
 import { describePair } from '../pricing/describe.ts';
+import { configurePairHint } from '../pricing/suggest.ts';
+import { FIAT_CODES, isFiat, type Fiat } from '../domain/rates.ts';
 
 export interface DoctorLine {
   ok: boolean;
@@ -32,6 +34,8 @@ export function createDoctor(d: {
   lag?: (key: string) => Promise<{ asOf: number | undefined; maxLagMs: number | undefined }>;
   /** Fiat pricing: each configured pair's rate, age and source (pricing/book.ts). */
   rates?: () => Promise<PairStatus[]>;
+  /** The currencies the enabled methods are paid in, and the pair (if any) a price in a fiat still lacks. */
+  pricing?: { units: readonly string[]; unconfigured: (unit: string, fiat: Fiat) => string | null };
 }) {
   return {
     async run(): Promise<DoctorLine[]> {
@@ -63,7 +67,12 @@ export function createDoctor(d: {
         if (d.lag && d.livemode) lines.push(await lagLine(source.method ?? source.name, await d.lag(source.method ?? source.name), d.clock.now()));
       }
       for (const watch of d.silences ?? []) lines.push(...(await silenceLines(watch, d.clock.now())));
-      for (const p of (await d.rates?.()) ?? []) lines.push({ what: `rate ${p.pair}`, ...describePair(p) });
+      for (const p of (await d.rates?.()) ?? []) {
+        // A pair no enabled method can use (SOL/USD with no SOL method) is not a problem to report.
+        if (d.pricing && !pairUsed(p.pair, d.pricing.units)) lines.push({ ok: true, what: `rate ${p.pair}`, message: 'not used: no enabled method is paid in it' });
+        else lines.push({ what: `rate ${p.pair}`, ...describePair(p) });
+      }
+      if (d.pricing) lines.push(pricingLine(d.pricing));
       return lines;
     },
   };
@@ -77,6 +86,26 @@ export function createDoctor(d: {
       .executeTakeFirst();
     return Number(row?.n ?? 0);
   }
+}
+
+/** A pair an enabled method's price can go through: one of its currencies, or a fiat cross leg (USD/INR). */
+function pairUsed(pair: string, units: readonly string[]): boolean {
+  const sides = pair.split('/');
+  return sides.some((c) => units.includes(c)) || sides.every(isFiat);
+}
+
+/**
+ * Which fiat prices the enabled methods cannot take for want of a configured pair, and how to
+ * add each: informational (pricing is optional), but it names what a create would refuse.
+ */
+function pricingLine(p: { units: readonly string[]; unconfigured: (unit: string, fiat: Fiat) => string | null }): DoctorLine {
+  const missing = [...new Set(p.units.flatMap((unit) => FIAT_CODES.map((fiat) => p.unconfigured(unit, fiat)).filter((x): x is string => x !== null)))];
+  if (missing.length === 0) return { ok: true, what: 'pricing', message: `prices in ${FIAT_CODES.join(', ')} can be paid with every enabled method` };
+  return {
+    ok: true,
+    what: 'pricing',
+    message: `no rate configured for ${missing.join(', ')}: creates priced so answer 400 PRICING_NOT_CONFIGURED. To offer them, ${configurePairHint(missing)}`,
+  };
 }
 
 /** Each account's newest verified alert, and the silence alarm when it is on. */

@@ -767,7 +767,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedIntent"];
                 };
             };
-            /** @description INVALID_REQUEST or METHOD_UNSUPPORTED or AMOUNT_OUT_OF_RANGE */
+            /** @description INVALID_REQUEST or METHOD_UNSUPPORTED or AMOUNT_OUT_OF_RANGE or PRICING_NOT_CONFIGURED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -777,7 +777,7 @@ export interface operations {
                         /** @description A human-readable message. */
                         detail: string;
                         /** @enum {string} */
-                        code: "INVALID_REQUEST" | "METHOD_UNSUPPORTED" | "AMOUNT_OUT_OF_RANGE";
+                        code: "INVALID_REQUEST" | "METHOD_UNSUPPORTED" | "AMOUNT_OUT_OF_RANGE" | "PRICING_NOT_CONFIGURED";
                         /** @description INVALID_REQUEST only: one entry per bad field. */
                         errors?: components["schemas"]["FieldError"][];
                     };

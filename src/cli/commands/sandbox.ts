@@ -41,6 +41,9 @@ export function sandboxCommands(program: Command, e: CliEnv): void {
 
 /** The banner's example: the API document's example method and amount (the first method with one). */
 const example = builtinMethods.list.find((m) => m.openapi) ?? builtinMethods.list[0]!;
+/** A priced example: a method paid in another currency than rupees (a stablecoin), so the quote shows. */
+const pricedMethod = builtinMethods.list.find((m) => m.pricing?.peg) ?? example;
+const pricedBody = JSON.stringify({ price: { amount: 1999, currency: 'INR' }, currency: pricedMethod.id, order_id: 'demo-2' }).replace(/[:,]/g, '$& ');
 const exampleBody = JSON.stringify({ amount: example.openapi?.example.amount ?? 1, currency: example.id, order_id: 'demo-1' }).replace(/[:,]/g, '$& ');
 
 const bannerLines = (base: string, consoleOrigin: string, c: { client_id: string; client_secret: string; webhook_secret: string; webhook_url: string | null }) => [
@@ -55,6 +58,8 @@ const bannerLines = (base: string, consoleOrigin: string, c: { client_id: string
   `  curl -s ${base}/api/v1/intents/create-payment -H 'content-type: application/json' \\`,
   `    -H 'X-Client-ID: ${c.client_id}' -H 'X-Client-Secret: ${c.client_secret}' \\`,
   `    -d '${exampleBody}'`,
+  'Or price it in rupees, dollars or euros (the sandbox quotes simulated rates, docs/pricing.md):',
+  `    -d '${pricedBody}'`,
   'Pay it (simulated), then fetch it:',
   '  npx payd sandbox pay <intent_id>',
   `  curl -s ${base}/api/v1/intents/<intent_id> -H 'X-Client-ID: ${c.client_id}' -H 'X-Client-Secret: ${c.client_secret}'`,

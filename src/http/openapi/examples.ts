@@ -74,6 +74,10 @@ export function openApiExamples(methods: MethodRegistry) {
     PAYLOAD_TOO_LARGE: { detail: 'request body exceeds 16384 bytes', code: 'PAYLOAD_TOO_LARGE' },
     RATE_LIMITED: { detail: 'too many requests; slow down', code: 'RATE_LIMITED' },
     RATE_UNAVAILABLE: { detail: `no fresh SOL/INR rate right now; retry in 60 s (Retry-After) or price in SOL`, code: 'RATE_UNAVAILABLE' },
+    PRICING_NOT_CONFIGURED: {
+      detail: 'prices in INR cannot be paid in SOL here: no SOL/INR rate is configured. The operator can add it under "pricing": { "pairs": { "SOL/INR": ["coindcx", "wazirx"] } } in the config (docs/pricing.md); until then price in SOL',
+      code: 'PRICING_NOT_CONFIGURED',
+    },
     AMOUNT_UNAVAILABLE: { detail: `no unique pay amount is free near ${e.amount} ${shown.id}; the first is free again in 3650 s (Retry-After), or ask for another amount`, code: 'AMOUNT_UNAVAILABLE' },
     BUSY: { detail: 'the database is busy (another process holds its write lock); try again shortly', code: 'BUSY' },
     INTERNAL: { detail: 'internal error', code: 'INTERNAL' },
