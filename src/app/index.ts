@@ -11,6 +11,7 @@ import { moneyOfOne } from '../services/intents/money.ts';
 import { createKeyring } from '../services/keys.ts';
 import { createMailboxTokenStore } from '../services/mailbox-tokens.ts';
 import { createNotifications } from '../services/notify/index.ts';
+import { createNotificationCheck } from '../services/notify/check.ts';
 import { createOperatorActions } from '../services/operator-actions.ts';
 import { runNotifications } from '../workers/notify.ts';
 import { consoleRoutes, createConsoleParts } from './console.ts';
@@ -74,6 +75,8 @@ export async function createApp(o: AppOptions) {
     ? null
     : createNotifications({ config, db, clock, random, log: log.child({ component: 'notify' }), silences, held: heldPayments, show: showAmountWith(methods), unmatched: unmatchedPlanWith(methods, config.notifications?.unmatched), sources: () => (workerSet?.role() === 'leader' ? workerSet.health : []) });
   if (notifications) cleanups.push(() => notifications.close());
+  // `payd notify test` and doctor: each channel asked directly, with the clients the sender uses.
+  const notificationCheck = createNotificationCheck(config.notifications);
   const mailboxTokens = createMailboxTokenStore({ db, keys, clock, random });
   // Async: a method's libraries load only when its source is built (see methods/registry.ts).
   const sources = async (): Promise<PaymentSource[]> => (o.sources ? o.sources({ ledger, db }) : sandbox ? [sandboxSource] : createSources(config, methods, { ...sourceDeps, mailboxTokens }));
@@ -87,6 +90,8 @@ export async function createApp(o: AppOptions) {
     clock,
     // What the worker leader last recorded (every 5 s), and the limit it is held to.
     rates: () => pricing.book.status(),
+    // The sandbox sends no notification, so there is nothing of it to check there.
+    notifications: sandbox ? undefined : notificationCheck.check,
     pricing: { units: [...new Set(methods.list.filter((m) => Object.hasOwn(config.amounts, m.id)).map((m) => m.rules.unit))], unconfigured: pricing.book.unconfigured },
     lag: async (key) => ({ asOf: (await ledger.loadCheckpoint<{ asOf?: number }>(positionKey(key)))?.asOf, maxLagMs: sandbox ? undefined : lagLimit(config, key) }),
   });
@@ -128,6 +133,7 @@ export async function createApp(o: AppOptions) {
     sandboxSource,
     actions,
     notifications,
+    notificationCheck,
     doctor,
     sources,
     publicUrl,

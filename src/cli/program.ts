@@ -12,6 +12,7 @@ import { mailboxCommands } from './commands/mailbox.ts';
 import { merchantCommands } from './commands/merchant.ts';
 import { paymentCommands } from './commands/payments.ts';
 import { demoCommand, sandboxCommands } from './commands/sandbox.ts';
+import { notifyCommands } from './commands/notify.ts';
 import { serveCommand } from './commands/serve.ts';
 import { webhookCommands } from './commands/webhooks.ts';
 
@@ -40,6 +41,7 @@ export function buildProgram(e: CliEnv): Command {
   paymentCommands(program, e);
   webhookCommands(program, e);
   consoleCommands(program, e);
+  notifyCommands(program, e);
   sandboxCommands(program, e);
   demoCommand(program, e);
   return program;

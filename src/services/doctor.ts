@@ -34,6 +34,8 @@ export function createDoctor(d: {
   lag?: (key: string) => Promise<{ asOf: number | undefined; maxLagMs: number | undefined }>;
   /** Fiat pricing: each configured pair's rate, age and source (pricing/book.ts). */
   rates?: () => Promise<PairStatus[]>;
+  /** Each notification channel and target: would it deliver (services/notify/check.ts)? */
+  notifications?: () => Promise<DoctorLine[]>;
   /** The currencies the enabled methods are paid in, and the pair (if any) a price in a fiat still lacks. */
   pricing?: { units: readonly string[]; unconfigured: (unit: string, fiat: Fiat) => string | null };
 }) {
@@ -73,6 +75,7 @@ export function createDoctor(d: {
         else lines.push({ what: `rate ${p.pair}`, ...describePair(p) });
       }
       if (d.pricing) lines.push(pricingLine(d.pricing));
+      lines.push(...((await d.notifications?.()) ?? []));
       return lines;
     },
   };
