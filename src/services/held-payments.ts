@@ -2,9 +2,9 @@ import type { Db } from '../db/open.ts';
 import { intentFromRow } from '../db/intent-rows.ts';
 import type { PaymentsTable } from '../db/schema.ts';
 import { PaydError } from '../domain/errors.ts';
-import { intentView, type Intent, type IntentView, type ShownPayment, type ViewContext } from '../domain/intent.ts';
+import { type Intent, type IntentView, type ShownPayment, type ViewContext } from '../domain/intent.ts';
 import type { Method } from '../domain/methods.ts';
-import { moneyOfOne, shownPayment } from './intents/money.ts';
+import { fetchedView, shownPayment } from './intents/money.ts';
 import type { HeldAction } from './ledger/held.ts';
 import { UUID_V4 } from '../domain/ids.ts';
 
@@ -65,7 +65,7 @@ export function createHeldPayments(d: { db: Db; ledger: { acceptHeld: HeldAction
 
   async function current(intentId: string): Promise<IntentView> {
     const intent = await load(intentId, undefined);
-    return intentView(intent, d.view(), await moneyOfOne(d.db, intent));
+    return fetchedView(d.db, intent, d.view());
   }
 
   return {

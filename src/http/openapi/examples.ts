@@ -45,7 +45,7 @@ export function openApiExamples(methods: MethodRegistry) {
     canceled,
     accepted: { ...heldIntent, status: 'settled', transaction_hash: heldPayment.transaction_hash, verified_at: '2026-11-22T10:06:00.000Z', amount_received: e.amount, payments: [{ ...heldPayment, status: 'credited' }] },
     refunded: { ...heldIntent, payments: [{ ...heldPayment, status: 'refunded' }] },
-    held: { intent_id: intent.intent_id, transaction_hash: heldPayment.transaction_hash, amount: e.amount, reason: 'underpaid' },
+    held: { intent_id: intent.intent_id, order_id: intent.order_id, currency: intent.currency, transaction_hash: heldPayment.transaction_hash, amount: e.amount, pay_amount: intent.pay_amount, reason: 'underpaid' },
     page: { data: [settled], has_more: true, next_cursor: 'WzE3OTUzMTI4MDAwMDAsIjNmMGMyYThlLTZhMWItNGM1NS05ZDFlLTBiN2YyZjRjOWExMCJd' },
     events: {
       data: [

@@ -50,12 +50,19 @@ export async function settle(d: LedgerContext, tx: Tx, intent: Intent, paymentId
   if (o.intentId) await audit(tx, { at: now, actor: o.actor ?? 'cli', action: 'intent.settle', subject: intent.id, details: { tx_ref: p.txRef, note: o.note ?? null } });
 }
 
-/** The data of payment.held and payment.refunded. */
+/**
+ * The data of payment.held and payment.refunded: the payment, and the order it was held on with
+ * the amount asked, so the merchant can decide without fetching the intent first.
+ */
 export function heldEvent(d: LedgerContext, intent: Intent, p: TxIds, amountMinor: bigint, reason: PaymentReason) {
+  const decimals = d.decimalsOf(intent.method);
   return {
     intent_id: intent.id,
+    order_id: intent.orderId,
+    currency: intent.method,
     transaction_hash: p.txHash ?? p.txRef,
-    ...exactAmount('amount', formatMinor(amountMinor, d.decimalsOf(intent.method))),
+    ...exactAmount('amount', formatMinor(amountMinor, decimals)),
+    ...exactAmount('pay_amount', formatMinor(intent.payAmountMinor, decimals)),
     reason,
   };
 }
