@@ -17,7 +17,8 @@ export function sandboxCommands(program: Command, e: CliEnv): void {
         { ...cmd.optsWithGlobals(), sandbox: true },
         e,
         async (app) => {
-          const { txRef, method, outcome, intent: after } = await app.actions.sandboxPay(id, o.amount === undefined ? undefined : String(o.amount));
+          const { txRef, method, outcome, intent: after, webhookUrl } = await app.actions.sandboxPay(id, o.amount === undefined ? undefined : String(o.amount));
+          const told = webhookUrl ? 'the merchant was sent payment.held' : 'the merchant has no webhook URL, so no payment.held was sent (it is in GET /api/v1/events)';
           if (o.json) printJson(e.io, { intent: after, payment: outcome.kind === 'payment' ? outcome.payment : null, rejected: outcome.kind === 'rejected' ? outcome.reason : null });
           const paid = `${method} ${outcome.kind === 'payment' ? outcome.payment.amount.text : ''}`.trim();
           if (outcome.kind === 'payment' && outcome.payment.status === 'matched' && outcome.payment.intent_id === after.intent_id) {
@@ -26,7 +27,7 @@ export function sandboxCommands(program: Command, e: CliEnv): void {
           }
           const why =
             outcome.kind === 'payment' && outcome.payment.status === 'held'
-              ? `payment ${txRef} of ${paid} held for intent ${outcome.payment.intent_id} (reason: ${outcome.payment.reason}; the merchant was sent payment.held; accept it with payd --sandbox payments accept ${txRef} --intent ${outcome.payment.intent_id})`
+              ? `payment ${txRef} of ${paid} held for intent ${outcome.payment.intent_id} (reason: ${outcome.payment.reason}; ${told}; accept it with payd --sandbox payments accept ${txRef} --intent ${outcome.payment.intent_id})`
               : outcome.kind === 'payment'
               ? `payment ${txRef} of ${paid} kept as unmatched (reason: ${outcome.payment.reason ?? outcome.payment.status}; see payd --sandbox payments list --unmatched)`
               : outcome.kind === 'rejected'
