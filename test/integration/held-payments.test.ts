@@ -235,7 +235,11 @@ forEachStore((store) => {
     writeFileSync(join(p.dir, 'payd.config.json'), JSON.stringify(p.rawConfig));
     const listed = await payd(['payments', 'list', '--held', '--json'], { cwd: p.dir });
     assert.equal(listed.code, 0, listed.err);
-    assert.deepEqual(listed.json().map((x: any) => [x.transaction_hash, x.intent_id, x.amount, x.reason]), [['677777777777', intent.intent_id, '150.37', 'canceled']]);
+    assert.deepEqual(listed.json().map((x: any) => [x.transaction_hash, x.order_id, x.intent_id, x.amount, x.asked, x.reason]), [['677777777777', 'cli-held', intent.intent_id, '150.37', '150.37', 'canceled']]);
+    // The table a person reads names the order and the amount asked beside the amount paid.
+    const table = await payd(['payments', 'list', '--held'], { cwd: p.dir });
+    assert.match(table.out, /ORDER_ID .* ASKED/);
+    assert.match(table.out, /677777777777 +cli-held +\S+ +UPI +150\.37 +150\.37 +canceled/);
     const accepted = await payd(['payments', 'accept', '677777777777', '--intent', intent.intent_id], { cwd: p.dir });
     assert.equal(accepted.code, 0, accepted.err);
     assert.match(accepted.out, /settled by 677777777777/);
