@@ -54,6 +54,9 @@ async function twoEndpoints(t: TestContext, config: Partial<TronSourceConfig> = 
   return { a, b, ledger, log };
 }
 
+/** Listings on `fake` since `at` that reach back a day: the deep re-scan's. */
+const rescans = (fake: FakeTronGrid, at: number) =>
+  fake.requests.filter((r) => r.at >= at && Number(r.url.searchParams.get('min_timestamp')) < Date.now() - 23 * 3_600_000).length;
 const ingested = (ledger: FakeLedger, id: string) => ledger.ingests.filter((i) => i.payment.txHash === id).length;
 const watermark = (ledger: FakeLedger) => readCursor([...ledger.checkpoints.entries()].find(([k]) => !k.endsWith(':rescan'))?.[1])?.watermark;
 /** Waits for `n` more listings on `fake` (cycles that went by). */
@@ -108,11 +111,23 @@ test('with two endpoints, a transfer settles once the second endpoint lists it t
 });
 
 test('the deep re-scan lists on another endpoint than the one that served the sweep', async (t) => {
-  const { a, b, ledger } = await twoEndpoints(t, { confirmations: { endpoints: 1 } }, { rescanMs: 300 });
+  const { a, b, ledger, log } = await twoEndpoints(t, { confirmations: { endpoints: 1 } }, { rescanMs: 300 });
+  const backfilled = Date.now() - 20 * 60_000;
+  // A recent transfer both list moves the watermark past the back-filled time plus the sweep's
+  // 5-minute overlap: after it, no sweep (on B, or on A as the second endpoint) lists that time.
+  const recent = a.add({ value: '40000000', block_timestamp: Date.now() - 60_000 });
+  await waitFor(() => ingested(ledger, recent.transaction_id) === 1, 8000, 'the recent transfer');
+  await waitFor(() => (watermark(ledger) ?? 0) - 5 * 60_000 > backfilled, 8000, 'the watermark past the back-filled time');
   await listings(b, 2);
-  // A back-fills a transfer older than the sweep's overlap: only a re-scan on A can find it.
-  const late = a.addOwn({ value: '41000000', block_timestamp: Date.now() - 20 * 60_000 });
-  await waitFor(() => ingested(ledger, late.transaction_id) === 1, 8000, 'the re-scan on the other endpoint');
+  const late = a.addOwn({ value: '41000000', block_timestamp: backfilled });
+  await waitFor(() => ledger.payments().some((p) => p.txHash === late.transaction_id), 8000, 'the re-scan on the other endpoint');
+  assert.equal(ingested(ledger, late.transaction_id), 1, 'found once');
+  // Re-scans list from a day back; sweeps now from minutes back. B, preferred, serves the sweeps,
+  // so the re-scans run mostly on A (on B only in a cycle where A did not answer).
+  const since = Date.now() - 8000;
+  await waitFor(() => rescans(a, since) + rescans(b, since) >= 4, 8000, 'four re-scans');
+  assert.ok(rescans(a, since) > rescans(b, since), `re-scans on A ${rescans(a, since)}, on B ${rescans(b, since)}`);
+  assert.ok(log.lines.some((l) => l.msg === 'TronGrid re-scan found a transfer the listing had missed' && l.fields.txid === late.transaction_id));
 });
 
 test('doctor: with a single TronGrid endpoint, says that payd trusts that provider entirely', async (t) => {

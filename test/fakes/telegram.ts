@@ -32,6 +32,7 @@ export async function startFakeTelegram(token: string) {
   /** Served once whatever the offset: a replay the real API never sends (a hostile path or a confused proxy). */
   const replays: Update[] = [];
   const calls: string[] = [];
+  const callTimes: number[] = [];
   let nextUpdateId = 700_000;
   let nextMessageId = 1;
   let waiters: Array<() => void> = [];
@@ -66,6 +67,7 @@ export async function startFakeTelegram(token: string) {
     if (m[1] !== token) return json(res, 401, { ok: false, error_code: 401, description: 'Unauthorized' });
     const method = m[2]!;
     calls.push(method);
+    callTimes.push(Date.now());
     if (down) {
       // An outage as a client meets it: the connection is dropped without an answer.
       req.socket.destroy();
@@ -133,6 +135,8 @@ export async function startFakeTelegram(token: string) {
     sent,
     answers,
     calls,
+    /** When each of `calls` arrived (Date.now()), index for index. */
+    callTimes,
     /** A text message from `chatId` (a private chat: the user's id is the chat's). */
     message(chatId: number, text: string, username = 'asha') {
       return push({ message: { message_id: nextMessageId++, date: Math.floor(Date.now() / 1000), chat: { id: chatId, type: 'private' }, from: user(chatId, username), text } });

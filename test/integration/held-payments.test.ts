@@ -280,7 +280,12 @@ forEachStore((store) => {
       const heldTx = `7${String(i).padStart(11, '0')}`;
       const exactTx = `8${String(i).padStart(11, '0')}`;
       assert.equal((await pay(p, 'UPI', 400 + 2 * i, heldTx)).kind, 'held');
-      const [accepted, automatic] = await Promise.all([act(intent.intent_id, heldTx, 'accept'), pay(p, 'UPI', 400 + 2 * i + 0.37, exactTx)]);
+      // Each side starts up to 5 ms after the other, in turn, so that both orders happen.
+      const after = (ms: number) => new Promise((r) => setTimeout(r, ms));
+      const [accepted, automatic] = await Promise.all([
+        after(i % 6).then(() => act(intent.intent_id, heldTx, 'accept')),
+        after((i + 3) % 6).then(() => pay(p, 'UPI', 400 + 2 * i + 0.37, exactTx)),
+      ]);
       const f = (await fetchIntent(intent.intent_id)).body;
       assert.equal(f.status, 'settled');
       const successes = (await events(p, intent.intent_id)).filter((e) => e.type === 'payment.success');
@@ -300,5 +305,7 @@ forEachStore((store) => {
       }
     }
     assert.equal(outcomes.accept + outcomes.automatic, 30);
+    // A race happened only if each side won at least once.
+    assert.ok(outcomes.accept > 0 && outcomes.automatic > 0, `accept won ${outcomes.accept}, the automatic settlement ${outcomes.automatic}`);
   });
 });

@@ -11,6 +11,7 @@ import { test } from 'node:test';
 import { CUSTOMER, MERCHANT, RATE_LIMIT_429, STRANGER, startFakeTronGrid } from '../fakes/trongrid.ts';
 import { startPayd, testClock, type PaydHarness } from '../helpers/payd.ts';
 import { waitFor } from '../helpers/wait.ts';
+import { stopwatch } from '../helpers/stopwatch.ts';
 
 const readyz = async (p: PaydHarness) => {
   const res = await fetch(p.url + '/readyz');
@@ -52,9 +53,11 @@ test('TRON with two endpoints: throttled one rests while the other settles the p
   // Phase 1: A is rate-limited (TronGrid's 429 body, "suspended for 1 s"); the payment settles through B.
   a.faults.push({ status: 429, body: { Error: RATE_LIMIT_429.replace('5 s', '1 s') }, times: 1_000_000 });
   a.add({ value: String(Math.round(intent.pay_amount * 1e6)), block_timestamp: Date.now() - 30_000 });
-  const paidAt = Date.now();
-  await waitFor(async () => ((await p.api('GET', `/api/v1/intents/${intent.intent_id}`, { headers: m.headers })).body as { status: string }).status === 'settled', 5000, 'settlement through B');
-  assert.ok(Date.now() - paidAt < 200 + 2000, `settled ${Date.now() - paidAt} ms after the transfer was listed`);
+  const sinceListed = stopwatch();
+  await waitFor(async () => ((await p.api('GET', `/api/v1/intents/${intent.intent_id}`, { headers: m.headers })).body as { status: string }).status === 'settled', 15_000, 'settlement through B');
+  // Ten 200 ms polls: B serves at once, not after A's one-second suspension or a back-off on it.
+  const took = sinceListed.stop();
+  assert.ok(took < 2000, `settled ${took.toFixed(0)} ms (this process's running time) after the transfer was listed`);
   const ready = await readyz(p);
   assert.equal(ready.status, 200);
   assert.ok(ready.body.sources.USDT_TRC20.lag_seconds < 5, JSON.stringify(ready.body));

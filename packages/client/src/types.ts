@@ -1,0 +1,43 @@
+// Named shapes of the API, taken from the types generated from the OpenAPI document
+// (api.ts), so the client's signatures follow the document and cannot drift from it.
+import type { components, operations, webhooks } from './api.js';
+
+type Schemas = components['schemas'];
+type JsonBody<T> = T extends { content: { 'application/json': infer B } } ? B : never;
+type Query<Op> = Op extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never;
+
+/** An intent as fetched or listed (amounts are JSON numbers; prefer `X_exact` when present). */
+export type Intent = Schemas['Intent'];
+/** What a create answers: the intent, with the fiat quote when it was priced. */
+export type CreatedIntent = Schemas['CreatedIntent'];
+export type Payment = Schemas['Payment'];
+export type HeldPayment = Schemas['HeldPayment'];
+export type PaymentSuccess = Schemas['PaymentSuccess'];
+export type EventType = Schemas['Event']['type'];
+/** One event of GET /api/v1/events: the same id and data as its webhook, `data` typed by `type`. */
+export type PaydEvent = {
+  [T in EventType]: Omit<Schemas['Event'], 'type' | 'data'> & { type: T; data: Extract<WebhookPayload, { type: T }>['data'] };
+}[EventType];
+export type WebhookEndpoint = Schemas['WebhookEndpoint'];
+export type RotatedWebhookSecret = Schemas['RotatedWebhookSecret'];
+export type FieldError = Schemas['FieldError'];
+export type IntentPage = Schemas['IntentPage'];
+export type EventPage = Omit<Schemas['EventPage'], 'data'> & { data: PaydEvent[] };
+
+/** The create's body: `amount` (a number, or a decimal string for exact amounts) or `price`, `currency`, `order_id`. */
+export type CreateIntentInput = JsonBody<operations['createPayment']['requestBody']>;
+export type Currency = CreateIntentInput['currency'];
+/** Filters of the intent list; the client pages through `cursor` itself. */
+export type ListIntentsQuery = Omit<Query<operations['listIntents']>, 'cursor'>;
+export type IntentStatus = NonNullable<ListIntentsQuery['status']>;
+export type ListEventsQuery = Query<operations['listEvents']>;
+export type AcceptPaymentResult = JsonBody<operations['acceptPayment']['responses'][200]>;
+export type MarkRefundedResult = JsonBody<operations['markPaymentRefunded']['responses'][200]>;
+
+type ErrorBodyOf<Op> = Op extends { responses: infer R } ? { [S in keyof R]: S extends 200 ? never : JsonBody<R[S]> }[keyof R] : never;
+type AnyErrorBody = { [K in keyof operations]: ErrorBodyOf<operations[K]> }[keyof operations];
+/** Every error code the API document lists (a newer server may add codes: compare as strings). */
+export type ErrorCode = AnyErrorBody extends { code: infer C } ? C : never;
+
+/** A webhook's body, by type (`webhook.test` included), as the OpenAPI document's webhooks describe it. */
+export type WebhookPayload = { [K in keyof webhooks]: webhooks[K]['post'] extends { requestBody: infer B } ? JsonBody<B> : never }[keyof webhooks];
