@@ -47,9 +47,11 @@ export async function createApp(o: AppOptions) {
   // Silence (UPI's mailbox) is read from the ledger: every process (leader or standby) reports the same.
   const silences = sandbox ? [] : createSilences(config, methods, { db, clock });
 
-  // Fiat prices: the rate cache every process reads; the leader refreshes it (lead()). The sandbox
-  // quotes fixed simulated rates instead, so prices can be tried before any source is set up.
-  const pricing = createPricing(config.pricing, { db, clock, log: log.child({ component: 'rates' }), pegs: pricingPegs(methods), simulated: sandbox });
+  // Fiat prices: the rate cache every process reads; the leader refreshes it (lead()). A sandbox
+  // with no pair configured quotes fixed simulated rates instead, so prices can be tried before
+  // any source is set up; one with pairs asks their sources, as the live daemon would.
+  const simulated = sandbox && Object.keys(config.pricing.pairs).length === 0;
+  const pricing = createPricing(config.pricing, { db, clock, log: log.child({ component: 'rates' }), pegs: pricingPegs(methods), simulated });
   // The running workers, set by start(): metrics, readiness and the console read them.
   let workerSet: WorkerSet = null;
   const workers = () => workerSet;
