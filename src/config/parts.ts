@@ -102,8 +102,8 @@ export const chainConfirmations = v.optional(
   v.strictObject({ endpoints: v.pipe(num(), v.integer('expected an integer'), v.minValue(1, 'must be at least 1')) }),
 );
 /** More confirmations than endpoints could never be met: nothing would ever settle. */
-export const confirmationsWithinEndpoints = <T extends { endpoints?: unknown[]; confirmations?: { endpoints: number } }>() =>
+export const confirmationsWithinEndpoints = <T extends { endpoints?: unknown[]; confirmations?: { endpoints?: number } }>() =>
   v.forward<T, v.CheckIssue<T>, ['confirmations']>(
-    v.check((c: T) => c.confirmations === undefined || c.confirmations.endpoints <= (c.endpoints?.length ?? 1), 'cannot exceed the number of endpoints configured (a single apiUrl or rpcUrl is one)'),
+    v.check((c: T) => c.confirmations?.endpoints === undefined || c.confirmations.endpoints <= (c.endpoints?.length ?? 1), 'cannot exceed the number of endpoints configured (a single apiUrl or rpcUrl is one)'),
     ['confirmations'] as never,
   );

@@ -14,6 +14,8 @@ export interface ProxyOptions {
   behind?: number;
   /** Each getLogs answer waits this long (a slow provider: a backlog takes a while). */
   getLogsDelayMs?: number;
+  /** Every answer waits this long (a slower provider: one with the same weight is preferred to it). */
+  delayMs?: number;
   /** Logs a lying or broken provider adds to every getLogs answer whose range covers their block. */
   extraLogs?: Record<string, unknown>[];
 }
@@ -48,6 +50,7 @@ export async function startEvmProxy(upstream: string, options: ProxyOptions = {}
       const call = JSON.parse(await readBody(req)) as { id: number; method: string; params: any[] };
       calls.push({ method: call.method, params: call.params });
       const o = self.options;
+      if (o.delayMs) await new Promise((r) => setTimeout(r, o.delayMs));
       if (call.method === 'eth_getLogs') {
         if (o.getLogsDelayMs) await new Promise((r) => setTimeout(r, o.getLogsDelayMs));
         const f = call.params[0] ?? {};
@@ -91,6 +94,11 @@ export async function startEvmProxy(upstream: string, options: ProxyOptions = {}
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   self.url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-  self.close = () => new Promise((r) => server.close(() => r()));
+  // A payd still polling keeps its connections busy: close them, or close() waits for it.
+  self.close = () =>
+    new Promise((r) => {
+      server.close(() => r());
+      server.closeAllConnections();
+    });
   return self;
 }

@@ -124,7 +124,8 @@ export async function startAnvil(chainId: number): Promise<Anvil> {
     },
     blockNumber: async () => BigInt(await rpc<string>('eth_blockNumber')),
     async stop() {
-      if (child.exitCode !== null) return;
+      // Killed by a signal, a process has no exit code: a second stop must not wait for an exit that already happened.
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGKILL');
       await exited;

@@ -53,7 +53,7 @@ export interface CheckoutApp {
   url: string;
   clock: ReturnType<typeof shiftableClock>;
   /** A pending UPI intent of a new merchant. */
-  createIntent(opts?: { merchantName?: string; orderId?: string; returnUrl?: string; amount?: number; currency?: 'UPI' | 'USDT_TRC20' | 'USDT_SOL' | 'SOL' }): Promise<{ id: string; pageUrl: string; headers: Record<string, string> }>;
+  createIntent(opts?: { merchantName?: string; orderId?: string; returnUrl?: string; amount?: number; currency?: string }): Promise<{ id: string; pageUrl: string; headers: Record<string, string> }>;
   /** Settles the intent exactly as a manual reconciliation would; returns the transaction reference. */
   settle(intentId: string): Promise<string>;
   close(): Promise<void>;

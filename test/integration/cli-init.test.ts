@@ -58,31 +58,41 @@ test('payd init asks for the settings, re-asks on invalid answers, and writes a 
     'Use a TronGrid API key': [true],
     'Where does payd read the TronGrid API key from': ['env'],
     'Environment variable holding the TronGrid API key': [''],
-    'Accept SOL on Solana': [false],
+    'Accept SOL on Solana': [true],
     'Accept USDT on Solana': [false],
-    'Accept USDC on Solana': [false],
+    'Accept USDC on Solana': [true],
+    // One wallet for SOL and USDC on Solana: asked once.
+    'Your Solana wallet address': ['4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T'],
     'Accept USDT or USDC on EVM chains': [true],
     'on Ethereum (ERC20)?': [false, false],
-    'on BNB Smart Chain (BEP20)?': [true, false],
-    'on Polygon PoS?': [false, false],
+    'on BNB Smart Chain (BEP20)?': [true, true],
+    'on Polygon PoS?': [true, false],
     'on Arbitrum One?': [false, false],
     'on Base?': [true],
-    // Asked once for both currencies; a mixed-case address with a wrong EIP-55 checksum is a typo.
-    'Your EVM receiving address': ['0x90F79bf6EB2c4f870365E785982E1f101E93b90a', '0x90F79bf6EB2c4f870365E785982E1f101E93b906'],
+    // BNB Smart Chain's address, asked once for both its tokens; a mixed-case address with a wrong EIP-55 checksum is a typo.
+    'Your receiving address on BNB Smart Chain (BEP20)': ['0x90F79bf6EB2c4f870365E785982E1f101E93b90a', '0x90F79bf6EB2c4f870365E785982E1f101E93b906'],
+    // Polygon's own address; Base takes the one given before.
+    'Receive on Polygon PoS at 0x90F79bf6EB2c4f870365E785982E1f101E93b906 too': [false],
+    'Your receiving address on Polygon PoS': ['0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65'],
+    'Receive on Base at 0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65 too': [true],
   });
   let out = '';
   const code = await runCli(['init'], { env: {}, cwd: dir, io: { out: (s) => void (out += s), err: (s) => void (out += s) }, prompter });
   assert.equal(code, 0, out);
   assert.ok(asked.includes('rejected: expected a TRON address (T…)'), asked.join('\n'));
-  assert.equal(asked.filter((q) => q.startsWith('Your EVM receiving address')).length, 2, 'one address for every EVM currency (asked again only after the typo)');
+  assert.equal(asked.filter((q) => q.startsWith('Your receiving address on BNB Smart Chain')).length, 2, "one address for the chain's two tokens (asked again only after the typo)");
+  assert.equal(asked.filter((q) => q.startsWith('Your Solana wallet address')).length, 1, 'one wallet for every Solana currency');
   assert.ok(asked.some((q) => q.startsWith('rejected: expected 0x and 40 hex digits')), asked.join('\n'));
   const config = JSON.parse(readFileSync(join(dir, 'payd.config.json'), 'utf8'));
   assert.equal(config.server.port, 9001);
   assert.equal(config.server.host, '127.0.0.1');
   assert.equal(config.server.publicUrl, 'https://pay.example.com');
-  assert.deepEqual(Object.keys(config.methods), ['USDT_TRC20', 'USDT_BSC', 'USDC_BASE']);
+  assert.deepEqual(Object.keys(config.methods), ['USDT_TRC20', 'SOL', 'USDC_SOL', 'USDT_BSC', 'USDC_BSC', 'USDT_POLYGON', 'USDC_BASE']);
+  assert.deepEqual(config.methods.USDC_SOL, config.methods.SOL);
   assert.deepEqual(config.methods.USDT_BSC, { address: '0x90F79bf6EB2c4f870365E785982E1f101E93b906' });
-  assert.deepEqual(config.methods.USDC_BASE, config.methods.USDT_BSC);
+  assert.deepEqual(config.methods.USDC_BSC, config.methods.USDT_BSC);
+  assert.deepEqual(config.methods.USDT_POLYGON, { address: '0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65' });
+  assert.deepEqual(config.methods.USDC_BASE, config.methods.USDT_POLYGON);
   assert.equal(config.methods.USDT_TRC20.address, 'TWiw9REQDT97WudRTTnw118xEFGc3HWwuM');
   // The API key is a reference to the environment, never written inline.
   assert.deepEqual(config.methods.USDT_TRC20.apiKey, { env: 'PAYD_TRONGRID_KEY' });

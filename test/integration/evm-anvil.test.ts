@@ -204,15 +204,3 @@ test('a provider that refuses getLogs ranges above 3 blocks and topic-only filte
   // Contiguous: each range starts where the one before ended.
   for (let i = 1; i < served.length; i++) assert.equal(BigInt(served[i]!.params[0].fromBlock), BigInt(served[i - 1]!.params[0].toBlock) + 1n);
 });
-
-test('two endpoints, one 40 blocks behind: the payment settles from the one that is current', async (t) => {
-  const late = await proxy(t, { behind: 40 });
-  const current = await proxy(t);
-  const p = await payd(t, { endpoints: [{ url: late.url, weight: 5 }, { url: current.url }] });
-  const { id, due } = await intent(p, 'behind', 15);
-  await polls(current, 1);
-  const paid = await node.transfer(usdc, MERCHANT, due);
-  await node.mine(3);
-  await waitFor(async () => (await status(p, id)) === 'settled', 20_000, 'settlement');
-  assert.equal((await p.app.intents.get(id)).transaction_hash, paid.hash);
-});

@@ -7,13 +7,14 @@ test('every EVM currency pays in the sandbox: the simulated transfer settles the
   const p = await startPayd({ sandbox: true });
   t.after(() => p.close());
   const m = await p.merchant();
-  // 6-decimal tokens; BNB Smart Chain's 18-decimal ones need amounts beyond a safe integer in the stores.
-  const evm = builtinMethods.list.filter((d) => d.family === 'evm' && d.rules.decimals <= 6);
-  assert.deepEqual(evm.map((d) => d.id), ['USDT_ETH', 'USDC_ETH', 'USDT_POLYGON', 'USDC_POLYGON', 'USDT_ARBITRUM', 'USDC_ARBITRUM', 'USDC_BASE']);
+  const evm = builtinMethods.list.filter((d) => d.family === 'evm');
+  assert.deepEqual(evm.map((d) => d.id), ['USDT_ETH', 'USDC_ETH', 'USDT_BSC', 'USDC_BSC', 'USDT_POLYGON', 'USDC_POLYGON', 'USDT_ARBITRUM', 'USDC_ARBITRUM', 'USDC_BASE']);
   for (const d of evm) {
     const r = await p.api('POST', '/api/v1/intents/create-payment', { body: { amount: 12, currency: d.id, order_id: `sb-${d.id}` }, headers: m.headers });
     assert.equal(r.status, 200, r.text);
-    assert.match(r.body.payment_uri, new RegExp(`^ethereum:0x[0-9a-fA-F]{40}@\\d+/transfer\\?address=${r.body.payment_address}&uint256=12010000$`));
+    // 12.01 in the token's base units: 6 decimals, or BNB Smart Chain's 18.
+    assert.match(r.body.payment_uri, new RegExp(`^ethereum:0x[0-9a-fA-F]{40}@\\d+/transfer\\?address=${r.body.payment_address}&uint256=1201${'0'.repeat(d.rules.decimals - 2)}$`));
+    assert.equal(r.body.pay_amount, 12.01);
     const paid = await p.app.actions.sandboxPay(r.body.intent_id, undefined);
     const after = await p.app.intents.get(r.body.intent_id);
     assert.equal(after.status, 'settled', d.id);

@@ -33,7 +33,14 @@ export async function ask(p: Prompter, systemd: boolean): Promise<Asked> {
   const file = systemd ? SYSTEMD.database : await input({ message: 'Database file', default: 'data/payd.sqlite' });
   const methods: Json = {};
   // Each method asks its own questions (its descriptor's init), in the wizard's order.
-  const wizard: InitWizard = { input, confirm, number, req, secret: (s) => secretSource(p, systemd, s, needed), credentials: SYSTEMD.credentials };
+  // A question asked again gets the first answer: one Solana wallet serves SOL and every SPL token on it.
+  const answered = new Map<string, string>();
+  const askOnce: InitWizard['input'] = async (o) => {
+    let answer = answered.get(o.message);
+    if (answer === undefined) answered.set(o.message, (answer = await input(o)));
+    return answer;
+  };
+  const wizard: InitWizard = { input: askOnce, confirm, number, req, secret: (s) => secretSource(p, systemd, s, needed), credentials: SYSTEMD.credentials };
   for (const m of [...builtinMethods.list].filter((m) => m.init).sort((x, y) => x.init!.order - y.init!.order)) {
     const section = await m.init!.ask(wizard);
     if (section) methods[m.id] = section;

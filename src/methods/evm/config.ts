@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { chainMaxLag, endpointList, endpointsAlone, httpUrl, lagOverPoll, methodCommon, num, seconds } from '../../config/parts.ts';
+import { chainMaxLag, confirmationsWithinEndpoints, endpointList, endpointsAlone, httpUrl, lagOverPoll, methodCommon, num, seconds } from '../../config/parts.ts';
 import type { Resolved } from '../../config/secret.ts';
 import { isEvmAddress } from './address.ts';
 import type { EvmCurrency } from './chains.ts';
@@ -29,8 +29,12 @@ export function evmSectionSchema(c: EvmCurrency) {
     decimals: v.optional(count(0, 36), c.token.decimals),
     /** The chain id the endpoints must report (default: the chain's): a wrong network is refused at start. */
     chainId: v.optional(count(1, Number.MAX_SAFE_INTEGER), c.chain.chainId),
-    /** Settle this many blocks under the newest instead of at the node's `finalized` block. */
-    confirmations: v.optional(count(1, 100_000)),
+    /**
+     * `endpoints`: how many endpoints must hold a Transfer log alike, in a block each calls final,
+     * before it moves money (default 2 where two or more are configured, else 1).
+     * `blocks`: settle this many blocks under the newest instead of at the node's `finalized` block.
+     */
+    confirmations: v.optional(v.strictObject({ endpoints: v.optional(count(1, 100)), blocks: v.optional(count(1, 100_000)) })),
     /** Never ask one `eth_getLogs` for more blocks than this (a provider's documented cap). */
     maxBlockRange: v.optional(count(1, 1_000_000)),
     pollSeconds: seconds(Math.max(5, c.chain.blockSeconds)),
@@ -39,7 +43,13 @@ export function evmSectionSchema(c: EvmCurrency) {
     /** /readyz 503 when the scan is this far behind the chain's final block. */
     maxLagSeconds: chainMaxLag,
   });
-  return v.pipe(fields, endpointsAlone<v.InferOutput<typeof fields>>(['rpcUrl']), ...lagOverPoll<v.InferOutput<typeof fields>>());
+  type Fields = v.InferOutput<typeof fields>;
+  return v.pipe(
+    fields,
+    endpointsAlone<Fields>(['rpcUrl']),
+    confirmationsWithinEndpoints<Fields>(),
+    ...lagOverPoll<Fields>(),
+  );
 }
 
 export type EvmMethodConfig = v.InferOutput<ReturnType<typeof evmSectionSchema>>;

@@ -12,26 +12,33 @@ import { evmSectionSchema, type EvmSection } from './config.ts';
 export const eip681 = (token: string, chainId: number, to: string, baseUnits: bigint): string => `ethereum:${token}@${chainId}/transfer?address=${to}&uint256=${baseUnits}`;
 
 /**
- * `payd init` asks once whether to accept stablecoins on EVM chains at all, then per currency,
- * and for one receiving address, the first time it is needed (the same key controls it on every
- * EVM chain).
+ * `payd init` asks once whether to accept stablecoins on EVM chains at all, then per currency;
+ * each chain's receiving address once, the first time one of its currencies needs it. One address
+ * may serve every EVM chain: a later chain is offered the address given before.
  */
-const initAnswers = new WeakMap<InitWizard, { accept: boolean; address?: string }>();
+const initAnswers = new WeakMap<InitWizard, { accept: boolean; byChain: Map<number, string>; last?: string }>();
 async function acceptsEvm(w: InitWizard): Promise<boolean> {
   let a = initAnswers.get(w);
   if (!a) {
     const networks = EVM_CHAINS.map((c) => c.network.replace(/ \(.*\)$/, '')).join(', ');
-    a = { accept: await w.confirm({ message: `Accept USDT or USDC on EVM chains (${networks})?`, default: false }) };
+    a = { accept: await w.confirm({ message: `Accept USDT or USDC on EVM chains (${networks})?`, default: false }), byChain: new Map() };
     initAnswers.set(w, a);
   }
   return a.accept;
 }
-async function evmAddress(w: InitWizard): Promise<string> {
+async function evmAddress(w: InitWizard, chain: EvmChain): Promise<string> {
   const a = initAnswers.get(w)!;
-  a.address ??= (
-    await w.input({ message: 'Your EVM receiving address (0x…; the same address serves every EVM chain)', validate: w.req(isEvmAddress, 'expected 0x and 40 hex digits (mixed case must be a correct EIP-55 checksum)') })
-  ).trim();
-  return a.address;
+  let address = a.byChain.get(chain.chainId);
+  if (address === undefined) {
+    if (a.last !== undefined && (await w.confirm({ message: `Receive on ${chain.network} at ${a.last} too (one address serves every EVM chain)?`, default: true }))) address = a.last;
+    else
+      address = (
+        await w.input({ message: `Your receiving address on ${chain.network} (0x…; the same address may serve every EVM chain)`, validate: w.req(isEvmAddress, 'expected 0x and 40 hex digits (mixed case must be a correct EIP-55 checksum)') })
+      ).trim();
+    a.byChain.set(chain.chainId, address);
+    a.last = address;
+  }
+  return address;
 }
 
 /** Order of the init questions: after UPI, TRON and Solana, chain by chain. */
@@ -75,7 +82,7 @@ function descriptor(c: EvmCurrency, index: number): MethodDescriptor<EvmSection>
       order: INIT_ORDER + index,
       async ask(w) {
         if (!(await acceptsEvm(w)) || !(await w.confirm({ message: `Accept ${unit} on ${chain.network}?`, default: false }))) return undefined;
-        return { address: await evmAddress(w) };
+        return { address: await evmAddress(w, chain) };
       },
     },
     loadSource: async (section, deps) => (await import('./source.ts')).createEvmSource(c, section, deps),

@@ -6,12 +6,19 @@
  * is not the log's are never payments. The checkpoint (`evm:<chainId>`: the last block worked
  * through and its hash) is saved with each ingested payment, so a restart backfills from it,
  * and a payment read twice is recorded once (its reference is unique per method).
+ *
+ * No endpoint moves money on its own word where the pool's quorum is two or more: before a
+ * Transfer is recorded, other endpoints must hold the same log (transaction, log index, token,
+ * recipient, value, block) in a successful receipt, in a block each of them calls final. One that
+ * does not yet makes the scan stop before that log (read again next poll); one that holds
+ * something else contradicts it: the log is never recorded and the serving endpoint's poll fails,
+ * so another endpoint reads the range.
  */
 import type { Clock, Ledger, Logger } from '../../domain/ports.ts';
 import { createHeadWatch } from '../../domain/head-watch.ts';
 import { describeError } from '../../domain/errors.ts';
 import { formatMinor } from '../../domain/money.ts';
-import { AllEndpointsFailed, type Member, type UpstreamPool } from '../upstream-pool.ts';
+import { AllEndpointsFailed, type Member, type UpstreamPool, type Verdict } from '../upstream-pool.ts';
 import { addressTopic, topicAddress } from './address.ts';
 import { classify, rangeRefusal, type EvmEndpoint } from './rpc.ts';
 
@@ -35,8 +42,8 @@ export interface ScanOptions {
   ledger: Ledger;
   clock: Clock;
   log: Logger;
-  /** Depth rule instead of the `finalized` tag (config `confirmations`). */
-  confirmations?: number;
+  /** Depth rule instead of the `finalized` tag (config `confirmations.blocks`). */
+  confirmationBlocks?: number;
   /** Blocks under the newest when a node cannot resolve `finalized`. */
   fallbackDepth: number;
   /** Blocks per getLogs at first (the chain's default or the configured cap). */
@@ -72,6 +79,13 @@ interface RpcLog {
   removed?: boolean;
 }
 
+interface RpcReceipt {
+  status: string;
+  blockHash: string;
+  blockNumber: string;
+  logs: RpcLog[];
+}
+
 interface RpcBlock {
   number: string;
   hash: string;
@@ -85,6 +99,11 @@ const DECIMALS_CALL = '0x313ce567';
 export class TokenMismatch extends Error {
   override name = 'TokenMismatch';
   readonly needsOperator = true;
+}
+
+/** Another endpoint holds something else where the serving one reported a Transfer: that endpoint's poll fails, another reads the range. */
+export class EndpointsDisagree extends Error {
+  override name = 'EndpointsDisagree';
 }
 
 export const checkpointKey = (chainId: number): string => `evm:${chainId}`;
@@ -107,6 +126,8 @@ export function createChainScan(o: ScanOptions) {
   const spans = new Map<Member<EvmEndpoint>, bigint>();
   const verifiedChain = new Set<Member<EvmEndpoint>>();
   let lastScanAt: number | undefined;
+  /** Each other endpoint's final block, read once per poll when it is asked to confirm a log. */
+  let finals = new Map<Member<EvmEndpoint>, Promise<FinalHead>>();
 
   const call = <T>(m: Member<EvmEndpoint>, signal: AbortSignal, method: string, params: unknown[]): Promise<T> => m.spec.rpc!<T>(method, params, signal);
 
@@ -126,7 +147,7 @@ export function createChainScan(o: ScanOptions) {
   /** The endpoint's final block: `finalized`, or the newest minus the depth. One call when the tag resolves. */
   async function finalHead(m: Member<EvmEndpoint>, signal: AbortSignal): Promise<FinalHead> {
     await verifyChain(m, signal);
-    if (o.confirmations === undefined) {
+    if (o.confirmationBlocks === undefined) {
       let block: RpcBlock | null = null;
       try {
         block = await call<RpcBlock | null>(m, signal, 'eth_getBlockByNumber', ['finalized', false]);
@@ -137,7 +158,7 @@ export function createChainScan(o: ScanOptions) {
       if (block) return { number: BigInt(block.number), hash: block.hash.toLowerCase() };
     }
     const latest = BigInt(await call<string>(m, signal, 'eth_blockNumber', []));
-    const depth = BigInt(o.confirmations ?? o.fallbackDepth);
+    const depth = BigInt(o.confirmationBlocks ?? o.fallbackDepth);
     return { number: latest - depth < 0n ? -1n : latest - depth };
   }
 
@@ -153,6 +174,7 @@ export function createChainScan(o: ScanOptions) {
   async function tick(signal: AbortSignal): Promise<TickResult> {
     const now = o.clock.now();
     if (await isIdle()) return { caughtUpAsOf: now, more: false };
+    finals = new Map();
     const errors: { label: string; error: unknown }[] = [];
     for (const m of o.pool.order()) {
       if (signal.aborted) break;
@@ -160,11 +182,14 @@ export function createChainScan(o: ScanOptions) {
         const head = await o.pool.attempt(m, signal, () => finalHead(m, signal), classify);
         o.pool.observeHead(m, Number(head.number));
         heads.observe(Number(head.number), now);
-        const more = await scanTo(m, head, signal);
+        const progress = await scanTo(m, head, signal);
         lastScanAt = now;
-        return { more, ...(more ? {} : { caughtUpAsOf: heads.asOf(Number(head.number)) ?? now }) };
+        // Waiting on a second endpoint is not caught up: the lag grows until it confirms.
+        return { more: progress === 'more', ...(progress === 'done' ? { caughtUpAsOf: heads.asOf(Number(head.number)) ?? now } : {}) };
       } catch (err) {
         if (signal.aborted) throw err;
+        // It answered, but with something another endpoint contradicts: it rests like a failing one, and the next serves.
+        if (err instanceof EndpointsDisagree) o.pool.failed(m, { kind: 'error' }, err);
         errors.push({ label: m.label, error: err });
         if (o.pool.members.length > 1) o.log.warn('EVM endpoint failed; trying the next', { endpoint: m.label, error: describeError(err) });
       }
@@ -172,8 +197,11 @@ export function createChainScan(o: ScanOptions) {
     throw errors.length === 1 ? errors[0]!.error : new AllEndpointsFailed(`EVM chain ${o.chainId}`, errors);
   }
 
-  /** From the checkpoint up to `head`; true when a backlog remains for the next tick. */
-  async function scanTo(m: Member<EvmEndpoint>, head: FinalHead, signal: AbortSignal): Promise<boolean> {
+  /**
+   * From the checkpoint up to `head`: `more` when a backlog remains for the next tick, `wait` when
+   * a log waits for a second endpoint (the checkpoint stays before it).
+   */
+  async function scanTo(m: Member<EvmEndpoint>, head: FinalHead, signal: AbortSignal): Promise<'done' | 'more' | 'wait'> {
     let cp = readCheckpoint(await o.ledger.loadCheckpoint(key));
     if (!cp) {
       const start = head.number - BigInt(o.backfillBlocks);
@@ -193,7 +221,7 @@ export function createChainScan(o: ScanOptions) {
     let done = BigInt(cp.block);
     let calls = 0;
     while (done < head.number) {
-      if (signal.aborted || calls >= o.maxRangesPerTick) return true;
+      if (signal.aborted || calls >= o.maxRangesPerTick) return 'more';
       const from = done + 1n;
       let span = spans.get(m) ?? BigInt(Math.min(o.logRange, o.maxBlockRange ?? Infinity));
       let to = from + span - 1n > head.number ? head.number : from + span - 1n;
@@ -211,19 +239,38 @@ export function createChainScan(o: ScanOptions) {
       }
       const sorted = logs.filter((l) => !l.removed).sort((a, b) => cmp(BigInt(a.blockNumber), BigInt(b.blockNumber)) || cmp(BigInt(a.logIndex), BigInt(b.logIndex)));
       for (const log of sorted) {
-        if (signal.aborted) return true;
+        if (signal.aborted) return 'more';
         const n = BigInt(log.blockNumber);
         if (n < from || n > to) continue; // never more than asked: a log above the final block may still be replaced
-        await ingest(m, log, signal, { v: 1, block: String(n - 1n) });
+        if ((await ingest(m, log, signal, { v: 1, block: String(n - 1n) })) === 'wait') return 'wait';
       }
       done = to;
       const value: EvmCheckpoint = { v: 1, block: String(to), ...(to === head.number && head.hash ? { hash: head.hash } : {}) };
       await o.ledger.saveCheckpoint({ key, value });
     }
-    return false;
+    return 'done';
   }
 
-  async function ingest(m: Member<EvmEndpoint>, log: RpcLog, signal: AbortSignal, checkpoint: EvmCheckpoint): Promise<void> {
+  /** Whether `other` holds `log` alike: in a successful receipt, in the same block, which `other` calls final. */
+  async function askAbout(other: Member<EvmEndpoint>, log: RpcLog, signal: AbortSignal): Promise<Verdict> {
+    const receipt = (await attempt(other, signal, 'eth_getTransactionReceipt', [log.transactionHash.toLowerCase()])) as RpcReceipt | null;
+    if (!receipt) return 'unknown';
+    let final = finals.get(other);
+    if (!final) finals.set(other, (final = otherFinalHead(other, signal)));
+    // Not final there yet (a lagging endpoint, or another fork it may still leave): asked again next poll.
+    if (BigInt(receipt.blockNumber) > (await final).number) return 'unknown';
+    const theirs = receipt.logs?.find((l) => BigInt(l.logIndex) === BigInt(log.logIndex));
+    return receipt.status === '0x1' && receipt.blockHash.toLowerCase() === log.blockHash.toLowerCase() && theirs !== undefined && sameTransfer(theirs, log) ? 'same' : 'differs';
+  }
+
+  async function otherFinalHead(other: Member<EvmEndpoint>, signal: AbortSignal): Promise<FinalHead> {
+    const head = await o.pool.attempt(other, signal, () => finalHead(other, signal), classify);
+    o.pool.observeHead(other, Number(head.number));
+    return head;
+  }
+
+  /** `wait` when the log may not move money yet (no second endpoint holds it alike so far). */
+  async function ingest(m: Member<EvmEndpoint>, log: RpcLog, signal: AbortSignal, checkpoint: EvmCheckpoint): Promise<'wait' | undefined> {
     const contract = log.address.toLowerCase();
     if (log.topics.length !== 3 || log.topics[0]!.toLowerCase() !== TRANSFER_TOPIC) return;
     const w = byPair.get(`${contract}>${topicAddress(log.topics[2]!)}`);
@@ -231,11 +278,20 @@ export function createChainScan(o: ScanOptions) {
     const value = BigInt(log.data === '0x' ? 0 : log.data);
     if (value <= 0n) return;
     const txHash = log.transactionHash.toLowerCase();
-    const receipt = (await attempt(m, signal, 'eth_getTransactionReceipt', [txHash])) as { status: string; blockHash: string } | null;
+    const receipt = (await attempt(m, signal, 'eth_getTransactionReceipt', [txHash])) as RpcReceipt | null;
     // A failed transaction moves nothing; a receipt in another block means the log's block is not canonical here.
     if (!receipt || receipt.status !== '0x1' || receipt.blockHash.toLowerCase() !== log.blockHash.toLowerCase()) {
       o.log.warn('EVM transfer log without a successful receipt in its block; not a payment', { tx: txHash, status: receipt?.status ?? null });
       return;
+    }
+    const verdict = await o.pool.confirm(m, (other) => askAbout(other, log, signal));
+    if (verdict === 'unknown') {
+      o.log.info('EVM transfer waits for a second endpoint to hold it in a final block', { tx: txHash, endpoint: m.label });
+      return 'wait';
+    }
+    if (verdict === 'contradicted') {
+      o.log.error('EVM endpoints disagree about a transfer; not settled', { tx: txHash, log_index: String(BigInt(log.logIndex)), endpoint: m.label });
+      throw new EndpointsDisagree(`endpoint ${m.label} reported a transfer in ${txHash} that another endpoint contradicts`);
     }
     const block = (await attempt(m, signal, 'eth_getBlockByNumber', [log.blockNumber, false])) as RpcBlock | null;
     const occurredAt = block ? Number(BigInt(block.timestamp)) * 1000 : o.clock.now();
@@ -263,6 +319,14 @@ export function createChainScan(o: ScanOptions) {
 }
 
 const hex = (n: bigint): string => `0x${n.toString(16)}`;
+
+/** The same Transfer: token, sender, recipient and value alike (the caller compares transaction, index and block). */
+const sameTransfer = (a: RpcLog, b: RpcLog): boolean =>
+  a.address.toLowerCase() === b.address.toLowerCase() &&
+  a.topics.length === b.topics.length &&
+  a.topics.every((t, i) => t.toLowerCase() === b.topics[i]!.toLowerCase()) &&
+  /^0x[0-9a-f]*$/i.test(a.data) &&
+  BigInt(a.data === '0x' ? 0 : a.data) === BigInt(b.data === '0x' ? 0 : b.data);
 const cmp = (a: bigint, b: bigint): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** The next span after a refusal of `asked` blocks: the provider's suggestion, its stated cap, else half. */

@@ -50,7 +50,7 @@ function endpointSpecs(c: EvmCurrency, s: EvmSection): EndpointSpec[] {
 
 /** What the currencies of one chain must agree on to share a scan. */
 const chainSettings = (c: EvmCurrency, s: EvmSection): string =>
-  JSON.stringify([endpointSpecs(c, s).map((e) => [e.url, e.weight]), s.chainId, s.confirmations ?? null, s.maxBlockRange ?? null, s.pollSeconds, s.backfillBlocks]);
+  JSON.stringify([endpointSpecs(c, s).map((e) => [e.url, e.weight]), s.chainId, s.confirmations?.endpoints ?? null, s.confirmations?.blocks ?? null, s.maxBlockRange ?? null, s.pollSeconds, s.backfillBlocks]);
 
 export function createEvmSource(c: EvmCurrency, section: EvmSection, deps: EvmSourceDeps): EvmSource {
   const receiver = checksumAddress(section.address);
@@ -76,6 +76,7 @@ export function createEvmSource(c: EvmCurrency, section: EvmSection, deps: EvmSo
       // A minute of blocks: further behind than the newest final block, an endpoint serves only when no other does.
       behindBy: Math.max(5, Math.ceil(60 / c.chain.blockSeconds)),
       metrics: deps.upstreamMetrics,
+      quorum: section.confirmations?.endpoints,
     });
     for (const m of pool.members) m.spec.rpc = createEvmRpc(callUrl(m.spec), timeoutMs);
     hub = { settings, currencies: [], watches: [], pool };
@@ -95,7 +96,7 @@ export function createEvmSource(c: EvmCurrency, section: EvmSection, deps: EvmSo
       ledger: deps.ledger,
       clock: deps.clock,
       log: deps.log.child({ source: `evm:${section.chainId}` }),
-      ...(section.confirmations !== undefined ? { confirmations: section.confirmations } : {}),
+      ...(section.confirmations?.blocks !== undefined ? { confirmationBlocks: section.confirmations.blocks } : {}),
       fallbackDepth: c.chain.finality.depth,
       logRange: section.maxBlockRange !== undefined ? Math.min(section.maxBlockRange, c.chain.logRange) : c.chain.logRange,
       ...(section.maxBlockRange !== undefined ? { maxBlockRange: section.maxBlockRange } : {}),
@@ -137,7 +138,7 @@ export function createEvmSource(c: EvmCurrency, section: EvmSection, deps: EvmSo
       ledger: deps.ledger,
       clock: deps.clock,
       log,
-      ...(section.confirmations !== undefined ? { confirmations: section.confirmations } : {}),
+      ...(section.confirmations?.blocks !== undefined ? { confirmationBlocks: section.confirmations.blocks } : {}),
       fallbackDepth: c.chain.finality.depth,
       logRange: 1,
       backfillBlocks: 0,
@@ -147,7 +148,7 @@ export function createEvmSource(c: EvmCurrency, section: EvmSection, deps: EvmSo
       shared.pool.members.map(async (m): Promise<DoctorResult> => {
         try {
           const head = await single.finalHead(m, signal);
-          const rule = section.confirmations !== undefined ? `${section.confirmations} confirmations` : 'finalized';
+          const rule = section.confirmations?.blocks !== undefined ? `${section.confirmations.blocks} confirmations` : 'finalized';
           return { ok: true, message: `RPC ${m.label} serves ${c.chain.network} (chain ${section.chainId}); final block ${head.number} (${rule}); ${c.token.symbol} contract ${checksumAddress(section.contract)} has ${section.decimals} decimals` };
         } catch (err) {
           if (err instanceof TokenMismatch) return { ok: false, message: err.message };

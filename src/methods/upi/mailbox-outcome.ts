@@ -1,4 +1,5 @@
 import type { RejectedObservation } from '../../domain/payment.ts';
+import { UPI_ID } from './id.ts';
 import { messageRef } from './mailbox-checkpoint.ts';
 
 /** One fetched message, as much of it as the source needs. */
@@ -34,7 +35,7 @@ export function rejection(
   const truncated = msg.source !== undefined && !ctx.authenticated && msg.source.length > UNVERIFIED_RAW_BYTES;
   return {
     source: 'imap',
-    method: 'UPI',
+    method: UPI_ID,
     ref: messageRef(ctx.uidValidity, msg.uid),
     reason: ctx.reason,
     detail: { ...(ctx.bank ? { bank: ctx.bank } : {}), ...ctx.detail, uid: msg.uid, uidValidity: ctx.uidValidity, ...(truncated ? { rawBytes: msg.source!.length, rawKeptBytes: UNVERIFIED_RAW_BYTES } : {}) },

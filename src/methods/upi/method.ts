@@ -2,13 +2,14 @@ import { isVpa } from '../../config/addresses.ts';
 import { formatMinorFixed } from '../../domain/money.ts';
 import type { MethodDescriptor } from '../method.ts';
 import { UpiConfig, type UpiSection } from './config.ts';
+import { UPI_ID } from './id.ts';
 import { createUpiSilence } from './silence.ts';
 
 const q = encodeURIComponent;
 
 /** UPI: rupees to a VPA, read from the bank's signed credit-alert e-mails over IMAP. */
 export const upiMethod: MethodDescriptor<UpiSection> = {
-  id: 'UPI',
+  id: UPI_ID,
   family: 'upi',
   rules: { decimals: 2, amountStep: 1n, unit: 'INR', roundUnitMinor: 100n }, // 0.01 INR; never a whole rupee
   // A UTR is digits ("UTR 1234 5678 9012" is the same transfer).
