@@ -12,6 +12,7 @@ import { createKeyring } from '../services/keys.ts';
 import { createMailboxTokenStore } from '../services/mailbox-tokens.ts';
 import { createNotifications } from '../services/notify/index.ts';
 import { botLinks } from './links.ts';
+import { createNotificationCheck } from '../services/notify/check.ts';
 import { createOperatorActions } from '../services/operator-actions.ts';
 import { runNotifications } from '../workers/notify.ts';
 import { consoleRoutes, createConsoleParts } from './console.ts';
@@ -47,8 +48,11 @@ export async function createApp(o: AppOptions) {
   // Silence (UPI's mailbox) is read from the ledger: every process (leader or standby) reports the same.
   const silences = sandbox ? [] : createSilences(config, methods, { db, clock });
 
-  // Fiat prices: the rate cache every process reads; the leader refreshes it (lead()).
-  const pricing = createPricing(config.pricing, { db, clock, log: log.child({ component: 'rates' }), pegs: pricingPegs(methods) });
+  // Fiat prices: the rate cache every process reads; the leader refreshes it (lead()). A sandbox
+  // with no pair configured quotes fixed simulated rates instead, so prices can be tried before
+  // any source is set up; one with pairs asks their sources, as the live daemon would.
+  const simulated = sandbox && Object.keys(config.pricing.pairs).length === 0;
+  const pricing = createPricing(config.pricing, { db, clock, log: log.child({ component: 'rates' }), pegs: pricingPegs(methods), simulated });
   // The running workers, set by start(): metrics, readiness and the console read them.
   let workerSet: WorkerSet = null;
   const workers = () => workerSet;
@@ -74,6 +78,8 @@ export async function createApp(o: AppOptions) {
     ? null
     : createNotifications({ config, db, clock, random, log: log.child({ component: 'notify' }), silences, held: heldPayments, links: botLinks(links), show: showAmountWith(methods), unmatched: unmatchedPlanWith(methods, config.notifications?.unmatched), sources: () => (workerSet?.role() === 'leader' ? workerSet.health : []) });
   if (notifications) cleanups.push(() => notifications.close());
+  // `payd notify test` and doctor: each channel asked directly, with the clients the sender uses.
+  const notificationCheck = createNotificationCheck(config.notifications);
   const mailboxTokens = createMailboxTokenStore({ db, keys, clock, random });
   // Async: a method's libraries load only when its source is built (see methods/registry.ts).
   const sources = async (): Promise<PaymentSource[]> => (o.sources ? o.sources({ ledger, db }) : sandbox ? [sandboxSource] : createSources(config, methods, { ...sourceDeps, mailboxTokens }));
@@ -88,6 +94,9 @@ export async function createApp(o: AppOptions) {
     // What the worker leader last recorded (every 5 s), and the limit it is held to.
     rates: () => pricing.book.status(),
     loneSources: () => pricing.loneSources(Object.keys(config.amounts).flatMap((id) => methods.get(id) ?? []).map((m) => ({ id: m.id, unit: m.rules.unit }))),
+    // The sandbox sends no notification, so there is nothing of it to check there.
+    notifications: sandbox ? undefined : notificationCheck.check,
+    pricing: { units: [...new Set(methods.list.filter((m) => Object.hasOwn(config.amounts, m.id)).map((m) => m.rules.unit))], unconfigured: pricing.book.unconfigured },
     lag: async (key) => ({ asOf: (await ledger.loadCheckpoint<{ asOf?: number }>(positionKey(key)))?.asOf, maxLagMs: sandbox ? undefined : lagLimit(config, key) }),
   });
 
@@ -129,6 +138,7 @@ export async function createApp(o: AppOptions) {
     sandboxSource,
     actions,
     notifications,
+    notificationCheck,
     doctor,
     sources,
     publicUrl,

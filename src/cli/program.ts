@@ -13,6 +13,7 @@ import { merchantCommands } from './commands/merchant.ts';
 import { linkCommands } from './commands/links.ts';
 import { paymentCommands } from './commands/payments.ts';
 import { demoCommand, sandboxCommands } from './commands/sandbox.ts';
+import { notifyCommands } from './commands/notify.ts';
 import { serveCommand } from './commands/serve.ts';
 import { webhookCommands } from './commands/webhooks.ts';
 
@@ -42,6 +43,7 @@ export function buildProgram(e: CliEnv): Command {
   paymentCommands(program, e);
   webhookCommands(program, e);
   consoleCommands(program, e);
+  notifyCommands(program, e);
   sandboxCommands(program, e);
   demoCommand(program, e);
   return program;

@@ -223,6 +223,10 @@ export const listEvents = (db: Db, filter: { status?: EventsTable['status']; lim
 
 export const getEvent = (db: Db, eventId: string): Promise<EventsTable | undefined> => db.selectFrom('events').selectAll().where('id', '=', eventId).executeTakeFirst();
 
+/** The body of an intent's newest payment.success: what its settlement told the merchant. */
+export const settlementEventBody = async (db: Db, intentId: string): Promise<string | undefined> =>
+  (await db.selectFrom('events').select('body').where('intent_id', '=', intentId).where('type', '=', 'payment.success').orderBy('seq', 'desc').limit(1).executeTakeFirst())?.body;
+
 export const eventsOfIntent = (db: Db, intentId: string): Promise<EventsTable[]> => db.selectFrom('events').selectAll().where('intent_id', '=', intentId).orderBy('created_at').execute();
 
 export const attemptsOf = (db: Db, eventIds: string[]) => (eventIds.length === 0 ? Promise.resolve([]) : db.selectFrom('webhook_attempts').selectAll().where('event_id', 'in', eventIds).orderBy('id').execute());

@@ -13,6 +13,7 @@ export const ERROR_CODES = [
   'RATE_LIMITED',
   'AMOUNT_UNAVAILABLE',
   'RATE_UNAVAILABLE',
+  'PRICING_NOT_CONFIGURED',
   'BUSY',
   'NOT_FOUND',
   'METHOD_NOT_ALLOWED',
@@ -58,4 +59,24 @@ export function describeError(err: unknown): string {
     return `${code ? code + ' ' : ''}${err.message}${cause}`;
   }
   return String(err);
+}
+
+/**
+ * A network failure in an operator's words (the system code kept in brackets, for searching),
+ * or null when `text` names none: "getaddrinfo ENOTFOUND api.example.com" → "the name
+ * api.example.com could not be looked up (DNS: ENOTFOUND)".
+ */
+export function networkWords(text: string): string | null {
+  const host = (code: string) => new RegExp(`${code} ([^\\s,)]+)`).exec(text)?.[1];
+  if (/ENOTFOUND|EAI_AGAIN/.test(text)) {
+    const code = /EAI_AGAIN/.test(text) ? 'EAI_AGAIN' : 'ENOTFOUND';
+    const name = host(code);
+    return `the name ${name ?? '(unknown)'} could not be looked up (DNS: ${code}${code === 'EAI_AGAIN' ? ', the resolver did not answer' : ', no such host'})`;
+  }
+  if (/ECONNREFUSED/.test(text)) return `nothing accepts connections at ${host('ECONNREFUSED') ?? 'that address'} (ECONNREFUSED)`;
+  if (/ECONNRESET|socket hang up/.test(text)) return 'the connection was dropped before an answer (ECONNRESET)';
+  if (/ETIMEDOUT|timed out|TimeoutError|aborted due to timeout/i.test(text)) return 'no answer in time (timed out)';
+  if (/EHOSTUNREACH|ENETUNREACH/.test(text)) return 'the network has no route to it (unreachable)';
+  if (/CERT|certificate|SSL|TLS/i.test(text)) return `the TLS handshake failed (${text.slice(0, 80)})`;
+  return null;
 }

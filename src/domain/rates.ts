@@ -197,3 +197,13 @@ export function pairsUsed(unit: string, fiat: Fiat, configured: ReadonlySet<stri
   const route = resolveRate(unit, fiat, (pair) => (configured.has(pair) ? (used.push(pair), stand) : undefined), pegs);
   return route ? used : [];
 }
+
+/**
+ * The pair to configure so that a price in `fiat` can be paid in `unit`, or null when some way
+ * to a rate (identity, peg, pair, inverse, cross through USD) is configured: a missing pair is
+ * the operator's configuration to fix, never an outage to wait out.
+ */
+export function missingPair(unit: string, fiat: Fiat, configured: (pair: string) => boolean, pegs: Readonly<Record<string, string>>): string | null {
+  const any: PairRate = { rate: RATE_ONE, source: '', at: 0 };
+  return resolveRate(unit, fiat, (pair) => (configured(pair) ? any : undefined), pegs) ? null : `${unit}/${fiat}`;
+}

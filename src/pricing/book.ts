@@ -1,6 +1,6 @@
 import { writeTx, type Db } from '../db/open.ts';
 import type { RatesTable } from '../db/schema.ts';
-import { agreedRate, formatRate, parseRate, resolveRate, type Fiat, type PairRate, type QuotedRate, type SourceRate } from '../domain/rates.ts';
+import { agreedRate, formatRate, missingPair, parseRate, resolveRate, type Fiat, type PairRate, type QuotedRate, type SourceRate } from '../domain/rates.ts';
 import type { Clock } from '../domain/ports.ts';
 import type { RateReading } from './source.ts';
 
@@ -98,6 +98,11 @@ export function createRateBook(o: RateBookOptions) {
       const all = await rows();
       const now = o.clock.now();
       return resolveRate(unit, fiat, (pair) => freshFrom(all, now, pair) ?? (o.pairs[pair] ? 'stale' : undefined), o.pegs);
+    },
+
+    /** The pair to add to pricing.pairs before `fiat` prices can be paid in `unit`; null: one is configured. */
+    unconfigured(unit: string, fiat: Fiat): string | null {
+      return missingPair(unit, fiat, (pair) => Object.hasOwn(o.pairs, pair), o.pegs);
     },
 
     /** The rate the pair is quoted at now (the last accepted one while it is fresh); null: none. */

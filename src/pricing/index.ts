@@ -4,6 +4,7 @@ import type { Clock, Logger } from '../domain/ports.ts';
 import { FIAT_CODES, pairsUsed, RATE_SOURCES, type Fiat, type RateSourceName } from '../domain/rates.ts';
 import { createRateBook } from './book.ts';
 import { createRateRefresher } from './refresh.ts';
+import { createSimulatedRateBook } from './simulated.ts';
 import type { FetchFn, RateSource } from './source.ts';
 import { SOURCE_FACTORIES } from './sources/index.ts';
 
@@ -11,11 +12,14 @@ import { SOURCE_FACTORIES } from './sources/index.ts';
  * Fiat pricing from `pricing` in the config: the rate book every process reads, and (when some
  * pair lists sources) the refresher the worker leader runs. Nothing is fetched at build time.
  * `d.pegs`: the stablecoins the payment methods declare (unit → fiat); the operator's
- * `pricing.pegs` turns any of them off.
+ * `pricing.pegs` turns any of them off. `d.simulated` (the sandbox only): fixed, documented
+ * rates instead of the configured sources, so a price can be tried before any source is set up.
  */
-export function createPricing(c: Config['pricing'], d: { db: Db; clock: Clock; log: Logger; fetch?: FetchFn; pegs?: Readonly<Record<string, string>> }) {
+export function createPricing(c: Config['pricing'], d: { db: Db; clock: Clock; log: Logger; fetch?: FetchFn; pegs?: Readonly<Record<string, string>>; simulated?: boolean }) {
   const stampSlackSeconds = Object.fromEntries(Object.entries(SOURCE_FACTORIES).map(([name, f]) => [name, f.stampSlackSeconds]));
   const pegs = Object.fromEntries(Object.entries(d.pegs ?? {}).filter(([unit]) => c.pegs[unit] !== false));
+  // Simulated rates have no sources, so no pair rests on a single one.
+  if (d.simulated) return { book: createSimulatedRateBook({ clock: d.clock, pegs }), refresher: null, loneSources: (): LoneSource[] => [] };
   const book = createRateBook({ db: d.db, clock: d.clock, pairs: c.pairs, maxAgeSeconds: c.maxAgeSeconds, maxSpreadPercent: c.maxSpreadPercent, stampSlackSeconds, pegs });
   const named = new Set(Object.values(c.pairs).flat() as RateSourceName[]);
   const sources = new Map<string, RateSource>();
@@ -60,3 +64,4 @@ export interface LoneSource {
 }
 
 export type Pricing = ReturnType<typeof createPricing>;
+

@@ -4,6 +4,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { RateBook, RateOutcome } from './book.ts';
 import type { RateReading, RateSource } from './source.ts';
 import { RateSourceError } from './source.ts';
+import { networkWords } from '../domain/errors.ts';
 
 export interface RefresherOptions {
   book: Pick<RateBook, 'record' | 'accepted'>;
@@ -39,7 +40,12 @@ export function createRateRefresher(o: RefresherOptions) {
       return await source.fetch(pair, AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]));
     } catch (err) {
       if (err instanceof RateSourceError && err.retryAfter) blockedUntil.set(name, o.clock.now() + err.retryAfter * 1000);
-      return { error: err instanceof RateSourceError ? err.message : describeError(err) };
+      if (err instanceof RateSourceError) return { error: err.message };
+      // "fetch failed" alone says nothing: the cause (a name that does not resolve, a refused connection) in words.
+      const cause = (err as { cause?: { message?: unknown; code?: unknown } }).cause;
+      const text = `${describeError(err)}${cause && typeof cause.message === 'string' && !describeError(err).includes(cause.message) ? `: ${cause.message}` : ''}${cause && typeof cause.code === 'string' ? ` (${cause.code})` : ''}`;
+      const words = networkWords(text);
+      return { error: words ? `${words}: ${text.slice(0, 120)}` : text };
     }
   }
 

@@ -6,6 +6,8 @@ import type { MethodSilence } from '../methods/method.ts';
 import type { PairStatus } from '../pricing/book.ts';
 import { describeLoneSource, describePair } from '../pricing/describe.ts';
 import type { LoneSource } from '../pricing/index.ts';
+import { configurePairHint } from '../pricing/suggest.ts';
+import { FIAT_CODES, isFiat, type Fiat } from '../domain/rates.ts';
 
 export interface DoctorLine {
   ok: boolean;
@@ -35,6 +37,10 @@ export function createDoctor(d: {
   rates?: () => Promise<PairStatus[]>;
   /** The pairs one source alone prices for an enabled method (pricing/index.ts). */
   loneSources?: () => LoneSource[];
+  /** Each notification channel and target: would it deliver (services/notify/check.ts)? */
+  notifications?: () => Promise<DoctorLine[]>;
+  /** The currencies the enabled methods are paid in, and the pair (if any) a price in a fiat still lacks. */
+  pricing?: { units: readonly string[]; unconfigured: (unit: string, fiat: Fiat) => string | null };
 }) {
   return {
     async run(): Promise<DoctorLine[]> {
@@ -76,11 +82,18 @@ export function createDoctor(d: {
       for (const watch of d.silences ?? []) lines.push(...(await silenceLines(watch, d.clock.now())));
       const lone = new Map((d.loneSources?.() ?? []).map((l) => [l.pair, l]));
       for (const p of (await d.rates?.()) ?? []) {
+        // A pair no enabled method can use (SOL/USD with no SOL method) is not a problem to report.
+        if (d.pricing && !pairUsed(p.pair, d.pricing.units)) {
+          lines.push({ ok: true, what: `rate ${p.pair}`, message: 'not used: no enabled method is paid in it' });
+          continue;
+        }
         const line = { what: `rate ${p.pair}`, ...describePair(p) };
         // One source alone prices it: say so, every time (the operator's choice, not a failure).
         const l = lone.get(p.pair);
         lines.push(l ? { ...line, message: `${line.message}; ${describeLoneSource(l)}` } : line);
       }
+      if (d.pricing) lines.push(pricingLine(d.pricing));
+      lines.push(...((await d.notifications?.()) ?? []));
       return lines;
     },
   };
@@ -95,6 +108,26 @@ export function createDoctor(d: {
       .executeTakeFirst();
     return Number(row?.n ?? 0);
   }
+}
+
+/** A pair an enabled method's price can go through: one of its currencies, or a fiat cross leg (USD/INR). */
+function pairUsed(pair: string, units: readonly string[]): boolean {
+  const sides = pair.split('/');
+  return sides.some((c) => units.includes(c)) || sides.every(isFiat);
+}
+
+/**
+ * Which fiat prices the enabled methods cannot take for want of a configured pair, and how to
+ * add each: informational (pricing is optional), but it names what a create would refuse.
+ */
+function pricingLine(p: { units: readonly string[]; unconfigured: (unit: string, fiat: Fiat) => string | null }): DoctorLine {
+  const missing = [...new Set(p.units.flatMap((unit) => FIAT_CODES.map((fiat) => p.unconfigured(unit, fiat)).filter((x): x is string => x !== null)))];
+  if (missing.length === 0) return { ok: true, what: 'pricing', message: `prices in ${FIAT_CODES.join(', ')} can be paid with every enabled method` };
+  return {
+    ok: true,
+    what: 'pricing',
+    message: `no rate configured for ${missing.join(', ')}: creates priced so answer 400 PRICING_NOT_CONFIGURED. To offer them, ${configurePairHint(missing)}`,
+  };
 }
 
 /** Each account's newest verified alert, and the silence alarm when it is on. */

@@ -1,10 +1,11 @@
+import { amountFromDb } from '../db/amounts.ts';
 import type { Db } from '../db/open.ts';
 import { intentFromRow } from '../db/intent-rows.ts';
 import type { PaymentsTable } from '../db/schema.ts';
 import { PaydError } from '../domain/errors.ts';
-import { intentView, type Intent, type IntentView, type ShownPayment, type ViewContext } from '../domain/intent.ts';
+import { type Intent, type IntentView, type ShownPayment, type ViewContext } from '../domain/intent.ts';
 import type { Method } from '../domain/methods.ts';
-import { moneyOfOne, shownPayment } from './intents/money.ts';
+import { fetchedView, shownPayment } from './intents/money.ts';
 import type { HeldAction } from './ledger/held.ts';
 import { UUID_V4 } from '../domain/ids.ts';
 
@@ -12,6 +13,9 @@ import { UUID_V4 } from '../domain/ids.ts';
 export interface PaymentRow {
   intentId: string;
   merchantId: string;
+  /** The intent's order id, and what it asked (minor units): what a person looks the payment up by. */
+  orderId: string;
+  payAmount: bigint;
   method: Method;
   transactionHash: string;
   /** Minor units of the method. */
@@ -65,7 +69,7 @@ export function createHeldPayments(d: { db: Db; ledger: { acceptHeld: HeldAction
 
   async function current(intentId: string): Promise<IntentView> {
     const intent = await load(intentId, undefined);
-    return intentView(intent, d.view(), await moneyOfOne(d.db, intent));
+    return fetchedView(d.db, intent, d.view());
   }
 
   return {
@@ -74,7 +78,7 @@ export function createHeldPayments(d: { db: Db; ledger: { acceptHeld: HeldAction
       let q = d.db
         .selectFrom('payments as p')
         .innerJoin('intents as i', 'i.id', 'p.intent_id')
-        .select(['p.id', 'p.intent_id', 'p.method', 'p.tx_ref', 'p.tx_hash', 'p.amount_minor', 'p.occurred_at', 'p.observed_at', 'p.status', 'p.reason', 'i.merchant_id'])
+        .select(['p.id', 'p.intent_id', 'p.method', 'p.tx_ref', 'p.tx_hash', 'p.amount_minor', 'p.occurred_at', 'p.observed_at', 'p.status', 'p.reason', 'i.merchant_id', 'i.order_id', 'i.pay_amount_minor'])
         .where('p.status', 'in', input.status ? [ROW_STATUS[input.status]] : ['matched', 'held', 'refunded']);
       if (input.merchantId !== undefined) q = q.where('i.merchant_id', '=', input.merchantId);
       if (input.intentId !== undefined) q = q.where('p.intent_id', '=', input.intentId.toLowerCase());
@@ -86,7 +90,7 @@ export function createHeldPayments(d: { db: Db; ledger: { acceptHeld: HeldAction
       const page = rows.slice(0, limit);
       const items = page.map((r) => {
         const shown = shownPayment(r)!;
-        return { intentId: r.intent_id!, merchantId: r.merchant_id, method: r.method as Method, transactionHash: shown.transactionHash, amount: shown.amountMinor, receivedAt: shown.receivedAt, status: shown.status, reason: shown.reason };
+        return { intentId: r.intent_id!, merchantId: r.merchant_id, orderId: r.order_id, payAmount: amountFromDb(r.pay_amount_minor), method: r.method as Method, transactionHash: shown.transactionHash, amount: shown.amountMinor, receivedAt: shown.receivedAt, status: shown.status, reason: shown.reason };
       });
       const last = page.at(-1);
       return { items, nextCursor: rows.length > limit && last ? encodeCursor(last.observed_at, last.id) : null };

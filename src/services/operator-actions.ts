@@ -52,7 +52,9 @@ export function createOperatorActions(d: { merchants: MerchantService; events: E
       await d.sandboxSource.tick();
       // A running sandbox daemon may have ingested the transfer first: read what became of it.
       const outcome = await d.payments.outcomeOf(method, txRef);
-      return { txRef, method, outcome, intent: await d.intents.get(intentId) };
+      // Whether the merchant hears of it: only a webhook URL is sent events (the feed holds them either way).
+      const webhookUrl = (await d.merchants.get(intent.merchantId)).webhookUrl;
+      return { txRef, method, outcome, intent: await d.intents.get(intentId), webhookUrl };
     },
   };
 }

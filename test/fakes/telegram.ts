@@ -7,6 +7,9 @@
  *   an Array of Update { update_id, message | callback_query }.
  * - #sendmessage returns the sent Message; #answercallbackquery returns true.
  * - #sendphoto: photo uploaded as a file (#inputfile: multipart/form-data) with chat_id and caption; returns the Message.
+ * - #getme returns the bot's User (is_bot true, username); #getchat a ChatFullInfo (id, type, …).
+ *   A chat_id the bot has never been written to is refused with 400 "Bad Request: chat not found"
+ *   (sendMessage and getChat alike), the Bot API's own description for it.
  * - recorded getUpdates answers with a callback_query (tgbot 0.47 tests/data/get-updates-callback-query.json,
  *   docs.rs) give the CallbackQuery shape: { id, from: User, message: { message_id, date, chat }, chat_instance, data }.
  * Test controls: push updates, replay one, fail the next calls, go down, slow down.
@@ -39,6 +42,8 @@ export async function startFakeTelegram(token: string) {
   const failures: Array<{ method: string; status: number; retryAfter?: number }> = [];
   let down = false;
   let delayMs = 0;
+  /** Chats the bot has never been written to: Telegram does not know them for this bot. */
+  const unknownChats = new Set<string>();
 
   const json = (res: ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' });
@@ -85,7 +90,12 @@ export async function startFakeTelegram(token: string) {
       if (f.status === 429) return json(res, 429, { ok: false, error_code: 429, description: `Too Many Requests: retry after ${f.retryAfter}`, parameters: { retry_after: f.retryAfter } });
       return json(res, f.status, { ok: false, error_code: f.status, description: f.status >= 500 ? 'Internal Server Error' : 'Bad Request' });
     }
+    if ((method === 'sendMessage' || method === 'getChat') && unknownChats.has(String(body.chat_id))) return json(res, 400, { ok: false, error_code: 400, description: 'Bad Request: chat not found' });
     switch (method) {
+      case 'getMe':
+        return json(res, 200, { ok: true, result: { id: Number(token.split(':')[0]), is_bot: true, first_name: 'Shop bot', username: 'shop_payd_bot', can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false } });
+      case 'getChat':
+        return json(res, 200, { ok: true, result: { id: Number(body.chat_id), type: 'private', first_name: 'Asha', accent_color_id: 0, max_reaction_count: 11 } });
       case 'sendMessage': {
         const msg: SentMessage = { chat_id: String(body.chat_id), text: String(body.text), reply_markup: body.reply_markup, at: Date.now() };
         sent.push(msg);
@@ -163,6 +173,10 @@ export async function startFakeTelegram(token: string) {
     },
     fail(method: string, status: number, retryAfter?: number) {
       failures.push({ method, status, retryAfter });
+    },
+    /** A chat id the bot was never written to: sendMessage and getChat answer "chat not found". */
+    forgetChat(chatId: number | string) {
+      unknownChats.add(String(chatId));
     },
     setDown(v: boolean) {
       down = v;

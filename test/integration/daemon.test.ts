@@ -119,6 +119,14 @@ test('sandbox: serve --sandbox, pay from the CLI, the merchant gets a livemode:f
   assert.equal(under.json().payment.status, 'held');
   assert.equal(under.json().payment.reason, 'underpaid');
   assert.match(under.err, /nothing settled: payment \S+ of UPI 99\.99 held for intent \S+ \(reason: underpaid; the merchant was sent payment\.held/);
+  // A merchant without a webhook URL was sent nothing, and the CLI does not claim otherwise.
+  const quiet = (await payd(['merchant', 'create', '--sandbox', '--name', 'No hook', '--json'], { cwd: dir })).json();
+  const quietHeaders = { 'x-client-id': quiet.client_id, 'x-client-secret': quiet.client_secret };
+  const quietShort = (await call(d.url, 'POST', '/api/v1/intents/create-payment', quietHeaders, { amount: 300, currency: 'UPI', order_id: 'short' })).body;
+  const unheard = await payd(['sandbox', 'pay', quietShort.intent_id, '--amount', '299.99'], { cwd: dir });
+  assert.equal(unheard.code, 1);
+  assert.match(unheard.err, /reason: underpaid; the merchant has no webhook URL, so no payment\.held was sent \(it is in GET \/api\/v1\/events\)/);
+  assert.doesNotMatch(unheard.err, /was sent payment\.held/);
   // The sandbox merchant does not exist in live mode, and looking does not create a live database.
   const live = await payd(['merchant', 'list', '--json'], { cwd: dir });
   assert.equal(live.code, 1);

@@ -86,7 +86,7 @@ test('held payments end to end through the built daemon: UPI, TRON and Solana', 
   const create = async (amount: number, currency: string) => {
     const r = await api('POST', '/api/v1/intents/create-payment', { amount, currency, order_id: `held-e2e-${++orders}` });
     assert.equal(r.status, 200, JSON.stringify(r.body));
-    return r.body as { intent_id: string; pay_amount: number; reference?: string };
+    return r.body as { intent_id: string; order_id: string; pay_amount: number; reference?: string };
   };
   const get = async (id: string) => {
     const r = await api('GET', `/api/v1/intents/${id}`);
@@ -158,7 +158,7 @@ test('held payments end to end through the built daemon: UPI, TRON and Solana', 
     for (const m of METHODS) {
       const id = intents[m].intent_id;
       const held = await hook(id, 'payment.held');
-      assert.deepEqual(held.data, { intent_id: id, transaction_hash: sent[m], amount: intents[m].pay_amount, reason: 'late' }, m);
+      assert.deepEqual(held.data, { intent_id: id, order_id: intents[m].order_id, currency: m, transaction_hash: sent[m], amount: intents[m].pay_amount, pay_amount: intents[m].pay_amount, reason: 'late' }, m);
       const f = await get(id);
       assert.equal(f.status, 'expired', m);
       assert.equal(f.amount_received, 0, m);

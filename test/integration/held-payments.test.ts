@@ -83,7 +83,8 @@ forEachStore((store) => {
     assert.deepEqual((await events(p, intent.intent_id)).map((e) => e.type), ['payment.held']);
     assert.match(await (await fetch(`${p.url}/pay/${intent.intent_id}`)).text(), /We received your payment of 25\.01 USDT after this payment request had expired/);
     const held = (await events(p, intent.intent_id)).find((e) => e.type === 'payment.held')!;
-    assert.deepEqual(held.data, { intent_id: intent.intent_id, transaction_hash: tx, amount: 25.01, reason: 'late' });
+    // The order and the amount asked come with it: the merchant decides without a fetch.
+    assert.deepEqual(held.data, { intent_id: intent.intent_id, order_id: 'late-2', currency: 'USDT_TRC20', transaction_hash: tx, amount: 25.01, pay_amount: 25.01, reason: 'late' });
     // The API's event feed carries it too.
     const feed = await p.api('GET', '/api/v1/events?type=payment.held', { headers: m.headers });
     assert.equal(feed.status, 200);
@@ -106,6 +107,9 @@ forEachStore((store) => {
     assert.equal(successes.length, 1);
     assert.equal(successes[0].data.accepted, true);
     assert.equal(successes[0].data.late, true);
+    // The fetch says what the webhook said: accepted, late, by whom.
+    const fetched = (await fetchIntent(intent.intent_id)).body;
+    assert.deepEqual([fetched.status, fetched.accepted, fetched.late, fetched.settled_by, fetched.underpaid_by], ['settled', true, true, 'merchant', undefined]);
     // A credited payment is not "refunded" by a click.
     const refund = await act(intent.intent_id, tx, 'refunded');
     assert.equal(refund.status, 409);
@@ -115,7 +119,7 @@ forEachStore((store) => {
   });
 
   test('short payments: ₹499.00 for ₹499.37 settles inside a 1% tolerance; USDT 24.00 for 25.01 is held outside it', async (t) => {
-    const { p, create, fetchIntent } = await setup(t, store, { UPI: { underpaymentTolerance: '1%' }, USDT_TRC20: { underpaymentTolerance: '1%', attributionWindow: 2 } });
+    const { p, create, fetchIntent, act } = await setup(t, store, { UPI: { underpaymentTolerance: '1%' }, USDT_TRC20: { underpaymentTolerance: '1%', attributionWindow: 2 } });
     const upi = await create('short-upi', 499.37);
     assert.equal((await pay(p, 'UPI', 499, '622222222222')).kind, 'settled');
     const f = (await fetchIntent(upi.intent_id)).body;
@@ -124,6 +128,9 @@ forEachStore((store) => {
     assert.equal(f.payments[0].reason, 'underpaid');
     const success = (await events(p, upi.intent_id)).find((e) => e.type === 'payment.success')!;
     assert.equal(success.data.underpaid_by, 0.37);
+    // Settled inside the tolerance: the fetch shows the shortfall too, and no one accepted anything.
+    const refetched = (await fetchIntent(upi.intent_id)).body;
+    assert.deepEqual([refetched.underpaid_by, refetched.accepted], [0.37, undefined]);
 
     const usdt = await create('short-usdt', 25.01, 'USDT_TRC20');
     assert.equal((await pay(p, 'USDT_TRC20', 24, 'b'.repeat(64))).kind, 'held');
@@ -131,6 +138,12 @@ forEachStore((store) => {
     assert.equal(g.status, 'pending');
     assert.deepEqual(g.payments.map((x: any) => [x.amount, x.status, x.reason]), [[24, 'held', 'underpaid']]);
     assert.deepEqual((await events(p, usdt.intent_id)).map((e) => e.type), ['payment.held']);
+    const heldData = (await events(p, usdt.intent_id))[0]!.data;
+    assert.deepEqual([heldData.order_id, heldData.amount, heldData.pay_amount], ['short-usdt', 24, 25.01]);
+    // Accepted short: the fetch of the settled intent says accepted and by how much it fell short.
+    assert.equal((await act(usdt.intent_id, 'b'.repeat(64), 'accept')).status, 200);
+    const h = (await fetchIntent(usdt.intent_id)).body;
+    assert.deepEqual([h.status, h.accepted, h.settled_by, h.underpaid_by], ['settled', true, 'merchant', 1.01]);
   });
 
   test('a short payment is never attributed when two reserved amounts lie in its window, nor to a newer intent', async (t) => {
@@ -222,7 +235,11 @@ forEachStore((store) => {
     writeFileSync(join(p.dir, 'payd.config.json'), JSON.stringify(p.rawConfig));
     const listed = await payd(['payments', 'list', '--held', '--json'], { cwd: p.dir });
     assert.equal(listed.code, 0, listed.err);
-    assert.deepEqual(listed.json().map((x: any) => [x.transaction_hash, x.intent_id, x.amount, x.reason]), [['677777777777', intent.intent_id, '150.37', 'canceled']]);
+    assert.deepEqual(listed.json().map((x: any) => [x.transaction_hash, x.order_id, x.intent_id, x.amount, x.asked, x.reason]), [['677777777777', 'cli-held', intent.intent_id, '150.37', '150.37', 'canceled']]);
+    // The table a person reads names the order and the amount asked beside the amount paid.
+    const table = await payd(['payments', 'list', '--held'], { cwd: p.dir });
+    assert.match(table.out, /ORDER_ID .* ASKED/);
+    assert.match(table.out, /677777777777 +cli-held +\S+ +UPI +150\.37 +150\.37 +canceled/);
     const accepted = await payd(['payments', 'accept', '677777777777', '--intent', intent.intent_id], { cwd: p.dir });
     assert.equal(accepted.code, 0, accepted.err);
     assert.match(accepted.out, /settled by 677777777777/);

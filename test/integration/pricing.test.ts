@@ -384,10 +384,12 @@ test('USDC is priced like USDT: 1:1 to USD by default, its INR book from the sou
   const usdtPegged = await create(market.p, market.m.headers, { price: { amount: 25, currency: 'USD' }, currency: 'USDT_SOL', order_id: 'usdt-peg' });
   assert.deepEqual([usdtPegged.body.amount, usdtPegged.body.quote.source], [25, 'peg']);
 
-  // The older `usdtPeg: false` still turns USDT's peg off: with no USDT/USD pair there is no rate.
+  // The older `usdtPeg: false` still turns USDT's peg off: with no USDT/USD pair there is no rate,
+  // and none configured: the operator's to fix, not an outage to retry.
   const legacy = await boot({ usdtPeg: false, pairs: {} });
   const none = await create(legacy.p, legacy.m.headers, { price: { amount: 25, currency: 'USD' }, currency: 'USDT_TRC20', order_id: 'usdt-unpegged' });
-  assert.deepEqual([none.status, none.body.code], [503, 'RATE_UNAVAILABLE']);
+  assert.deepEqual([none.status, none.body.code], [400, 'PRICING_NOT_CONFIGURED']);
+  assert.match(none.body.detail, /no USDT\/USD rate is configured/);
   const stillUsdc = await create(legacy.p, legacy.m.headers, { price: { amount: 25, currency: 'USD' }, currency: 'USDC_SOL', order_id: 'usdc-peg' });
   assert.deepEqual([stillUsdc.body.amount, stillUsdc.body.quote.source], [25, 'peg']);
 });

@@ -408,6 +408,7 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /** @description A settled intent also carries what its payment.success said about the settlement (late, underpaid_by, overpaid_by, accepted, settled_by). */
         Intent: {
             /** Format: uuid */
             intent_id: string;
@@ -514,6 +515,29 @@ export interface components {
                 /** @description pay_amount as an exact decimal string, present only when pay_amount has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of pay_amount then. */
                 pay_amount_exact?: string;
             }[];
+            /**
+             * @description Paid after expires_at while the amount was still reserved (latePayments: settle), or after a quote the method settles late (settleExpiredQuotes).
+             * @constant
+             */
+            late?: true;
+            /** @description Settled short, within underpaymentTolerance, by your accept or by the operator, by this much: the order is not paid in full. */
+            underpaid_by?: number;
+            /** @description underpaid_by as an exact decimal string, present only when underpaid_by has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of underpaid_by then. */
+            underpaid_by_exact?: string;
+            /** @description Settled by a payment above what was due (an accepted one, or one the operator assigned), by this much: refund the difference. */
+            overpaid_by?: number;
+            /** @description overpaid_by as an exact decimal string, present only when overpaid_by has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of overpaid_by then. */
+            overpaid_by_exact?: string;
+            /**
+             * @description Settled because a person accepted the payment: a held payment accepted, or a payment the operator assigned by hand that differs from pay_amount.
+             * @constant
+             */
+            accepted?: true;
+            /**
+             * @description Who accepted it (with accepted): you over the API, or the payd operator (CLI or console).
+             * @enum {string}
+             */
+            settled_by?: "merchant" | "operator";
         };
         CreatedIntent: {
             /** @constant */
@@ -658,14 +682,23 @@ export interface components {
              */
             currency?: "UPI" | "USDT_TRC20" | "USDT_SOL" | "USDC_SOL" | "SOL" | "USDT_ETH" | "USDC_ETH" | "USDT_BSC" | "USDC_BSC" | "USDT_POLYGON" | "USDC_POLYGON" | "USDT_ARBITRUM" | "USDC_ARBITRUM" | "USDC_BASE";
         };
-        /** @description The data of payment.held and payment.refunded. */
+        /** @description The data of payment.held and payment.refunded: the payment, and the order it was held on. */
         HeldPayment: {
             /** Format: uuid */
             intent_id: string;
+            /** @description The order_id of the intent the payment was held on. */
+            order_id: string;
+            /** @description The intent's payment method (its currency). */
+            currency: string;
             transaction_hash: string;
+            /** @description What the payment brought. */
             amount: number;
             /** @description amount as an exact decimal string, present only when amount has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of amount then. */
             amount_exact?: string;
+            /** @description What the intent asked for (its pay_amount): compare with amount. */
+            pay_amount: number;
+            /** @description pay_amount as an exact decimal string, present only when pay_amount has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of pay_amount then. */
+            pay_amount_exact?: string;
             /** @enum {string} */
             reason: "late" | "quote_expired" | "underpaid" | "overpaid" | "canceled" | "after_settlement";
         };
@@ -974,7 +1007,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedIntent"];
                 };
             };
-            /** @description INVALID_REQUEST or METHOD_UNSUPPORTED or AMOUNT_OUT_OF_RANGE */
+            /** @description INVALID_REQUEST or METHOD_UNSUPPORTED or AMOUNT_OUT_OF_RANGE or PRICING_NOT_CONFIGURED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -984,7 +1017,7 @@ export interface operations {
                         /** @description A human-readable message. */
                         detail: string;
                         /** @enum {string} */
-                        code: "INVALID_REQUEST" | "METHOD_UNSUPPORTED" | "AMOUNT_OUT_OF_RANGE";
+                        code: "INVALID_REQUEST" | "METHOD_UNSUPPORTED" | "AMOUNT_OUT_OF_RANGE" | "PRICING_NOT_CONFIGURED";
                         /** @description INVALID_REQUEST only: one entry per bad field. */
                         errors?: components["schemas"]["FieldError"][];
                     };
@@ -3452,8 +3485,11 @@ export interface operations {
                  *       "timestamp": "2026-11-22T10:04:12.351Z",
                  *       "data": {
                  *         "intent_id": "3f0c2a8e-6a1b-4c55-9d1e-0b7f2f4c9a10",
+                 *         "order_id": "ORD-1",
+                 *         "currency": "UPI",
                  *         "transaction_hash": "4123456789012",
                  *         "amount": 100.5,
+                 *         "pay_amount": 100.51,
                  *         "reason": "underpaid"
                  *       }
                  *     }
@@ -3506,8 +3542,11 @@ export interface operations {
                  *       "timestamp": "2026-11-22T10:04:12.351Z",
                  *       "data": {
                  *         "intent_id": "3f0c2a8e-6a1b-4c55-9d1e-0b7f2f4c9a10",
+                 *         "order_id": "ORD-1",
+                 *         "currency": "UPI",
                  *         "transaction_hash": "4123456789012",
                  *         "amount": 100.5,
+                 *         "pay_amount": 100.51,
                  *         "reason": "underpaid"
                  *       }
                  *     }

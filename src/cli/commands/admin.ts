@@ -24,13 +24,15 @@ export function adminCommands(program: Command, e: CliEnv): void {
     .action((o: Opts, cmd: Command) =>
       withApp(cmd.optsWithGlobals(), e, async (app) => {
         const [{ describePair, describeSources }] = await Promise.all([import('../../pricing/describe.ts')]);
-        if (o.refresh && app.pricing.refresher) await app.pricing.refresher.refreshOnce(AbortSignal.timeout(30_000));
+        const outcomes = o.refresh && app.pricing.refresher ? await app.pricing.refresher.refreshOnce(AbortSignal.timeout(30_000)) : [];
         const pairs = await app.pricing.book.status();
         if (pairs.length === 0) e.io.out('no pairs configured (pricing.pairs): only UPI priced in INR and USDT priced in USD (pricing.usdtPeg) can be quoted');
         for (const p of pairs) {
           e.io.out(`${p.pair}: ${describePair(p).message}`);
           for (const line of describeSources(p)) e.io.out(line);
         }
+        // A refresh that reached no source at all is a failure a script must see (exit 1), not a table of errors.
+        if (outcomes.length > 0 && outcomes.every((x) => 'error' in x)) throw new PaydError('UPSTREAM', 'every rate source failed (see above): no rate was refreshed');
       }),
     );
 

@@ -22,9 +22,12 @@ export function paymentCommands(program: Command, e: CliEnv): void {
         }
         if (o.held) {
           const { items } = await app.heldPayments.listPayments({ status: 'held', limit: o.limit as number });
-          const rows = items.map((r) => ({ transaction_hash: r.transactionHash, intent_id: r.intentId, merchant_id: r.merchantId, method: r.method, amount: formatMinor(r.amount, app.methods.of(r.method).rules.decimals), reason: r.reason, received_at: new Date(r.receivedAt).toISOString() }));
+          const rows = items.map((r) => {
+            const decimals = app.methods.of(r.method).rules.decimals;
+            return { transaction_hash: r.transactionHash, order_id: r.orderId, intent_id: r.intentId, merchant_id: r.merchantId, method: r.method, amount: formatMinor(r.amount, decimals), asked: formatMinor(r.payAmount, decimals), reason: r.reason, received_at: new Date(r.receivedAt).toISOString() };
+          });
           if (o.json) return printJson(e.io, rows);
-          return printTable(e.io, rows, ['transaction_hash', 'intent_id', 'method', 'amount', 'reason', 'received_at']);
+          return printTable(e.io, rows, ['transaction_hash', 'order_id', 'intent_id', 'method', 'amount', 'asked', 'reason', 'received_at']);
         }
         const rows = await app.payments.list({ unmatched: Boolean(o.unmatched), limit: o.limit as number });
         if (o.json) return printJson(e.io, rows);

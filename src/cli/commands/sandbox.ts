@@ -17,7 +17,8 @@ export function sandboxCommands(program: Command, e: CliEnv): void {
         { ...cmd.optsWithGlobals(), sandbox: true },
         e,
         async (app) => {
-          const { txRef, method, outcome, intent: after } = await app.actions.sandboxPay(id, o.amount === undefined ? undefined : String(o.amount));
+          const { txRef, method, outcome, intent: after, webhookUrl } = await app.actions.sandboxPay(id, o.amount === undefined ? undefined : String(o.amount));
+          const told = webhookUrl ? 'the merchant was sent payment.held' : 'the merchant has no webhook URL, so no payment.held was sent (it is in GET /api/v1/events)';
           if (o.json) printJson(e.io, { intent: after, payment: outcome.kind === 'payment' ? outcome.payment : null, rejected: outcome.kind === 'rejected' ? outcome.reason : null });
           const paid = `${method} ${outcome.kind === 'payment' ? outcome.payment.amount.text : ''}`.trim();
           if (outcome.kind === 'payment' && outcome.payment.status === 'matched' && outcome.payment.intent_id === after.intent_id) {
@@ -26,7 +27,7 @@ export function sandboxCommands(program: Command, e: CliEnv): void {
           }
           const why =
             outcome.kind === 'payment' && outcome.payment.status === 'held'
-              ? `payment ${txRef} of ${paid} held for intent ${outcome.payment.intent_id} (reason: ${outcome.payment.reason}; the merchant was sent payment.held; accept it with payd --sandbox payments accept ${txRef} --intent ${outcome.payment.intent_id})`
+              ? `payment ${txRef} of ${paid} held for intent ${outcome.payment.intent_id} (reason: ${outcome.payment.reason}; ${told}; accept it with payd --sandbox payments accept ${txRef} --intent ${outcome.payment.intent_id})`
               : outcome.kind === 'payment'
               ? `payment ${txRef} of ${paid} kept as unmatched (reason: ${outcome.payment.reason ?? outcome.payment.status}; see payd --sandbox payments list --unmatched)`
               : outcome.kind === 'rejected'
@@ -41,6 +42,9 @@ export function sandboxCommands(program: Command, e: CliEnv): void {
 
 /** The banner's example: the API document's example method and amount (the first method with one). */
 const example = builtinMethods.list.find((m) => m.openapi) ?? builtinMethods.list[0]!;
+/** A priced example: a method paid in another currency than rupees (a stablecoin), so the quote shows. */
+const pricedMethod = builtinMethods.list.find((m) => m.pricing?.peg) ?? example;
+const pricedBody = JSON.stringify({ price: { amount: 1999, currency: 'INR' }, currency: pricedMethod.id, order_id: 'demo-2' }).replace(/[:,]/g, '$& ');
 const exampleBody = JSON.stringify({ amount: example.openapi?.example.amount ?? 1, currency: example.id, order_id: 'demo-1' }).replace(/[:,]/g, '$& ');
 
 const bannerLines = (base: string, consoleOrigin: string, c: { client_id: string; client_secret: string; webhook_secret: string; webhook_url: string | null }) => [
@@ -55,6 +59,8 @@ const bannerLines = (base: string, consoleOrigin: string, c: { client_id: string
   `  curl -s ${base}/api/v1/intents/create-payment -H 'content-type: application/json' \\`,
   `    -H 'X-Client-ID: ${c.client_id}' -H 'X-Client-Secret: ${c.client_secret}' \\`,
   `    -d '${exampleBody}'`,
+  'Or price it in rupees, dollars or euros (the sandbox quotes simulated rates, docs/pricing.md):',
+  `    -d '${pricedBody}'`,
   'Pay it (simulated), then fetch it:',
   '  npx payd sandbox pay <intent_id>',
   `  curl -s ${base}/api/v1/intents/<intent_id> -H 'X-Client-ID: ${c.client_id}' -H 'X-Client-Secret: ${c.client_secret}'`,

@@ -43,7 +43,7 @@ export function buildOpenApiDocument(o: { serverUrl?: string; methods?: MethodRe
           summary: 'Create a payment intent (idempotent on order_id)',
           body: { schema: withCurrencies(fromValibot(CreateBody), methods.ids), example: EXAMPLES.createRequest },
           ok: { schema: 'CreatedIntent', example: EXAMPLES.created },
-          errors: ['INVALID_REQUEST', 'METHOD_UNSUPPORTED', 'AMOUNT_OUT_OF_RANGE', 'ORDER_ID_CONFLICT', 'PAYLOAD_TOO_LARGE', 'AMOUNT_UNAVAILABLE', 'RATE_UNAVAILABLE', 'BUSY'],
+          errors: ['INVALID_REQUEST', 'METHOD_UNSUPPORTED', 'AMOUNT_OUT_OF_RANGE', 'ORDER_ID_CONFLICT', 'PAYLOAD_TOO_LARGE', 'AMOUNT_UNAVAILABLE', 'RATE_UNAVAILABLE', 'PRICING_NOT_CONFIGURED', 'BUSY'],
         }),
       },
       '/api/v1/intents': {

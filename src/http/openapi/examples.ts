@@ -45,7 +45,7 @@ export function openApiExamples(methods: MethodRegistry) {
     canceled,
     accepted: { ...heldIntent, status: 'settled', transaction_hash: heldPayment.transaction_hash, verified_at: '2026-11-22T10:06:00.000Z', amount_received: e.amount, payments: [{ ...heldPayment, status: 'credited' }] },
     refunded: { ...heldIntent, payments: [{ ...heldPayment, status: 'refunded' }] },
-    held: { intent_id: intent.intent_id, transaction_hash: heldPayment.transaction_hash, amount: e.amount, reason: 'underpaid' },
+    held: { intent_id: intent.intent_id, order_id: intent.order_id, currency: intent.currency, transaction_hash: heldPayment.transaction_hash, amount: e.amount, pay_amount: intent.pay_amount, reason: 'underpaid' },
     page: { data: [settled], has_more: true, next_cursor: 'WzE3OTUzMTI4MDAwMDAsIjNmMGMyYThlLTZhMWItNGM1NS05ZDFlLTBiN2YyZjRjOWExMCJd' },
     events: {
       data: [
@@ -90,6 +90,10 @@ export function openApiExamples(methods: MethodRegistry) {
     PAYLOAD_TOO_LARGE: { detail: 'request body exceeds 16384 bytes', code: 'PAYLOAD_TOO_LARGE' },
     RATE_LIMITED: { detail: 'too many requests; slow down', code: 'RATE_LIMITED' },
     RATE_UNAVAILABLE: { detail: `no fresh SOL/INR rate right now; retry in 60 s (Retry-After) or price in SOL`, code: 'RATE_UNAVAILABLE' },
+    PRICING_NOT_CONFIGURED: {
+      detail: 'prices in INR cannot be paid in SOL here: no SOL/INR rate is configured. The operator can add it under "pricing": { "pairs": { "SOL/INR": ["coindcx", "wazirx"] } } in the config (docs/pricing.md); until then price in SOL',
+      code: 'PRICING_NOT_CONFIGURED',
+    },
     AMOUNT_UNAVAILABLE: { detail: `no unique pay amount is free near ${e.amount} ${shown.id}; the first is free again in 3650 s (Retry-After), or ask for another amount`, code: 'AMOUNT_UNAVAILABLE' },
     BUSY: { detail: 'the database is busy (another process holds its write lock); try again shortly', code: 'BUSY' },
     NOT_FOUND: { detail: 'no payment link "5b7e0c1d-2a3f-4b6c-8d9e-0f1a2b3c4d5e"', code: 'NOT_FOUND' },

@@ -96,8 +96,18 @@ const page = (item: string, cursorDescription: string) => ({
 /** The response schemas; `currency` lists the methods this payd knows. */
 export function apiSchemas(methods: MethodRegistry) {
   const intentProperties = intentPropertiesOf(methods);
+  /** What was unusual about the payment that settled an intent: in payment.success, and on the fetch of the settled intent. */
+  const settlementProperties = {
+    late: { type: 'boolean', const: true, description: 'Paid after expires_at while the amount was still reserved (latePayments: settle), or after a quote the method settles late (settleExpiredQuotes).' },
+    underpaid_by: { type: 'number', description: 'Settled short, within underpaymentTolerance, by your accept or by the operator, by this much: the order is not paid in full.' },
+    underpaid_by_exact: exact('underpaid_by'),
+    overpaid_by: { type: 'number', description: 'Settled by a payment above what was due (an accepted one, or one the operator assigned), by this much: refund the difference.' },
+    overpaid_by_exact: exact('overpaid_by'),
+    accepted: { type: 'boolean', const: true, description: 'Settled because a person accepted the payment: a held payment accepted, or a payment the operator assigned by hand that differs from pay_amount.' },
+    settled_by: { type: 'string', enum: ['merchant', 'operator'], description: 'Who accepted it (with accepted): you over the API, or the payd operator (CLI or console).' },
+  };
   return {
-    Intent: { type: 'object', required: intentRequired, properties: intentProperties },
+    Intent: { type: 'object', required: intentRequired, properties: { ...intentProperties, ...settlementProperties }, description: 'A settled intent also carries what its payment.success said about the settlement (late, underpaid_by, overpaid_by, accepted, settled_by).' },
     CreatedIntent: {
       type: 'object',
       required: ['success', ...intentRequired],
@@ -119,13 +129,17 @@ export function apiSchemas(methods: MethodRegistry) {
     },
     HeldPayment: {
       type: 'object',
-      required: ['intent_id', 'transaction_hash', 'amount', 'reason'],
-      description: 'The data of payment.held and payment.refunded.',
+      required: ['intent_id', 'order_id', 'currency', 'transaction_hash', 'amount', 'pay_amount', 'reason'],
+      description: 'The data of payment.held and payment.refunded: the payment, and the order it was held on.',
       properties: {
         intent_id: { type: 'string', format: 'uuid' },
+        order_id: { type: 'string', description: 'The order_id of the intent the payment was held on.' },
+        currency: { type: 'string', description: 'The intent\'s payment method (its currency).' },
         transaction_hash: { type: 'string' },
-        amount: { type: 'number' },
+        amount: { type: 'number', description: 'What the payment brought.' },
         amount_exact: exact('amount'),
+        pay_amount: { type: 'number', description: 'What the intent asked for (its pay_amount): compare with amount.' },
+        pay_amount_exact: exact('pay_amount'),
         reason: { type: 'string', enum: ['late', 'quote_expired', 'underpaid', 'overpaid', 'canceled', 'after_settlement'] },
       },
     },
@@ -133,16 +147,7 @@ export function apiSchemas(methods: MethodRegistry) {
       type: 'object',
       required: intentRequired,
       description: 'The intent, plus what was unusual about the payment that settled it.',
-      properties: {
-        ...intentProperties,
-        late: { type: 'boolean', const: true, description: 'Paid after expires_at while the amount was still reserved (latePayments: settle), or after a quote the method settles late (settleExpiredQuotes).' },
-        underpaid_by: { type: 'number', description: 'Settled short, within underpaymentTolerance, by your accept or by the operator, by this much: the order is not paid in full.' },
-        underpaid_by_exact: exact('underpaid_by'),
-        overpaid_by: { type: 'number', description: 'Settled by a payment above what was due (an accepted one, or one the operator assigned), by this much: refund the difference.' },
-        overpaid_by_exact: exact('overpaid_by'),
-        accepted: { type: 'boolean', const: true, description: 'Settled because a person accepted the payment: a held payment accepted, or a payment the operator assigned by hand that differs from pay_amount.' },
-        settled_by: { type: 'string', enum: ['merchant', 'operator'], description: 'Who accepted it (with accepted): you over the API, or the payd operator (CLI or console).' },
-      },
+      properties: { ...intentProperties, ...settlementProperties },
     },
     Event: {
       type: 'object',

@@ -15,7 +15,7 @@ import { UUID_V4 } from '../../domain/ids.ts';
 import type { Merchant } from '../merchants/index.ts';
 import { selectIntents } from './list.ts';
 import type { Outbox } from '../events/outbox.ts';
-import { moneyOf, moneyOfOne } from './money.ts';
+import { fetchedView, moneyOf } from './money.ts';
 import { checkAmount, checkMethod, checkPrice } from './checks.ts';
 import type { CreateIntentInput, MethodDeposit } from './inputs.ts';
 import { expireDue } from './expiry.ts';
@@ -201,7 +201,7 @@ export function createIntentService(d: IntentServiceDeps) {
         if (!intent || intent.merchantId !== merchant.clientId) throw notFound(intentId);
         // An intent without payments (most fetches) is answered without another read.
         if ((intent.paymentCount ?? 0) === 0 && intent.paymentId === null) return intentView(intent, ctx(), NO_MONEY);
-        return moneyOfOne(d.db, intent).then((money) => intentView(intent, ctx(), money));
+        return fetchedView(d.db, intent, ctx());
       });
     },
 
@@ -214,7 +214,7 @@ export function createIntentService(d: IntentServiceDeps) {
     async get(intentId: string) {
       const intent = await this.find(intentId);
       if (!intent) throw notFound(intentId);
-      return intentView(intent, ctx(), await moneyOfOne(d.db, intent));
+      return fetchedView(d.db, intent, ctx());
     },
 
     /** Every merchant's intents, newest first (the CLI): the API list's filter rule. */

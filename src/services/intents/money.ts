@@ -1,7 +1,8 @@
 import type { Db, Tx } from '../../db/open.ts';
 import { amountFromDb } from '../../db/amounts.ts';
 import type { PaymentsTable } from '../../db/schema.ts';
-import { NO_MONEY, type Intent, type IntentMoney, type ShownPayment } from '../../domain/intent.ts';
+import { settlementEventBody } from '../../db/events.ts';
+import { exactAmount, intentView, NO_MONEY, type Intent, type IntentMoney, type IntentView, type ShownPayment, type ViewContext } from '../../domain/intent.ts';
 
 /** Payment row statuses the merchant sees on its intent, and as what. */
 const SHOWN: Partial<Record<PaymentsTable['status'], ShownPayment['status']>> = { matched: 'credited', held: 'held', refunded: 'refunded' };
@@ -56,4 +57,33 @@ export async function moneyOf(db: Db | Tx, intents: readonly Intent[]): Promise<
 /** One intent's money (NO_MONEY when it has none). */
 export async function moneyOfOne(db: Db | Tx, intent: Intent): Promise<IntentMoney> {
   return (await moneyOf(db, [intent])).get(intent.id) ?? NO_MONEY;
+}
+
+/**
+ * What the settlement of a settled intent said beside the intent (payment.success's `accepted`,
+ * `settled_by`, `underpaid_by`, `overpaid_by`, `late`), so a fetch tells what the webhook told.
+ * Read from the event as written: its amounts keep their exact decimal text.
+ */
+export async function settlementFacts(db: Db, intent: Intent): Promise<Record<string, unknown>> {
+  if (intent.status !== 'settled') return {};
+  const body = await settlementEventBody(db, intent.id);
+  if (!body) return {};
+  const amount = (field: string) => {
+    const text = new RegExp(`"${field}_exact":"([0-9.]+)"`).exec(body)?.[1] ?? new RegExp(`"${field}":([0-9]+(?:\\.[0-9]+)?)[,}]`).exec(body)?.[1];
+    return text === undefined ? {} : exactAmount(field, text);
+  };
+  const settledBy = /"settled_by":"(merchant|operator)"/.exec(body)?.[1];
+  return {
+    ...(/"late":true/.test(body) ? { late: true } : {}),
+    ...amount('underpaid_by'),
+    ...amount('overpaid_by'),
+    ...(/"accepted":true/.test(body) ? { accepted: true } : {}),
+    ...(settledBy ? { settled_by: settledBy } : {}),
+  };
+}
+
+/** One intent as a fetch shows it: the view, its money, and (settled) what its settlement said. */
+export async function fetchedView(db: Db, intent: Intent, ctx: ViewContext): Promise<IntentView> {
+  const [money, facts] = await Promise.all([moneyOfOne(db, intent), settlementFacts(db, intent)]);
+  return { ...intentView(intent, ctx, money), ...facts } as IntentView;
 }

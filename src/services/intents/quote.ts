@@ -3,25 +3,29 @@ import type { IntentPricing } from '../../domain/intent.ts';
 import type { Method } from '../../domain/methods.ts';
 import { convertPrice, FIATS, formatRate, ratioToRate } from '../../domain/rates.ts';
 import type { RateBook } from '../../pricing/book.ts';
+import { configurePairHint } from '../../pricing/suggest.ts';
 import { checkPrice, checkRange } from './checks.ts';
 import type { MethodDeposit } from './inputs.ts';
 
 export interface QuoteDeps {
   /** Fiat prices: the rate cache and how long a quote holds (default and cap: ttlSeconds). */
-  pricing?: { book: Pick<RateBook, 'quote'>; quoteSeconds?: number; retryAfterSeconds: number };
+  pricing?: { book: Pick<RateBook, 'quote' | 'unconfigured'>; quoteSeconds?: number; retryAfterSeconds: number };
   ttlSeconds: number;
 }
 
 /**
  * The price converted at the freshest trusted rate, rounded up to the method's amount step
  * (domain/rates.ts convertPrice); the quote holds for pricing.quoteSeconds, at most the
- * intent's lifetime. No fresh rate: RATE_UNAVAILABLE, never a stale or made-up one.
+ * intent's lifetime. No fresh rate: RATE_UNAVAILABLE, never a stale or made-up one; no rate
+ * configured at all: PRICING_NOT_CONFIGURED, the operator's to fix (retrying would not help).
  */
 export async function quotePrice(d: QuoteDeps, method: Method, deposit: MethodDeposit, price: { amount: number; currency: string }, now: number): Promise<{ amountMinor: bigint; pricing: IntentPricing }> {
   const { fiat, priceMinor, text } = checkPrice(price);
   const { unit, decimals } = deposit.method.rules;
   const rate = await (d.pricing?.book.quote(unit, fiat) ?? (unit === fiat ? Promise.resolve({ rate: { num: 1n, den: 1n }, source: 'identity', at: now }) : undefined));
   if (!rate) {
+    const missing = d.pricing ? d.pricing.book.unconfigured(unit, fiat) : `${unit}/${fiat}`;
+    if (missing) throw new PaydError('PRICING_NOT_CONFIGURED', `prices in ${fiat} cannot be paid in ${unit} here: no ${missing} rate is configured. The operator can ${configurePairHint([missing])}; until then price in ${unit}`);
     const retryAfter = d.pricing?.retryAfterSeconds ?? 60;
     throw new PaydError('RATE_UNAVAILABLE', `no fresh ${unit}/${fiat} rate right now; retry in ${retryAfter} s (Retry-After) or price in ${unit}`, { retryAfter });
   }

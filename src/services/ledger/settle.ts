@@ -53,12 +53,20 @@ export async function settle(d: LedgerContext, tx: Tx, intent: Intent, paymentId
   if (o.intentId) await audit(tx, { at: now, actor: o.actor ?? 'cli', action: 'intent.settle', subject: intent.id, details: { tx_ref: p.txRef, note: o.note ?? null } });
 }
 
-/** The data of payment.held and payment.refunded. */
+/**
+ * The data of payment.held and payment.refunded: the payment, and the order it was held on with
+ * the amount asked, so the merchant can decide without fetching the intent first.
+ */
 export function heldEvent(d: LedgerContext, intent: Intent, p: TxIds, amountMinor: bigint, reason: PaymentReason) {
+  const chosen = chosenIntent(intent);
+  const decimals = d.decimalsOf(chosen.method);
   return {
     intent_id: intent.id,
+    order_id: intent.orderId,
+    currency: chosen.method,
     transaction_hash: p.txHash ?? p.txRef,
-    ...exactAmount('amount', formatMinor(amountMinor, d.decimalsOf(chosenIntent(intent).method))),
+    ...exactAmount('amount', formatMinor(amountMinor, decimals)),
+    ...exactAmount('pay_amount', formatMinor(chosen.payAmountMinor, decimals)),
     reason,
   };
 }

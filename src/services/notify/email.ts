@@ -19,6 +19,8 @@ export class EmailError extends Error {
   constructor(
     message: string,
     readonly permanent: boolean,
+    /** nodemailer's code (EAUTH, ESOCKET, EENVELOPE…), when it gave one. */
+    readonly code?: string,
   ) {
     super(message);
     this.name = 'EmailError';
@@ -49,9 +51,14 @@ export function createEmailSender(s: EmailSettings) {
       try {
         await (await transport).sendMail({ from: s.from, to, subject, text });
       } catch (err) {
-        const e = err as { responseCode?: number; message?: string };
-        throw new EmailError(`SMTP: ${(e.message ?? String(err)).slice(0, 200)}`, typeof e.responseCode === 'number' && e.responseCode >= 500);
+        const e = err as { responseCode?: number; message?: string; code?: string };
+        throw new EmailError(`SMTP: ${(e.message ?? String(err)).slice(0, 200)}`, typeof e.responseCode === 'number' && e.responseCode >= 500, e.code);
       }
+    },
+    /** Connects and logs in (as a send would) without sending anything: `payd doctor`. */
+    async verify(): Promise<void> {
+      transport ??= open();
+      await (await transport).verify();
     },
     close(): void {
       void transport?.then((t) => t.close()).catch(() => {});

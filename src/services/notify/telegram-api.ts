@@ -100,6 +100,14 @@ export function createTelegramApi(o: { apiUrl: string; token: Secret; fetch?: ty
     getUpdates(offset: number | undefined, timeoutSeconds: number, signal?: AbortSignal): Promise<TgUpdate[]> {
       return call('getUpdates', { ...(offset !== undefined ? { offset } : {}), timeout: timeoutSeconds, allowed_updates: ['message', 'callback_query'] }, { signal, timeoutMs: timeoutSeconds * 1000 + 10_000 });
     },
+    /** The bot itself: proves the token (#getme). */
+    getMe(): Promise<TgUser> {
+      return call('getMe', {});
+    },
+    /** A chat the bot can see (#getchat): "Bad Request: chat not found" until someone wrote to the bot there. */
+    getChat(chatId: string): Promise<TgChat & { title?: string; username?: string; first_name?: string }> {
+      return call('getChat', { chat_id: chatId });
+    },
     answerCallbackQuery(id: string, text: string): Promise<boolean> {
       return call('answerCallbackQuery', { callback_query_id: id, text: text.slice(0, 200) });
     },
