@@ -12,7 +12,7 @@ import { lagLimit } from './methods.ts';
 import type { WorkerSet } from './readiness.ts';
 
 /** The operator console (server.console): who may sign in, and what its pages read. */
-export function createConsoleParts(d: {
+export function createConsoleParts(deps: {
   config: Config;
   db: Db;
   clock: Clock;
@@ -25,7 +25,7 @@ export function createConsoleParts(d: {
   /** The port the API listens on, once it does. */
   port: () => number | undefined;
 }) {
-  const { config, db, clock, random, sandbox, ledger, silences } = d;
+  const { config, db, clock, random, sandbox, ledger, silences } = deps;
   const access = createConsoleAccess({ db, clock, random, idleMs: config.server.console.idleMinutes * 60_000, maxSessionMs: config.server.console.maxSessionHours * 3_600_000 });
   const views = createConsoleViews({ db });
   /**
@@ -33,10 +33,10 @@ export function createConsoleParts(d: {
    * never 127.0.0.1 (an IP address cannot hold a passkey): server.console.origin, else
    * server.publicUrl, else http://localhost:<port>.
    */
-  const origin = (): string => (config.server.console.origin ?? config.server.publicUrl ?? `http://localhost:${d.port() ?? config.server.port}`).replace(/\/+$/, '');
+  const origin = (): string => (config.server.console.origin ?? config.server.publicUrl ?? `http://localhost:${deps.port() ?? config.server.port}`).replace(/\/+$/, '');
   /** The Sources page: live states when this process leads, else what the leader recorded. */
   const sources = async (): Promise<SourcesReport> => {
-    const workerSet = d.workers();
+    const workerSet = deps.workers();
     const role = workerSet ? workerSet.role() : 'off';
     const live = role === 'leader' && workerSet ? workerSet.health.map((h) => ({ key: h.key, name: h.name, status: h.status() })) : [];
     const keys = sandbox ? [] : Object.keys(config.amounts);
@@ -58,7 +58,7 @@ export interface ConsoleServices {
   events: Served['events'] & Served['replays'];
   merchants: Served['merchants'] & Served['merchantActions'];
   cancels: Served['cancels'];
-  settlement: Served['settlement'];
+  manualSettlement: Served['manualSettlement'];
   heldPayments: Served['held'] & Served['heldActions'];
   clock: Clock;
   log: Logger;
@@ -77,7 +77,7 @@ export function consoleRoutes(c: ConsoleParts, s: ConsoleServices): Served {
     sources: c.sources,
     cancels: s.cancels,
     replays: s.events,
-    settlement: s.settlement,
+    manualSettlement: s.manualSettlement,
     held: s.heldPayments,
     heldActions: s.heldPayments,
     merchantActions: s.merchants,

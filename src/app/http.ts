@@ -36,8 +36,8 @@ export interface Serving {
  * Each part's stop is registered as it starts; in-flight requests get until shortly before the
  * closing deadline.
  */
-export async function serveApi(d: HttpParts, serving: Serving, stops: Stop[], closingDeadline: () => number | null): Promise<string> {
-  const { config, clock, log, metrics } = d;
+export async function serveApi(deps: HttpParts, serving: Serving, stops: Stop[], closingDeadline: () => number | null): Promise<string> {
+  const { config, clock, log, metrics } = deps;
   // Loaded only to serve: every CLI command builds the app too, and h3 cost each one's
   // start-up (its web Headers alone make Node compile its own fetch: 32 ms in a profile).
   const [{ createHttpApp }, { createCheckoutSockets, registerCheckout }, { registerOps, serveMetrics }, { serveHttp }, { createClientAddress, addressMatcher }, { registerLinkPages }, consoleModule] = await Promise.all([
@@ -58,27 +58,27 @@ export async function serveApi(d: HttpParts, serving: Serving, stops: Stop[], cl
   const checkoutLog = log.child({ component: 'checkout' });
   // One per-IP bucket for all anonymous traffic: API, checkout page and its websocket.
   const publicLimiter = createRateLimiter({ ...config.server.publicRateLimit, clock });
-  const { methods, intents, merchants, livemode } = d;
+  const { methods, intents, merchants, livemode } = deps;
   const app = createHttpApp({
     methods,
     intents,
     merchants,
-    listing: d.listing,
-    cancels: d.cancels,
-    heldPayments: d.heldPayments,
-    feed: d.feed,
-    links: d.links,
-    publicUrl: d.publicUrl,
+    listing: deps.listing,
+    cancels: deps.cancels,
+    heldPayments: deps.heldPayments,
+    feed: deps.feed,
+    links: deps.links,
+    publicUrl: deps.publicUrl,
     rateLimiter: createRateLimiter({ ...config.server.rateLimit, clock }),
     publicLimiter,
     clientAddress,
     clock,
     log: log.child({ component: 'http' }),
     extend: (h3) => {
-      registerOps(h3, { readiness: d.readiness, log: log.child({ component: 'http' }), metrics: metricsEndpoint });
-      registerCheckout(h3, { money: d.money, intents, merchants, methods, clock, log: checkoutLog, livemode, limiter: publicLimiter, clientAddress, payeeName: payeeNameOf(config, methods) });
+      registerOps(h3, { readiness: deps.readiness, log: log.child({ component: 'http' }), metrics: metricsEndpoint });
+      registerCheckout(h3, { money: deps.money, intents, merchants, methods, clock, log: checkoutLog, livemode, limiter: publicLimiter, clientAddress, payeeName: payeeNameOf(config, methods) });
       registerLinkPages(h3, {
-        links: d.links,
+        links: deps.links,
         methods,
         payeeName: payeeNameOf(config, methods),
         livemode,
@@ -86,13 +86,13 @@ export async function serveApi(d: HttpParts, serving: Serving, stops: Stop[], cl
         limiter: publicLimiter,
         perLink: createRateLimiter({ ...config.links.rateLimit, clock }),
         clientAddress,
-        publicUrl: d.publicUrl,
+        publicUrl: deps.publicUrl,
       });
       if (consoleModule) {
         const trusted = addressMatcher(config.server.trustedProxies);
-        const origin = d.console.origin;
+        const origin = deps.console.origin;
         consoleModule.registerConsole(h3, {
-          ...d.console,
+          ...deps.console,
           clientAddress,
           limiter: publicLimiter,
           // HTTPS as the browser sees it: the configured origin, or a trusted proxy's X-Forwarded-Proto.
@@ -110,7 +110,7 @@ export async function serveApi(d: HttpParts, serving: Serving, stops: Stop[], cl
     clientAddress,
     maxPerIntent: config.server.liveSockets.perIntent,
     maxTotal: config.server.liveSockets.total,
-    wakeups: d.wakeups,
+    wakeups: deps.wakeups,
   });
   serving.sockets = sockets;
   const running = await serveHttp(app, config.server.host, config.server.port, sockets);

@@ -36,14 +36,14 @@ export type { AppOptions };
  * database; upstreams and the HTTP listener start only in `start()`. `close()` releases
  * everything, in reverse order.
  */
-export async function createApp(o: AppOptions) {
-  const { config, random, log } = o;
-  const methods = o.methods ?? builtinMethods;
-  const sandbox = o.sandbox ?? false;
+export async function createApp(options: AppOptions) {
+  const { config, random, log } = options;
+  const methods = options.methods ?? builtinMethods;
+  const sandbox = options.sandbox ?? false;
   const livemode = !sandbox;
   const target = storeTarget(config, sandbox);
   const cleanups: Array<() => Promise<void> | void> = [];
-  const { db, clock, store, wakeups, dbFile } = await openAppStore({ target, clock: o.clock, databaseClock: o.databaseClock, log }, cleanups);
+  const { db, clock, store, wakeups, dbFile } = await openAppStore({ target, clock: options.clock, databaseClock: options.databaseClock, log }, cleanups);
 
   // Silence (UPI's mailbox) is read from the ledger: every process (leader or standby) reports the same.
   const silences = sandbox ? [] : createSilences(config, methods, { db, clock });
@@ -65,10 +65,10 @@ export async function createApp(o: AppOptions) {
   // The sandbox delivers to loopback (the demo's --webhook-url to a local receiver); a live
   // daemon only when its operator says so: a merchant must not reach the daemon's own host.
   const allowLoopback = config.webhooks.allowLoopback || sandbox;
-  const { merchants, intents, ledger, events, listing, cancels, feed, payments, settlement, heldPayments, links } = createServices({ config, methods, sandbox, livemode, db, store, clock, random, log, wakeups, pricing, metrics, keys, publicUrl, allowLoopback });
+  const { merchants, intents, ledger, events, listing, cancels, feed, payments, manualSettlement, heldPayments, links } = createServices({ config, methods, sandbox, livemode, db, store, clock, random, log, wakeups, pricing, metrics, keys, publicUrl, allowLoopback });
   // Random per start: a restarted process is a new holder even if its pid repeats.
   const me = { holder: random.uuid(), host: hostname(), pid: process.pid };
-  const dispatcher = createWebhookDelivery({ config, db, holder: me.holder, metrics, merchants, clock, random, log, post: o.post, allowLoopback }, cleanups);
+  const dispatcher = createWebhookDelivery({ config, db, holder: me.holder, metrics, merchants, clock, random, log, post: options.post, allowLoopback }, cleanups);
 
   const sourceDeps = { ledger, db, clock, random, log: log.child({ component: 'source' }), upstreamMetrics: metrics };
   const sandboxSource = createSandboxSource(db, sourceDeps);
@@ -82,7 +82,7 @@ export async function createApp(o: AppOptions) {
   const notificationCheck = createNotificationCheck(config.notifications);
   const mailboxTokens = createMailboxTokenStore({ db, keys, clock, random });
   // Async: a method's libraries load only when its source is built (see methods/registry.ts).
-  const sources = async (): Promise<PaymentSource[]> => (o.sources ? o.sources({ ledger, db }) : sandbox ? [sandboxSource] : createSources(config, methods, { ...sourceDeps, mailboxTokens }));
+  const sources = async (): Promise<PaymentSource[]> => (options.sources ? options.sources({ ledger, db }) : sandbox ? [sandboxSource] : createSources(config, methods, { ...sourceDeps, mailboxTokens }));
   const doctor = createDoctor({
     dbFile,
     db,
@@ -132,7 +132,7 @@ export async function createApp(o: AppOptions) {
     feed,
     payments,
     heldPayments,
-    settlement,
+    manualSettlement,
     links,
     dispatcher,
     sandboxSource,
@@ -162,12 +162,12 @@ export async function createApp(o: AppOptions) {
       const toRun = opts.workers ? await sources() : [];
       let listening: string | null = null;
       if (opts.http) {
-        const console = consoleRoutes(consoleParts, { intents, payments, events, merchants, cancels, settlement, heldPayments, clock, log, livemode });
+        const console = consoleRoutes(consoleParts, { intents, payments, events, merchants, cancels, manualSettlement, heldPayments, clock, log, livemode });
         const parts = { config, methods, intents, merchants, listing, cancels, heldPayments, money: (i: Intent) => moneyOfOne(db, i), feed, links, publicUrl, livemode, clock, log, metrics, wakeups, readiness, console };
         listening = await serveApi(parts, serving, stops, () => closingDeadline);
       }
       if (opts.workers) {
-        const parts = { db, clock, log, wakeups, dispatcher, me, lead, timing: { ...LEASE_DEFAULTS, ...o.lease }, lagLimit: (method: string | undefined) => (sandbox ? undefined : lagLimit(config, method)) };
+        const parts = { db, clock, log, wakeups, dispatcher, me, lead, timing: { ...LEASE_DEFAULTS, ...options.lease }, lagLimit: (method: string | undefined) => (sandbox ? undefined : lagLimit(config, method)) };
         await startWorkers(parts, toRun, stops, abort.signal, () => abort.abort(), (w) => (workerSet = w));
       }
       // Logged once everything is up (the workers' first lease attempt included).

@@ -32,8 +32,8 @@ export interface LeaderDeps {
 }
 
 /** The leader's work: sources (supervised), the webhook dispatcher and expiry, until `signal` aborts. */
-export function createLeaderWork(d: LeaderDeps) {
-  const { dispatcher, ledger, log, random } = d;
+export function createLeaderWork(deps: LeaderDeps) {
+  const { dispatcher, ledger, log, random } = deps;
   return async function lead(signal: AbortSignal, health: SourceHealth[], running: PaymentSource[], previous: { holder: string; dead: boolean } | undefined): Promise<void> {
     if (previous?.dead) {
       const freed = await dispatcher.releaseLeasesOf(previous.holder);
@@ -48,8 +48,8 @@ export function createLeaderWork(d: LeaderDeps) {
     work.push(
       dispatcher.run(signal, {
         drainUntil: () => {
-          const closing = d.closingDeadline();
-          return (closing ?? Date.now() + d.webhookTimeoutMs + 1000) - (closing ? 2500 : 0);
+          const closing = deps.closingDeadline();
+          return (closing ?? Date.now() + deps.webhookTimeoutMs + 1000) - (closing ? 2500 : 0);
         },
       }),
     );
@@ -62,9 +62,9 @@ export function createLeaderWork(d: LeaderDeps) {
       }
     };
     work.push(runLoop({ name: 'source positions', intervalMs: POSITION_RECORD_MS, tick: recordPositions, signal, log: log.child({ component: 'lag' }), random }));
-    if (d.rates) work.push(d.rates.run(signal, d.rates.intervalMs));
-    if (d.also) work.push(d.also(signal));
-    work.push(runLoop({ name: 'intent expiry', intervalMs: EXPIRY_INTERVAL_MS, tick: async () => void (await d.intents.expireDue()), signal, log: expiryLog, random }));
+    if (deps.rates) work.push(deps.rates.run(signal, deps.rates.intervalMs));
+    if (deps.also) work.push(deps.also(signal));
+    work.push(runLoop({ name: 'intent expiry', intervalMs: EXPIRY_INTERVAL_MS, tick: async () => void (await deps.intents.expireDue()), signal, log: expiryLog, random }));
     await Promise.all(work);
   };
 }

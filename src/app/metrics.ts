@@ -5,16 +5,16 @@ import { isDown } from '../workers/source-health.ts';
 import type { WorkerSet } from './readiness.ts';
 
 /** The Prometheus metrics. Read at scrape time: the running sources' health and the lease role (set by start()). */
-export function createAppMetrics(d: { workers: () => WorkerSet; clock: Clock; silences: readonly MethodSilence[]; rates: ScrapeSources['rates'] }) {
-  const { clock, silences } = d;
+export function createAppMetrics(deps: { workers: () => WorkerSet; clock: Clock; silences: readonly MethodSilence[]; rates: ScrapeSources['rates'] }) {
+  const { clock, silences } = deps;
   return createPrometheusMetrics({
     sources: () => {
-      const workerSet = d.workers();
+      const workerSet = deps.workers();
       return workerSet?.role() === 'leader' ? workerSet.health.map((h) => ({ key: h.key, up: !isDown(h.status()), lastOkAt: h.lastOkAt, lagMs: h.lagMs() })) : [];
     },
-    leader: () => d.workers()?.role() === 'leader',
+    leader: () => deps.workers()?.role() === 'leader',
     now: () => clock.now(),
     alerts: silences.length > 0 ? async () => (await Promise.all(silences.map(async (s) => (await s.status()).accounts.map((a) => ({ method: s.method, ...a }))))).flat() : undefined,
-    rates: d.rates,
+    rates: deps.rates,
   });
 }

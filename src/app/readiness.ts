@@ -10,9 +10,9 @@ import { isDown, type SourceHealth } from '../workers/source-health.ts';
 export type WorkerSet = { role: () => 'leader' | 'standby'; confirmedRole: () => Promise<'leader' | 'standby'>; health: SourceHealth[] } | null;
 
 /** /readyz: every running source up, and no method's silence past its limit (where that alarm is on). */
-export function createReadiness(d: { workers: () => WorkerSet; silences: readonly MethodSilence[]; rates?: () => Promise<Array<{ pair: string; rate: string | null }>> }) {
+export function createReadiness(deps: { workers: () => WorkerSet; silences: readonly MethodSilence[]; rates?: () => Promise<Array<{ pair: string; rate: string | null }>> }) {
   return async function readiness(): Promise<Readiness> {
-    const workerSet = d.workers();
+    const workerSet = deps.workers();
     const sourcesOut: Record<string, unknown> = {};
     const failing: string[] = [];
     for (const h of workerSet?.health ?? []) {
@@ -22,7 +22,7 @@ export function createReadiness(d: { workers: () => WorkerSet; silences: readonl
     }
     const workers = workerSet ? await workerSet.confirmedRole() : 'off';
     let alerts: Record<string, unknown> | undefined;
-    for (const watch of d.silences) {
+    for (const watch of deps.silences) {
       if (watch.expectMs === undefined) continue;
       const s = await watch.status();
       alerts ??= {};
@@ -33,7 +33,7 @@ export function createReadiness(d: { workers: () => WorkerSet; silences: readonl
     const body: Record<string, unknown> = { status: ready ? 'ok' : 'unavailable', workers, sources: sourcesOut };
     if (alerts) body.alerts = alerts;
     // Noted, not failing: a pair without a fresh rate refuses only creates priced in it.
-    const stale = ((await d.rates?.()) ?? []).filter((p) => p.rate === null).map((p) => p.pair);
+    const stale = ((await deps.rates?.()) ?? []).filter((p) => p.rate === null).map((p) => p.pair);
     if (stale.length > 0) body.rates = { stale };
     if (!ready) body.failing = failing;
     return { ready, body };

@@ -45,19 +45,19 @@ export interface ServiceParts {
  * The services over the database that the API, the console, the CLI and the workers share:
  * merchants, intents, the ledger, and the queries and actions on what they recorded.
  */
-export function createServices(d: ServiceParts) {
-  const { config, methods, sandbox, livemode, db, store, clock, random, log, pricing, metrics, publicUrl } = d;
+export function createServices(deps: ServiceParts) {
+  const { config, methods, sandbox, livemode, db, store, clock, random, log, pricing, metrics, publicUrl } = deps;
   const decimalsOf = (method: Method): number => methods.of(method).rules.decimals;
   const labelsOf = (method: Method) => methodLabels(methods.of(method));
-  const outbox = createOutbox({ clock, random, wakeups: d.wakeups });
+  const outbox = createOutbox({ clock, random, wakeups: deps.wakeups });
   const merchants = createMerchantService({
     db,
-    keys: d.keys,
+    keys: deps.keys,
     clock,
     random,
     livemode,
     allowInsecureUrls: config.webhooks.allowInsecureUrls,
-    allowLoopback: d.allowLoopback,
+    allowLoopback: deps.allowLoopback,
     allowPrivateNetworks: config.webhooks.allowPrivateNetworks,
     rotationGraceSeconds: config.webhooks.secretRotationGraceSeconds,
   });
@@ -86,9 +86,9 @@ export function createServices(d: ServiceParts) {
   const cancels = createIntentCancellation({ db, outbox, view });
   const feed = createEventFeed({ db });
   const payments = createPaymentQueries({ db, methods });
-  const settlement = createManualSettlementService({ db, ledger, intents, methods, clock });
+  const manualSettlement = createManualSettlementService({ db, ledger, intents, methods, clock });
   const heldPayments = createHeldPayments({ db, ledger, view });
   const enabled = Object.keys(deposits);
   const links = createLinkService({ db, clock, random, intents, merchants, enabledMethods: () => enabled, publicUrl, maxOpenIntents: config.links.maxOpenIntents });
-  return { merchants, intents, ledger, events, listing, cancels, feed, payments, settlement, heldPayments, links };
+  return { merchants, intents, ledger, events, listing, cancels, feed, payments, manualSettlement, heldPayments, links };
 }

@@ -12,8 +12,8 @@ const CLOCK_SYNC_MS = 60_000;
  * The database, migrated, with the clock every process stamps by and the change wake-ups;
  * each part's release is pushed onto `cleanups` as it opens (released in reverse order).
  */
-export async function openAppStore(o: { target: StoreTarget; clock: Clock; databaseClock?: boolean; log: Logger }, cleanups: Array<() => Promise<void> | void>) {
-  const { target, log } = o;
+export async function openAppStore(options: { target: StoreTarget; clock: Clock; databaseClock?: boolean; log: Logger }, cleanups: Array<() => Promise<void> | void>) {
+  const { target, log } = options;
   const opened = openStore(target);
   const db: Db = opened.db;
   // Ends the PostgreSQL pool / closes the SQLite connection.
@@ -27,7 +27,7 @@ export async function openAppStore(o: { target: StoreTarget; clock: Clock; datab
   // On PostgreSQL the database's clock, so every node stamps and compares times alike.
   let synced: Awaited<ReturnType<typeof nodeClock>>;
   try {
-    synced = o.databaseClock === false ? { clock: o.clock, sync: async () => {} } : await nodeClock(db, o.clock, log.child({ component: 'clock' }));
+    synced = options.databaseClock === false ? { clock: options.clock, sync: async () => {} } : await nodeClock(db, options.clock, log.child({ component: 'clock' }));
   } catch (err) {
     await db.destroy();
     throw err;

@@ -8,22 +8,22 @@ import { createWebhookPost } from '../webhooks/target.ts';
  * `cleanups`. `post` replaces the poster (tests may wrap it).
  */
 export function createWebhookDelivery(
-  d: Pick<DispatcherDeps, 'db' | 'merchants' | 'clock' | 'random' | 'log' | 'metrics' | 'allowLoopback'> & { config: Config; holder: string; post?: HttpPost },
+  deps: Pick<DispatcherDeps, 'db' | 'merchants' | 'clock' | 'random' | 'log' | 'metrics' | 'allowLoopback'> & { config: Config; holder: string; post?: HttpPost },
   cleanups: Array<() => Promise<void> | void>,
 ) {
-  const { config, allowLoopback } = d;
+  const { config, allowLoopback } = deps;
   // Webhook connections check the address they connect to (private networks refused unless allowed).
   const webhookTarget = createWebhookPost({ allowPrivateNetworks: config.webhooks.allowPrivateNetworks, allowLoopback });
   cleanups.push(() => webhookTarget.close());
   return createDispatcher({
-    db: d.db,
-    holder: d.holder,
-    metrics: d.metrics,
-    merchants: d.merchants,
-    clock: d.clock,
-    random: d.random,
-    log: d.log.child({ component: 'webhooks' }),
-    post: d.post ?? webhookTarget.post,
+    db: deps.db,
+    holder: deps.holder,
+    metrics: deps.metrics,
+    merchants: deps.merchants,
+    clock: deps.clock,
+    random: deps.random,
+    log: deps.log.child({ component: 'webhooks' }),
+    post: deps.post ?? webhookTarget.post,
     timeoutMs: config.webhooks.timeoutSeconds * 1000,
     retrySchedule: config.webhooks.retrySchedule,
     concurrency: config.webhooks.concurrency,

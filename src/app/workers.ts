@@ -32,18 +32,18 @@ export interface WorkerParts {
  * the sources, the dispatcher and expiry; a standby waits to take over. Resolves after the
  * first lease attempt.
  */
-export async function startWorkers(d: WorkerParts, running: PaymentSource[], stops: Stop[], signal: AbortSignal, abort: () => void, publish: (w: NonNullable<WorkerSet>) => void): Promise<void> {
-  const { clock, log, me } = d;
+export async function startWorkers(deps: WorkerParts, running: PaymentSource[], stops: Stop[], signal: AbortSignal, abort: () => void, publish: (w: NonNullable<WorkerSet>) => void): Promise<void> {
+  const { clock, log, me } = deps;
   // Events written by any process on this database wake the dispatcher (it runs only while leader).
-  const unsubscribe = d.wakeups.subscribe(() => d.dispatcher.wake());
+  const unsubscribe = deps.wakeups.subscribe(() => deps.dispatcher.wake());
   stops.push({ name: 'wake-ups', stop: async () => unsubscribe() });
-  const health = running.map((s) => new SourceHealth(s.method ?? s.name, s.name, clock, d.lagLimit(s.method)));
+  const health = running.map((s) => new SourceHealth(s.method ?? s.name, s.name, clock, deps.lagLimit(s.method)));
   const leaseLog = log.child({ component: 'lease' });
   const leadership = createLeadership({
-    lease: createWorkerLease({ db: d.db, clock, me, ttlMs: d.timing.ttlMs }),
+    lease: createWorkerLease({ db: deps.db, clock, me, ttlMs: deps.timing.ttlMs }),
     log: leaseLog,
-    ...d.timing,
-    lead: (leading, previous) => d.lead(leading, health, running, previous),
+    ...deps.timing,
+    lead: (leading, previous) => deps.lead(leading, health, running, previous),
   });
   // Published before the first attempt: /readyz and /metrics read the role from now on.
   publish({ role: () => leadership.role, confirmedRole: () => leadership.confirmedRole(), health });

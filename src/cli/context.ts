@@ -26,8 +26,8 @@ export interface CliEnv {
 }
 
 /** --config, else $PAYD_CONFIG, else ./payd.config.json, else the embedded defaults. */
-export function resolveConfig(g: GlobalOptions, e: CliEnv): { config: Config; file: string | null } {
-  const named = g.config ?? e.env.PAYD_CONFIG;
+export function resolveConfig(options: GlobalOptions, e: CliEnv): { config: Config; file: string | null } {
+  const named = options.config ?? e.env.PAYD_CONFIG;
   if (named) {
     const file = resolve(e.cwd, named);
     if (!existsSync(file)) throw new PaydError('CONFIG_INVALID', `config file ${file} does not exist (run \`payd init\` to create one)`);
@@ -67,11 +67,11 @@ export const lostDatabase = (traces: string[]): string =>
  * Opens the app (database migrated) for one command and always closes it. Unless the command
  * creates data, a missing database is an error naming the file looked for, never a new empty one.
  */
-export async function withApp<T>(g: GlobalOptions, e: CliEnv, fn: (app: App) => Promise<T>, o: WithAppOptions = {}): Promise<T> {
-  const { config, file: configFile } = resolveConfig(g, e);
+export async function withApp<T>(options: GlobalOptions, env: CliEnv, fn: (app: App) => Promise<T>, o: WithAppOptions = {}): Promise<T> {
+  const { config, file: configFile } = resolveConfig(options, env);
   // The app and the logger are imported here, not at the top, so `payd --help` loads neither.
   const [{ createApp }, { databaseFile, storeTarget }, { createLogger }, { systemClock, systemRandom }] = await Promise.all([import('../app/index.ts'), import('../db/paths.ts'), import('../log/index.ts'), import('../system.ts')]);
-  const sandbox = Boolean(g.sandbox);
+  const sandbox = Boolean(options.sandbox);
   const dbFile = databaseFile(config, sandbox);
   const otherFile = databaseFile(config, !sandbox);
   // A PostgreSQL database is created by its operator; payd only migrates it.
@@ -112,8 +112,8 @@ export async function withApp<T>(g: GlobalOptions, e: CliEnv, fn: (app: App) => 
 }
 
 /** Asks before a destructive change on a terminal; scripts (no terminal) and --yes go ahead. */
-export async function confirmed(e: CliEnv, yes: unknown, message: string): Promise<boolean> {
-  if (yes || !e.interactive) return true;
-  const { confirm } = e.prompter ?? (await import('@inquirer/prompts'));
+export async function confirmed(env: CliEnv, yes: unknown, message: string): Promise<boolean> {
+  if (yes || !env.interactive) return true;
+  const { confirm } = env.prompter ?? (await import('@inquirer/prompts'));
   return confirm({ message, default: false });
 }

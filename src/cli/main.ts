@@ -11,8 +11,8 @@ const EXIT: Partial<Record<ErrorCode, number>> = {
   AMOUNT_OUT_OF_RANGE: 2,
 };
 
-export async function runCli(argv: string[], e: CliEnv): Promise<number> {
-  const program = buildProgram(e);
+export async function runCli(argv: string[], env: CliEnv): Promise<number> {
+  const program = buildProgram(env);
   program.exitOverride();
   for (const cmd of program.commands) {
     cmd.exitOverride();
@@ -29,10 +29,10 @@ export async function runCli(argv: string[], e: CliEnv): Promise<number> {
       return err.exitCode === 0 ? 0 : 2;
     }
     if (err instanceof PaydError) {
-      e.io.err(`error: ${err.message}`);
+      env.io.err(`error: ${err.message}`);
       return EXIT[err.code] ?? 1;
     }
-    e.io.err(`error: ${err instanceof Error ? err.message : String(err)}`);
+    env.io.err(`error: ${err instanceof Error ? err.message : String(err)}`);
     return 1;
   }
 }

@@ -23,21 +23,21 @@ export const printJson = (o: Output, value: unknown) => o.out(stringifyJson(valu
 const cell = (v: unknown): string => (v === null || v === undefined ? '-' : typeof v === 'object' ? stringifyJson(v) : String(v));
 
 /** A plain aligned table: good in a terminal, greppable in a script. */
-export function printTable(o: Output, rows: object[], columns: string[]): void {
+export function printTable(options: Output, rows: object[], columns: string[]): void {
   if (rows.length === 0) {
-    o.out('(none)');
+    options.out('(none)');
     return;
   }
   const cells = rows.map((r) => columns.map((c) => cell((r as Record<string, unknown>)[c])));
   const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((row) => row[i].length)));
   const line = (vals: string[]) => vals.map((v, i) => v.padEnd(widths[i])).join('  ').trimEnd();
-  o.out([line(columns.map((c) => c.toUpperCase())), ...cells.map(line)].join('\n'));
+  options.out([line(columns.map((c) => c.toUpperCase())), ...cells.map(line)].join('\n'));
 }
 
 /** key: value lines for one record. */
-export function printRecord(o: Output, record: object): void {
+export function printRecord(options: Output, record: object): void {
   const width = Math.max(...Object.keys(record).map((k) => k.length));
-  o.out(
+  options.out(
     Object.entries(record)
       .filter(([, v]) => v !== undefined)
       .map(([k, v]) => `${k.padEnd(width)}  ${cell(v)}`)

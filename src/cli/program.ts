@@ -23,28 +23,28 @@ const version = (): string => {
   return (JSON.parse(readFileSync(new URL(here, import.meta.url), 'utf8')) as { version: string }).version;
 };
 
-export function buildProgram(e: CliEnv): Command {
+export function buildProgram(env: CliEnv): Command {
   const program = new Command('payd')
     .description(`self-hosted payment-intent daemon: ${builtinMethods.list.map((m) => m.checkout.label).join(', ')}`)
     .version(`payd ${version()}`, '-V, --version', 'print the version')
     .option('--config <file>', 'config file (else $PAYD_CONFIG, else ./payd.config.json)')
     .option('--sandbox', 'use the sandbox database and merchants')
     .showHelpAfterError()
-    .configureOutput({ writeOut: (s) => e.io.out(s), writeErr: (s) => e.io.err(s) });
-  initCommand(program, e);
-  adminCommands(program, e);
-  dbCommands(program, e);
-  backupCommand(program, e);
-  serveCommand(program, e);
-  mailboxCommands(program, e);
-  merchantCommands(program, e);
-  linkCommands(program, e);
-  intentCommands(program, e);
-  paymentCommands(program, e);
-  webhookCommands(program, e);
-  consoleCommands(program, e);
-  notifyCommands(program, e);
-  sandboxCommands(program, e);
-  demoCommand(program, e);
+    .configureOutput({ writeOut: (s) => env.io.out(s), writeErr: (s) => env.io.err(s) });
+  initCommand(program, env);
+  adminCommands(program, env);
+  dbCommands(program, env);
+  backupCommand(program, env);
+  serveCommand(program, env);
+  mailboxCommands(program, env);
+  merchantCommands(program, env);
+  linkCommands(program, env);
+  intentCommands(program, env);
+  paymentCommands(program, env);
+  webhookCommands(program, env);
+  consoleCommands(program, env);
+  notifyCommands(program, env);
+  sandboxCommands(program, env);
+  demoCommand(program, env);
   return program;
 }

@@ -20,12 +20,12 @@ export interface RecipeSecret {
  * (test/integration/cli-init.test.ts holds the two equal). Run from the payd checkout (/opt/payd).
  * `config`: where the config is now (a path for `install`), or SYSTEMD.config when it is already there.
  */
-export function systemdRecipe(o: { config: string; secrets: RecipeSecret[] }): string[] {
+export function systemdRecipe(options: { config: string; secrets: RecipeSecret[] }): string[] {
   const { credentialsDir: dir, credentials } = SYSTEMD;
   const installConfig =
-    o.config === SYSTEMD.config
+    options.config === SYSTEMD.config
       ? `sudo chown root:payd ${SYSTEMD.config} && sudo chmod 0640 ${SYSTEMD.config}`
-      : `sudo install -m 0640 -o root -g payd ${o.config} ${SYSTEMD.config}`;
+      : `sudo install -m 0640 -o root -g payd ${options.config} ${SYSTEMD.config}`;
   return [
     // The group the next commands give /etc/payd to; harmless when the user exists.
     'id -u payd >/dev/null 2>&1 || sudo useradd --system --home /var/lib/payd --shell /usr/sbin/nologin payd',
@@ -34,7 +34,7 @@ export function systemdRecipe(o: { config: string; secrets: RecipeSecret[] }): s
     `sudo install -d -m 0700 -o root -g root ${dir}`,
     installConfig,
     '# secrets as files readable by root only; systemd hands them to payd as credentials',
-    ...o.secrets.map((s) =>
+    ...options.secrets.map((s) =>
       s.credential === credentials.masterKey
         ? // Never replaced once it exists: a new key would lock out every merchant and webhook secret.
           `sudo test -e ${dir}/${s.credential} || head -c 32 /dev/urandom | base64 | sudo tee ${dir}/${s.credential} >/dev/null`

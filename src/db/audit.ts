@@ -11,9 +11,9 @@ export interface AuditEntry {
 }
 
 /** The audit log's one writer: in the caller's transaction when given one, so the line commits with the change. */
-export async function audit(db: Db | Tx, e: AuditEntry): Promise<void> {
+export async function audit(db: Db | Tx, entry: AuditEntry): Promise<void> {
   await db
     .insertInto('audit_log')
-    .values({ at: e.at, actor: e.actor, action: e.action, subject: e.subject, details_json: e.details ? JSON.stringify(e.details) : null })
+    .values({ at: entry.at, actor: entry.actor, action: entry.action, subject: entry.subject, details_json: entry.details ? JSON.stringify(entry.details) : null })
     .execute();
 }

@@ -24,7 +24,7 @@ export interface NewEvent {
  * Inserts a pending event inside the state change's transaction. The counter row it bumps
  * numbers events in commit order (the feed's `seq`).
  */
-export async function enqueueEvent(tx: Tx, e: NewEvent): Promise<void> {
+export async function enqueueEvent(tx: Tx, event: NewEvent): Promise<void> {
   const { value: seq } = await tx
     .updateTable('sequences')
     .set((eb) => ({ value: eb('value', '+', 1) }))
@@ -33,7 +33,7 @@ export async function enqueueEvent(tx: Tx, e: NewEvent): Promise<void> {
     .executeTakeFirstOrThrow();
   await tx
     .insertInto('events')
-    .values({ id: e.id, merchant_id: e.merchantId, intent_id: e.intentId, type: e.type, body: e.body, status: 'pending', attempts: 0, retry_base: 0, next_attempt_at: e.now, locked_until: 0, last_error: null, created_at: e.now, delivered_at: null, seq })
+    .values({ id: event.id, merchant_id: event.merchantId, intent_id: event.intentId, type: event.type, body: event.body, status: 'pending', attempts: 0, retry_base: 0, next_attempt_at: event.now, locked_until: 0, last_error: null, created_at: event.now, delivered_at: null, seq })
     .execute();
 }
 
@@ -84,25 +84,25 @@ function fenceWhere(eb: ExpressionBuilder<Database, 'events'>, holder: string, l
  * on several nodes never wait on, nor take, each other's rows. SQLite (one writer at a time):
  * a read, then one compare-and-set update per event.
  */
-export async function claimDueEvents(db: Db, r: ClaimRequest): Promise<EventsTable[]> {
-  if (r.limit <= 0) return [];
-  const exclude = [...r.exclude];
+export async function claimDueEvents(db: Db, request: ClaimRequest): Promise<EventsTable[]> {
+  if (request.limit <= 0) return [];
+  const exclude = [...request.exclude];
   if (isPostgres(db)) {
     const picked = db
       .selectFrom('events')
       .select('events.id')
-      .where((eb) => dueWhere(eb, r.now))
+      .where((eb) => dueWhere(eb, request.now))
       .$if(exclude.length > 0, (q) => q.where('events.id', 'not in', exclude))
       .orderBy('events.next_attempt_at')
       .orderBy('events.seq')
-      .limit(r.limit)
+      .limit(request.limit)
       .forUpdate()
       .skipLocked();
     const rows = await db
       .updateTable('events')
-      .set({ locked_until: r.lockedUntil, locked_by: r.holder })
+      .set({ locked_until: request.lockedUntil, locked_by: request.holder })
       .where('events.id', 'in', picked)
-      .$if(r.fence !== undefined, (q) => q.where((eb) => fenceWhere(eb, r.fence!, databaseNowMs)))
+      .$if(request.fence !== undefined, (q) => q.where((eb) => fenceWhere(eb, request.fence!, databaseNowMs)))
       .returningAll()
       .execute();
     // As read before the claim: callers never look at the lease columns.
@@ -111,20 +111,20 @@ export async function claimDueEvents(db: Db, r: ClaimRequest): Promise<EventsTab
   const due = await db
     .selectFrom('events')
     .selectAll()
-    .where((eb) => dueWhere(eb, r.now))
+    .where((eb) => dueWhere(eb, request.now))
     .orderBy('next_attempt_at')
-    .limit(r.limit + exclude.length)
+    .limit(request.limit + exclude.length)
     .execute();
   const claimed: EventsTable[] = [];
   for (const ev of due) {
-    if (claimed.length >= r.limit || r.exclude.has(ev.id)) continue;
+    if (claimed.length >= request.limit || request.exclude.has(ev.id)) continue;
     const res = await db
       .updateTable('events')
-      .set({ locked_until: r.lockedUntil, locked_by: r.holder })
+      .set({ locked_until: request.lockedUntil, locked_by: request.holder })
       .where('id', '=', ev.id)
       .where('status', '=', 'pending')
-      .where('locked_until', '<=', r.now)
-      .$if(r.fence !== undefined, (q) => q.where((eb) => fenceWhere(eb, r.fence!, r.now)))
+      .where('locked_until', '<=', request.now)
+      .$if(request.fence !== undefined, (q) => q.where((eb) => fenceWhere(eb, request.fence!, request.now)))
       .executeTakeFirst();
     if (Number(res.numUpdatedRows) === 1) claimed.push(ev);
   }

@@ -31,8 +31,8 @@ interface Pending {
  * The group holds Kysely's connection (db.connection()) while it runs, so it never
  * interleaves with a Kysely transaction on the same SQLite connection.
  */
-export function createGroupCommit(db: Db, sqlite: SQLite.Database, o: { maxBatch?: number } = {}): GroupCommit {
-  const maxBatch = o.maxBatch ?? 256;
+export function createGroupCommit(db: Db, sqlite: SQLite.Database, options: { maxBatch?: number } = {}): GroupCommit {
+  const maxBatch = options.maxBatch ?? 256;
   let queue: Pending[] = [];
   let scheduled = false;
   const savepoint = sqlite.prepare('SAVEPOINT job');

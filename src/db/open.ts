@@ -97,8 +97,8 @@ export function openSqlite(file: string): SQLite.Database {
 }
 
 /** Kysely over an open connection (closing the Kysely instance closes the connection). */
-export function kyselyOver(sqlite: SQLite.Database, o: { lockWaitMs?: number } = {}): Db {
-  return new Kysely<Database>({ dialect: busyRetryDialect(withStatementCache(sqlite), { lockWaitMs: o.lockWaitMs ?? LOCK_WAIT_MS }) });
+export function kyselyOver(sqlite: SQLite.Database, options: { lockWaitMs?: number } = {}): Db {
+  return new Kysely<Database>({ dialect: busyRetryDialect(withStatementCache(sqlite), { lockWaitMs: options.lockWaitMs ?? LOCK_WAIT_MS }) });
 }
 
 /**
@@ -122,12 +122,12 @@ function withStatementCache(sqlite: SQLite.Database): StatementSource {
 }
 
 /** Every migration not yet run; `upTo`: only as far as that one (a test of an upgrade starts from an older schema). */
-export async function migrate(db: Db, o: { upTo?: string } = {}): Promise<string[]> {
+export async function migrate(db: Db, options: { upTo?: string } = {}): Promise<string[]> {
   // Migrations are written in parallel under reserved names and land in any order: a database
   // that already ran 007 must still accept 006 when it arrives, so order is not enforced.
   // On PostgreSQL the migrator takes a lock, so nodes starting together migrate once.
   const migrator = new Migrator({ db, provider: isPostgres(db) ? pgProvider : provider, allowUnorderedMigrations: true });
-  const { error, results } = await (o.upTo === undefined ? migrator.migrateToLatest() : migrator.migrateTo(o.upTo));
+  const { error, results } = await (options.upTo === undefined ? migrator.migrateToLatest() : migrator.migrateTo(options.upTo));
   if (error) throw error;
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

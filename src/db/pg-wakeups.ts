@@ -28,16 +28,16 @@ export interface PgWakeupsDeps {
  * reconnect subscribers get `null` (something may have been missed), and their own polls
  * remain the safety net meanwhile.
  */
-export function postgresWakeups(d: PgWakeupsDeps): Wakeups {
+export function postgresWakeups(deps: PgWakeupsDeps): Wakeups {
   const subs = subscriberSet();
   const inFlight = new Set<Promise<void>>();
   const stop = new AbortController();
-  const retryMs = d.retryMs ?? 250;
-  const pingMs = d.pingMs ?? 10_000;
+  const retryMs = deps.retryMs ?? 250;
+  const pingMs = deps.pingMs ?? 10_000;
   let listening: Promise<void> | null = null;
 
   async function notify(payload: string): Promise<void> {
-    await sql`select pg_notify(${WAKE_CHANNEL}, ${payload})`.execute(d.db);
+    await sql`select pg_notify(${WAKE_CHANNEL}, ${payload})`.execute(deps.db);
   }
 
   function publish(ids: readonly string[] = []): void {
@@ -48,7 +48,7 @@ export function postgresWakeups(d: PgWakeupsDeps): Wakeups {
     if (chunks.length === 0) chunks.push('');
     for (const payload of chunks) {
       const p = notify(payload)
-        .catch((err) => d.log.warn('could not publish a wake-up; other nodes see the change at their next poll', { error: String(err) }))
+        .catch((err) => deps.log.warn('could not publish a wake-up; other nodes see the change at their next poll', { error: String(err) }))
         .finally(() => inFlight.delete(p));
       inFlight.add(p);
     }
@@ -56,7 +56,7 @@ export function postgresWakeups(d: PgWakeupsDeps): Wakeups {
 
   /** One listening connection until it fails or we stop; resolves then. */
   async function listenOnce(first: boolean): Promise<boolean> {
-    const client = await d.newClient();
+    const client = await deps.newClient();
     let lost: (why: string) => void = () => {};
     const gone = new Promise<string>((r) => (lost = r));
     client.on('error', (err) => lost(String(err)));
@@ -72,7 +72,7 @@ export function postgresWakeups(d: PgWakeupsDeps): Wakeups {
       await client.connect();
       await client.query(`LISTEN ${WAKE_CHANNEL}`);
       if (!first) {
-        d.log.info('wake-up listener reconnected');
+        deps.log.info('wake-up listener reconnected');
         subs.emit(null);
       }
       ping = setInterval(() => {
@@ -86,10 +86,10 @@ export function postgresWakeups(d: PgWakeupsDeps): Wakeups {
         );
       }, pingMs);
       const why = await gone;
-      if (!stop.signal.aborted) d.log.warn('wake-up listener lost; reconnecting (polls cover the gap)', { error: why });
+      if (!stop.signal.aborted) deps.log.warn('wake-up listener lost; reconnecting (polls cover the gap)', { error: why });
       return true;
     } catch (err) {
-      if (!stop.signal.aborted) d.log.warn('wake-up listener could not connect; retrying (polls cover the gap)', { error: String(err) });
+      if (!stop.signal.aborted) deps.log.warn('wake-up listener could not connect; retrying (polls cover the gap)', { error: String(err) });
       return false;
     } finally {
       clearInterval(ping);

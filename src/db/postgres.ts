@@ -74,19 +74,19 @@ export function describePostgresUrl(url: string): string {
  * Kysely over a pg.Pool. `pg` is imported when the first connection is made, so SQLite users
  * never load it, and nothing connects before the first query. Closing the Kysely instance ends the pool.
  */
-export function openPostgres(o: PostgresOptions): Kysely<Database> {
-  checkPostgresUrl(o.url);
+export function openPostgres(options: PostgresOptions): Kysely<Database> {
+  checkPostgresUrl(options.url);
   const pool = async (): Promise<PostgresPool> => {
     const pg = (await import('pg')).default;
-    const deadlineMs = queryDeadlineMs(o.statementTimeoutMs);
+    const deadlineMs = queryDeadlineMs(options.statementTimeoutMs);
     const config: PoolConfig = {
-      connectionString: o.url,
-      max: o.pool,
+      connectionString: options.url,
+      max: options.pool,
       application_name: 'payd',
       connectionTimeoutMillis: deadlineMs > 0 ? Math.min(CONNECT_TIMEOUT_MS, deadlineMs) : CONNECT_TIMEOUT_MS,
       keepAlive: true,
       keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
-      statement_timeout: o.statementTimeoutMs || undefined,
+      statement_timeout: options.statementTimeoutMs || undefined,
       lock_timeout: LOCK_TIMEOUT_MS,
       // A transaction left open by a stuck or cut-off process must not hold row locks (the
       // worker lease's among them, fence.ts) for long: payd never idles inside one.
@@ -101,7 +101,7 @@ export function openPostgres(o: PostgresOptions): Kysely<Database> {
         }) as never,
       },
     };
-    const gate = createGate(o.pool, () => new PaydError('BUSY', 'the database is busy: every pooled connection stayed in use; try again shortly', { retryAfter: 1 }));
+    const gate = createGate(options.pool, () => new PaydError('BUSY', 'the database is busy: every pooled connection stayed in use; try again shortly', { retryAfter: 1 }));
     return errorMapping(new pg.Pool(config), gate, { deadlineMs });
   };
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });

@@ -14,9 +14,9 @@ const MAX_PAUSE_MS = 200;
  * the last error stands). Pauses grow 5, 10, 20 … up to 200 ms, each a random share of that
  * (`jitter`, [0, 1)) so two transactions that collided do not collide again in step.
  */
-export async function rerunning<T>(run: () => Promise<T>, again: (err: unknown) => boolean, o: { budgetMs?: number; jitter?: () => number } = {}): Promise<T> {
-  const deadline = Date.now() + (o.budgetMs ?? RERUN_BUDGET_MS);
-  const jitter = o.jitter ?? Math.random;
+export async function rerunning<T>(run: () => Promise<T>, again: (err: unknown) => boolean, options: { budgetMs?: number; jitter?: () => number } = {}): Promise<T> {
+  const deadline = Date.now() + (options.budgetMs ?? RERUN_BUDGET_MS);
+  const jitter = options.jitter ?? Math.random;
   for (let attempt = 0; ; attempt++) {
     try {
       return await run();

@@ -16,14 +16,14 @@ export function localWakeups(): Wakeups {
 }
 
 /** The store's wake-ups: LISTEN/NOTIFY on PostgreSQL (`pg` loaded only then), in memory on SQLite. */
-export async function openWakeups(o: { db: Kysely<any>; postgresUrl: string | null; log: Logger }): Promise<Wakeups> {
-  if (!o.postgresUrl) return localWakeups();
-  const url = o.postgresUrl;
+export async function openWakeups(options: { db: Kysely<any>; postgresUrl: string | null; log: Logger }): Promise<Wakeups> {
+  if (!options.postgresUrl) return localWakeups();
+  const url = options.postgresUrl;
   const [{ postgresWakeups }, { default: pg }] = await Promise.all([import('./pg-wakeups.ts'), import('pg')]);
   return postgresWakeups({
-    db: o.db,
+    db: options.db,
     // Its own connection outside the pool: LISTEN belongs to a session, and a pooled one would be handed on.
     newClient: async () => new pg.Client({ connectionString: url, application_name: 'payd-wake', connectionTimeoutMillis: 5000, keepAlive: true }),
-    log: o.log,
+    log: options.log,
   });
 }

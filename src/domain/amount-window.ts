@@ -26,10 +26,10 @@ export interface AmountWindowRules {
 export const MAX_SURCHARGE_STEPS = 10_000n;
 
 /** The highest offset, in steps, a pay amount for `amountMinor` may have. */
-export function topOffsetSteps(amountMinor: bigint, r: Omit<AmountWindowRules, 'roundUnitMinor'>): bigint {
-  let bySurcharge = (amountMinor * r.surchargeBasisPoints) / 10_000n / r.stepMinor;
+export function topOffsetSteps(amountMinor: bigint, omit: Omit<AmountWindowRules, 'roundUnitMinor'>): bigint {
+  let bySurcharge = (amountMinor * omit.surchargeBasisPoints) / 10_000n / omit.stepMinor;
   if (bySurcharge > MAX_SURCHARGE_STEPS) bySurcharge = MAX_SURCHARGE_STEPS;
-  const fixed = BigInt(r.maxOffsetSteps);
+  const fixed = BigInt(omit.maxOffsetSteps);
   return fixed > bySurcharge ? fixed : bySurcharge;
 }
 
@@ -40,14 +40,14 @@ export function merchantShare(capacity: bigint, percent: number): bigint {
 }
 
 /** An amount a payer reaches by rounding to the method's unit: never a pay_amount. */
-export function isRoundAmount(amountMinor: bigint, r: Pick<AmountWindowRules, 'roundUnitMinor'>): boolean {
-  return r.roundUnitMinor !== null && amountMinor % r.roundUnitMinor === 0n;
+export function isRoundAmount(amountMinor: bigint, pick: Pick<AmountWindowRules, 'roundUnitMinor'>): boolean {
+  return pick.roundUnitMinor !== null && amountMinor % pick.roundUnitMinor === 0n;
 }
 
 /** How many pay amounts the window of this price may hand out: its `top + 1` less the round ones. */
-export function windowCapacity(amountMinor: bigint, r: AmountWindowRules): bigint {
-  const top = topOffsetSteps(amountMinor, r);
-  return top + 1n - roundOffsets(amountMinor, top, r);
+export function windowCapacity(amountMinor: bigint, rules: AmountWindowRules): bigint {
+  const top = topOffsetSteps(amountMinor, rules);
+  return top + 1n - roundOffsets(amountMinor, top, rules);
 }
 
 /**
@@ -55,14 +55,14 @@ export function windowCapacity(amountMinor: bigint, r: AmountWindowRules): bigin
  * enumerated (a window may hold 10,000 amounts; SOL's unit is 10^6 steps). They are the k
  * with k × step ≡ −price (mod unit), one every unit / gcd(step, unit) steps from the first.
  */
-export function roundOffsets(amountMinor: bigint, top: bigint, r: Pick<AmountWindowRules, 'stepMinor' | 'roundUnitMinor'>): bigint {
-  const unit = r.roundUnitMinor;
+export function roundOffsets(amountMinor: bigint, top: bigint, pick: Pick<AmountWindowRules, 'stepMinor' | 'roundUnitMinor'>): bigint {
+  const unit = pick.roundUnitMinor;
   if (unit === null) return 0n;
-  const g = gcd(r.stepMinor, unit);
+  const g = gcd(pick.stepMinor, unit);
   if (amountMinor % g !== 0n) return 0n;
   const period = unit / g;
   const need = mod(-amountMinor / g, period);
-  const first = mod(need * inverse(mod(r.stepMinor / g, period), period), period);
+  const first = mod(need * inverse(mod(pick.stepMinor / g, period), period), period);
   return first > top ? 0n : (top - first) / period + 1n;
 }
 
@@ -80,6 +80,6 @@ function inverse(a: bigint, m: bigint): bigint {
 }
 
 /** The most a customer can be asked to pay for this price: the merchant-visible bound. */
-export function maxPayAmount(amountMinor: bigint, r: Omit<AmountWindowRules, 'roundUnitMinor'>): bigint {
-  return amountMinor + topOffsetSteps(amountMinor, r) * r.stepMinor;
+export function maxPayAmount(amountMinor: bigint, omit: Omit<AmountWindowRules, 'roundUnitMinor'>): bigint {
+  return amountMinor + topOffsetSteps(amountMinor, omit) * omit.stepMinor;
 }

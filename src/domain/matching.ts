@@ -30,14 +30,14 @@ export interface MatchOptions {
  * Pure matching rule. A payment counts for an intent only if it happened
  * after the intent was created (less the clock-skew allowance) and before it expired.
  */
-export function decideMatch(p: ReceivedPayment, candidates: readonly Intent[], o: MatchOptions): MatchDecision {
-  switch (o.mode) {
+export function decideMatch(p: ReceivedPayment, candidates: readonly Intent[], options: MatchOptions): MatchDecision {
+  switch (options.mode) {
     case 'manual':
       return manual(p, candidates);
     case 'reference':
-      return byReference(p, candidates, o.skewMs);
+      return byReference(p, candidates, options.skewMs);
     case 'amount':
-      return byAmount(p, candidates, o.skewMs);
+      return byAmount(p, candidates, options.skewMs);
   }
 }
 

@@ -77,7 +77,7 @@ const badUrl = (message: string) => new PaydError('INVALID_REQUEST', message, { 
  * loopback unless the operator allows it anywhere; a literal address the policy above refuses
  * is refused here, when it is set, not only at every delivery. Names are checked at connect (target.ts).
  */
-export function checkWebhookUrl(url: string, o: { allowInsecure: boolean; allowLoopback: boolean; allowPrivateNetworks: boolean }): URL {
+export function checkWebhookUrl(url: string, options: { allowInsecure: boolean; allowLoopback: boolean; allowPrivateNetworks: boolean }): URL {
   let u: URL;
   try {
     u = new URL(url);
@@ -87,12 +87,12 @@ export function checkWebhookUrl(url: string, o: { allowInsecure: boolean; allowL
   if (u.protocol !== 'https:' && u.protocol !== 'http:') throw badUrl(`webhook URL must use https (got ${u.protocol})`);
   if (u.username || u.password) throw badUrl('webhook URL must not contain credentials');
   const loopback = isLoopbackHost(u.hostname);
-  if (loopback && !o.allowLoopback) throw badUrl(`webhook URL must not point at loopback (${u.hostname}) unless the operator sets webhooks.allowLoopback`);
+  if (loopback && !options.allowLoopback) throw badUrl(`webhook URL must not point at loopback (${u.hostname}) unless the operator sets webhooks.allowLoopback`);
   const literal = u.hostname.replace(/^\[|\]$/g, '');
-  if (!loopback && !o.allowPrivateNetworks && isIP(literal) !== 0 && isRefusedAddress(literal, { allowLoopback: o.allowLoopback })) {
+  if (!loopback && !options.allowPrivateNetworks && isIP(literal) !== 0 && isRefusedAddress(literal, { allowLoopback: options.allowLoopback })) {
     throw badUrl(`webhook URL points at ${refusedAddressReason(literal)}`);
   }
-  if (u.protocol === 'http:' && !o.allowInsecure && !loopback) {
+  if (u.protocol === 'http:' && !options.allowInsecure && !loopback) {
     throw badUrl(`webhook URL must use https for ${u.hostname} (plain http is allowed only to loopback with webhooks.allowLoopback, or with webhooks.allowInsecureUrls)`);
   }
   return u;

@@ -46,27 +46,27 @@ export interface HttpDeps {
 }
 
 /** The HTTP adapter. It never listens: serving is done by http/server.ts (tests can call app.fetch). */
-export function createHttpApp(d: HttpDeps): H3 {
+export function createHttpApp(deps: HttpDeps): H3 {
   // Malformed percent-encoding reaches our routes (and their JSON errors) instead of h3's plain 400.
   const app = new H3({ silent: true, allowMalformedURL: true });
 
   const logRequest =
-    d.log.request?.bind(d.log) ??
-    ((e: RequestLogEntry) => d.log.info('request', { method: e.method, path: e.path, status: e.status, ms: e.ms, client_id: e.clientId }));
+    deps.log.request?.bind(deps.log) ??
+    ((e: RequestLogEntry) => deps.log.info('request', { method: e.method, path: e.path, status: e.status, ms: e.ms, client_id: e.clientId }));
 
   const throttleAnonymous = (event: H3Event): void => {
     const req = event.runtime?.node?.req;
-    const wait = d.publicLimiter.take(clientKey(req ? d.clientAddress(req) : undefined));
+    const wait = deps.publicLimiter.take(clientKey(req ? deps.clientAddress(req) : undefined));
     if (wait > 0) throw new PaydError('RATE_LIMITED', 'too many requests from this address; slow down', { retryAfter: wait });
   };
 
   /** Every failure as a JSON error body, never a stack trace. */
   const failure = (event: H3Event, err: unknown): JsonReply => {
-    if (!(err instanceof PaydError)) d.log.error('request failed', { path: event.url.pathname, error: err instanceof Error ? err.stack : String(err) });
+    if (!(err instanceof PaydError)) deps.log.error('request failed', { path: event.url.pathname, error: err instanceof Error ? err.stack : String(err) });
     return errorReply(err);
   };
   const finish = (event: H3Event, ctx: RouteContext, started: number, res: JsonReply): JsonReply => {
-    logRequest({ method: event.req.method, path: event.url.pathname, status: res.code, ms: d.clock.now() - started, clientId: ctx.merchant?.clientId });
+    logRequest({ method: event.req.method, path: event.url.pathname, status: res.code, ms: deps.clock.now() - started, clientId: ctx.merchant?.clientId });
     return res;
   };
   // A failed authentication is anonymous traffic: it spends the caller's IP bucket, never a
@@ -77,7 +77,7 @@ export function createHttpApp(d: HttpDeps): H3 {
   };
   const asMerchant = (event: H3Event, ctx: RouteContext, merchant: Merchant, handler: RouteHandler): Awaitable<JsonReply> => {
     ctx.merchant = merchant;
-    const wait = d.rateLimiter.take(merchant.clientId);
+    const wait = deps.rateLimiter.take(merchant.clientId);
     if (wait > 0) throw new PaydError('RATE_LIMITED', 'too many requests; slow down', { retryAfter: wait });
     return handler(event, ctx);
   };
@@ -89,7 +89,7 @@ export function createHttpApp(d: HttpDeps): H3 {
     }
     let merchant: Awaitable<Merchant>;
     try {
-      merchant = authenticate(event, d.merchants);
+      merchant = authenticate(event, deps.merchants);
     } catch (err) {
       return refuse(event, err);
     }
@@ -99,7 +99,7 @@ export function createHttpApp(d: HttpDeps): H3 {
 
   /** Wraps a route: one log line, every failure as a JSON error body. */
   const route = (handler: RouteHandler, opts: { auth: boolean }) => (event: H3Event): Awaitable<JsonReply> => {
-    const started = d.clock.now();
+    const started = deps.clock.now();
     const ctx: RouteContext = {};
     let res: Awaitable<JsonReply>;
     try {
@@ -118,15 +118,15 @@ export function createHttpApp(d: HttpDeps): H3 {
 
   // The merchant API, one file per resource: its request schemas and its routes.
   const kit = { route, notAllowed };
-  intentRoutes(app, kit, d);
-  webhookEndpointRoutes(app, kit, d);
-  eventRoutes(app, kit, d);
-  paymentLinkRoutes(app, kit, d);
-  openApiRoutes(app, kit, d);
+  intentRoutes(app, kit, deps);
+  webhookEndpointRoutes(app, kit, deps);
+  eventRoutes(app, kit, deps);
+  paymentLinkRoutes(app, kit, deps);
+  openApiRoutes(app, kit, deps);
 
   app.get('/healthz', route(async () => jsonReply({ ok: true }), { auth: false }));
 
-  d.extend?.(app);
+  deps.extend?.(app);
 
   app.all(
     '/**',

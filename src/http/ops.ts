@@ -55,20 +55,20 @@ export function metricsGate(allow: string[]): (req: PeerRequest & { url?: string
  * for Prometheus (loopback and `server.metrics.allow` only; on its own listener when
  * server.metrics.listen is set). /healthz stays in the API app.
  */
-export function registerOps(app: H3, d: OpsDeps): void {
+export function registerOps(app: H3, deps: OpsDeps): void {
   app.get('/readyz', async () => {
     let r: Readiness;
     try {
-      r = await d.readiness();
+      r = await deps.readiness();
     } catch (err) {
       // The database out of reach (503 BUSY with Retry-After) or anything else, in payd's own
       // error shape: a load balancer and an operator both read why.
-      if (!(err instanceof PaydError)) d.log.error('readiness check failed', { error: describeError(err) });
+      if (!(err instanceof PaydError)) deps.log.error('readiness check failed', { error: describeError(err) });
       return errorReply(err);
     }
     return jsonReply(r.body, r.ready ? 200 : 503);
   });
-  const m = d.metrics;
+  const m = deps.metrics;
   if (!m || m.listen) return;
   const gate = metricsGate(m.allow);
   app.get('/metrics', async (event: H3Event) => {

@@ -11,12 +11,12 @@ interface Bucket {
  * Memory is bounded by `maxKeys`: when full, buckets that have refilled (idle keys) are
  * dropped first, then the oldest, so a flood of fresh keys cannot grow it without end.
  */
-export function createRateLimiter(o: { perSecond: number; burst: number; clock: Clock; maxKeys?: number }) {
+export function createRateLimiter(options: { perSecond: number; burst: number; clock: Clock; maxKeys?: number }) {
   const buckets = new Map<string, Bucket>();
-  const maxKeys = o.maxKeys ?? 10_000;
+  const maxKeys = options.maxKeys ?? 10_000;
 
   const evict = (now: number) => {
-    for (const [key, b] of buckets) if (b.tokens + ((now - b.at) / 1000) * o.perSecond >= o.burst) buckets.delete(key);
+    for (const [key, b] of buckets) if (b.tokens + ((now - b.at) / 1000) * options.perSecond >= options.burst) buckets.delete(key);
     if (buckets.size < maxKeys) return;
     let drop = Math.max(1, Math.floor(maxKeys / 10));
     for (const key of buckets.keys()) {
@@ -28,21 +28,21 @@ export function createRateLimiter(o: { perSecond: number; burst: number; clock: 
   return {
     /** Returns 0 when allowed, else the whole seconds to wait. */
     take(key: string): number {
-      if (o.perSecond <= 0) return 0;
-      const now = o.clock.now();
+      if (options.perSecond <= 0) return 0;
+      const now = options.clock.now();
       let b = buckets.get(key);
       if (!b) {
         if (buckets.size >= maxKeys) evict(now);
-        b = { tokens: o.burst, at: now };
+        b = { tokens: options.burst, at: now };
         buckets.set(key, b);
       }
-      b.tokens = Math.min(o.burst, b.tokens + ((now - b.at) / 1000) * o.perSecond);
+      b.tokens = Math.min(options.burst, b.tokens + ((now - b.at) / 1000) * options.perSecond);
       b.at = now;
       if (b.tokens >= 1) {
         b.tokens -= 1;
         return 0;
       }
-      return Math.max(1, Math.ceil((1 - b.tokens) / o.perSecond));
+      return Math.max(1, Math.ceil((1 - b.tokens) / options.perSecond));
     },
   };
 }

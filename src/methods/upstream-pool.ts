@@ -124,11 +124,11 @@ export type Confirmation = 'confirmed' | 'unknown' | 'contradicted';
 /** Endpoints that must agree when `confirmations.endpoints` is not configured: two where two exist. */
 export const defaultQuorum = (endpoints: number): number => Math.min(2, Math.max(1, endpoints));
 
-export function createUpstreamPool<E extends EndpointSpec>(o: PoolOptions<E>) {
-  const alpha = o.ewmaAlpha ?? 0.3;
-  const aheadBy = o.aheadBy ?? 10 * o.behindBy;
-  const headIntervalMs = o.headIntervalMs ?? 1;
-  const quorum = Math.min(o.endpoints.length, Math.max(1, o.quorum ?? defaultQuorum(o.endpoints.length)));
+export function createUpstreamPool<E extends EndpointSpec>(options: PoolOptions<E>) {
+  const alpha = options.ewmaAlpha ?? 0.3;
+  const aheadBy = options.aheadBy ?? 10 * options.behindBy;
+  const headIntervalMs = options.headIntervalMs ?? 1;
+  const quorum = Math.min(options.endpoints.length, Math.max(1, options.quorum ?? defaultQuorum(options.endpoints.length)));
   /** The newest head `quorum` believable endpoints reached, and when it was first seen. */
   let anchor: { head: number; at: number } | undefined;
   /** First sightings of believable heads, to date the anchor. */
@@ -140,7 +140,7 @@ export function createUpstreamPool<E extends EndpointSpec>(o: PoolOptions<E>) {
    */
   const peaks = new Map<Member<E>, { head: number; at: number }>();
   const labels = new Set<string>();
-  const members: Member<E>[] = o.endpoints.map((spec, i) => {
+  const members: Member<E>[] = options.endpoints.map((spec, i) => {
     let label = redactUrl(spec.url);
     // Two endpoints of one provider differ only in their key: tell them apart by position.
     if (labels.has(label)) label = `${label}#${i + 1}`;
@@ -192,14 +192,14 @@ export function createUpstreamPool<E extends EndpointSpec>(o: PoolOptions<E>) {
     if (a && (anchor === undefined || a.health.head! > anchor.head)) anchor = { head: a.health.head!, at: sightings.asOf(a.health.head!) ?? now };
   }
 
-  const behind = (m: Member<E>, newest: number | undefined): boolean => newest !== undefined && m.health.head !== undefined && newest - m.health.head > o.behindBy;
+  const behind = (m: Member<E>, newest: number | undefined): boolean => newest !== undefined && m.health.head !== undefined && newest - m.health.head > options.behindBy;
   /** 0: at the newest believable head (or not measured yet); 1: trailing it; 2: suspect. */
   const tier = (m: Member<E>, newest: number | undefined): number => (m.health.suspect !== undefined ? 2 : behind(m, newest) ? 1 : 0);
   /** Lower is better: latency over weight; an endpoint never measured counts as fast so that it gets measured. */
   const score = (m: Member<E>): number => (m.health.latencyMs ?? 0) / m.spec.weight;
 
   function rest(m: Member<E>, ms: number, throttled: boolean): void {
-    const now = o.clock.now();
+    const now = options.clock.now();
     m.health.restUntil = Math.max(m.health.restUntil, now + ms);
     m.health.throttled = throttled;
   }
@@ -213,7 +213,7 @@ export function createUpstreamPool<E extends EndpointSpec>(o: PoolOptions<E>) {
      * that serves: a failing endpoint is retried only when its rest is over or nothing else answers.
      */
     order(): Member<E>[] {
-      const now = o.clock.now();
+      const now = options.clock.now();
       const newest = newestHead();
       const ready = members.filter((m) => m.health.restUntil <= now);
       const resting = members.filter((m) => m.health.restUntil > now);
@@ -224,7 +224,7 @@ export function createUpstreamPool<E extends EndpointSpec>(o: PoolOptions<E>) {
 
     /** Endpoints not resting now. */
     ready(): Member<E>[] {
-      const now = o.clock.now();
+      const now = options.clock.now();
       return members.filter((m) => m.health.restUntil <= now);
     },
 
@@ -238,7 +238,7 @@ export function createUpstreamPool<E extends EndpointSpec>(o: PoolOptions<E>) {
       m.health.latencyMs = m.health.latencyMs === undefined ? ms : alpha * ms + (1 - alpha) * m.health.latencyMs;
       m.health.failures = 0;
       m.health.throttled = false;
-      o.metrics?.upstreamRequest(m.label, 'ok');
+      options.metrics?.upstreamRequest(m.label, 'ok');
     },
 
     /** A call to `m` failed: it rests for the wait it asked for (throttled) or a growing backoff. */
@@ -246,16 +246,16 @@ export function createUpstreamPool<E extends EndpointSpec>(o: PoolOptions<E>) {
       m.health.requests += 1;
       m.health.failures += 1;
       m.health.lastError = (error instanceof Error ? error.message : String(error)).slice(0, 300);
-      m.health.lastErrorAt = o.clock.now();
-      const backoff = jittered(Math.min(o.backoff.maxMs, o.backoff.baseMs * 2 ** Math.min(30, m.health.failures - 1)), o.random);
+      m.health.lastErrorAt = options.clock.now();
+      const backoff = jittered(Math.min(options.backoff.maxMs, options.backoff.baseMs * 2 ** Math.min(30, m.health.failures - 1)), options.random);
       if (fault.kind === 'throttled') {
         const ms = fault.retryAfterMs ?? backoff;
         rest(m, ms, true);
-        o.metrics?.upstreamRequest(m.label, 'throttled');
-        o.metrics?.upstreamThrottled(m.label, ms / 1000);
+        options.metrics?.upstreamRequest(m.label, 'throttled');
+        options.metrics?.upstreamThrottled(m.label, ms / 1000);
       } else {
         rest(m, backoff, false);
-        o.metrics?.upstreamRequest(m.label, 'error');
+        options.metrics?.upstreamRequest(m.label, 'error');
       }
     },
 
@@ -264,10 +264,10 @@ export function createUpstreamPool<E extends EndpointSpec>(o: PoolOptions<E>) {
      * an abort (shutdown) is not the endpoint's fault and records nothing.
      */
     async attempt<T>(m: Member<E>, signal: AbortSignal, call: () => Promise<T>, classify: (err: unknown) => Fault): Promise<T> {
-      const started = o.clock.now();
+      const started = options.clock.now();
       try {
         const out = await call();
-        this.succeeded(m, Math.max(0, o.clock.now() - started));
+        this.succeeded(m, Math.max(0, options.clock.now() - started));
         return out;
       } catch (err) {
         if (!signal.aborted) this.failed(m, classify(err), err);
@@ -280,7 +280,7 @@ export function createUpstreamPool<E extends EndpointSpec>(o: PoolOptions<E>) {
      * newest believable head. Whether `m`'s head is believed: `believed(m)`.
      */
     observeHead(m: Member<E>, head: number, blockTime?: number): number | undefined {
-      const now = o.clock.now();
+      const now = options.clock.now();
       m.health.head = head;
       m.health.headAt = now;
       if (blockTime === undefined) delete m.health.headTime;

@@ -45,15 +45,15 @@ const SNAPSHOT_MS = 1000;
  * freshly), and it is not marked an outlier. The pair's rate is the median of the counting
  * readings that agree, and needs two of them unless the pair is configured with one source.
  */
-export function createRateBook(o: RateBookOptions) {
-  const maxAgeMs = o.maxAgeSeconds * 1000;
+export function createRateBook(options: RateBookOptions) {
+  const maxAgeMs = options.maxAgeSeconds * 1000;
   let snapshot: { at: number; rows: RatesTable[] } | null = null;
   let loading: Promise<RatesTable[]> | null = null;
 
   async function rows(): Promise<RatesTable[]> {
-    const now = o.clock.now();
+    const now = options.clock.now();
     if (snapshot && now - snapshot.at < SNAPSHOT_MS && now >= snapshot.at) return snapshot.rows;
-    loading ??= o.db
+    loading ??= options.db
       .selectFrom('rates')
       .selectAll()
       .execute()
@@ -71,13 +71,13 @@ export function createRateBook(o: RateBookOptions) {
   /** Whether a row's reading is fresh: fetched recently, and dated recently by its source. */
   function isFresh(row: RatesTable, now: number): boolean {
     if (row.fetched_at === null || now - row.fetched_at > maxAgeMs) return false;
-    const slackMs = Math.max(maxAgeMs, (o.stampSlackSeconds?.[row.source] ?? 0) * 1000);
+    const slackMs = Math.max(maxAgeMs, (options.stampSlackSeconds?.[row.source] ?? 0) * 1000);
     return row.source_at === null || now - row.source_at <= slackMs;
   }
 
   /** The usable rate of `pair` now: the median of its fresh, trusted readings that agree, enough of them. */
   function freshFrom(all: RatesTable[], now: number, pair: string): PairRate | undefined {
-    const configured = o.pairs[pair] ?? [];
+    const configured = options.pairs[pair] ?? [];
     const readings: SourceRate[] = [];
     for (const source of configured) {
       const row = all.find((r) => r.pair === pair && r.source === source);
@@ -86,34 +86,34 @@ export function createRateBook(o: RateBookOptions) {
       if (rate !== null) readings.push({ source, rate, at: readingAt(row) });
     }
     // One source is trusted alone only where the operator listed just that one.
-    return agreedRate(readings, Math.min(2, configured.length), o.maxSpreadPercent);
+    return agreedRate(readings, Math.min(2, configured.length), options.maxSpreadPercent);
   }
 
   return {
     /** The rate to convert a `fiat` price into `unit` (the method's currency) now; undefined: none fresh. */
     async quote(unit: string, fiat: Fiat): Promise<QuotedRate | undefined> {
       // The identity and the peg need no rows.
-      const direct = resolveRate(unit, fiat, () => undefined, o.pegs);
+      const direct = resolveRate(unit, fiat, () => undefined, options.pegs);
       if (direct) return direct;
       const all = await rows();
-      const now = o.clock.now();
-      return resolveRate(unit, fiat, (pair) => freshFrom(all, now, pair) ?? (o.pairs[pair] ? 'stale' : undefined), o.pegs);
+      const now = options.clock.now();
+      return resolveRate(unit, fiat, (pair) => freshFrom(all, now, pair) ?? (options.pairs[pair] ? 'stale' : undefined), options.pegs);
     },
 
     /** The pair to add to pricing.pairs before `fiat` prices can be paid in `unit`; null: one is configured. */
     unconfigured(unit: string, fiat: Fiat): string | null {
-      return missingPair(unit, fiat, (pair) => Object.hasOwn(o.pairs, pair), o.pegs);
+      return missingPair(unit, fiat, (pair) => Object.hasOwn(options.pairs, pair), options.pegs);
     },
 
     /** The rate the pair is quoted at now (the last accepted one while it is fresh); null: none. */
     async accepted(pair: string): Promise<bigint | null> {
-      return freshFrom(await rows(), o.clock.now(), pair)?.rate ?? null;
+      return freshFrom(await rows(), options.clock.now(), pair)?.rate ?? null;
     },
 
     /** Writes one refresh's outcomes in one transaction. A failure keeps the previous good rate (until it is too old). */
     async record(outcomes: readonly RateOutcome[]): Promise<void> {
-      const now = o.clock.now();
-      await writeTx(o.db, async (tx) => {
+      const now = options.clock.now();
+      await writeTx(options.db, async (tx) => {
         for (const x of outcomes) {
           const key = { pair: x.pair, source: x.source };
           if ('reading' in x) {
@@ -135,9 +135,9 @@ export function createRateBook(o: RateBookOptions) {
     /** Every configured pair with the rate a create would use and each source's state. */
     async status(): Promise<PairStatus[]> {
       const all = await rows();
-      const now = o.clock.now();
+      const now = options.clock.now();
       const age = (at: number | null) => (at === null ? null : Math.max(0, Math.round((now - at) / 1000)));
-      return Object.entries(o.pairs).map(([pair, sources]) => {
+      return Object.entries(options.pairs).map(([pair, sources]) => {
         const used = freshFrom(all, now, pair);
         return {
           pair,

@@ -15,20 +15,20 @@ import { SOURCE_FACTORIES } from './sources/index.ts';
  * `pricing.pegs` turns any of them off. `d.simulated` (the sandbox only): fixed, documented
  * rates instead of the configured sources, so a price can be tried before any source is set up.
  */
-export function createPricing(c: Config['pricing'], d: { db: Db; clock: Clock; log: Logger; fetch?: FetchFn; pegs?: Readonly<Record<string, string>>; simulated?: boolean }) {
+export function createPricing(c: Config['pricing'], deps: { db: Db; clock: Clock; log: Logger; fetch?: FetchFn; pegs?: Readonly<Record<string, string>>; simulated?: boolean }) {
   const stampSlackSeconds = Object.fromEntries(Object.entries(SOURCE_FACTORIES).map(([name, f]) => [name, f.stampSlackSeconds]));
-  const pegs = Object.fromEntries(Object.entries(d.pegs ?? {}).filter(([unit]) => c.pegs[unit] !== false));
+  const pegs = Object.fromEntries(Object.entries(deps.pegs ?? {}).filter(([unit]) => c.pegs[unit] !== false));
   // Simulated rates have no sources, so no pair rests on a single one.
-  if (d.simulated) return { book: createSimulatedRateBook({ clock: d.clock, pegs }), refresher: null, loneSources: (): LoneSource[] => [] };
-  const book = createRateBook({ db: d.db, clock: d.clock, pairs: c.pairs, maxAgeSeconds: c.maxAgeSeconds, maxSpreadPercent: c.maxSpreadPercent, stampSlackSeconds, pegs });
+  if (deps.simulated) return { book: createSimulatedRateBook({ clock: deps.clock, pegs }), refresher: null, loneSources: (): LoneSource[] => [] };
+  const book = createRateBook({ db: deps.db, clock: deps.clock, pairs: c.pairs, maxAgeSeconds: c.maxAgeSeconds, maxSpreadPercent: c.maxSpreadPercent, stampSlackSeconds, pegs });
   const named = new Set(Object.values(c.pairs).flat() as RateSourceName[]);
   const sources = new Map<string, RateSource>();
   for (const name of named) {
     const s = c.sources[name];
     const key = s?.apiKey;
-    sources.set(name, SOURCE_FACTORIES[name].build({ fetch: d.fetch ?? fetch, baseUrl: (s?.baseUrl ?? SOURCE_FACTORIES[name].baseUrl).replace(/\/+$/, ''), apiKey: key ? () => key.reveal() : undefined }));
+    sources.set(name, SOURCE_FACTORIES[name].build({ fetch: deps.fetch ?? fetch, baseUrl: (s?.baseUrl ?? SOURCE_FACTORIES[name].baseUrl).replace(/\/+$/, ''), apiKey: key ? () => key.reveal() : undefined }));
   }
-  const refresher = sources.size > 0 ? createRateRefresher({ book, sources, pairs: c.pairs, maxSpreadPercent: c.maxSpreadPercent, maxChangePercent: c.maxChangePercent, clock: d.clock, log: d.log }) : null;
+  const refresher = sources.size > 0 ? createRateRefresher({ book, sources, pairs: c.pairs, maxSpreadPercent: c.maxSpreadPercent, maxChangePercent: c.maxChangePercent, clock: deps.clock, log: deps.log }) : null;
 
   /**
    * The configured pairs with a single source that a price for one of `methods` (id and the unit
@@ -44,7 +44,7 @@ export function createPricing(c: Config['pricing'], d: { db: Db; clock: Clock; l
         .map((m) => ({ method: m.id, fiats: FIAT_CODES.filter((fiat) => pairsUsed(m.unit, fiat, configured, pegs).includes(pair)) }))
         .filter((u) => u.fiats.length > 0);
       if (uses.length === 0) continue;
-      const others = RATE_SOURCES.filter((name) => name !== names[0] && SOURCE_FACTORIES[name].build({ fetch: d.fetch ?? fetch, baseUrl: SOURCE_FACTORIES[name].baseUrl }).supports(pair));
+      const others = RATE_SOURCES.filter((name) => name !== names[0] && SOURCE_FACTORIES[name].build({ fetch: deps.fetch ?? fetch, baseUrl: SOURCE_FACTORIES[name].baseUrl }).supports(pair));
       out.push({ pair, source: names[0]!, uses, others });
     }
     return out;

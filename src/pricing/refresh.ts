@@ -27,19 +27,19 @@ export interface RefresherOptions {
  * pair's median, and jumps too far from the pair's last accepted rate that no other source of
  * the same refresh confirms, are stored as outliers (not used) and logged.
  */
-export function createRateRefresher(o: RefresherOptions) {
+export function createRateRefresher(options: RefresherOptions) {
   const blockedUntil = new Map<string, number>();
-  const timeoutMs = o.timeoutMs ?? 10_000;
+  const timeoutMs = options.timeoutMs ?? 10_000;
 
   async function ask(source: RateSource | undefined, name: string, pair: string, signal: AbortSignal): Promise<RateReading | { error: string }> {
     if (!source) return { error: `unknown source ${name}` };
     if (!source.supports(pair)) return { error: `${name} does not quote ${pair}` };
     const until = blockedUntil.get(name) ?? 0;
-    if (o.clock.now() < until) return { error: `rate limited: not asked before ${new Date(until).toISOString()}` };
+    if (options.clock.now() < until) return { error: `rate limited: not asked before ${new Date(until).toISOString()}` };
     try {
       return await source.fetch(pair, AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]));
     } catch (err) {
-      if (err instanceof RateSourceError && err.retryAfter) blockedUntil.set(name, o.clock.now() + err.retryAfter * 1000);
+      if (err instanceof RateSourceError && err.retryAfter) blockedUntil.set(name, options.clock.now() + err.retryAfter * 1000);
       if (err instanceof RateSourceError) return { error: err.message };
       // "fetch failed" alone says nothing: the cause (a name that does not resolve, a refused connection) in words.
       const cause = (err as { cause?: { message?: unknown; code?: unknown } }).cause;
@@ -50,29 +50,29 @@ export function createRateRefresher(o: RefresherOptions) {
   }
 
   async function refreshOnce(signal: AbortSignal): Promise<RateOutcome[]> {
-    const asked = Object.entries(o.pairs).flatMap(([pair, names]) => names.map(async (name) => ({ pair, source: name, answer: await ask(o.sources.get(name), name, pair, signal) })));
+    const asked = Object.entries(options.pairs).flatMap(([pair, names]) => names.map(async (name) => ({ pair, source: name, answer: await ask(options.sources.get(name), name, pair, signal) })));
     const answers = await Promise.all(asked);
     const outcomes: RateOutcome[] = [];
-    for (const pair of Object.keys(o.pairs)) {
+    for (const pair of Object.keys(options.pairs)) {
       const mine = answers.filter((a) => a.pair === pair);
       const good = mine.flatMap((a) => ('rate' in a.answer ? [{ source: a.source, rate: a.answer.rate, reading: a.answer }] : []));
-      const { kept, outliers, median } = screenOutliers(good, o.maxSpreadPercent);
-      const accepted = await o.book.accepted(pair);
-      const jumps = unconfirmedJumps(kept, accepted, o.maxChangePercent, o.maxSpreadPercent);
+      const { kept, outliers, median } = screenOutliers(good, options.maxSpreadPercent);
+      const accepted = await options.book.accepted(pair);
+      const jumps = unconfirmedJumps(kept, accepted, options.maxChangePercent, options.maxSpreadPercent);
       for (const a of mine) {
         if ('error' in a.answer) {
-          o.log.warn('rate source failed', { pair, source: a.source, error: a.answer.error });
+          options.log.warn('rate source failed', { pair, source: a.source, error: a.answer.error });
           outcomes.push({ pair, source: a.source, error: a.answer.error });
           continue;
         }
         const jump = jumps.some((x) => x.source === a.source);
-        if (jump) o.log.warn('rate held back: moved too far since the last accepted rate, and no other source agrees', { pair, source: a.source, rate: formatRate(a.answer.rate), accepted: accepted === null ? null : formatRate(accepted), max_change_percent: o.maxChangePercent });
+        if (jump) options.log.warn('rate held back: moved too far since the last accepted rate, and no other source agrees', { pair, source: a.source, rate: formatRate(a.answer.rate), accepted: accepted === null ? null : formatRate(accepted), max_change_percent: options.maxChangePercent });
         const outlier = jump || outliers.some((x) => x.source === a.source);
-        if (outlier && !jump) o.log.warn('rate ignored: too far from the other sources', { pair, source: a.source, rate: formatRate(a.answer.rate), median: median === null ? null : formatRate(median), max_spread_percent: o.maxSpreadPercent });
+        if (outlier && !jump) options.log.warn('rate ignored: too far from the other sources', { pair, source: a.source, rate: formatRate(a.answer.rate), median: median === null ? null : formatRate(median), max_spread_percent: options.maxSpreadPercent });
         outcomes.push({ pair, source: a.source, reading: a.answer, outlier });
       }
     }
-    if (!signal.aborted) await o.book.record(outcomes);
+    if (!signal.aborted) await options.book.record(outcomes);
     return outcomes;
   }
 
@@ -84,7 +84,7 @@ export function createRateRefresher(o: RefresherOptions) {
         try {
           await refreshOnce(signal);
         } catch (err) {
-          if (!signal.aborted) o.log.warn('rate refresh failed', { error: describeError(err) });
+          if (!signal.aborted) options.log.warn('rate refresh failed', { error: describeError(err) });
         }
         await delay(intervalMs, undefined, { signal }).catch(() => {});
       }

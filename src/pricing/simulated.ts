@@ -22,16 +22,16 @@ export const SIMULATED_RATES: Readonly<Record<string, string>> = {
  * The rate book of a sandbox daemon: the same questions as the live one (pricing/book.ts),
  * answered from SIMULATED_RATES, always fresh, never fetched. Only the sandbox builds it.
  */
-export function createSimulatedRateBook(o: { clock: Clock; pegs: Readonly<Record<string, string>> }): RateBook {
+export function createSimulatedRateBook(options: { clock: Clock; pegs: Readonly<Record<string, string>> }): RateBook {
   const rates = new Map(Object.entries(SIMULATED_RATES).map(([pair, text]) => [pair, parseRate(text)!]));
   const fresh = (pair: string): PairRate | undefined => {
     const rate = rates.get(pair);
-    return rate === undefined ? undefined : { rate, source: SIMULATED_SOURCE, at: o.clock.now() };
+    return rate === undefined ? undefined : { rate, source: SIMULATED_SOURCE, at: options.clock.now() };
   };
   return {
-    quote: async (unit: string, fiat: Fiat) => resolveRate(unit, fiat, fresh, o.pegs),
+    quote: async (unit: string, fiat: Fiat) => resolveRate(unit, fiat, fresh, options.pegs),
     // Every pair the simulation does not reach directly is a cross rate or a peg: nothing to configure.
-    unconfigured: (unit: string, fiat: Fiat) => (resolveRate(unit, fiat, fresh, o.pegs) ? null : `${unit}/${fiat}`),
+    unconfigured: (unit: string, fiat: Fiat) => (resolveRate(unit, fiat, fresh, options.pegs) ? null : `${unit}/${fiat}`),
     accepted: async (pair: string) => rates.get(pair) ?? null,
     record: async () => {},
     status: async (): Promise<PairStatus[]> =>

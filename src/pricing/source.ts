@@ -45,8 +45,8 @@ const MAX_BODY_BYTES = 4 * 1024 * 1024;
  * GET `url` and parse its JSON. A non-2xx answer throws with the source's own error text
  * (`describe` reads it from the body), and a rate-limit answer carries its Retry-After.
  */
-export async function getJson(o: SourceOptions, url: string, signal: AbortSignal, init: { headers?: Record<string, string>; describe?: (body: unknown) => string | undefined } = {}): Promise<unknown> {
-  const res = await o.fetch(url, { headers: { accept: 'application/json', ...init.headers }, signal, redirect: 'error' });
+export async function getJson(options: SourceOptions, url: string, signal: AbortSignal, init: { headers?: Record<string, string>; describe?: (body: unknown) => string | undefined } = {}): Promise<unknown> {
+  const res = await options.fetch(url, { headers: { accept: 'application/json', ...init.headers }, signal, redirect: 'error' });
   const text = await readBoundedText(res, MAX_BODY_BYTES).catch((err: unknown) => {
     throw err instanceof BodyTooLargeError ? new RateSourceError(err.message) : err;
   });

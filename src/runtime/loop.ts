@@ -20,29 +20,29 @@ export interface LoopOptions {
 }
 
 /** Runs `tick` until the signal aborts: one at a time, backing off with jitter after failures. */
-export async function runLoop(o: LoopOptions): Promise<void> {
-  const backoff = o.backoff ?? { baseMs: 1000, maxMs: 60_000 };
+export async function runLoop(options: LoopOptions): Promise<void> {
+  const backoff = options.backoff ?? { baseMs: 1000, maxMs: 60_000 };
   // A completed tick is a completed cycle for the supervised source this loop runs in.
-  const report = cycleReporterOf(o.signal);
-  report?.interval(o.intervalMs);
+  const report = cycleReporterOf(options.signal);
+  report?.interval(options.intervalMs);
   let failures = 0;
-  while (!o.signal.aborted) {
+  while (!options.signal.aborted) {
     let error = '';
     let needsOperator = false;
     try {
-      await o.tick(o.signal);
-      if (failures > 0) o.log.info(`${o.name} recovered`, { after_failures: failures });
+      await options.tick(options.signal);
+      if (failures > 0) options.log.info(`${options.name} recovered`, { after_failures: failures });
       failures = 0;
       report?.ok();
     } catch (err) {
-      if (o.signal.aborted) break;
+      if (options.signal.aborted) break;
       failures += 1;
       error = describeError(err);
       needsOperator = (err as { needsOperator?: unknown })?.needsOperator === true;
-      o.log.warn(`${o.name} failed; backing off`, { error, failures });
+      options.log.warn(`${options.name} failed; backing off`, { error, failures });
     }
-    const wait = failures === 0 ? o.intervalMs : jittered(Math.min(backoff.maxMs, backoff.baseMs * 2 ** (failures - 1)), o.random);
+    const wait = failures === 0 ? options.intervalMs : jittered(Math.min(backoff.maxMs, backoff.baseMs * 2 ** (failures - 1)), options.random);
     if (failures > 0) report?.failed(error, wait, needsOperator);
-    await sleep(wait, o.signal, failures === 0 ? o.wake : undefined);
+    await sleep(wait, options.signal, failures === 0 ? options.wake : undefined);
   }
 }

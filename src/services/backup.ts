@@ -33,14 +33,14 @@ const stamp = (ms: number) => new Date(ms).toISOString().replace(/[-:]/g, '').re
  * master key it needs: without that key its client secrets do not verify and its webhook
  * secrets do not unseal. A backup that fails its check is deleted and the command fails.
  */
-export function backupDatabase(r: BackupRequest): BackupReport {
-  if (!existsSync(r.dbFile)) throw new PaydError('NOT_FOUND', `no database at ${r.dbFile}: nothing to back up`);
-  const dir = resolve(r.dir);
+export function backupDatabase(request: BackupRequest): BackupReport {
+  if (!existsSync(request.dbFile)) throw new PaydError('NOT_FOUND', `no database at ${request.dbFile}: nothing to back up`);
+  const dir = resolve(request.dir);
   if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
   else if (!statSync(dir).isDirectory()) throw new PaydError('INVALID_REQUEST', `--to ${dir} is not a directory`);
-  const takenAt = r.clock.now();
+  const takenAt = request.clock.now();
   // Named by the second it was taken; a second backup within that second gets -2, -3, … (never overwrites).
-  const base = `${basename(r.dbFile, extname(r.dbFile))}-${stamp(takenAt)}`;
+  const base = `${basename(request.dbFile, extname(request.dbFile))}-${stamp(takenAt)}`;
   let name = base;
   for (let n = 2; existsSync(join(dir, `${name}.sqlite`)); n++) name = `${base}-${n}`;
   const file = join(dir, `${name}.sqlite`);
@@ -49,14 +49,14 @@ export function backupDatabase(r: BackupRequest): BackupReport {
   rmSync(partial, { force: true }); // left by a backup that was killed
   let check;
   try {
-    snapshotSqlite(r.dbFile, partial);
+    snapshotSqlite(request.dbFile, partial);
     check = checkSqlite(partial);
     if (check.integrity !== 'ok') throw new PaydError('INTERNAL', `the backup failed its integrity check (${check.integrity}); it was deleted`);
     renameSync(partial, file);
   } catch (err) {
     rmSync(partial, { force: true });
     if (err instanceof PaydError) throw err;
-    throw new PaydError('INTERNAL', `backup of ${r.dbFile} into ${dir} failed: ${(err as Error).message}`, { cause: err });
+    throw new PaydError('INTERNAL', `backup of ${request.dbFile} into ${dir} failed: ${(err as Error).message}`, { cause: err });
   }
   syncDir(dir);
   const fingerprint = check.masterKeyFingerprint;
@@ -67,15 +67,15 @@ export function backupDatabase(r: BackupRequest): BackupReport {
     taken_at: new Date(takenAt).toISOString(),
     integrity: 'ok',
     rows: check.rows,
-    master_key: { fingerprint, kept_at: r.masterKeyAt },
+    master_key: { fingerprint, kept_at: request.masterKeyAt },
   };
   const lines = [
-    `payd backup of ${r.dbFile}, taken ${report.taken_at}: ${basename(file)} (${report.bytes} bytes)`,
+    `payd backup of ${request.dbFile}, taken ${report.taken_at}: ${basename(file)} (${report.bytes} bytes)`,
     `verified by opening it: integrity_check ok; rows: ${Object.entries(check.rows).map(([t, n]) => `${t} ${n}`).join(', ')}`,
     fingerprint
-      ? `it needs the master key with fingerprint ${fingerprint}, kept at: ${r.masterKeyAt}. The key is NOT in this backup: back it up separately (without it, client secrets do not verify and webhook secrets do not unseal).`
-      : `no master key was used by this database yet (it will use the key kept at: ${r.masterKeyAt}).`,
-    `restore: stop payd, copy this file to ${r.dbFile} (remove any ${basename(r.dbFile)}-wal and -shm beside it), put the key back, start payd.`,
+      ? `it needs the master key with fingerprint ${fingerprint}, kept at: ${request.masterKeyAt}. The key is NOT in this backup: back it up separately (without it, client secrets do not verify and webhook secrets do not unseal).`
+      : `no master key was used by this database yet (it will use the key kept at: ${request.masterKeyAt}).`,
+    `restore: stop payd, copy this file to ${request.dbFile} (remove any ${basename(request.dbFile)}-wal and -shm beside it), put the key back, start payd.`,
   ];
   writeFileSync(note, lines.join('\n') + '\n', { mode: 0o600, flag: 'wx' });
   chmodSync(note, 0o600);

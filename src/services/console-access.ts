@@ -49,29 +49,29 @@ const denied = (why: string) => new PaydError('FORBIDDEN', why);
  * passkey sign-in, and server-side sessions (revocable, idle timeout, absolute lifetime). WebAuthn itself is
  * @simplewebauthn/server; this module keeps its state (challenges, credentials, sessions).
  */
-export function createConsoleAccess(d: { db: Db; clock: Clock; random: Random; idleMs: number; maxSessionMs: number }) {
-  const token = (n: number) => b64url(d.random.bytes(n));
+export function createConsoleAccess(deps: { db: Db; clock: Clock; random: Random; idleMs: number; maxSessionMs: number }) {
+  const token = (n: number) => b64url(deps.random.bytes(n));
 
-  const audited = (actor: string, action: string, subject: string | null, details?: Record<string, unknown>) => audit(d.db, { at: d.clock.now(), actor, action, subject, details });
+  const audited = (actor: string, action: string, subject: string | null, details?: Record<string, unknown>) => audit(deps.db, { at: deps.clock.now(), actor, action, subject, details });
 
   /** Takes a challenge (once): true only for an unexpired one of this purpose (and invite). */
   async function takeChallenge(challenge: string, purpose: 'register' | 'login', inviteHash: string | null): Promise<boolean> {
-    let q = d.db.deleteFrom('console_challenges').where('challenge', '=', challenge).where('purpose', '=', purpose).where('expires_at', '>', d.clock.now());
+    let q = deps.db.deleteFrom('console_challenges').where('challenge', '=', challenge).where('purpose', '=', purpose).where('expires_at', '>', deps.clock.now());
     q = inviteHash === null ? q : q.where('invite_hash', '=', inviteHash);
     const r = await q.executeTakeFirst();
     return Number(r.numDeletedRows) === 1;
   }
 
   async function storeChallenge(challenge: string, purpose: 'register' | 'login', inviteHash: string | null) {
-    const now = d.clock.now();
+    const now = deps.clock.now();
     // Expired ones go as new ones come: the table stays as small as the prompts in progress.
-    await d.db.deleteFrom('console_challenges').where('expires_at', '<=', now).execute();
-    await d.db.insertInto('console_challenges').values({ challenge, purpose, invite_hash: inviteHash, expires_at: now + CHALLENGE_MS }).execute();
+    await deps.db.deleteFrom('console_challenges').where('expires_at', '<=', now).execute();
+    await deps.db.insertInto('console_challenges').values({ challenge, purpose, invite_hash: inviteHash, expires_at: now + CHALLENGE_MS }).execute();
     if (purpose === 'login') {
       // The newest MAX_PENDING_LOGINS stay (ties on expires_at broken by the challenge itself).
-      const edge = await d.db.selectFrom('console_challenges').select(['expires_at', 'challenge']).where('purpose', '=', 'login').orderBy('expires_at', 'desc').orderBy('challenge', 'desc').limit(1).offset(MAX_PENDING_LOGINS - 1).executeTakeFirst();
+      const edge = await deps.db.selectFrom('console_challenges').select(['expires_at', 'challenge']).where('purpose', '=', 'login').orderBy('expires_at', 'desc').orderBy('challenge', 'desc').limit(1).offset(MAX_PENDING_LOGINS - 1).executeTakeFirst();
       if (edge) {
-        await d.db
+        await deps.db
           .deleteFrom('console_challenges')
           .where('purpose', '=', 'login')
           .where((eb) => eb.or([eb('expires_at', '<', edge.expires_at), eb.and([eb('expires_at', '=', edge.expires_at), eb('challenge', '<', edge.challenge)])]))
@@ -82,20 +82,20 @@ export function createConsoleAccess(d: { db: Db; clock: Clock; random: Random; i
 
   async function openInvite(inviteToken: string) {
     const hash = sha256(inviteToken);
-    const row = await d.db.selectFrom('console_invites').selectAll().where('token_hash', '=', hash).executeTakeFirst();
-    if (!row || row.used_at !== null || row.expires_at <= d.clock.now()) throw denied('this invite link is used, expired or unknown: ask for a new one (payd console invite)');
+    const row = await deps.db.selectFrom('console_invites').selectAll().where('token_hash', '=', hash).executeTakeFirst();
+    if (!row || row.used_at !== null || row.expires_at <= deps.clock.now()) throw denied('this invite link is used, expired or unknown: ask for a new one (payd console invite)');
     return { hash, name: row.name };
   }
 
   async function newSession(tx: Db, passkeyId: string, address: string | null, now: number): Promise<{ id: string; token: string; csrf: string }> {
-    const s = { id: `cs_${Buffer.from(d.random.bytes(8)).toString('hex')}`, token: token(32), csrf: token(32) };
+    const s = { id: `cs_${Buffer.from(deps.random.bytes(8)).toString('hex')}`, token: token(32), csrf: token(32) };
     await tx.insertInto('console_sessions').values({ id: s.id, token_hash: sha256(s.token), passkey_id: passkeyId, csrf: s.csrf, address, created_at: now, last_seen_at: now, revoked_at: null }).execute();
     return s;
   }
 
   /** Verifies a passkey's answer to a stored prompt and opens a session. */
   async function signIn(response: AuthenticationResponseJSON, rp: RelyingParty, address: string | null): Promise<IssuedSession> {
-    const key = typeof response?.id === 'string' ? await d.db.selectFrom('console_passkeys').selectAll().where('id', '=', response.id).executeTakeFirst() : undefined;
+    const key = typeof response?.id === 'string' ? await deps.db.selectFrom('console_passkeys').selectAll().where('id', '=', response.id).executeTakeFirst() : undefined;
     if (!key || key.revoked_at !== null) throw denied('this passkey is not registered here, or was revoked');
     let verified;
     try {
@@ -111,8 +111,8 @@ export function createConsoleAccess(d: { db: Db; clock: Clock; random: Random; i
       throw denied(`the passkey was not accepted: ${(err as Error).message}`);
     }
     if (!verified.verified) throw denied('the passkey was not accepted');
-    const now = d.clock.now();
-    const s = await writeTx(d.db, async (tx) => {
+    const now = deps.clock.now();
+    const s = await writeTx(deps.db, async (tx) => {
       await tx.updateTable('console_passkeys').set({ counter: verified.authenticationInfo.newCounter, last_used_at: now }).where('id', '=', key.id).execute();
       const session = await newSession(tx, key.id, address, now);
       await audit(tx, { at: now, actor: `console:${key.name}`, action: 'console.sign-in', subject: session.id });
@@ -127,8 +127,8 @@ export function createConsoleAccess(d: { db: Db; clock: Clock; random: Random; i
       const clean = name.trim();
       if (!clean || clean.length > 100) throw new PaydError('INVALID_REQUEST', '--name must be 1 to 100 characters (e.g. "Asha\'s phone")');
       const t = token(24);
-      const now = d.clock.now();
-      await d.db.insertInto('console_invites').values({ token_hash: sha256(t), name: clean, created_at: now, expires_at: now + INVITE_MS, used_at: null }).execute();
+      const now = deps.clock.now();
+      await deps.db.insertInto('console_invites').values({ token_hash: sha256(t), name: clean, created_at: now, expires_at: now + INVITE_MS, used_at: null }).execute();
       await audited('cli', 'console.invite', null, { name: clean });
       return { token: t, expiresAt: now + INVITE_MS };
     },
@@ -144,7 +144,7 @@ export function createConsoleAccess(d: { db: Db; clock: Clock; random: Random; i
         rpName: rp.name,
         rpID: rp.id,
         userName: invite.name,
-        userID: new Uint8Array(d.random.bytes(16)),
+        userID: new Uint8Array(deps.random.bytes(16)),
         attestationType: 'none',
         // A discoverable credential: signing in later needs no user name.
         authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
@@ -171,8 +171,8 @@ export function createConsoleAccess(d: { db: Db; clock: Clock; random: Random; i
       }
       if (!verified.verified) throw denied('the passkey was not accepted');
       const cred = verified.registrationInfo.credential;
-      const now = d.clock.now();
-      const s = await writeTx(d.db, async (tx) => {
+      const now = deps.clock.now();
+      const s = await writeTx(deps.db, async (tx) => {
         const used = await tx.updateTable('console_invites').set({ used_at: now }).where('token_hash', '=', invite.hash).where('used_at', 'is', null).where('expires_at', '>', now).executeTakeFirst();
         if (Number(used.numUpdatedRows) !== 1) throw denied('this invite link was used meanwhile');
         await tx
@@ -215,26 +215,26 @@ export function createConsoleAccess(d: { db: Db; clock: Clock; random: Random; i
     /** The live session a cookie's token names, or null (unknown, revoked, idle too long, past its lifetime, passkey revoked). */
     async session(cookieToken: string | undefined): Promise<ConsoleSession | null> {
       if (!cookieToken || cookieToken.length > 100) return null;
-      const row = await d.db
+      const row = await deps.db
         .selectFrom('console_sessions as s')
         .innerJoin('console_passkeys as p', 'p.id', 's.passkey_id')
         .select(['s.id', 's.csrf', 's.created_at', 's.last_seen_at', 's.revoked_at', 'p.name', 'p.revoked_at as passkey_revoked_at'])
         .where('s.token_hash', '=', sha256(cookieToken))
         .executeTakeFirst();
-      const now = d.clock.now();
-      if (!row || row.revoked_at !== null || row.passkey_revoked_at !== null || now - row.last_seen_at > d.idleMs || now - row.created_at > d.maxSessionMs) return null;
-      if (now - row.last_seen_at > TOUCH_MS) await d.db.updateTable('console_sessions').set({ last_seen_at: now }).where('id', '=', row.id).execute();
+      const now = deps.clock.now();
+      if (!row || row.revoked_at !== null || row.passkey_revoked_at !== null || now - row.last_seen_at > deps.idleMs || now - row.created_at > deps.maxSessionMs) return null;
+      if (now - row.last_seen_at > TOUCH_MS) await deps.db.updateTable('console_sessions').set({ last_seen_at: now }).where('id', '=', row.id).execute();
       return { id: row.id, csrf: row.csrf, name: row.name };
     },
     async signOut(s: ConsoleSession): Promise<void> {
-      await d.db.updateTable('console_sessions').set({ revoked_at: d.clock.now() }).where('id', '=', s.id).where('revoked_at', 'is', null).execute();
+      await deps.db.updateTable('console_sessions').set({ revoked_at: deps.clock.now() }).where('id', '=', s.id).where('revoked_at', 'is', null).execute();
       await audited(`console:${s.name}`, 'console.sign-out', s.id);
     },
 
     /** `payd console sessions`: newest first, with the passkey each signed in with. */
     async sessions() {
-      const now = d.clock.now();
-      const rows = await d.db
+      const now = deps.clock.now();
+      const rows = await deps.db
         .selectFrom('console_sessions as s')
         .innerJoin('console_passkeys as p', 'p.id', 's.passkey_id')
         .select(['s.id', 'p.name', 's.address', 's.created_at', 's.last_seen_at', 's.revoked_at', 'p.revoked_at as passkey_revoked_at'])
@@ -247,7 +247,7 @@ export function createConsoleAccess(d: { db: Db; clock: Clock; random: Random; i
         address: r.address,
         signed_in_at: isoUtc(r.created_at),
         last_seen_at: isoUtc(r.last_seen_at),
-        state: r.revoked_at !== null || r.passkey_revoked_at !== null ? 'revoked' : now - r.created_at > d.maxSessionMs ? 'expired' : now - r.last_seen_at > d.idleMs ? 'idle' : 'active',
+        state: r.revoked_at !== null || r.passkey_revoked_at !== null ? 'revoked' : now - r.created_at > deps.maxSessionMs ? 'expired' : now - r.last_seen_at > deps.idleMs ? 'idle' : 'active',
       }));
     },
 
@@ -257,14 +257,14 @@ export function createConsoleAccess(d: { db: Db; clock: Clock; random: Random; i
      * and it cannot sign in again.
      */
     async revoke(sessionId: string, o: { passkey?: boolean; actor?: string } = {}): Promise<{ session_id: string; passkey: string | null }> {
-      const row = await d.db.selectFrom('console_sessions').select(['id', 'passkey_id']).where('id', '=', sessionId).executeTakeFirst();
+      const row = await deps.db.selectFrom('console_sessions').select(['id', 'passkey_id']).where('id', '=', sessionId).executeTakeFirst();
       if (!row) throw new PaydError('NOT_FOUND', `no console session ${sessionId} (payd console sessions lists them)`);
-      const now = d.clock.now();
-      await d.db.updateTable('console_sessions').set({ revoked_at: now }).where('id', '=', row.id).where('revoked_at', 'is', null).execute();
+      const now = deps.clock.now();
+      await deps.db.updateTable('console_sessions').set({ revoked_at: now }).where('id', '=', row.id).where('revoked_at', 'is', null).execute();
       let passkey: string | null = null;
       if (o.passkey) {
-        await d.db.updateTable('console_passkeys').set({ revoked_at: now }).where('id', '=', row.passkey_id).where('revoked_at', 'is', null).execute();
-        passkey = (await d.db.selectFrom('console_passkeys').select('name').where('id', '=', row.passkey_id).executeTakeFirstOrThrow()).name;
+        await deps.db.updateTable('console_passkeys').set({ revoked_at: now }).where('id', '=', row.passkey_id).where('revoked_at', 'is', null).execute();
+        passkey = (await deps.db.selectFrom('console_passkeys').select('name').where('id', '=', row.passkey_id).executeTakeFirstOrThrow()).name;
       }
       await audited(o.actor ?? 'cli', o.passkey ? 'console.revoke-passkey' : 'console.revoke', row.id, o.passkey ? { passkey: row.passkey_id } : undefined);
       return { session_id: row.id, passkey };

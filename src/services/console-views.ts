@@ -43,7 +43,7 @@ export interface IntentFilter {
 
 const n = (v: unknown) => Number(v ?? 0);
 
-export function createConsoleViews(d: { db: Db }) {
+export function createConsoleViews(deps: { db: Db }) {
   function page<T, R>(rows: R[], limit: number, key: (r: R) => [number, string], map: (r: R) => T): Page<T> {
     const items = rows.slice(0, limit);
     const last = items.at(-1);
@@ -53,7 +53,7 @@ export function createConsoleViews(d: { db: Db }) {
   return {
     /** Intents of every merchant, newest first. */
     async intents(f: IntentFilter, now: number): Promise<Page<IntentsTable>> {
-      let q = d.db.selectFrom('intents').selectAll();
+      let q = deps.db.selectFrom('intents').selectAll();
       const term = f.q?.trim();
       if (term) q = q.where((eb) => eb.or([eb('id', '=', term.toLowerCase()), eb('order_id', '=', term)]));
       // pending and expired as the API reports them: a pending intent past expires_at is expired.
@@ -75,7 +75,7 @@ export function createConsoleViews(d: { db: Db }) {
 
     /** Recorded payments of one status (unmatched: waiting for the operator), newest first. */
     async payments(f: { status: PaymentsTable['status']; cursor?: string; limit: number }): Promise<Page<PaymentsTable>> {
-      let q = d.db.selectFrom('payments').selectAll().where('status', '=', f.status);
+      let q = deps.db.selectFrom('payments').selectAll().where('status', '=', f.status);
       if (f.cursor) {
         const at = decodeCursor(f.cursor);
         q = q.where((eb) => eb(eb.refTuple('observed_at', 'id'), '<', eb.tuple(at.at, at.id)));
@@ -86,7 +86,7 @@ export function createConsoleViews(d: { db: Db }) {
 
     /** Observations refused before they became payments (forged or unreadable mail…), newest first. */
     async rejections(f: { cursor?: string; limit: number }) {
-      let q = d.db.selectFrom('rejections').select(['ref', 'source', 'method', 'reason', 'detail_json', 'observed_at', sql<number>`length(raw)`.as('raw_bytes')]);
+      let q = deps.db.selectFrom('rejections').select(['ref', 'source', 'method', 'reason', 'detail_json', 'observed_at', sql<number>`length(raw)`.as('raw_bytes')]);
       if (f.cursor) {
         const at = decodeCursor(f.cursor);
         q = q.where((eb) => eb(eb.refTuple('observed_at', 'ref'), '<', eb.tuple(at.at, at.id)));
@@ -97,16 +97,16 @@ export function createConsoleViews(d: { db: Db }) {
 
     /** One rejection with its stored raw message (bytes, shown by the caller as text). */
     async rejection(ref: string) {
-      const r = await d.db.selectFrom('rejections').selectAll().where('ref', '=', ref).executeTakeFirst();
+      const r = await deps.db.selectFrom('rejections').selectAll().where('ref', '=', ref).executeTakeFirst();
       if (!r) throw new PaydError('NOT_FOUND', `no rejected observation ${ref}`);
       return r;
     },
 
     /** Settled count and sum per method since `since` (ms). */
     async settledSince(since: number): Promise<Array<{ method: Method; count: number; sumMinor: bigint }>> {
-      const rows = await d.db
+      const rows = await deps.db
         .selectFrom('intents')
-        .select(['method', (eb) => eb.fn.countAll<number>().as('count'), amountSum(d.db, sql.ref('pay_amount_minor')).as('sum')])
+        .select(['method', (eb) => eb.fn.countAll<number>().as('count'), amountSum(deps.db, sql.ref('pay_amount_minor')).as('sum')])
         .where('status', '=', 'settled')
         .where('verified_at', '>=', since)
         .groupBy('method')
@@ -118,12 +118,12 @@ export function createConsoleViews(d: { db: Db }) {
     /** What waits: open intents, held and unmatched payments, the webhook backlog and endpoints with failed events. */
     async waiting(now: number) {
       const count = async (q: { executeTakeFirst(): Promise<{ c: unknown } | undefined> }) => n((await q.executeTakeFirst())?.c);
-      const open = await count(d.db.selectFrom('intents').select((eb) => eb.fn.countAll().as('c')).where('status', '=', 'pending').where('expires_at', '>', now));
-      const unmatched = await count(d.db.selectFrom('payments').select((eb) => eb.fn.countAll().as('c')).where('status', '=', 'unmatched'));
+      const open = await count(deps.db.selectFrom('intents').select((eb) => eb.fn.countAll().as('c')).where('status', '=', 'pending').where('expires_at', '>', now));
+      const unmatched = await count(deps.db.selectFrom('payments').select((eb) => eb.fn.countAll().as('c')).where('status', '=', 'unmatched'));
       // Held payments: attributed to an intent, waiting for accept or mark refunded.
-      const held = await count(d.db.selectFrom('payments').select((eb) => eb.fn.countAll().as('c')).where('status', '=', 'held'));
-      const backlog = await count(d.db.selectFrom('events').select((eb) => eb.fn.countAll().as('c')).where('status', '=', 'pending'));
-      const failing = await d.db
+      const held = await count(deps.db.selectFrom('payments').select((eb) => eb.fn.countAll().as('c')).where('status', '=', 'held'));
+      const backlog = await count(deps.db.selectFrom('events').select((eb) => eb.fn.countAll().as('c')).where('status', '=', 'pending'));
+      const failing = await deps.db
         .selectFrom('events as e')
         .innerJoin('merchants as m', 'm.id', 'e.merchant_id')
         .select(['m.id', 'm.name', 'm.webhook_url', (eb) => eb.fn.countAll<number>().as('failed'), (eb) => eb.fn.max('e.created_at').as('last')])

@@ -48,17 +48,17 @@ const MAX_PARAMETERS = 60_000;
  * commits only if every table's row count equals the source's. The master key fingerprint is
  * a settings row like any other, so the nodes on the new store must use the same master key.
  */
-export async function copyDatabase(d: DbCopyDeps): Promise<DbCopyReport> {
-  const batch = d.batchRows ?? DEFAULT_BATCH;
-  const source = d.source as Kysely<any>;
+export async function copyDatabase(deps: DbCopyDeps): Promise<DbCopyReport> {
+  const batch = deps.batchRows ?? DEFAULT_BATCH;
+  const source = deps.source as Kysely<any>;
 
   const unknown = (await sqliteTables(source)).filter((t) => !(t in COPY_PLAN));
   if (unknown.length) {
     throw new PaydError('CONFLICT', `the SQLite database has tables payd does not know (${unknown.join(', ')}): written by a newer payd or by hand; nothing was copied`);
   }
-  const lease = await d.source.selectFrom('worker_lease').selectAll().executeTakeFirst();
+  const lease = await deps.source.selectFrom('worker_lease').selectAll().executeTakeFirst();
   // A lease row in a snapshot names the daemon of the file it was taken from: not a holder of this one.
-  const held = lease && lease.expires_at > d.clock.now() ? (d.leaseHolderHasSource?.(lease) ?? null) : false;
+  const held = lease && lease.expires_at > deps.clock.now() ? (deps.leaseHolderHasSource?.(lease) ?? null) : false;
   if (lease && held !== false) {
     throw new PaydError(
       'CONFLICT',
@@ -70,11 +70,11 @@ export async function copyDatabase(d: DbCopyDeps): Promise<DbCopyReport> {
 
   let migrated: string[];
   try {
-    migrated = await d.migrateTarget(d.target);
+    migrated = await deps.migrateTarget(deps.target);
   } catch (err) {
     throw new PaydError('UPSTREAM', `could not migrate the target database: ${(err as Error).message}`, { cause: err });
   }
-  const target = d.target as Kysely<any>;
+  const target = deps.target as Kysely<any>;
 
   const columns = new Map<TableName, string[]>();
   for (const table of COPIED_TABLES) {
@@ -113,7 +113,7 @@ export async function copyDatabase(d: DbCopyDeps): Promise<DbCopyReport> {
         const expected = counts.get(table)!;
         if (copied !== expected) throw new PaydError('INTERNAL', `row counts differ for ${table} (source ${expected}, target ${copied}); rolled back, nothing was copied`);
         out.push({ table, rows: copied });
-        d.progress?.(table, copied);
+        deps.progress?.(table, copied);
       }
       return out;
     });
@@ -139,28 +139,28 @@ export interface CopyShopOptions {
 }
 
 /** `payd db copy`: opens the SQLite file and the PostgreSQL database, copies, closes both. */
-export async function copyShop(o: CopyShopOptions): Promise<DbCopyReport & { source: string; target: string }> {
-  const shown = redactUrl(o.to);
-  if (o.from === undefined && o.config.database.url) throw new PaydError('INVALID_REQUEST', 'this config already uses database.url (PostgreSQL): name the SQLite file to copy with --from <file>');
-  const file = o.from !== undefined ? resolve(o.cwd, o.from) : o.config.database.file;
+export async function copyShop(options: CopyShopOptions): Promise<DbCopyReport & { source: string; target: string }> {
+  const shown = redactUrl(options.to);
+  if (options.from === undefined && options.config.database.url) throw new PaydError('INVALID_REQUEST', 'this config already uses database.url (PostgreSQL): name the SQLite file to copy with --from <file>');
+  const file = options.from !== undefined ? resolve(options.cwd, options.from) : options.config.database.file;
   if (!existsSync(file)) throw new PaydError('NOT_FOUND', `no SQLite database at ${file}`);
   const source = openDatabase(file);
   // No statement timeout: counting and filling big tables may take longer than the API's limit.
-  const target = openPostgres({ url: o.to, pool: 2, statementTimeoutMs: 0 });
+  const target = openPostgres({ url: options.to, pool: 2, statementTimeoutMs: 0 });
   try {
     await migrate(source);
     try {
       await reachable(target);
     } catch (err) {
-      throw new PaydError('UPSTREAM', `cannot reach the target database ${shown}: ${hidePassword(cause(err), o.to)}`);
+      throw new PaydError('UPSTREAM', `cannot reach the target database ${shown}: ${hidePassword(cause(err), options.to)}`);
     }
     try {
       const leaseHolderHasSource = (lease: { host: string; pid: number }) => (lease.host === hostname() ? processHasFileOpen(lease.pid, file) : null);
-      const report = await copyDatabase({ source, target, migrateTarget: migrate, clock: o.clock, batchRows: o.batchRows, progress: o.progress, leaseHolderHasSource });
+      const report = await copyDatabase({ source, target, migrateTarget: migrate, clock: options.clock, batchRows: options.batchRows, progress: options.progress, leaseHolderHasSource });
       return { ...report, source: file, target: shown };
     } catch (err) {
       if (err instanceof PaydError) throw err;
-      throw new PaydError('INTERNAL', `the copy into ${shown} failed and was rolled back (nothing was copied): ${hidePassword(cause(err), o.to)}`);
+      throw new PaydError('INTERNAL', `the copy into ${shown} failed and was rolled back (nothing was copied): ${hidePassword(cause(err), options.to)}`);
     }
   } finally {
     await target.destroy().catch(() => {});

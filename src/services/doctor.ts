@@ -22,7 +22,7 @@ export interface DoctorLine {
 /** How far back `doctor` looks for references that arrived twice with other facts, ms. */
 const MISMATCH_WINDOW_MS = 7 * 86_400_000;
 
-export function createDoctor(d: {
+export function createDoctor(deps: {
   dbFile: string;
   db: Db;
   livemode: boolean;
@@ -46,12 +46,12 @@ export function createDoctor(d: {
     async run(): Promise<DoctorLine[]> {
       const lines: DoctorLine[] = [
         { ok: true, what: 'config', message: 'valid' },
-        { ok: true, what: 'database', message: `${d.dbFile} (migrated)` },
+        { ok: true, what: 'database', message: `${deps.dbFile} (migrated)` },
       ];
-      if (!d.livemode) lines.push({ ok: true, what: 'mode', message: 'sandbox (every method simulated)' });
-      else if (d.methods.length === 0)
+      if (!deps.livemode) lines.push({ ok: true, what: 'mode', message: 'sandbox (every method simulated)' });
+      else if (deps.methods.length === 0)
         lines.push({ ok: false, what: 'methods', message: 'none enabled: a live daemon cannot take a payment (add a section under "methods" in the config; see config/payd.config.example.json)' });
-      else lines.push({ ok: true, what: 'methods', message: d.methods.join(', ') });
+      else lines.push({ ok: true, what: 'methods', message: deps.methods.join(', ') });
       const mismatches = await countRecent('duplicate_reference_mismatch');
       if (mismatches > 0) {
         lines.push({
@@ -68,22 +68,22 @@ export function createDoctor(d: {
           message: `${unconfirmed} transfer${unconfirmed === 1 ? '' : 's'} in the last 7 days listed by one endpoint only, never confirmed by a second (unconfirmed_transfer): a provider lagging far behind, or one serving transfers the chain does not have; nothing was settled on them; see \`payd payments list --rejected\` (the endpoint is in each one's detail)`,
         });
       }
-      for (const source of await d.sources()) {
+      for (const source of await deps.sources()) {
         try {
-          const r = await source.check(AbortSignal.timeout(d.timeoutMs ?? 15_000));
+          const r = await source.check(AbortSignal.timeout(deps.timeoutMs ?? 15_000));
           lines.push({ ok: r.ok, what: source.name, message: r.message });
           // Several endpoints: each its own line (health, head, quota, what went wrong), named without its key.
           for (const e of r.endpoints ?? []) lines.push({ ok: e.ok, what: `${source.method ?? source.name} ${e.what}`, message: e.message });
         } catch (err) {
           lines.push({ ok: false, what: source.name, message: (err as Error).message });
         }
-        if (d.lag && d.livemode) lines.push(await lagLine(source.method ?? source.name, await d.lag(source.method ?? source.name), d.clock.now()));
+        if (deps.lag && deps.livemode) lines.push(await lagLine(source.method ?? source.name, await deps.lag(source.method ?? source.name), deps.clock.now()));
       }
-      for (const watch of d.silences ?? []) lines.push(...(await silenceLines(watch, d.clock.now())));
-      const lone = new Map((d.loneSources?.() ?? []).map((l) => [l.pair, l]));
-      for (const p of (await d.rates?.()) ?? []) {
+      for (const watch of deps.silences ?? []) lines.push(...(await silenceLines(watch, deps.clock.now())));
+      const lone = new Map((deps.loneSources?.() ?? []).map((l) => [l.pair, l]));
+      for (const p of (await deps.rates?.()) ?? []) {
         // A pair no enabled method can use (SOL/USD with no SOL method) is not a problem to report.
-        if (d.pricing && !pairUsed(p.pair, d.pricing.units)) {
+        if (deps.pricing && !pairUsed(p.pair, deps.pricing.units)) {
           lines.push({ ok: true, what: `rate ${p.pair}`, message: 'not used: no enabled method is paid in it' });
           continue;
         }
@@ -92,19 +92,19 @@ export function createDoctor(d: {
         const l = lone.get(p.pair);
         lines.push(l ? { ...line, message: `${line.message}; ${describeLoneSource(l)}` } : line);
       }
-      if (d.pricing) lines.push(pricingLine(d.pricing));
-      lines.push(...((await d.notifications?.()) ?? []));
+      if (deps.pricing) lines.push(pricingLine(deps.pricing));
+      lines.push(...((await deps.notifications?.()) ?? []));
       return lines;
     },
   };
 
   /** Rejections for `reason` in the last 7 days: kinds a healthy daemon does not produce. */
   async function countRecent(reason: string): Promise<number> {
-    const row = await d.db
+    const row = await deps.db
       .selectFrom('rejections')
       .select((eb) => eb.fn.countAll<number | string | bigint>().as('n'))
       .where('reason', '=', reason)
-      .where('observed_at', '>=', d.clock.now() - MISMATCH_WINDOW_MS)
+      .where('observed_at', '>=', deps.clock.now() - MISMATCH_WINDOW_MS)
       .executeTakeFirst();
     return Number(row?.n ?? 0);
   }

@@ -58,24 +58,24 @@ function decodeCursor(cursor: string): { observedAt: number; id: string } {
  * notification bot use to list payments attributed to intents and to resolve held ones.
  * Decisions themselves are the ledger's (one transaction with their outbox event).
  */
-export function createHeldPayments(d: { db: Db; ledger: { acceptHeld: HeldAction; markRefunded: HeldAction }; view: () => ViewContext }) {
+export function createHeldPayments(deps: { db: Db; ledger: { acceptHeld: HeldAction; markRefunded: HeldAction }; view: () => ViewContext }) {
   const notFound = (id: string) => new PaydError('INTENT_NOT_FOUND', `no payment intent ${JSON.stringify(id)}`);
 
   async function load(intentId: string, merchantId: string | undefined): Promise<Intent> {
-    const row = UUID_V4.test(intentId) ? await d.db.selectFrom('intents').selectAll().where('id', '=', intentId.toLowerCase()).executeTakeFirst() : undefined;
+    const row = UUID_V4.test(intentId) ? await deps.db.selectFrom('intents').selectAll().where('id', '=', intentId.toLowerCase()).executeTakeFirst() : undefined;
     if (!row || (merchantId !== undefined && row.merchant_id !== merchantId)) throw notFound(intentId);
     return intentFromRow(row);
   }
 
   async function current(intentId: string): Promise<IntentView> {
     const intent = await load(intentId, undefined);
-    return fetchedView(d.db, intent, d.view());
+    return fetchedView(deps.db, intent, deps.view());
   }
 
   return {
     async listPayments(input: ListPaymentsInput = {}): Promise<{ items: PaymentRow[]; nextCursor: string | null }> {
       const limit = Math.min(Math.max(1, input.limit ?? 50), MAX_LIMIT);
-      let q = d.db
+      let q = deps.db
         .selectFrom('payments as p')
         .innerJoin('intents as i', 'i.id', 'p.intent_id')
         .select(['p.id', 'p.intent_id', 'p.method', 'p.tx_ref', 'p.tx_hash', 'p.amount_minor', 'p.occurred_at', 'p.observed_at', 'p.status', 'p.reason', 'i.merchant_id', 'i.order_id', 'i.pay_amount_minor'])
@@ -99,14 +99,14 @@ export function createHeldPayments(d: { db: Db; ledger: { acceptHeld: HeldAction
     /** Accepts a held payment: the intent settles with it. Idempotent; 409 PAYMENT_NOT_ACCEPTABLE, 404 INTENT_NOT_FOUND. */
     async acceptPayment(input: HeldActionInput): Promise<IntentView> {
       const intent = await load(input.intentId, input.merchantId);
-      await d.ledger.acceptHeld({ intent, transactionHash: input.transactionHash, actor: input.actor });
+      await deps.ledger.acceptHeld({ intent, transactionHash: input.transactionHash, actor: input.actor });
       return current(intent.id);
     },
 
     /** Records that the merchant returned a held payment (status refunded, event payment.refunded). */
     async markRefunded(input: HeldActionInput): Promise<IntentView> {
       const intent = await load(input.intentId, input.merchantId);
-      await d.ledger.markRefunded({ intent, transactionHash: input.transactionHash, actor: input.actor });
+      await deps.ledger.markRefunded({ intent, transactionHash: input.transactionHash, actor: input.actor });
       return current(intent.id);
     },
   };

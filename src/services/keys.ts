@@ -94,39 +94,39 @@ export interface KeyringDeps {
  * checked against the fingerprint the database stores. A process holding another key
  * refuses before it hashes, seals or unseals anything.
  */
-export function createKeyring(d: KeyringDeps) {
+export function createKeyring(deps: KeyringDeps) {
   let keys: Keys | undefined;
   let loading: Promise<Keys> | undefined;
 
   async function load(): Promise<Keys> {
-    const stored = await d.db.selectFrom('settings').select('value').where('key', '=', FINGERPRINT).executeTakeFirst();
+    const stored = await deps.db.selectFrom('settings').select('value').where('key', '=', FINGERPRINT).executeTakeFirst();
     let source: string;
     let text: string;
-    if (d.configured) {
+    if (deps.configured) {
       source = 'server.masterKey';
-      text = d.configured.reveal();
+      text = deps.configured.reveal();
     } else {
-      source = `key file ${d.keyFile}`;
-      if (!existsSync(d.keyFile)) {
+      source = `key file ${deps.keyFile}`;
+      if (!existsSync(deps.keyFile)) {
         if (stored) {
           throw new PaydError(
             'CONFIG_INVALID',
-            `the master key file ${d.keyFile} is missing, but this database was set up with a master key (fingerprint ${stored.value}); nothing was changed. ` +
+            `the master key file ${deps.keyFile} is missing, but this database was set up with a master key (fingerprint ${stored.value}); nothing was changed. ` +
               'Restore the key file, or set server.masterKey to the key this database was set up with.',
           );
         }
-        writeFileSync(d.keyFile, Buffer.from(d.random.bytes(32)).toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
+        writeFileSync(deps.keyFile, Buffer.from(deps.random.bytes(32)).toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
       }
-      chmodSync(d.keyFile, 0o600);
-      text = readFileSync(d.keyFile, 'utf8');
+      chmodSync(deps.keyFile, 0o600);
+      text = readFileSync(deps.keyFile, 'utf8');
     }
     const master = stored ? deriveFor(text, await derivation()) : await firstUseKey(text);
     const fingerprint = masterKeyFingerprint(master);
     if (!stored) {
       // First use: remember which key this database belongs to (a racing process may win; then compare with its).
-      await d.db.insertInto('settings').values({ key: FINGERPRINT, value: fingerprint, updated_at: d.clock.now() }).onConflict((oc) => oc.column('key').doNothing()).execute();
+      await deps.db.insertInto('settings').values({ key: FINGERPRINT, value: fingerprint, updated_at: deps.clock.now() }).onConflict((oc) => oc.column('key').doNothing()).execute();
     }
-    const expected = stored?.value ?? (await d.db.selectFrom('settings').select('value').where('key', '=', FINGERPRINT).executeTakeFirstOrThrow()).value;
+    const expected = stored?.value ?? (await deps.db.selectFrom('settings').select('value').where('key', '=', FINGERPRINT).executeTakeFirstOrThrow()).value;
     if (expected !== fingerprint) {
       throw new PaydError(
         'CONFIG_INVALID',
@@ -138,7 +138,7 @@ export function createKeyring(d: KeyringDeps) {
   }
 
   const derivation = async (): Promise<string | undefined> =>
-    (await d.db.selectFrom('settings').select('value').where('key', '=', DERIVATION).executeTakeFirst())?.value;
+    (await deps.db.selectFrom('settings').select('value').where('key', '=', DERIVATION).executeTakeFirst())?.value;
 
   /**
    * A database set up before the fingerprint existed hashed every configured key, also a
@@ -147,13 +147,13 @@ export function createKeyring(d: KeyringDeps) {
    */
   async function firstUseKey(text: string): Promise<Buffer> {
     const key = deriveMasterKey(text);
-    const sample = await d.db.selectFrom('merchants').select('webhook_secret_sealed').limit(1).executeTakeFirst();
+    const sample = await deps.db.selectFrom('merchants').select('webhook_secret_sealed').limit(1).executeTakeFirst();
     if (!sample || opens(key, sample.webhook_secret_sealed)) return key;
     const legacy = deriveFor(text, LEGACY);
     if (!opens(legacy, sample.webhook_secret_sealed)) {
       throw new PaydError('CONFIG_INVALID', 'the master key does not open the webhook secrets stored in this database: it is not the key this database was set up with; nothing was changed. Use the original master key.');
     }
-    await d.db.insertInto('settings').values({ key: DERIVATION, value: LEGACY, updated_at: d.clock.now() }).onConflict((oc) => oc.column('key').doNothing()).execute();
+    await deps.db.insertInto('settings').values({ key: DERIVATION, value: LEGACY, updated_at: deps.clock.now() }).onConflict((oc) => oc.column('key').doNothing()).execute();
     return legacy;
   }
 

@@ -36,12 +36,12 @@ export interface ManualSettlement {
  * normalised by the method first, so a transfer the source already recorded is found under
  * any spelling: kept unmatched, it is linked to the intent; settled, it is refused.
  */
-export function createManualSettlementService(d: { db: Db; ledger: PaydLedger; intents: Pick<IntentService, 'find'>; methods: MethodRegistry; clock: Clock }) {
+export function createManualSettlementService(deps: { db: Db; ledger: PaydLedger; intents: Pick<IntentService, 'find'>; methods: MethodRegistry; clock: Clock }) {
   /** The recorded row a reference names: the exact one, or the one row of a TRON transaction stored per Transfer row. */
   async function recorded(method: Method, ref: string): Promise<{ tx_ref: string; amount_minor: string | number | bigint } | undefined> {
-    const exact = await d.db.selectFrom('payments').select(['tx_ref', 'amount_minor']).where('method', '=', method).where('tx_ref', '=', ref).executeTakeFirst();
-    if (exact || !d.methods.of(method).txRef.rowKeyed || ref.includes(':')) return exact;
-    const rows = await d.db.selectFrom('payments').select(['tx_ref', 'amount_minor', 'status', 'intent_id']).where('method', '=', method).where('tx_ref', 'like', `${ref}:%`).execute();
+    const exact = await deps.db.selectFrom('payments').select(['tx_ref', 'amount_minor']).where('method', '=', method).where('tx_ref', '=', ref).executeTakeFirst();
+    if (exact || !deps.methods.of(method).txRef.rowKeyed || ref.includes(':')) return exact;
+    const rows = await deps.db.selectFrom('payments').select(['tx_ref', 'amount_minor', 'status', 'intent_id']).where('method', '=', method).where('tx_ref', 'like', `${ref}:%`).execute();
     const settled = rows.find((r) => r.status === 'matched');
     if (settled) throw new PaydError('CONFLICT', `transaction ${ref} already settled intent ${settled.intent_id ?? '(unknown)'}`);
     if (rows.length > 1) {
@@ -52,10 +52,10 @@ export function createManualSettlementService(d: { db: Db; ledger: PaydLedger; i
 
   /** The intent and the reference as the method spells it, and the recorded payment it names, if any. */
   async function named(input: { intentId: string; txRef: string }) {
-    const found = await d.intents.find(input.intentId);
+    const found = await deps.intents.find(input.intentId);
     if (!found) throw new PaydError('NOT_FOUND', `no payment intent ${input.intentId}`);
     const row = chosenIntent(found);
-    const rules = d.methods.of(row.method).txRef;
+    const rules = deps.methods.of(row.method).txRef;
     const ref = normalizeTxRef(rules, input.txRef);
     if (!ref) throw new PaydError('INVALID_REQUEST', `--tx must be a ${rules.noun} of at most 200 characters`);
     const known = await recorded(row.method, ref);
@@ -71,7 +71,7 @@ export function createManualSettlementService(d: { db: Db; ledger: PaydLedger; i
      */
     async preview(input: { intentId: string; txRef: string }): Promise<SettlementPreview> {
       const { row, ref, known } = await named(input);
-      const dueMinor = row.payAmountMinor - (await creditedTo(d.db, row.id));
+      const dueMinor = row.payAmountMinor - (await creditedTo(deps.db, row.id));
       const amountMinor = known ? BigInt(known.amount_minor) : dueMinor;
       return { intent: row, txRef: known?.tx_ref ?? ref, recorded: known !== undefined, amountMinor, dueMinor, differenceMinor: paymentDifference(amountMinor, dueMinor).minor };
     },
@@ -79,10 +79,10 @@ export function createManualSettlementService(d: { db: Db; ledger: PaydLedger; i
     async settle(input: { intentId: string; txRef: string; note?: string; actor?: Actor; acceptDifference?: boolean }): Promise<ManualSettlement> {
       const { row, ref, known } = await named(input);
       const method = row.method;
-      const rules = d.methods.of(method).txRef;
+      const rules = deps.methods.of(method).txRef;
       const txRef = known?.tx_ref ?? ref;
-      const now = d.clock.now();
-      const outcome = await d.ledger.ingestWith(
+      const now = deps.clock.now();
+      const outcome = await deps.ledger.ingestWith(
         {
           method,
           receiver: row.receiver,

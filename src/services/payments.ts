@@ -22,26 +22,26 @@ export const paymentView = (p: PaymentsTable, decimals: number) => ({
 });
 
 /** Read side of recorded payments, for the operator. */
-export function createPaymentQueries(d: { db: Db; methods: MethodRegistry }) {
-  const view = (p: PaymentsTable) => paymentView(p, d.methods.of(p.method).rules.decimals);
+export function createPaymentQueries(deps: { db: Db; methods: MethodRegistry }) {
+  const view = (p: PaymentsTable) => paymentView(p, deps.methods.of(p.method).rules.decimals);
   return {
     async list(filter: { unmatched?: boolean; limit?: number }) {
-      let q = d.db.selectFrom('payments').selectAll().orderBy('observed_at', 'desc').limit(filter.limit ?? 50);
+      let q = deps.db.selectFrom('payments').selectAll().orderBy('observed_at', 'desc').limit(filter.limit ?? 50);
       if (filter.unmatched) q = q.where('status', '=', 'unmatched');
       return (await q.execute()).map(view);
     },
     async forIntent(intentId: string) {
-      return (await d.db.selectFrom('payments').selectAll().where('intent_id', '=', intentId).orderBy('observed_at').execute()).map(view);
+      return (await deps.db.selectFrom('payments').selectAll().where('intent_id', '=', intentId).orderBy('observed_at').execute()).map(view);
     },
     /** What became of one observed transfer: the payment it was recorded as, or its rejection. */
     async outcomeOf(method: string, txRef: string) {
-      const p = await d.db.selectFrom('payments').selectAll().where('method', '=', method).where('tx_ref', '=', txRef).executeTakeFirst();
+      const p = await deps.db.selectFrom('payments').selectAll().where('method', '=', method).where('tx_ref', '=', txRef).executeTakeFirst();
       if (p) return { kind: 'payment' as const, payment: view(p) };
-      const r = await d.db.selectFrom('rejections').select(['reason']).where('ref', '=', `${method}:${txRef}`).executeTakeFirst();
+      const r = await deps.db.selectFrom('rejections').select(['reason']).where('ref', '=', `${method}:${txRef}`).executeTakeFirst();
       return r ? { kind: 'rejected' as const, reason: r.reason } : { kind: 'unseen' as const };
     },
     async rejections(limit = 50) {
-      const rows = await d.db.selectFrom('rejections').select(['ref', 'source', 'method', 'reason', 'detail_json', 'observed_at']).orderBy('observed_at', 'desc').limit(limit).execute();
+      const rows = await deps.db.selectFrom('rejections').select(['ref', 'source', 'method', 'reason', 'detail_json', 'observed_at']).orderBy('observed_at', 'desc').limit(limit).execute();
       return rows.map((r) => ({ ref: r.ref, source: r.source, method: r.method, reason: r.reason, detail: r.detail_json ? (JSON.parse(r.detail_json) as unknown) : null, observed_at: new Date(r.observed_at).toISOString() }));
     },
   };

@@ -32,20 +32,20 @@ export function guardedLookup(resolve: Lookup = dnsLookup, policy: AddressPolicy
  * undici is loaded at the first delivery: CLI commands build the app too and never deliver,
  * and its 0.7 MB cost each of them ~120 ms of start-up (payd --help 320 → 200 ms).
  */
-export function createWebhookPost(o: {
+export function createWebhookPost(options: {
   allowPrivateNetworks: boolean;
   allowLoopback: boolean;
   lookup?: Lookup;
   /** Loads the HTTP client (tests make it fail once). */
   load?: () => Promise<typeof import('./undici.ts')>;
 }): { post: HttpPost; close(): Promise<void> } {
-  const policy: AddressPolicy = { allowLoopback: o.allowLoopback };
-  const load = o.load ?? (() => import('./undici.ts'));
+  const policy: AddressPolicy = { allowLoopback: options.allowLoopback };
+  const load = options.load ?? (() => import('./undici.ts'));
   let client: Promise<{ agent: Dispatcher; request: typeof import('./undici.ts').request }> | undefined;
   const connect = () =>
     (client ??= load().then(
       ({ Agent, request }) => ({
-        agent: o.allowPrivateNetworks ? new Agent() : new Agent({ connect: { lookup: guardedLookup(o.lookup, policy) } }),
+        agent: options.allowPrivateNetworks ? new Agent() : new Agent({ connect: { lookup: guardedLookup(options.lookup, policy) } }),
         request,
       }),
       (err: unknown) => {
@@ -56,7 +56,7 @@ export function createWebhookPost(o: {
     ));
   const post: HttpPost = async (url, headers, body, timeoutMs, cut) => {
     const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-    if (!o.allowPrivateNetworks && isIP(host) !== 0 && isRefusedAddress(host, policy)) throw refusal(host, host);
+    if (!options.allowPrivateNetworks && isIP(host) !== 0 && isRefusedAddress(host, policy)) throw refusal(host, host);
     const { agent, request } = await connect();
     // `cut`: shutdown cuts the attempt off early (it is then recorded and retried).
     const signal = cut ? AbortSignal.any([AbortSignal.timeout(timeoutMs), cut]) : AbortSignal.timeout(timeoutMs);

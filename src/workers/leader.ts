@@ -25,14 +25,14 @@ export interface LeadershipOptions {
  * while the lease is ours: a renewal that finds another holder stops them at once, and
  * renewals that keep failing stop them before the lease could expire under them.
  */
-export function createLeadership(o: LeadershipOptions) {
+export function createLeadership(options: LeadershipOptions) {
   let role: WorkerRole = 'standby';
   /** The lease take the running workers are fenced by (null while standing by). */
   let fence: LeaseFence | null = null;
 
   const setRole = (r: WorkerRole) => {
     role = r;
-    o.onRole?.(r);
+    options.onRole?.(r);
   };
 
   let firstTry: () => void = () => {};
@@ -46,7 +46,7 @@ export function createLeadership(o: LeadershipOptions) {
     const stepDown = (why: string, fields: Record<string, unknown> = {}): Promise<void> => {
       clearTimeout(watchdog);
       if (!term) return stopping;
-      o.log.warn(`worker lease lost; stopping workers (${why})`, fields);
+      options.log.warn(`worker lease lost; stopping workers (${why})`, fields);
       term.abort();
       stopping = working ?? Promise.resolve();
       term = null;
@@ -63,32 +63,32 @@ export function createLeadership(o: LeadershipOptions) {
       const attemptAt = performance.now();
       let result: Awaited<ReturnType<WorkerLease['tryHold']>> | null = null;
       try {
-        result = await o.lease.tryHold();
+        result = await options.lease.tryHold();
       } catch (err) {
-        o.log.warn('worker lease check failed', { error: describeError(err) });
+        options.log.warn('worker lease check failed', { error: describeError(err) });
       }
       if (signal.aborted) break;
       if (result?.held) {
         if (role === 'leader' && fence && fence.generation !== result.fence.generation) await stepDown('it was taken again meanwhile');
         clearTimeout(watchdog);
-        watchdog = setTimeout(() => void stepDown('could not renew it in time'), Math.max(0, attemptAt + o.ttlMs - o.renewMs - performance.now()));
+        watchdog = setTimeout(() => void stepDown('could not renew it in time'), Math.max(0, attemptAt + options.ttlMs - options.renewMs - performance.now()));
         if (role === 'standby') {
           await stopping; // the previous take's workers have finished
           const prev = result.acquired ? result.previous : undefined;
-          o.log.info('worker lease acquired; starting workers', prev ? { previous_holder: prev.holder, previous_host: prev.host, previous_pid: prev.pid, previous_dead: prev.dead } : {});
+          options.log.info('worker lease acquired; starting workers', prev ? { previous_holder: prev.holder, previous_host: prev.host, previous_pid: prev.pid, previous_dead: prev.dead } : {});
           setRole('leader');
           term = new AbortController();
           fence = result.fence;
           const t = term;
-          working = runFenced(result.fence, () => o.lead(t.signal, prev)).catch((err) => o.log.error('workers failed', { error: describeError(err) }));
+          working = runFenced(result.fence, () => options.lead(t.signal, prev)).catch((err) => options.log.error('workers failed', { error: describeError(err) }));
         }
       } else if (role === 'leader' && result) {
         await stepDown('another process holds it', result.holder ? { holder: result.holder.holder, host: result.holder.host, pid: result.holder.pid } : {});
       } else if (result && result.holder && role === 'standby') {
-        o.log.debug('standing by; worker lease held elsewhere', { holder: result.holder.holder, host: result.holder.host, pid: result.holder.pid });
+        options.log.debug('standing by; worker lease held elsewhere', { holder: result.holder.holder, host: result.holder.host, pid: result.holder.pid });
       }
       firstTry();
-      await sleep(role === 'leader' ? o.renewMs : o.standbyPollMs, signal);
+      await sleep(role === 'leader' ? options.renewMs : options.standbyPollMs, signal);
     }
     clearTimeout(watchdog);
     firstTry();
@@ -96,9 +96,9 @@ export function createLeadership(o: LeadershipOptions) {
       (term as AbortController).abort();
       await working;
       try {
-        await o.lease.release();
+        await options.lease.release();
       } catch (err) {
-        o.log.warn('could not release the worker lease; it expires by itself', { error: describeError(err) });
+        options.log.warn('could not release the worker lease; it expires by itself', { error: describeError(err) });
       }
       setRole('standby');
     }
@@ -113,7 +113,7 @@ export function createLeadership(o: LeadershipOptions) {
   async function confirmedRole(): Promise<WorkerRole> {
     const f = fence;
     if (role !== 'leader' || !f) return 'standby';
-    return (await o.lease.holds(f)) ? 'leader' : 'standby';
+    return (await options.lease.holds(f)) ? 'leader' : 'standby';
   }
 
   return {

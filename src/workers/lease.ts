@@ -41,37 +41,37 @@ export function pidAlive(pid: number): boolean {
  * (plain queries, valid on SQLite and PostgreSQL alike). The dispatcher claims webhook
  * deliveries only while its holder's lease is unexpired (db/events.ts: fencing).
  */
-export function createWorkerLease(d: WorkerLeaseDeps) {
-  const isAlive = d.isAlive ?? pidAlive;
+export function createWorkerLease(deps: WorkerLeaseDeps) {
+  const isAlive = deps.isAlive ?? pidAlive;
   /** A holder on this host whose process is gone. (Another host's holder can only expire.) */
-  const isDead = (row: WorkerLeaseTable) => row.host === d.me.host && row.pid !== d.me.pid && !isAlive(row.pid);
+  const isDead = (row: WorkerLeaseTable) => row.host === deps.me.host && row.pid !== deps.me.pid && !isAlive(row.pid);
 
-  const current = (): Promise<WorkerLeaseTable | undefined> => d.db.selectFrom('worker_lease').selectAll().where('name', '=', NAME).executeTakeFirst();
+  const current = (): Promise<WorkerLeaseTable | undefined> => deps.db.selectFrom('worker_lease').selectAll().where('name', '=', NAME).executeTakeFirst();
 
   return {
     /** One attempt to take or renew the lease. */
     async tryHold(): Promise<HoldResult> {
       // PostgreSQL: the database's clock, one for every node, so a node whose clock runs
       // ahead cannot see a live leader's lease as expired. SQLite (one machine): the injected clock.
-      const now = (await databaseNow(d.db)) ?? d.clock.now();
-      const mine = { holder: d.me.holder, host: d.me.host, pid: d.me.pid, acquired_at: now, expires_at: now + d.ttlMs };
-      const inserted = await d.db
+      const now = (await databaseNow(deps.db)) ?? deps.clock.now();
+      const mine = { holder: deps.me.holder, host: deps.me.host, pid: deps.me.pid, acquired_at: now, expires_at: now + deps.ttlMs };
+      const inserted = await deps.db
         .insertInto('worker_lease')
         .values({ name: NAME, ...mine })
         .onConflict((oc) => oc.column('name').doNothing())
         .executeTakeFirst();
       if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1) return { held: true, acquired: true, fence: fenceOf(mine) };
 
-      const row = await d.db.selectFrom('worker_lease').selectAll().where('name', '=', NAME).executeTakeFirst();
+      const row = await deps.db.selectFrom('worker_lease').selectAll().where('name', '=', NAME).executeTakeFirst();
       if (!row) return { held: false }; // released meanwhile: the next try inserts
-      if (row.holder === d.me.holder) {
-        const renewed = await d.db.updateTable('worker_lease').set({ expires_at: now + d.ttlMs }).where('name', '=', NAME).where('holder', '=', d.me.holder).executeTakeFirst();
+      if (row.holder === deps.me.holder) {
+        const renewed = await deps.db.updateTable('worker_lease').set({ expires_at: now + deps.ttlMs }).where('name', '=', NAME).where('holder', '=', deps.me.holder).executeTakeFirst();
         return Number(renewed.numUpdatedRows) === 1 ? { held: true, acquired: false, fence: fenceOf(row) } : { held: false };
       }
       const dead = isDead(row);
       if (!dead && row.expires_at > now) return { held: false, holder: row };
       // Only if nobody else took it since we read it.
-      const taken = await d.db
+      const taken = await deps.db
         .updateTable('worker_lease')
         .set(mine)
         .where('name', '=', NAME)
@@ -83,12 +83,12 @@ export function createWorkerLease(d: WorkerLeaseDeps) {
 
     /** Gives the lease up (clean shutdown), so a standby takes over at once. */
     async release(): Promise<void> {
-      await d.db.deleteFrom('worker_lease').where('name', '=', NAME).where('holder', '=', d.me.holder).execute();
+      await deps.db.deleteFrom('worker_lease').where('name', '=', NAME).where('holder', '=', deps.me.holder).execute();
     },
 
     /** Whether the database still has `fence` as the live lease (unexpired by its clock): what /readyz reports. */
     async holds(fence: LeaseFence): Promise<boolean> {
-      const now = (await databaseNow(d.db)) ?? d.clock.now();
+      const now = (await databaseNow(deps.db)) ?? deps.clock.now();
       const row = await current();
       return row !== undefined && row.holder === fence.holder && row.acquired_at === fence.generation && row.expires_at > now;
     },

@@ -13,11 +13,11 @@ const KEEP_MS = 30 * 86_400_000;
  * The worker leader's notification loops: feed, sender and the bot's long poll, each its own
  * loop, so none waits for another and none waits for settlement or webhooks.
  */
-export async function runNotifications(n: Notifications, o: { signal: AbortSignal; log: Logger; random: Random; wakeups?: Wakeups }): Promise<void> {
+export async function runNotifications(n: Notifications, options: { signal: AbortSignal; log: Logger; random: Random; wakeups?: Wakeups }): Promise<void> {
   await n.queue.releaseClaims();
   // An event written by any process on this database (a settlement) wakes the feed at once.
   const news = new WakeSignal();
-  const unsubscribe = o.wakeups?.subscribe(() => news.wake());
+  const unsubscribe = options.wakeups?.subscribe(() => news.wake());
   let pruned = 0;
   const sendNow = new WakeSignal();
   const work = [
@@ -25,9 +25,9 @@ export async function runNotifications(n: Notifications, o: { signal: AbortSigna
       name: 'notification feed',
       intervalMs: NOTIFY_FEED_MS,
       wake: news,
-      signal: o.signal,
-      log: o.log,
-      random: o.random,
+      signal: options.signal,
+      log: options.log,
+      random: options.random,
       tick: async () => {
         await n.feed.tick();
         sendNow.wake();
@@ -37,12 +37,12 @@ export async function runNotifications(n: Notifications, o: { signal: AbortSigna
         }
       },
     }),
-    runLoop({ name: 'notification sender', intervalMs: SEND_IDLE_MS, signal: o.signal, log: o.log, random: o.random, wake: sendNow, tick: (signal) => n.sender.tick(signal) }),
+    runLoop({ name: 'notification sender', intervalMs: SEND_IDLE_MS, signal: options.signal, log: options.log, random: options.random, wake: sendNow, tick: (signal) => n.sender.tick(signal) }),
   ];
   if (n.bot) {
     const bot = n.bot;
     // The long poll is the wait; a failing API backs off (1 s doubling to a minute).
-    work.push(runLoop({ name: 'telegram bot', intervalMs: 0, signal: o.signal, log: o.log, random: o.random, tick: (signal) => bot.poll(signal) }));
+    work.push(runLoop({ name: 'telegram bot', intervalMs: 0, signal: options.signal, log: options.log, random: options.random, tick: (signal) => bot.poll(signal) }));
   }
   try {
     await Promise.all(work);

@@ -19,30 +19,30 @@ export interface SuperviseOptions {
  * (or returns early) that is logged as an error, shown by /readyz, and the source is
  * restarted with backoff: it never dies silently.
  */
-export async function superviseSource(o: SuperviseOptions): Promise<void> {
-  const backoff = o.backoff ?? { baseMs: 1000, maxMs: 60_000 };
+export async function superviseSource(options: SuperviseOptions): Promise<void> {
+  const backoff = options.backoff ?? { baseMs: 1000, maxMs: 60_000 };
   let crashes = 0;
-  o.health.started();
+  options.health.started();
   try {
-    while (!o.signal.aborted) {
-      const okBefore = o.health.lastOkAt;
+    while (!options.signal.aborted) {
+      const okBefore = options.health.lastOkAt;
       let error: string;
       try {
-        await runWithCycleReporter(o.health.reporter, o.signal, (signal) => o.source.run(signal));
-        if (o.signal.aborted) break;
+        await runWithCycleReporter(options.health.reporter, options.signal, (signal) => options.source.run(signal));
+        if (options.signal.aborted) break;
         error = 'run() returned while it should keep running';
       } catch (err) {
-        if (o.signal.aborted) break;
+        if (options.signal.aborted) break;
         error = describeError(err);
       }
       // A run that completed cycles was healthy: start the backoff over.
-      crashes = o.health.lastOkAt !== okBefore ? 1 : crashes + 1;
-      const wait = jittered(Math.min(backoff.maxMs, backoff.baseMs * 2 ** (crashes - 1)), o.random);
-      o.health.crashed(error, wait);
-      o.log.error('payment source crashed; restarting', { source: o.source.name, error, crashes, retry_in_ms: Math.round(wait) });
-      await sleep(wait, o.signal);
+      crashes = options.health.lastOkAt !== okBefore ? 1 : crashes + 1;
+      const wait = jittered(Math.min(backoff.maxMs, backoff.baseMs * 2 ** (crashes - 1)), options.random);
+      options.health.crashed(error, wait);
+      options.log.error('payment source crashed; restarting', { source: options.source.name, error, crashes, retry_in_ms: Math.round(wait) });
+      await sleep(wait, options.signal);
     }
   } finally {
-    o.health.stopped();
+    options.health.stopped();
   }
 }

@@ -28,9 +28,9 @@ forEachStore((store) => {
     assert.equal(seen.kind, 'unmatched');
 
     // Short of what the intent is due: refused unless the operator confirms the difference (checked in the settling transaction).
-    await assert.rejects(p.app.settlement.settle({ intentId: a, txRef: '612345678901' }), (e: any) => e.code === 'CONFLICT' && /248\.50 UPI, 1\.51 UPI less than the 250\.01 UPI/.test(e.message));
+    await assert.rejects(p.app.manualSettlement.settle({ intentId: a, txRef: '612345678901' }), (e: any) => e.code === 'CONFLICT' && /248\.50 UPI, 1\.51 UPI less than the 250\.01 UPI/.test(e.message));
     assert.equal((await p.app.intents.get(a)).status, 'pending');
-    const r = await p.app.settlement.settle({ intentId: a, txRef: ' UTR 6123 4567 8901 ', note: 'short by 50 paise, accepted', acceptDifference: true });
+    const r = await p.app.manualSettlement.settle({ intentId: a, txRef: ' UTR 6123 4567 8901 ', note: 'short by 50 paise, accepted', acceptDifference: true });
     assert.deepEqual(r, { intent_id: a, tx_ref: '612345678901', payment_id: (seen as { paymentId: string }).paymentId, linked: true });
     const settled = await p.app.intents.get(a);
     assert.equal(settled.status, 'settled');
@@ -43,9 +43,9 @@ forEachStore((store) => {
     assert.deepEqual((await p.app.events.forIntent(a)).map((e) => e.type), ['payment.success']);
 
     // The same transfer cannot settle a second intent, however it is written.
-    await assert.rejects(p.app.settlement.settle({ intentId: b, txRef: '6123-4567-8901' }), (e: any) => e.code === 'CONFLICT' && new RegExp(`already settled intent ${a}`).test(e.message));
+    await assert.rejects(p.app.manualSettlement.settle({ intentId: b, txRef: '6123-4567-8901' }), (e: any) => e.code === 'CONFLICT' && new RegExp(`already settled intent ${a}`).test(e.message));
     assert.equal((await p.app.intents.get(b)).status, 'pending');
-    await assert.rejects(p.app.settlement.settle({ intentId: b, txRef: 'no digits' }), (e: any) => e.code === 'INVALID_REQUEST');
+    await assert.rejects(p.app.manualSettlement.settle({ intentId: b, txRef: 'no digits' }), (e: any) => e.code === 'INVALID_REQUEST');
   });
 
   test('TRON references are lower-case hex without 0x: one transaction id settles one intent', async (t) => {
@@ -53,11 +53,11 @@ forEachStore((store) => {
     const a = await intent('USDT_TRC20', 10, 'A');
     const b = await intent('USDT_TRC20', 11, 'B');
     const txid = 'ab'.repeat(32);
-    const r = await p.app.settlement.settle({ intentId: a, txRef: `0x${txid.toUpperCase()}` });
+    const r = await p.app.manualSettlement.settle({ intentId: a, txRef: `0x${txid.toUpperCase()}` });
     assert.equal(r.tx_ref, txid);
     assert.equal(r.linked, false);
     assert.equal((await p.app.intents.get(a)).transaction_hash, txid);
-    await assert.rejects(p.app.settlement.settle({ intentId: b, txRef: txid }), (e: any) => e.code === 'CONFLICT');
+    await assert.rejects(p.app.manualSettlement.settle({ intentId: b, txRef: txid }), (e: any) => e.code === 'CONFLICT');
     assert.equal((await p.app.intents.get(b)).status, 'pending');
   });
 
@@ -70,7 +70,7 @@ forEachStore((store) => {
     const row = `${txid}:TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf:8990000`;
     const seen = await p.app.ledger.ingest({ method: 'USDT_TRC20', receiver: RECEIVERS.USDT_TRC20, amountMinor: 8_990_000n, txRef: row, txHash: txid, occurredAt: now, observedAt: now, source: 'trongrid' });
     assert.equal(seen.kind, 'unmatched');
-    const r = await p.app.settlement.settle({ intentId: a, txRef: `0X${txid.toUpperCase()}`, acceptDifference: true });
+    const r = await p.app.manualSettlement.settle({ intentId: a, txRef: `0X${txid.toUpperCase()}`, acceptDifference: true });
     assert.deepEqual([r.tx_ref, r.linked], [row, true]);
     assert.equal((await p.app.intents.get(a)).transaction_hash, txid, 'the merchant sees the transaction id');
     assert.equal((await p.app.payments.forIntent(a)).length, 1, 'no second payment row for the same transfer');

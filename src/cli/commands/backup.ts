@@ -6,14 +6,14 @@ import { resolveConfig, type CliEnv } from '../context.ts';
 import { printJson } from '../output.ts';
 import { leaf, type Opts } from './leaf.ts';
 
-export function backupCommand(program: Command, e: CliEnv): void {
+export function backupCommand(program: Command, env: CliEnv): void {
   leaf(program.command('backup').description('a consistent, verified snapshot of the SQLite database (0600, in a 0700 directory), with a note of the master key it needs'))
     .option('--to <dir>', 'where to write it (created 0700 when missing; default: backups/ beside the database)')
     .option('--json', 'print JSON')
     .addHelpText('after', '\nSafe while payd runs. The master key is not copied: the note beside the backup says which key it needs and where it is kept.')
     .action(async (o: Opts, cmd: Command) => {
       const g = cmd.optsWithGlobals();
-      const { config, file: configFile } = resolveConfig(g, e);
+      const { config, file: configFile } = resolveConfig(g, env);
       const sandbox = Boolean(g.sandbox);
       const [{ databaseFile }, { backupDatabase }, { systemClock }] = await Promise.all([import('../../db/paths.ts'), import('../../services/backup.ts'), import('../../system.ts')]);
       // Not storeTarget(): that reads the URL, a secret the backup unit does not load (the sandbox stays on SQLite).
@@ -22,14 +22,14 @@ export function backupCommand(program: Command, e: CliEnv): void {
       }
       const dbFile = databaseFile(config, sandbox);
       const report = backupDatabase({ dbFile, dir: o.to ? String(o.to) : join(dirname(dbFile), 'backups'), masterKeyAt: masterKeyAt(configFile, dbFile), clock: systemClock });
-      if (o.json) return printJson(e.io, report);
-      e.io.out(`backup ${report.file} (${report.bytes} bytes), verified: integrity ok, ${report.rows.intents ?? 0} intents, ${report.rows.payments ?? 0} payments, ${report.rows.merchants ?? 0} merchants`);
-      e.io.out(
+      if (o.json) return printJson(env.io, report);
+      env.io.out(`backup ${report.file} (${report.bytes} bytes), verified: integrity ok, ${report.rows.intents ?? 0} intents, ${report.rows.payments ?? 0} payments, ${report.rows.merchants ?? 0} merchants`);
+      env.io.out(
         report.master_key.fingerprint
           ? `needs the master key with fingerprint ${report.master_key.fingerprint} (${report.master_key.kept_at}); the key is not in the backup: keep a copy of it apart`
           : `no master key used yet (it will be ${report.master_key.kept_at})`,
       );
-      e.io.out(`note: ${report.note}`);
+      env.io.out(`note: ${report.note}`);
     });
 }
 

@@ -7,7 +7,7 @@ import type { LinkView } from '../../services/links/index.ts';
 const priceText = (l: LinkView) => (l.price ? `${l.price.amount.text} ${l.price.currency}` : `${l.customer_amount!.min.text}–${l.customer_amount!.max.text} ${l.customer_amount!.currency} (customer enters)`);
 const row = (l: LinkView) => ({ link_id: l.link_id, title: l.title, price: priceText(l), status: l.status, payments: l.payments, url: l.url, methods: l.methods?.join(',') ?? 'all', created_at: l.created_at });
 
-export function linkCommands(program: Command, e: CliEnv): void {
+export function linkCommands(program: Command, env: CliEnv): void {
   const l = program.command('links').description('payment links: a page with a price (or an amount the customer enters) to forward or print as a QR code');
 
   leaf(l.command('create').description('create a payment link; prints its URL and where its QR code is'))
@@ -22,7 +22,7 @@ export function linkCommands(program: Command, e: CliEnv): void {
     .option('--merchant <client_id>', 'the merchant it is for (default: the only active merchant)')
     .option('--json', 'print JSON')
     .action((o: Opts, cmd: Command) =>
-      withApp(cmd.optsWithGlobals(), e, async (app) => {
+      withApp(cmd.optsWithGlobals(), env, async (app) => {
         const merchant = (o.merchant as string | undefined) ?? (await app.links.soleMerchant());
         const currency = o.currency as string;
         const entered = o.min !== undefined || o.max !== undefined;
@@ -38,9 +38,9 @@ export function linkCommands(program: Command, e: CliEnv): void {
           },
           'cli',
         );
-        if (o.json) return printJson(e.io, link);
-        printRecord(e.io, row(link));
-        e.io.err(`Forward ${link.url}, or print its QR code: ${link.qr_png_url}`);
+        if (o.json) return printJson(env.io, link);
+        printRecord(env.io, row(link));
+        env.io.err(`Forward ${link.url}, or print its QR code: ${link.qr_png_url}`);
       }),
     );
 
@@ -48,10 +48,10 @@ export function linkCommands(program: Command, e: CliEnv): void {
     .option('--limit <n>', 'how many', positiveInt, 50)
     .option('--json', 'print JSON')
     .action((o: Opts, cmd: Command) =>
-      withApp(cmd.optsWithGlobals(), e, async (app) => {
+      withApp(cmd.optsWithGlobals(), env, async (app) => {
         const links = await app.links.list({ limit: o.limit as number });
-        if (o.json) return printJson(e.io, links);
-        printTable(e.io, links.map(row), ['link_id', 'title', 'price', 'status', 'payments', 'url']);
+        if (o.json) return printJson(env.io, links);
+        printTable(env.io, links.map(row), ['link_id', 'title', 'price', 'status', 'payments', 'url']);
       }),
     );
 
@@ -62,10 +62,10 @@ export function linkCommands(program: Command, e: CliEnv): void {
     leaf(l.command(`${verb} <link>`).description(`turn a link ${verb === 'activate' ? 'on again' : 'off'} (by link id or the last part of its URL)`))
       .option('--json', 'print JSON')
       .action((ref: string, o: Opts, cmd: Command) =>
-        withApp(cmd.optsWithGlobals(), e, async (app) => {
+        withApp(cmd.optsWithGlobals(), env, async (app) => {
           const link = await app.links[action](ref, { actor: 'cli' });
-          if (o.json) return printJson(e.io, link);
-          e.io.out(`${link.url} ${done}`);
+          if (o.json) return printJson(env.io, link);
+          env.io.out(`${link.url} ${done}`);
         }),
       );
   }

@@ -4,7 +4,7 @@ import { printJson, printTable } from '../output.ts';
 import { formatMinor } from '../../domain/money.ts';
 import { leaf, positiveInt, type Opts } from './leaf.ts';
 
-export function paymentCommands(program: Command, e: CliEnv): void {
+export function paymentCommands(program: Command, env: CliEnv): void {
   const p = program.command('payments').description('payments seen by the sources');
 
   leaf(p.command('list').description('recorded payments, newest first'))
@@ -14,11 +14,11 @@ export function paymentCommands(program: Command, e: CliEnv): void {
     .option('--limit <n>', 'how many', positiveInt, 50)
     .option('--json', 'print JSON')
     .action((o: Opts, cmd: Command) =>
-      withApp(cmd.optsWithGlobals(), e, async (app) => {
+      withApp(cmd.optsWithGlobals(), env, async (app) => {
         if (o.rejected) {
           const rows = await app.payments.rejections(o.limit as number);
-          if (o.json) return printJson(e.io, rows);
-          return printTable(e.io, rows, ['ref', 'source', 'method', 'reason', 'observed_at']);
+          if (o.json) return printJson(env.io, rows);
+          return printTable(env.io, rows, ['ref', 'source', 'method', 'reason', 'observed_at']);
         }
         if (o.held) {
           const { items } = await app.heldPayments.listPayments({ status: 'held', limit: o.limit as number });
@@ -26,12 +26,12 @@ export function paymentCommands(program: Command, e: CliEnv): void {
             const decimals = app.methods.of(r.method).rules.decimals;
             return { transaction_hash: r.transactionHash, order_id: r.orderId, intent_id: r.intentId, merchant_id: r.merchantId, method: r.method, amount: formatMinor(r.amount, decimals), asked: formatMinor(r.payAmount, decimals), reason: r.reason, received_at: new Date(r.receivedAt).toISOString() };
           });
-          if (o.json) return printJson(e.io, rows);
-          return printTable(e.io, rows, ['transaction_hash', 'order_id', 'intent_id', 'method', 'amount', 'asked', 'reason', 'received_at']);
+          if (o.json) return printJson(env.io, rows);
+          return printTable(env.io, rows, ['transaction_hash', 'order_id', 'intent_id', 'method', 'amount', 'asked', 'reason', 'received_at']);
         }
         const rows = await app.payments.list({ unmatched: Boolean(o.unmatched), limit: o.limit as number });
-        if (o.json) return printJson(e.io, rows);
-        printTable(e.io, rows, ['payment_id', 'method', 'tx_ref', 'amount', 'status', 'reason', 'intent_id', 'source', 'observed_at']);
+        if (o.json) return printJson(env.io, rows);
+        printTable(env.io, rows, ['payment_id', 'method', 'tx_ref', 'amount', 'status', 'reason', 'intent_id', 'source', 'observed_at']);
       }),
     );
 
@@ -39,10 +39,10 @@ export function paymentCommands(program: Command, e: CliEnv): void {
     .requiredOption('--intent <id>', 'the intent it is held for')
     .option('--json', 'print JSON')
     .action((tx: string, o: Opts, cmd: Command) =>
-      withApp(cmd.optsWithGlobals(), e, async (app) => {
+      withApp(cmd.optsWithGlobals(), env, async (app) => {
         const view = await app.heldPayments.acceptPayment({ intentId: o.intent as string, transactionHash: tx, actor: 'cli' });
-        if (o.json) return printJson(e.io, view);
-        e.io.out(`intent ${view.intent_id} settled by ${tx} (accepted)`);
+        if (o.json) return printJson(env.io, view);
+        env.io.out(`intent ${view.intent_id} settled by ${tx} (accepted)`);
       }),
     );
 
@@ -51,10 +51,10 @@ export function paymentCommands(program: Command, e: CliEnv): void {
     .requiredOption('--intent <id>', 'the intent it is held for')
     .option('--json', 'print JSON')
     .action((tx: string, o: Opts, cmd: Command) =>
-      withApp(cmd.optsWithGlobals(), e, async (app) => {
+      withApp(cmd.optsWithGlobals(), env, async (app) => {
         const view = await app.heldPayments.markRefunded({ intentId: o.intent as string, transactionHash: tx, actor: 'cli' });
-        if (o.json) return printJson(e.io, view);
-        e.io.out(`payment ${tx} of intent ${view.intent_id} marked refunded`);
+        if (o.json) return printJson(env.io, view);
+        env.io.out(`payment ${tx} of intent ${view.intent_id} marked refunded`);
       }),
     );
 }

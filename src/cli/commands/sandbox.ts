@@ -6,7 +6,7 @@ import { printJson } from '../output.ts';
 import { leaf, type Opts } from './leaf.ts';
 import { portNumber, runDaemon } from './serve.ts';
 
-export function sandboxCommands(program: Command, e: CliEnv): void {
+export function sandboxCommands(program: Command, env: CliEnv): void {
   const s = program.command('sandbox').description('simulated payments for integration work (sandbox database only)');
 
   leaf(s.command('pay <intent_id>').description('make a simulated customer payment for a sandbox intent; exit 1 when it settled nothing'))
@@ -15,14 +15,14 @@ export function sandboxCommands(program: Command, e: CliEnv): void {
     .action((id: string, o: Opts, cmd: Command) =>
       withApp(
         { ...cmd.optsWithGlobals(), sandbox: true },
-        e,
+        env,
         async (app) => {
           const { txRef, method, outcome, intent: after, webhookUrl } = await app.actions.sandboxPay(id, o.amount === undefined ? undefined : String(o.amount));
           const told = webhookUrl ? 'the merchant was sent payment.held' : 'the merchant has no webhook URL, so no payment.held was sent (it is in GET /api/v1/events)';
-          if (o.json) printJson(e.io, { intent: after, payment: outcome.kind === 'payment' ? outcome.payment : null, rejected: outcome.kind === 'rejected' ? outcome.reason : null });
+          if (o.json) printJson(env.io, { intent: after, payment: outcome.kind === 'payment' ? outcome.payment : null, rejected: outcome.kind === 'rejected' ? outcome.reason : null });
           const paid = `${method} ${outcome.kind === 'payment' ? outcome.payment.amount.text : ''}`.trim();
           if (outcome.kind === 'payment' && outcome.payment.status === 'matched' && outcome.payment.intent_id === after.intent_id) {
-            if (!o.json) e.io.out(`settled: paid ${paid} with ${txRef}; intent ${id} is ${after.status}`);
+            if (!o.json) env.io.out(`settled: paid ${paid} with ${txRef}; intent ${id} is ${after.status}`);
             return;
           }
           const why =
@@ -73,7 +73,7 @@ const bannerLines = (base: string, consoleOrigin: string, c: { client_id: string
   '',
 ];
 
-export function demoCommand(program: Command, e: CliEnv): void {
+export function demoCommand(program: Command, env: CliEnv): void {
   leaf(program.command('demo').description('run a sandbox daemon with a fresh demo merchant (prints its credentials)'))
     .option('--port <port>', 'listen port', portNumber)
     .option('--webhook-url <url>', "the demo merchant's webhook URL")
@@ -81,9 +81,9 @@ export function demoCommand(program: Command, e: CliEnv): void {
       const webhookUrl = (o.webhookUrl as string | undefined) ?? null;
       // The merchant is created only once the port is bound: a busy port leaves nothing behind.
       // The demo turns the console on: a shopkeeper tries it before going live (sandbox data only).
-      await runDaemon({ ...cmd.optsWithGlobals(), sandbox: true }, e, { http: true, workers: true, port: o.port as number | undefined, console: true }, undefined, async (app) => {
+      await runDaemon({ ...cmd.optsWithGlobals(), sandbox: true }, env, { http: true, workers: true, port: o.port as number | undefined, console: true }, undefined, async (app) => {
         const c = await app.merchants.create({ name: 'Demo shop', webhookUrl });
-        e.io.out(bannerLines(app.publicUrl, app.consoleOrigin(), c).join('\n'));
+        env.io.out(bannerLines(app.publicUrl, app.consoleOrigin(), c).join('\n'));
       });
     });
 }

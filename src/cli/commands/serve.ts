@@ -33,13 +33,13 @@ async function checkPortFree(host: string, port: number): Promise<void> {
  * app is built, `after` once it listens (the demo creates its merchant there).
  */
 export async function runDaemon(
-  g: GlobalOptions,
-  e: CliEnv,
+  options: GlobalOptions,
+  env: CliEnv,
   o: { host?: string; port?: number; http: boolean; workers: boolean; console?: boolean },
   before?: (app: App) => Promise<void>,
   after?: (app: App) => Promise<void>,
 ): Promise<void> {
-  const resolved = resolveConfig(g, e);
+  const resolved = resolveConfig(options, env);
   const file = resolved.file;
   // Flags override the config, so checkout links point where the daemon really listens.
   const server = resolved.config.server;
@@ -50,8 +50,8 @@ export async function runDaemon(
   const [{ createApp }, { createLogger }, { systemClock, systemRandom }, { storeTarget }] = await Promise.all([import('../../app/index.ts'), import('../../log/index.ts'), import('../../system.ts'), import('../../db/paths.ts')]);
   // A live shop's database gone missing (a volume not mounted, a file deleted) is never replaced by an empty one:
   // its intents, payments and merchants would vanish while payd carried on.
-  const target = storeTarget(config, g.sandbox ?? false);
-  if (!g.sandbox && target.kind === 'sqlite' && !existsSync(target.file)) {
+  const target = storeTarget(config, options.sandbox ?? false);
+  if (!options.sandbox && target.kind === 'sqlite' && !existsSync(target.file)) {
     const traces = databaseTraces(target.file);
     if (traces.length) {
       throw new PaydError('NOT_FOUND', `no database at ${target.file}: ${lostDatabase(traces)}\n  payd serve does not begin an empty one in its place. Restore the database from your backup (docs/operations.md, Backups); or, to start over with no data, move ${traces.join(' and ')} away.`);
@@ -68,7 +68,7 @@ export async function runDaemon(
   if (!file) log.warn('no config file found; running on the embedded defaults (no payment method enabled outside the sandbox)');
   for (const warning of startupWarnings(config, builtinMethods)) log.warn(warning);
   if (o.http) await checkPortFree(config.server.host, config.server.port);
-  const app = await createApp({ config, sandbox: g.sandbox, clock: systemClock, random: systemRandom, log });
+  const app = await createApp({ config, sandbox: options.sandbox, clock: systemClock, random: systemRandom, log });
   try {
     await before?.(app);
     await app.start({ http: o.http, workers: o.workers });
@@ -107,7 +107,7 @@ export async function runDaemon(
   process.off('uncaughtException', fatal);
   // A slow reader of stdout/stderr gets what is left of the deadline to take the last lines; a gone one none.
   const rest = Math.max(0, stopAt + SHUTDOWN_MS - Date.now());
-  if (!(await drainedWithin(e, rest))) process.exit(0);
+  if (!(await drainedWithin(env, rest))) process.exit(0);
 }
 
 const drainedWithin = (e: CliEnv, ms: number): Promise<boolean> =>
@@ -120,7 +120,7 @@ const drainedWithin = (e: CliEnv, ms: number): Promise<boolean> =>
     });
   });
 
-export function serveCommand(program: Command, e: CliEnv): void {
+export function serveCommand(program: Command, env: CliEnv): void {
   leaf(program.command('serve').description('run the API, payment sources, webhook dispatcher and housekeeping'))
     .option('--host <host>', 'listen address (default from config)')
     .option('--port <port>', 'listen port (default from config)', portNumber)
@@ -128,6 +128,6 @@ export function serveCommand(program: Command, e: CliEnv): void {
     .option('--workers-only', 'sources, webhooks and housekeeping without the API')
     .action(async (o: Opts, cmd: Command) => {
       if (o.workersOnly && o.workers === false) cmd.error('error: --no-workers and --workers-only exclude each other', { exitCode: 2 });
-      await runDaemon(cmd.optsWithGlobals(), e, { host: o.host as string, port: o.port as number, http: !o.workersOnly, workers: o.workers !== false });
+      await runDaemon(cmd.optsWithGlobals(), env, { host: o.host as string, port: o.port as number, http: !o.workersOnly, workers: o.workers !== false });
     });
 }

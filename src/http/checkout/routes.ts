@@ -52,19 +52,19 @@ function remainderDue(intent: Intent, state: CheckoutState, method: Pick<MethodD
  * UUID v4 is the capability. Routes return complete Responses with their own
  * security headers, so the API's JSON error wrapper never touches them.
  */
-export function registerCheckout(app: H3, d: CheckoutDeps): void {
+export function registerCheckout(app: H3, deps: CheckoutDeps): void {
   const assets: Assets = loadAssets();
   const param = (event: H3Event) => event.context.params?.intent_id ?? '';
   const qr = createQrCache();
 
   // On the checkout's own routes only (not app-wide middleware, which every API request would pass through).
-  const limiter = d.limiter;
+  const limiter = deps.limiter;
   const limited = limiter
     ? {
         middleware: [
           (event: H3Event) => {
             const req = event.runtime?.node?.req;
-            const wait = limiter.take(clientKey(req ? d.clientAddress(req) : undefined));
+            const wait = limiter.take(clientKey(req ? deps.clientAddress(req) : undefined));
             if (wait === 0) return undefined;
             const headers = securityHeaders('application/json; charset=utf-8');
             headers.set('retry-after', String(wait));
@@ -79,7 +79,7 @@ export function registerCheckout(app: H3, d: CheckoutDeps): void {
     try {
       return await handler(event);
     } catch (err) {
-      d.log.error('checkout request failed', { path: event.url.pathname, error: err instanceof Error ? err.stack : String(err) });
+      deps.log.error('checkout request failed', { path: event.url.pathname, error: err instanceof Error ? err.stack : String(err) });
       return kind === 'html' ? htmlResponse(errorPage(assets.urls), 500) : jsonResponse({ detail: 'internal error', code: 'INTERNAL' }, 500);
     }
   };
@@ -89,29 +89,29 @@ export function registerCheckout(app: H3, d: CheckoutDeps): void {
   /** An open intent's choice of method: before the first choice, or when the customer asks to change it. */
   async function choice(intent: Intent, payee: string, error?: { message: string; status: number }): Promise<Response> {
     const open = intent.open!;
-    const status = effectiveStatus(intent, d.clock.now());
+    const status = effectiveStatus(intent, deps.clock.now());
     if (status !== 'pending') return htmlResponse(closedChoicePage({ payee, orderId: intent.orderId, status, assets: assets.urls }));
-    const options = await d.intents.methodOptions({ amount: Number(open.price.amount), currency: open.price.currency }, open.methods);
+    const options = await deps.intents.methodOptions({ amount: Number(open.price.amount), currency: open.price.currency }, open.methods);
     return htmlResponse(
-      choicePage({ intentId: intent.id, payee, orderId: intent.orderId, livemode: d.livemode, assets: assets.urls, options, action: `/pay/${intent.id}/choose`, price: open.price, current: intent.method, error: error?.message }),
+      choicePage({ intentId: intent.id, payee, orderId: intent.orderId, livemode: deps.livemode, assets: assets.urls, options, action: `/pay/${intent.id}/choose`, price: open.price, current: intent.method, error: error?.message }),
       error?.status,
     );
   }
 
   const page = guard('html', async (event) => {
-    const intent = await d.intents.find(param(event));
+    const intent = await deps.intents.find(param(event));
     if (!intent) return htmlResponse(notFoundPage(assets.urls), 404);
-    const merchant = await d.merchants.get(intent.merchantId);
-    const state = checkoutState(intent, d.clock.now());
+    const merchant = await deps.merchants.get(intent.merchantId);
+    const state = checkoutState(intent, deps.clock.now());
     if (intent.open && (intent.method === null || (state.status === 'pending' && event.url.searchParams.has('choose')))) {
-      return choice(intent, payeeShown(d.payeeName, merchant.name));
+      return choice(intent, payeeShown(deps.payeeName, merchant.name));
     }
-    const money = d.money && (intent.paymentCount ?? 0) > 0 ? await d.money(intent) : undefined;
-    const method = d.methods.of(intent.method!);
+    const money = deps.money && (intent.paymentCount ?? 0) > 0 ? await deps.money(intent) : undefined;
+    const method = deps.methods.of(intent.method!);
     const due = remainderDue(intent, state, method, money);
     const uri = due ? method.remainderUri!(intent.paymentUri, due) : intent.paymentUri;
     return htmlResponse(
-      checkoutPage({ intent, method, payee: payeeShown(d.payeeName, merchant.name), merchantName: merchant.name, state, qr: await qr.svg(intent.id, uri), assets: assets.urls, livemode: d.livemode, held: money?.payments, receivedMinor: money?.receivedMinor, due: due ? { minor: due, uri } : undefined, changeUrl: intent.open && state.status === 'pending' ? `/pay/${intent.id}?choose` : undefined }),
+      checkoutPage({ intent, method, payee: payeeShown(deps.payeeName, merchant.name), merchantName: merchant.name, state, qr: await qr.svg(intent.id, uri), assets: assets.urls, livemode: deps.livemode, held: money?.payments, receivedMinor: money?.receivedMinor, due: due ? { minor: due, uri } : undefined, changeUrl: intent.open && state.status === 'pending' ? `/pay/${intent.id}?choose` : undefined }),
     );
   });
   app.get('/pay/:intent_id', page, limited);
@@ -126,17 +126,17 @@ export function registerCheckout(app: H3, d: CheckoutDeps): void {
   app.post(
     '/pay/:intent_id/choose',
     guard('html', async (event) => {
-      const intent = await d.intents.find(param(event));
+      const intent = await deps.intents.find(param(event));
       if (!intent) return htmlResponse(notFoundPage(assets.urls), 404);
-      const merchant = await d.merchants.get(intent.merchantId);
+      const merchant = await deps.merchants.get(intent.merchantId);
       const currency = (await readForm(event)).get('currency') ?? '';
       try {
-        await d.intents.chooseMethod(intent.id, currency, merchant);
+        await deps.intents.chooseMethod(intent.id, currency, merchant);
       } catch (err) {
         if (!(err instanceof PaydError)) throw err;
         const status = err.code === 'INTENT_NOT_FOUND' ? 404 : err.code === 'AMOUNT_UNAVAILABLE' || err.code === 'RATE_UNAVAILABLE' ? 503 : 409;
-        const now = await d.intents.find(intent.id);
-        return choice(now ?? intent, payeeShown(d.payeeName, merchant.name), { message: err.message, status });
+        const now = await deps.intents.find(intent.id);
+        return choice(now ?? intent, payeeShown(deps.payeeName, merchant.name), { message: err.message, status });
       }
       const headers = securityHeaders('text/plain; charset=utf-8');
       headers.set('location', `/pay/${intent.id}`);
@@ -149,9 +149,9 @@ export function registerCheckout(app: H3, d: CheckoutDeps): void {
   app.get(
     '/pay/:intent_id/status',
     guard('json', async (event) => {
-      const row = await d.intents.find(param(event));
+      const row = await deps.intents.find(param(event));
       if (!row) return jsonResponse({ detail: 'no such payment', code: 'INTENT_NOT_FOUND' }, 404);
-      return jsonResponse(checkoutState(row, d.clock.now()));
+      return jsonResponse(checkoutState(row, deps.clock.now()));
     }),
     limited,
   );

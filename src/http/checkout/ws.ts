@@ -65,11 +65,11 @@ const plainReply = (socket: Duplex, status: string, extra = '') =>
  * CLI, reach the page) and broadcasts only changes. Once the intent is final the sockets
  * are closed after a short grace. Sockets are capped per intent and in total.
  */
-export function createCheckoutSockets(d: CheckoutSocketDeps): CheckoutSockets {
-  const pollMs = d.pollMs ?? 400;
-  const maxPerIntent = d.maxPerIntent ?? 10;
-  const maxTotal = d.maxTotal ?? 1000;
-  const graceMs = d.finalGraceMs ?? 2000;
+export function createCheckoutSockets(deps: CheckoutSocketDeps): CheckoutSockets {
+  const pollMs = deps.pollMs ?? 400;
+  const maxPerIntent = deps.maxPerIntent ?? 10;
+  const maxTotal = deps.maxTotal ?? 1000;
+  const graceMs = deps.finalGraceMs ?? 2000;
   const watchers = new Map<string, Watcher>();
   let open = 0;
 
@@ -101,10 +101,10 @@ export function createCheckoutSockets(d: CheckoutSocketDeps): CheckoutSockets {
     w.reading = true;
     w.again = false;
     try {
-      const row = await d.intents.find(w.intentId);
+      const row = await deps.intents.find(w.intentId);
       if (w.stopped) return;
       if (!row) return closePeers(w, 4404, 'intent not found');
-      const state = checkoutState(row, d.clock.now());
+      const state = checkoutState(row, deps.clock.now());
       // `now` changes every read; compare without it so only real changes are sent.
       const key = `${state.status}|${state.expires_at}|${state.redirect_url}|${state.payments}`;
       if (key !== w.lastKey) {
@@ -117,7 +117,7 @@ export function createCheckoutSockets(d: CheckoutSocketDeps): CheckoutSockets {
         return;
       }
     } catch (err) {
-      d.log.warn('checkout status read failed', { intent_id: w.intentId, error: String(err) });
+      deps.log.warn('checkout status read failed', { intent_id: w.intentId, error: String(err) });
     } finally {
       w.reading = false;
     }
@@ -127,7 +127,7 @@ export function createCheckoutSockets(d: CheckoutSocketDeps): CheckoutSockets {
   }
 
   // A wake-up naming a watched intent reads it now; null (changes may have been missed) reads every one.
-  const unsubscribe = d.wakeups?.subscribe((ids) => {
+  const unsubscribe = deps.wakeups?.subscribe((ids) => {
     if (ids === null) for (const w of watchers.values()) void tick(w);
     else for (const id of ids) {
       const w = watchers.get(id);
@@ -173,7 +173,7 @@ export function createCheckoutSockets(d: CheckoutSocketDeps): CheckoutSockets {
         const why = refusal(id);
         if (why) return new Response(why, { status: 503, headers: { 'retry-after': '5' } });
         // Unknown and malformed ids look the same: the UUID is the only capability.
-        if (!(await d.intents.find(id))) return new Response('not found', { status: 404 });
+        if (!(await deps.intents.find(id))) return new Response('not found', { status: 404 });
         return { context: { intentId: id } };
       },
       open(peer) {
@@ -194,10 +194,10 @@ export function createCheckoutSockets(d: CheckoutSocketDeps): CheckoutSockets {
     handleUpgrade(req, socket, head) {
       const path = (req.url ?? '').split('?')[0];
       if (!WS_PATH.test(path)) return void plainReply(socket, '404 Not Found');
-      const wait = d.limiter?.take(clientKey(d.clientAddress ? d.clientAddress(req) : req.socket.remoteAddress)) ?? 0;
+      const wait = deps.limiter?.take(clientKey(deps.clientAddress ? deps.clientAddress(req) : req.socket.remoteAddress)) ?? 0;
       if (wait > 0) return void plainReply(socket, '429 Too Many Requests', `retry-after: ${wait}\r\n`);
       adapter.handleUpgrade(req, socket, head).catch((err) => {
-        d.log.warn('checkout websocket upgrade failed', { error: String(err) });
+        deps.log.warn('checkout websocket upgrade failed', { error: String(err) });
         socket.destroy();
       });
     },

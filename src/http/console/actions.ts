@@ -13,7 +13,7 @@ import type { ConsoleKit } from './kit.ts';
 export interface ActionDeps {
   cancels: Pick<IntentCancellation, 'cancel'>;
   replays: Pick<EventService, 'replay' | 'show'>;
-  settlement: Pick<ManualSettlementService, 'settle' | 'preview'>;
+  manualSettlement: Pick<ManualSettlementService, 'settle' | 'preview'>;
   heldActions: Pick<HeldPayments, 'acceptPayment' | 'markRefunded'>;
   merchantActions: Pick<MerchantService, 'create' | 'rotateSecret' | 'revoke' | 'setWebhook'>;
 }
@@ -34,24 +34,24 @@ const intentPath = (id: string) => `/console/intents/${encodeURIComponent(id)}`;
  * with the passkey's name as the audit log's actor. Forms arrive through kit.post (session
  * and CSRF token checked); success redirects (a reload never repeats it).
  */
-export function actionRoutes(kit: ConsoleKit, d: ActionDeps): void {
+export function actionRoutes(kit: ConsoleKit, deps: ActionDeps): void {
   kit.post('/console/intents/:id/cancel', async ({ event, actor }) => {
-    const view = await d.cancels.cancel(param(event, 'id'), { actor });
+    const view = await deps.cancels.cancel(param(event, 'id'), { actor });
     return seeOther(`${intentPath(view.intent_id)}?done=canceled`);
   });
 
   kit.post('/console/events/:id/replay', async ({ event, actor }) => {
     const id = param(event, 'id');
-    await d.replays.replay({ eventId: id }, actor);
-    const ev = await d.replays.show(id);
+    await deps.replays.replay({ eventId: id }, actor);
+    const ev = await deps.replays.show(id);
     return seeOther(ev.intent_id ? `${intentPath(ev.intent_id)}?done=replayed` : '/console?done=replayed');
   });
 
   // A held payment: accepted (the intent settles with it) or marked refunded, as
   // `payd payments accept` and the API's …/accept and …/refunded do. From the Held tab the answer returns there.
   for (const [verb, act, done] of [
-    ['accept', d.heldActions.acceptPayment, 'accepted'],
-    ['refunded', d.heldActions.markRefunded, 'refunded'],
+    ['accept', deps.heldActions.acceptPayment, 'accepted'],
+    ['refunded', deps.heldActions.markRefunded, 'refunded'],
   ] as const) {
     kit.post(`/console/intents/:id/payments/${verb}`, async ({ event, actor }, form) => {
       const view = await act({ intentId: param(event, 'id'), transactionHash: field(form, 'tx', 300), actor });
@@ -65,18 +65,18 @@ export function actionRoutes(kit: ConsoleKit, d: ActionDeps): void {
     const acceptDifference = form.get('accept_difference') === '1';
     if (!acceptDifference) {
       // A payment that is not what the intent is due: show the difference and ask once more.
-      const p = await d.settlement.preview(input);
+      const p = await deps.manualSettlement.preview(input);
       if (p.differenceMinor !== 0n) {
         const body = assignConfirmBody(shell.who?.csrf ?? '', { intentId: p.intent.id, orderId: p.intent.orderId, method: p.intent.method, txRef: p.txRef, amountMinor: p.amountMinor, dueMinor: p.dueMinor, differenceMinor: p.differenceMinor, note });
         return htmlPage(page(shell, { title: 'Confirm the difference', section: 'payments', body }));
       }
     }
-    const r = await d.settlement.settle({ ...input, note: note || undefined, actor, acceptDifference });
+    const r = await deps.manualSettlement.settle({ ...input, note: note || undefined, actor, acceptDifference });
     return seeOther(`${intentPath(r.intent_id)}?done=assigned`);
   });
 
   kit.post('/console/merchants', async ({ shell, actor }, form) => {
-    const c = await d.merchantActions.create({ name: field(form, 'name', 100), webhookUrl: field(form, 'webhook_url') || null }, actor);
+    const c = await deps.merchantActions.create({ name: field(form, 'name', 100), webhookUrl: field(form, 'webhook_url') || null }, actor);
     const body = secretsBody(`Merchant ${c.name} created`, [
       ['Name', c.name],
       ['client_id', c.client_id],
@@ -88,7 +88,7 @@ export function actionRoutes(kit: ConsoleKit, d: ActionDeps): void {
   });
 
   kit.post('/console/merchants/:id/rotate', async ({ shell, event, actor }) => {
-    const r = await d.merchantActions.rotateSecret(param(event, 'id'), ROTATE_GRACE_SECONDS, actor);
+    const r = await deps.merchantActions.rotateSecret(param(event, 'id'), ROTATE_GRACE_SECONDS, actor);
     const body = secretsBody('New client secret', [
       ['client_id', r.client_id],
       ['client_secret', r.client_secret],
@@ -98,12 +98,12 @@ export function actionRoutes(kit: ConsoleKit, d: ActionDeps): void {
   });
 
   kit.post('/console/merchants/:id/revoke', async ({ event, actor }) => {
-    await d.merchantActions.revoke(param(event, 'id'), actor);
+    await deps.merchantActions.revoke(param(event, 'id'), actor);
     return seeOther('/console/merchants?done=revoked');
   });
 
   kit.post('/console/merchants/:id/webhook', async ({ event, actor }, form) => {
-    await d.merchantActions.setWebhook(param(event, 'id'), field(form, 'url', 2000) || null, actor);
+    await deps.merchantActions.setWebhook(param(event, 'id'), field(form, 'url', 2000) || null, actor);
     return seeOther('/console/merchants?done=webhook');
   });
 }

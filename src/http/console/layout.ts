@@ -21,9 +21,9 @@ export interface Shell {
 }
 
 /** The page frame: skip link, header with navigation and sign-out, main content. */
-export function page(shell: Shell, o: { title: string; section: Section; notice?: string | null; body: Safe }): string {
+export function page(shell: Shell, options: { title: string; section: Section; notice?: string | null; body: Safe }): string {
   const nav = shell.who
-    ? html`<nav aria-label="Sections"><ul>${NAV.map(([key, label, href]) => html`<li><a href="${href}"${o.section === key ? new Safe(' aria-current="page"') : ''}>${label}</a></li>`)}</ul></nav>`
+    ? html`<nav aria-label="Sections"><ul>${NAV.map(([key, label, href]) => html`<li><a href="${href}"${options.section === key ? new Safe(' aria-current="page"') : ''}>${label}</a></li>`)}</ul></nav>`
     : '';
   const signOut = shell.who
     ? html`<form method="post" action="/console/sign-out" class="sign-out">${csrfField(shell.who.csrf)}<span class="who">${shell.who.name}</span> <button type="submit" class="link">Sign out</button></form>`
@@ -35,7 +35,7 @@ export function page(shell: Shell, o: { title: string; section: Section; notice?
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <meta name="referrer" content="same-origin">
-<title>${o.title} · payd console</title>
+<title>${options.title} · payd console</title>
 <link rel="stylesheet" href="${shell.assets.css}">
 <link rel="icon" href="${shell.assets.icon}" type="image/svg+xml">
 <script src="${shell.assets.js}" defer></script>
@@ -47,9 +47,9 @@ export function page(shell: Shell, o: { title: string; section: Section; notice?
 ${nav}
 </header>
 <main id="main">
-<h1>${o.title}</h1>
-${o.notice ? html`<p class="notice" role="status">${o.notice}</p>` : ''}
-${o.body}
+<h1>${options.title}</h1>
+${options.notice ? html`<p class="notice" role="status">${options.notice}</p>` : ''}
+${options.body}
 </main>
 </body>
 </html>`.html;
@@ -58,9 +58,9 @@ ${o.body}
 export const csrfField = (csrf: string) => html`<input type="hidden" name="csrf" value="${csrf}">`;
 
 /** A one-button form for a change (POST with the CSRF token); `confirm` asks first (console.js). */
-export function actionForm(csrf: string, action: string, label: string, o: { confirm?: string; danger?: boolean; fields?: Record<string, string> } = {}): Safe {
-  const fields = Object.entries(o.fields ?? {}).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`);
-  return html`<form method="post" action="${action}" class="inline"${o.confirm ? html` data-confirm="${o.confirm}"` : ''}>${csrfField(csrf)}${fields}<button type="submit"${o.danger ? new Safe(' class="danger"') : ''}>${label}</button></form>`;
+export function actionForm(csrf: string, action: string, label: string, options: { confirm?: string; danger?: boolean; fields?: Record<string, string> } = {}): Safe {
+  const fields = Object.entries(options.fields ?? {}).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`);
+  return html`<form method="post" action="${action}" class="inline"${options.confirm ? html` data-confirm="${options.confirm}"` : ''}>${csrfField(csrf)}${fields}<button type="submit"${options.danger ? new Safe(' class="danger"') : ''}>${label}</button></form>`;
 }
 
 /** ₹ with Indian grouping, crypto exact (the checkout's formatter), with the method's unit. */

@@ -38,33 +38,33 @@ export type { ConsoleKit, Signed, SignedHandler } from './kit.ts';
  * the CLI uses; passkey sign-in; server-side sessions. Every response carries its own strict
  * headers (no inline code, never cached, never framed); the API's JSON wrapper never sees it.
  */
-export function registerConsole(app: H3, d: ConsoleDeps): void {
+export function registerConsole(app: H3, deps: ConsoleDeps): void {
   const assets = loadConsoleAssets();
   const node = (event: H3Event) => event.runtime?.node?.req;
   const rp = (): RelyingParty => {
-    const origin = d.origin();
+    const origin = deps.origin();
     return { id: new URL(origin).hostname, origin, name: 'payd console' };
   };
   const address = (event: H3Event) => {
     const req = node(event);
-    return (req ? d.clientAddress(req) : undefined) ?? null;
+    return (req ? deps.clientAddress(req) : undefined) ?? null;
   };
   const secure = (event: H3Event) => {
     const req = node(event);
-    return req ? d.secure(req) : false;
+    return req ? deps.secure(req) : false;
   };
-  const anonymousShell: Shell = { assets, livemode: d.livemode, who: null };
+  const anonymousShell: Shell = { assets, livemode: deps.livemode, who: null };
 
   /** Anonymous traffic spends the client's per-IP bucket. */
   const throttle = (event: H3Event): Response | null => {
-    const wait = d.limiter.take(clientKey(address(event) ?? undefined));
+    const wait = deps.limiter.take(clientKey(address(event) ?? undefined));
     return wait > 0 ? htmlPage(page(anonymousShell, { title: 'Slow down', section: null, body: html`<p>Too many requests from this address; wait ${wait} s.</p>` }), 429, { 'retry-after': String(wait) }) : null;
   };
 
   /** A request that changes something must come from the console's own pages (no other origin). */
   const sameOrigin = (event: H3Event): boolean => {
     const origin = header(event, 'origin');
-    return origin === undefined || origin === d.origin();
+    return origin === undefined || origin === deps.origin();
   };
 
   /**
@@ -72,7 +72,7 @@ export function registerConsole(app: H3, d: ConsoleDeps): void {
    * localhost, a LAN address), the browser refuses the ceremony. Say which address works instead.
    */
   const elsewhere = (event: H3Event): Response | null => {
-    const origin = new URL(d.origin());
+    const origin = new URL(deps.origin());
     const host = header(event, 'host');
     // Ports do not matter to a passkey (a proxy's Host may omit its port), the host name does.
     if (host === undefined || URL.canParse(`http://${host}`) && new URL(`http://${host}`).hostname === origin.hostname) return null;
@@ -89,14 +89,14 @@ export function registerConsole(app: H3, d: ConsoleDeps): void {
   /** Every failure: a PaydError's message (an operator's own action), anything else logged and hidden. */
   const failure = (event: H3Event, shell: Shell, err: unknown): Response => {
     if (err instanceof PaydError) return problem(shell, HTTP_STATUS[err.code], 'Not done', err.message);
-    d.log.error('console request failed', { path: event.url.pathname, error: err instanceof Error ? err.stack : String(err) });
+    deps.log.error('console request failed', { path: event.url.pathname, error: err instanceof Error ? err.stack : String(err) });
     return problem(shell, 500, 'Something went wrong', 'The console could not answer; the error is in payd’s log.');
   };
 
   async function signedIn(event: H3Event): Promise<Signed | null> {
-    const session = await d.access.session(readCookie(header(event, 'cookie'), SESSION_COOKIE));
+    const session = await deps.access.session(readCookie(header(event, 'cookie'), SESSION_COOKIE));
     if (!session) return null;
-    return { event, session, shell: { assets, livemode: d.livemode, who: { name: session.name, csrf: session.csrf } }, actor: `console:${session.name}` };
+    return { event, session, shell: { assets, livemode: deps.livemode, who: { name: session.name, csrf: session.csrf } }, actor: `console:${session.name}` };
   }
 
   const kit: ConsoleKit = {
@@ -120,7 +120,7 @@ export function registerConsole(app: H3, d: ConsoleDeps): void {
           if (!s) return throttle(event) ?? problem(anonymousShell, 403, 'Signed out', 'Your session ended (signed out, revoked or idle): sign in again.');
           if (!sameOrigin(event)) return problem(s.shell, 403, 'Refused', 'This request came from another site.');
           const form = await readForm(event);
-          if (!d.access.csrfMatches(s.session, form.get('csrf'))) return problem(s.shell, 403, 'Refused', 'The form’s security token is missing or stale: reload the page and try again.');
+          if (!deps.access.csrfMatches(s.session, form.get('csrf'))) return problem(s.shell, 403, 'Refused', 'The form’s security token is missing or stale: reload the page and try again.');
           return await handler(s, form);
         } catch (err) {
           return failure(event, s?.shell ?? anonymousShell, err);
@@ -147,7 +147,7 @@ export function registerConsole(app: H3, d: ConsoleDeps): void {
     if (moved) return moved;
     try {
       const token = event.context.params?.token ?? '';
-      const name = await d.access.inviteName(token);
+      const name = await deps.access.inviteName(token);
       return htmlPage(page(anonymousShell, { title: 'Add this device', section: null, body: inviteBody(name, token) }));
     } catch (err) {
       return failure(event, anonymousShell, err);
@@ -171,31 +171,31 @@ export function registerConsole(app: H3, d: ConsoleDeps): void {
       } catch (err) {
         if (err instanceof PaydError) return jsonAnswer({ error: err.message }, HTTP_STATUS[err.code]);
         if (err instanceof SyntaxError) return jsonAnswer({ error: 'not JSON' }, 400);
-        d.log.error('console sign-in failed', { path, error: err instanceof Error ? err.stack : String(err) });
+        deps.log.error('console sign-in failed', { path, error: err instanceof Error ? err.stack : String(err) });
         return jsonAnswer({ error: 'internal error' }, 500);
       }
     });
   const str = (v: unknown) => (typeof v === 'string' ? v : '');
   const signedCookie = (event: H3Event, token: string) => ({ 'set-cookie': sessionCookie(token, secure(event)) });
 
-  ceremony('/console/webauthn/register/options', async (body) => jsonAnswer(await d.access.registrationOptions(str(body.token), rp())));
+  ceremony('/console/webauthn/register/options', async (body) => jsonAnswer(await deps.access.registrationOptions(str(body.token), rp())));
   ceremony('/console/webauthn/register', async (body, event) => {
-    const s = await d.access.register(str(body.token), body.response as never, rp(), address(event));
+    const s = await deps.access.register(str(body.token), body.response as never, rp(), address(event));
     return jsonAnswer({ ok: true, next: '/console' }, 200, signedCookie(event, s.token));
   });
-  ceremony('/console/webauthn/login/options', async () => jsonAnswer(await d.access.loginOptions(rp())));
+  ceremony('/console/webauthn/login/options', async () => jsonAnswer(await deps.access.loginOptions(rp())));
   ceremony('/console/webauthn/login', async (body, event) => {
-    const s = await d.access.login(body.response as never, rp(), address(event));
+    const s = await deps.access.login(body.response as never, rp(), address(event));
     return jsonAnswer({ ok: true, next: '/console' }, 200, signedCookie(event, s.token));
   });
 
   kit.post('/console/sign-out', async (s) => {
-    await d.access.signOut(s.session);
+    await deps.access.signOut(s.session);
     return seeOther('/console/sign-in', { 'set-cookie': clearedCookie(secure(s.event)) });
   });
 
-  viewRoutes(kit, d);
-  actionRoutes(kit, d);
+  viewRoutes(kit, deps);
+  actionRoutes(kit, deps);
 
   app.all('/console/**', async (event) => problem(anonymousShell, 404, 'Not found', `Nothing at ${event.url.pathname}.`));
 }

@@ -62,11 +62,11 @@ function dateParam(v: string | undefined, plusDays = 0): number | undefined {
   return Number.isFinite(t) ? t : undefined;
 }
 
-export function viewRoutes(kit: ConsoleKit, d: ViewDeps): void {
+export function viewRoutes(kit: ConsoleKit, deps: ViewDeps): void {
   kit.get('/console', async ({ shell, event }) => {
-    const now = d.clock.now();
+    const now = deps.clock.now();
     const today = startOfDay(now);
-    const [day, week, waiting, sources] = await Promise.all([d.views.settledSince(today), d.views.settledSince(today - 6 * 86_400_000), d.views.waiting(now), d.sources()]);
+    const [day, week, waiting, sources] = await Promise.all([deps.views.settledSince(today), deps.views.settledSince(today - 6 * 86_400_000), deps.views.waiting(now), deps.sources()]);
     return htmlPage(page(shell, { title: 'Today', section: 'today', notice: notice(event), body: todayBody({ day, week, waiting, sources, now }) }));
   });
 
@@ -82,23 +82,23 @@ export function viewRoutes(kit: ConsoleKit, d: ViewDeps): void {
       cursor: query(event, 'cursor'),
       limit: PAGE_SIZE,
     };
-    const now = d.clock.now();
-    const result = await d.views.intents(filter, now);
+    const now = deps.clock.now();
+    const result = await deps.views.intents(filter, now);
     const params = { q: filter.q, status: filter.status, method: filter.method, from: query(event, 'from'), to: query(event, 'to') };
     return htmlPage(page(shell, { title: 'Intents', section: 'intents', body: intentsBody({ result, params, now, statuses: STATUSES, methods: builtinMethods.ids }) }));
   });
 
   kit.get('/console/intents/:id', async ({ shell, event, session }) => {
     const id = event.context.params?.id ?? '';
-    const intent = await d.intents.find(id);
+    const intent = await deps.intents.find(id);
     if (!intent) return htmlPage(page(shell, { title: 'Intent not found', section: 'intents', body: intentBody.missing(id) }), 404);
     const [merchant, payments, events, held] = await Promise.all([
-      d.merchants.get(intent.merchantId),
-      d.payments.forIntent(intent.id),
-      d.events.forIntent(intent.id),
-      d.held.listPayments({ status: 'held', intentId: intent.id, limit: PAGE_SIZE }),
+      deps.merchants.get(intent.merchantId),
+      deps.payments.forIntent(intent.id),
+      deps.events.forIntent(intent.id),
+      deps.held.listPayments({ status: 'held', intentId: intent.id, limit: PAGE_SIZE }),
     ]);
-    return htmlPage(page(shell, { title: `Intent ${intent.orderId}`, section: 'intents', notice: notice(event), body: intentBody({ intent, merchant, payments, held: held.items, events, now: d.clock.now(), csrf: session.csrf }) }));
+    return htmlPage(page(shell, { title: `Intent ${intent.orderId}`, section: 'intents', notice: notice(event), body: intentBody({ intent, merchant, payments, held: held.items, events, now: deps.clock.now(), csrf: session.csrf }) }));
   });
 
   kit.get('/console/payments', async ({ shell, event, session }) => {
@@ -107,23 +107,23 @@ export function viewRoutes(kit: ConsoleKit, d: ViewDeps): void {
     const cursor = query(event, 'cursor');
     const body =
       tab === 'rejected'
-        ? paymentsBody({ tab, rejected: await d.views.rejections({ cursor, limit: PAGE_SIZE }), csrf: session.csrf })
+        ? paymentsBody({ tab, rejected: await deps.views.rejections({ cursor, limit: PAGE_SIZE }), csrf: session.csrf })
         : tab === 'held'
-          ? paymentsBody({ tab, held: await d.held.listPayments({ status: 'held', cursor, limit: PAGE_SIZE }), csrf: session.csrf })
-          : paymentsBody({ tab, unmatched: await d.views.payments({ status: 'unmatched', cursor, limit: PAGE_SIZE }), csrf: session.csrf });
+          ? paymentsBody({ tab, held: await deps.held.listPayments({ status: 'held', cursor, limit: PAGE_SIZE }), csrf: session.csrf })
+          : paymentsBody({ tab, unmatched: await deps.views.payments({ status: 'unmatched', cursor, limit: PAGE_SIZE }), csrf: session.csrf });
     return htmlPage(page(shell, { title: 'Payments', section: 'payments', notice: notice(event), body }));
   });
 
   kit.get('/console/payments/rejected', async ({ shell, event }) => {
-    const r = await d.views.rejection(query(event, 'ref') ?? '');
+    const r = await deps.views.rejection(query(event, 'ref') ?? '');
     return htmlPage(page(shell, { title: 'Rejected observation', section: 'payments', body: rejectionBody(r) }));
   });
 
   kit.get('/console/merchants', async ({ shell, event, session }) => {
-    return htmlPage(page(shell, { title: 'Merchants', section: 'merchants', notice: notice(event), body: merchantsBody({ merchants: await d.merchants.list(), csrf: session.csrf }) }));
+    return htmlPage(page(shell, { title: 'Merchants', section: 'merchants', notice: notice(event), body: merchantsBody({ merchants: await deps.merchants.list(), csrf: session.csrf }) }));
   });
 
   kit.get('/console/sources', async ({ shell }) => {
-    return htmlPage(page(shell, { title: 'Sources', section: 'sources', body: sourcesBody(await d.sources(), d.clock.now()) }));
+    return htmlPage(page(shell, { title: 'Sources', section: 'sources', body: sourcesBody(await deps.sources(), deps.clock.now()) }));
   });
 }

@@ -71,13 +71,13 @@ const SLUG = /^[1-9A-HJ-NP-Za-km-z]{6,16}$/;
  * and sends the customer to its checkout), and its QR code as PNG and SVG. Public by design: every
  * request takes the client's per-IP token, every choice also the link's own.
  */
-export function registerLinkPages(app: H3, d: LinkPageDeps): void {
+export function registerLinkPages(app: H3, deps: LinkPageDeps): void {
   const assets = loadAssets();
   const slugOf = (event: H3Event) => event.context.params?.slug ?? '';
   const limited = (event: H3Event): Response | undefined => {
-    if (!d.limiter) return undefined;
+    if (!deps.limiter) return undefined;
     const req = event.runtime?.node?.req;
-    const wait = d.limiter.take(clientKey(req ? d.clientAddress(req) : undefined));
+    const wait = deps.limiter.take(clientKey(req ? deps.clientAddress(req) : undefined));
     return wait === 0 ? undefined : page(tooMany(wait), 429, wait);
   };
   const tooMany = (wait: number) => noticePage(assets.urls, 'Please wait', `Too many requests from your connection. Please wait ${wait} s and try again.`);
@@ -86,21 +86,21 @@ export function registerLinkPages(app: H3, d: LinkPageDeps): void {
     try {
       return limited(event) ?? (await handler(event));
     } catch (err) {
-      d.log.error('link page request failed', { path: event.url.pathname, error: err instanceof Error ? err.stack : String(err) });
+      deps.log.error('link page request failed', { path: event.url.pathname, error: err instanceof Error ? err.stack : String(err) });
       return page(noticePage(assets.urls, 'Sorry', 'Something went wrong on our side. Please try again in a moment.'), 500);
     }
   };
 
   /** The page: the amount box, or the choice priced at the link's price (or the amount entered). */
   const render = async (slug: string, extra: Pick<LinkPageInput, 'error' | 'amount'> = {}, status = 200, retryAfter?: number) => {
-    const shown = SLUG.test(slug) ? await d.links.page(slug) : undefined;
+    const shown = SLUG.test(slug) ? await deps.links.page(slug) : undefined;
     if (!shown) return page(linkNotFoundPage(assets.urls), 404);
-    const base = { ...shown, payee: d.payeeName || 'the shop', assets: assets.urls, livemode: d.livemode, ...extra };
+    const base = { ...shown, payee: deps.payeeName || 'the shop', assets: assets.urls, livemode: deps.livemode, ...extra };
     if (shown.state !== 'active') return page(linkPage({ ...base, closedText: CLOSED_TEXT[shown.state] }), status);
     const entered = shown.link.priceAmount === null;
     if (entered && !extra.amount) return page(linkPage(base), status, retryAfter);
     try {
-      const choice = await d.links.options(shown.link, shown.methods, extra.amount);
+      const choice = await deps.links.options(shown.link, shown.methods, extra.amount);
       if (choice.options.length === 0) return page(linkPage({ ...base, state: 'inactive', closedText: 'This shop cannot take payments right now. Please try again later.' }), 503);
       return page(linkPage({ ...base, choice }), status, retryAfter);
     } catch (err) {
@@ -125,10 +125,10 @@ export function registerLinkPages(app: H3, d: LinkPageDeps): void {
       const method = form.get('currency') ?? '';
       const amount = (form.get('amount') ?? '').trim().slice(0, 40) || undefined;
       if (!SLUG.test(slug)) return page(linkNotFoundPage(assets.urls), 404);
-      const wait = d.perLink?.take(`link:${slug}`) ?? 0;
+      const wait = deps.perLink?.take(`link:${slug}`) ?? 0;
       if (wait > 0) return render(slug, { error: `Many people are paying with this link right now. Please wait ${wait} s and try again.`, amount }, 429, wait);
       try {
-        const created = await d.links.choose(slug, { method, amount });
+        const created = await deps.links.choose(slug, { method, amount });
         return new Response(null, { status: 303, headers: { ...Object.fromEntries(headersFor('text/plain; charset=utf-8')), location: `/pay/${created.intent_id}` } });
       } catch (err) {
         if (!(err instanceof PaydError) || err.code === 'INTERNAL') throw err;
@@ -141,9 +141,9 @@ export function registerLinkPages(app: H3, d: LinkPageDeps): void {
   const qr = (type: 'png' | 'svg') =>
     guard(async (event) => {
       const slug = slugOf(event);
-      const shown = SLUG.test(slug) ? await d.links.page(slug) : undefined;
+      const shown = SLUG.test(slug) ? await deps.links.page(slug) : undefined;
       if (!shown) return page(linkNotFoundPage(assets.urls), 404);
-      const url = linkUrl(d.publicUrl, slug);
+      const url = linkUrl(deps.publicUrl, slug);
       const headers = headersFor(type === 'png' ? 'image/png' : 'image/svg+xml');
       headers.set('content-disposition', `inline; filename="payd-link-${slug}.${type}"`);
       return new Response(type === 'png' ? new Uint8Array(await linkQrPng(url)) : await linkQrSvg(url), { headers });

@@ -19,8 +19,8 @@ type Json = Record<string, unknown>;
  * docs/openapi.json is this with the default server (npm run openapi writes it; a test
  * checks it is current).
  */
-export function buildOpenApiDocument(o: { serverUrl?: string; methods?: MethodRegistry } = {}): Json {
-  const methods = o.methods ?? builtinMethods;
+export function buildOpenApiDocument(options: { serverUrl?: string; methods?: MethodRegistry } = {}): Json {
+  const methods = options.methods ?? builtinMethods;
   const examples = openApiExamples(methods);
   const { EXAMPLES, ERROR_EXAMPLES } = examples;
   const operation = (op: Operation) => operationOf(op, ERROR_EXAMPLES);
@@ -34,7 +34,7 @@ export function buildOpenApiDocument(o: { serverUrl?: string; methods?: MethodRe
         'Every /api/v1 call except this document needs both X-Client-ID and X-Client-Secret. ' +
         'Errors are {"detail", "code"} (INVALID_REQUEST adds "errors"). Amounts are JSON numbers in plain decimal.',
     },
-    servers: [{ url: o.serverUrl ?? 'http://127.0.0.1:8080', description: 'your payd server (server.publicUrl)' }],
+    servers: [{ url: options.serverUrl ?? 'http://127.0.0.1:8080', description: 'your payd server (server.publicUrl)' }],
     security: [{ ClientId: [], ClientSecret: [] }],
     paths: {
       '/api/v1/intents/create-payment': {

@@ -180,30 +180,30 @@ export const listIntentsQuery = (methods: readonly string[]) =>
 export function intentRoutes(
   app: H3,
   { route, notAllowed }: RouteKit,
-  d: { intents: IntentService; listing: IntentListing; cancels: IntentCancellation; heldPayments: HeldPayments; methods: { ids: readonly string[] } },
+  deps: { intents: IntentService; listing: IntentListing; cancels: IntentCancellation; heldPayments: HeldPayments; methods: { ids: readonly string[] } },
 ): void {
   app.post(
     '/api/v1/intents/create-payment',
     route(async (event, { merchant }) => {
       const request = parseCreateRequest(await readJsonBody(event));
-      return jsonReply(request.open ? await d.intents.createOpen(merchant!, request.input) : await d.intents.create(merchant!, request.input));
+      return jsonReply(request.open ? await deps.intents.createOpen(merchant!, request.input) : await deps.intents.create(merchant!, request.input));
     }, { auth: true }),
   );
   app.all('/api/v1/intents/create-payment', notAllowed('POST'));
 
   app.get(
     '/api/v1/intents/:intent_id',
-    route((event, { merchant }) => andThen(d.intents.getForMerchant(merchant!, event.context.params?.intent_id ?? ''), (view) => jsonReply(view)), { auth: true }),
+    route((event, { merchant }) => andThen(deps.intents.getForMerchant(merchant!, event.context.params?.intent_id ?? ''), (view) => jsonReply(view)), { auth: true }),
   );
   app.all('/api/v1/intents/:intent_id', notAllowed('GET'));
 
-  const ListIntentsQuery = listIntentsQuery(d.methods.ids);
+  const ListIntentsQuery = listIntentsQuery(deps.methods.ids);
   app.get(
     '/api/v1/intents',
     route(async (event, { merchant }) => {
       const q = parseQuery(ListIntentsQuery, event.url.searchParams);
       return jsonReply(
-        await d.listing.list(merchant!.clientId, {
+        await deps.listing.list(merchant!.clientId, {
           status: q.status,
           currency: q.currency,
           order_id: q.order_id,
@@ -220,12 +220,12 @@ export function intentRoutes(
 
   app.post(
     '/api/v1/intents/:intent_id/cancel',
-    route(async (event, { merchant }) => jsonReply(await d.cancels.cancel(event.context.params?.intent_id ?? '', { merchantId: merchant!.clientId, actor: 'api' })), { auth: true }),
+    route(async (event, { merchant }) => jsonReply(await deps.cancels.cancel(event.context.params?.intent_id ?? '', { merchantId: merchant!.clientId, actor: 'api' })), { auth: true }),
   );
   app.all('/api/v1/intents/:intent_id/cancel', notAllowed('POST'));
 
   // A held payment: the merchant accepts it (the intent settles) or says it returned it.
-  for (const [verb, act] of [['accept', d.heldPayments.acceptPayment], ['refunded', d.heldPayments.markRefunded]] as const) {
+  for (const [verb, act] of [['accept', deps.heldPayments.acceptPayment], ['refunded', deps.heldPayments.markRefunded]] as const) {
     const path = `/api/v1/intents/:intent_id/payments/:transaction_hash/${verb}`;
     app.post(
       path,

@@ -91,24 +91,24 @@ export function linkInput(body: v.InferOutput<typeof CreateLinkBody>): LinkInput
 }
 
 /** POST/GET /api/v1/payment-links, GET /api/v1/payment-links/{id}, and its deactivate / activate. */
-export function paymentLinkRoutes(app: H3, { route, notAllowed }: RouteKit, d: { links: LinkService }): void {
+export function paymentLinkRoutes(app: H3, { route, notAllowed }: RouteKit, deps: { links: LinkService }): void {
   app.post(
     '/api/v1/payment-links',
-    route(async (event, { merchant }) => jsonReply(await d.links.create(merchant!.clientId, linkInput(parseBody(CreateLinkBody, await readJsonBody(event))), 'api')), { auth: true }),
+    route(async (event, { merchant }) => jsonReply(await deps.links.create(merchant!.clientId, linkInput(parseBody(CreateLinkBody, await readJsonBody(event))), 'api')), { auth: true }),
   );
   app.get(
     '/api/v1/payment-links',
     route(async (event, { merchant }) => {
       const q = parseQuery(ListLinksQuery, event.url.searchParams);
-      return jsonReply({ data: await d.links.list({ merchantId: merchant!.clientId, limit: q.limit ?? 50 }) });
+      return jsonReply({ data: await deps.links.list({ merchantId: merchant!.clientId, limit: q.limit ?? 50 }) });
     }, { auth: true }),
   );
   app.all('/api/v1/payment-links', notAllowed('GET, POST'));
   const id = (event: { context: { params?: Record<string, string> } }) => event.context.params?.link_id ?? '';
-  app.get('/api/v1/payment-links/:link_id', route(async (event, { merchant }) => jsonReply(await d.links.get(id(event), merchant!.clientId)), { auth: true }));
+  app.get('/api/v1/payment-links/:link_id', route(async (event, { merchant }) => jsonReply(await deps.links.get(id(event), merchant!.clientId)), { auth: true }));
   app.all('/api/v1/payment-links/:link_id', notAllowed('GET'));
   for (const action of ['deactivate', 'activate'] as const) {
-    app.post(`/api/v1/payment-links/:link_id/${action}`, route(async (event, { merchant }) => jsonReply(await d.links[action](id(event), { merchantId: merchant!.clientId, actor: 'api' })), { auth: true }));
+    app.post(`/api/v1/payment-links/:link_id/${action}`, route(async (event, { merchant }) => jsonReply(await deps.links[action](id(event), { merchantId: merchant!.clientId, actor: 'api' })), { auth: true }));
     app.all(`/api/v1/payment-links/:link_id/${action}`, notAllowed('POST'));
   }
 }

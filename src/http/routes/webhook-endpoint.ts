@@ -17,14 +17,14 @@ export const WebhookEndpointBody = v.strictObject(
 );
 
 /** The caller's webhook endpoint: the same merchant service (and URL rule) as `payd merchant set-webhook`. */
-export function webhookEndpointRoutes(app: H3, { route, notAllowed }: RouteKit, d: { merchants: MerchantService }): void {
-  app.get('/api/v1/webhook-endpoint', route(async (_event, { merchant }) => jsonReply(await d.merchants.webhookEndpoint(merchant!.clientId)), { auth: true }));
+export function webhookEndpointRoutes(app: H3, { route, notAllowed }: RouteKit, deps: { merchants: MerchantService }): void {
+  app.get('/api/v1/webhook-endpoint', route(async (_event, { merchant }) => jsonReply(await deps.merchants.webhookEndpoint(merchant!.clientId)), { auth: true }));
   app.put(
     '/api/v1/webhook-endpoint',
     route(async (event, { merchant }) => {
       const { url } = parseBody(WebhookEndpointBody, await readJsonBody(event));
-      await d.merchants.setWebhook(merchant!.clientId, url, 'api');
-      return jsonReply(await d.merchants.webhookEndpoint(merchant!.clientId));
+      await deps.merchants.setWebhook(merchant!.clientId, url, 'api');
+      return jsonReply(await deps.merchants.webhookEndpoint(merchant!.clientId));
     }, { auth: true }),
   );
   app.all('/api/v1/webhook-endpoint', notAllowed('GET, PUT'));
@@ -32,7 +32,7 @@ export function webhookEndpointRoutes(app: H3, { route, notAllowed }: RouteKit, 
   app.post(
     '/api/v1/webhook-endpoint/rotate-secret',
     route(async (_event, { merchant }) => {
-      const r = await d.merchants.rotateWebhookSecret(merchant!.clientId, 'api');
+      const r = await deps.merchants.rotateWebhookSecret(merchant!.clientId, 'api');
       return jsonReply({ webhook_secret: r.webhook_secret, previous_valid_until: r.previous_valid_until });
     }, { auth: true }),
   );

@@ -116,12 +116,12 @@ export function readCheckpoint(raw: unknown): EvmCheckpoint | undefined {
 
 export type TickResult = { caughtUpAsOf?: number; more: boolean };
 
-export function createChainScan(o: ScanOptions) {
-  const key = checkpointKey(o.chainId);
+export function createChainScan(options: ScanOptions) {
+  const key = checkpointKey(options.chainId);
   const heads = createHeadWatch();
-  const byPair = new Map(o.watches.map((w) => [`${w.contract}>${w.recipient}`, w]));
-  const contracts = [...new Set(o.watches.map((w) => w.contract))];
-  const recipients = [...new Set(o.watches.map((w) => addressTopic(w.recipient)))];
+  const byPair = new Map(options.watches.map((w) => [`${w.contract}>${w.recipient}`, w]));
+  const contracts = [...new Set(options.watches.map((w) => w.contract))];
+  const recipients = [...new Set(options.watches.map((w) => addressTopic(w.recipient)))];
   /** Blocks one getLogs may span, per endpoint: a refusal narrows it for good (a provider's limit does not change by itself). */
   const spans = new Map<Member<EvmEndpoint>, bigint>();
   const verifiedChain = new Set<Member<EvmEndpoint>>();
@@ -135,11 +135,11 @@ export function createChainScan(o: ScanOptions) {
   async function verifyChain(m: Member<EvmEndpoint>, signal: AbortSignal): Promise<void> {
     if (verifiedChain.has(m)) return;
     const id = Number(BigInt(await call<string>(m, signal, 'eth_chainId', [])));
-    if (id !== o.chainId) throw new Error(`endpoint ${m.label} serves chain ${id}, not ${o.chainId}`);
+    if (id !== options.chainId) throw new Error(`endpoint ${m.label} serves chain ${id}, not ${options.chainId}`);
     // Amounts are read in the configured decimals: a contract that says otherwise would misprice every payment.
-    for (const w of o.watches) {
+    for (const w of options.watches) {
       const got = await call<string>(m, signal, 'eth_call', [{ to: w.contract, data: DECIMALS_CALL }, 'latest']);
-      if (!/^0x[0-9a-f]+$/i.test(got) || BigInt(got) !== BigInt(w.decimals)) throw new TokenMismatch(`${w.method}: contract ${w.contract} on chain ${o.chainId} reports ${/^0x[0-9a-f]+$/i.test(got) ? String(BigInt(got)) : 'no'} decimals, the config says ${w.decimals}`);
+      if (!/^0x[0-9a-f]+$/i.test(got) || BigInt(got) !== BigInt(w.decimals)) throw new TokenMismatch(`${w.method}: contract ${w.contract} on chain ${options.chainId} reports ${/^0x[0-9a-f]+$/i.test(got) ? String(BigInt(got)) : 'no'} decimals, the config says ${w.decimals}`);
     }
     verifiedChain.add(m);
   }
@@ -147,7 +147,7 @@ export function createChainScan(o: ScanOptions) {
   /** The endpoint's final block: `finalized`, or the newest minus the depth. One call when the tag resolves. */
   async function finalHead(m: Member<EvmEndpoint>, signal: AbortSignal): Promise<FinalHead> {
     await verifyChain(m, signal);
-    if (o.confirmationBlocks === undefined) {
+    if (options.confirmationBlocks === undefined) {
       let block: RpcBlock | null = null;
       try {
         block = await call<RpcBlock | null>(m, signal, 'eth_getBlockByNumber', ['finalized', false]);
@@ -158,12 +158,12 @@ export function createChainScan(o: ScanOptions) {
       if (block) return { number: BigInt(block.number), hash: block.hash.toLowerCase() };
     }
     const latest = BigInt(await call<string>(m, signal, 'eth_blockNumber', []));
-    const depth = BigInt(o.confirmationBlocks ?? o.fallbackDepth);
+    const depth = BigInt(options.confirmationBlocks ?? options.fallbackDepth);
     return { number: latest - depth < 0n ? -1n : latest - depth };
   }
 
   async function isIdle(): Promise<boolean> {
-    for (const w of o.watches) if (await o.ledger.hasOpenIntents(w.method, w.receiver)) return false;
+    for (const w of options.watches) if (await options.ledger.hasOpenIntents(w.method, w.receiver)) return false;
     return true;
   }
 
@@ -172,15 +172,15 @@ export function createChainScan(o: ScanOptions) {
    * at all: nothing could settle, and a backlog is read when an intent opens.
    */
   async function tick(signal: AbortSignal): Promise<TickResult> {
-    const now = o.clock.now();
+    const now = options.clock.now();
     if (await isIdle()) return { caughtUpAsOf: now, more: false };
     finals = new Map();
     const errors: { label: string; error: unknown }[] = [];
-    for (const m of o.pool.order()) {
+    for (const m of options.pool.order()) {
       if (signal.aborted) break;
       try {
-        const head = await o.pool.attempt(m, signal, () => finalHead(m, signal), classify);
-        o.pool.observeHead(m, Number(head.number));
+        const head = await options.pool.attempt(m, signal, () => finalHead(m, signal), classify);
+        options.pool.observeHead(m, Number(head.number));
         heads.observe(Number(head.number), now);
         const progress = await scanTo(m, head, signal);
         lastScanAt = now;
@@ -189,12 +189,12 @@ export function createChainScan(o: ScanOptions) {
       } catch (err) {
         if (signal.aborted) throw err;
         // It answered, but with something another endpoint contradicts: it rests like a failing one, and the next serves.
-        if (err instanceof EndpointsDisagree) o.pool.failed(m, { kind: 'error' }, err);
+        if (err instanceof EndpointsDisagree) options.pool.failed(m, { kind: 'error' }, err);
         errors.push({ label: m.label, error: err });
-        if (o.pool.members.length > 1) o.log.warn('EVM endpoint failed; trying the next', { endpoint: m.label, error: describeError(err) });
+        if (options.pool.members.length > 1) options.log.warn('EVM endpoint failed; trying the next', { endpoint: m.label, error: describeError(err) });
       }
     }
-    throw errors.length === 1 ? errors[0]!.error : new AllEndpointsFailed(`EVM chain ${o.chainId}`, errors);
+    throw errors.length === 1 ? errors[0]!.error : new AllEndpointsFailed(`EVM chain ${options.chainId}`, errors);
   }
 
   /**
@@ -202,28 +202,28 @@ export function createChainScan(o: ScanOptions) {
    * a log waits for a second endpoint (the checkpoint stays before it).
    */
   async function scanTo(m: Member<EvmEndpoint>, head: FinalHead, signal: AbortSignal): Promise<'done' | 'more' | 'wait'> {
-    let cp = readCheckpoint(await o.ledger.loadCheckpoint(key));
+    let cp = readCheckpoint(await options.ledger.loadCheckpoint(key));
     if (!cp) {
-      const start = head.number - BigInt(o.backfillBlocks);
+      const start = head.number - BigInt(options.backfillBlocks);
       cp = { v: 1, block: String(start < -1n ? -1n : start) };
-      await o.ledger.saveCheckpoint({ key, value: cp });
-      o.log.info('EVM scan starts', { chain_id: o.chainId, from_block: String(BigInt(cp.block) + 1n) });
+      await options.ledger.saveCheckpoint({ key, value: cp });
+      options.log.info('EVM scan starts', { chain_id: options.chainId, from_block: String(BigInt(cp.block) + 1n) });
     } else if (cp.hash !== undefined && BigInt(cp.block) <= head.number) {
       const block = await attempt(m, signal, 'eth_getBlockByNumber', [hex(BigInt(cp.block)), false]);
       const at = block as RpcBlock | null;
       if (at && at.hash.toLowerCase() !== cp.hash) {
         // A final block replaced: never expected; read the last blocks again (their payments are recorded once).
-        const back = BigInt(cp.block) - BigInt(o.fallbackDepth);
-        o.log.error('EVM checkpoint block is no longer canonical; reading again from an earlier block', { chain_id: o.chainId, block: cp.block, from_block: String(back + 1n) });
+        const back = BigInt(cp.block) - BigInt(options.fallbackDepth);
+        options.log.error('EVM checkpoint block is no longer canonical; reading again from an earlier block', { chain_id: options.chainId, block: cp.block, from_block: String(back + 1n) });
         cp = { v: 1, block: String(back < -1n ? -1n : back) };
       }
     }
     let done = BigInt(cp.block);
     let calls = 0;
     while (done < head.number) {
-      if (signal.aborted || calls >= o.maxRangesPerTick) return 'more';
+      if (signal.aborted || calls >= options.maxRangesPerTick) return 'more';
       const from = done + 1n;
-      let span = spans.get(m) ?? BigInt(Math.min(o.logRange, o.maxBlockRange ?? Infinity));
+      let span = spans.get(m) ?? BigInt(Math.min(options.logRange, options.maxBlockRange ?? Infinity));
       let to = from + span - 1n > head.number ? head.number : from + span - 1n;
       calls += 1;
       let logs: RpcLog[];
@@ -234,7 +234,7 @@ export function createChainScan(o: ScanOptions) {
         if (!refusal || to === from) throw err;
         span = narrower(span, to - from + 1n, refusal);
         spans.set(m, span);
-        o.log.info('EVM provider refused a getLogs range; asking for fewer blocks', { endpoint: m.label, blocks: String(to - from + 1n), now_blocks: String(span), error: describeError(err) });
+        options.log.info('EVM provider refused a getLogs range; asking for fewer blocks', { endpoint: m.label, blocks: String(to - from + 1n), now_blocks: String(span), error: describeError(err) });
         continue;
       }
       const sorted = logs.filter((l) => !l.removed).sort((a, b) => cmp(BigInt(a.blockNumber), BigInt(b.blockNumber)) || cmp(BigInt(a.logIndex), BigInt(b.logIndex)));
@@ -246,7 +246,7 @@ export function createChainScan(o: ScanOptions) {
       }
       done = to;
       const value: EvmCheckpoint = { v: 1, block: String(to), ...(to === head.number && head.hash ? { hash: head.hash } : {}) };
-      await o.ledger.saveCheckpoint({ key, value });
+      await options.ledger.saveCheckpoint({ key, value });
     }
     return 'done';
   }
@@ -264,8 +264,8 @@ export function createChainScan(o: ScanOptions) {
   }
 
   async function otherFinalHead(other: Member<EvmEndpoint>, signal: AbortSignal): Promise<FinalHead> {
-    const head = await o.pool.attempt(other, signal, () => finalHead(other, signal), classify);
-    o.pool.observeHead(other, Number(head.number));
+    const head = await options.pool.attempt(other, signal, () => finalHead(other, signal), classify);
+    options.pool.observeHead(other, Number(head.number));
     return head;
   }
 
@@ -281,22 +281,22 @@ export function createChainScan(o: ScanOptions) {
     const receipt = (await attempt(m, signal, 'eth_getTransactionReceipt', [txHash])) as RpcReceipt | null;
     // A failed transaction moves nothing; a receipt in another block means the log's block is not canonical here.
     if (!receipt || receipt.status !== '0x1' || receipt.blockHash.toLowerCase() !== log.blockHash.toLowerCase()) {
-      o.log.warn('EVM transfer log without a successful receipt in its block; not a payment', { tx: txHash, status: receipt?.status ?? null });
+      options.log.warn('EVM transfer log without a successful receipt in its block; not a payment', { tx: txHash, status: receipt?.status ?? null });
       return;
     }
-    const verdict = await o.pool.confirm(m, (other) => askAbout(other, log, signal));
+    const verdict = await options.pool.confirm(m, (other) => askAbout(other, log, signal));
     if (verdict === 'unknown') {
-      o.log.info('EVM transfer waits for a second endpoint to hold it in a final block', { tx: txHash, endpoint: m.label });
+      options.log.info('EVM transfer waits for a second endpoint to hold it in a final block', { tx: txHash, endpoint: m.label });
       return 'wait';
     }
     if (verdict === 'contradicted') {
-      o.log.error('EVM endpoints disagree about a transfer; not settled', { tx: txHash, log_index: String(BigInt(log.logIndex)), endpoint: m.label });
+      options.log.error('EVM endpoints disagree about a transfer; not settled', { tx: txHash, log_index: String(BigInt(log.logIndex)), endpoint: m.label });
       throw new EndpointsDisagree(`endpoint ${m.label} reported a transfer in ${txHash} that another endpoint contradicts`);
     }
     const block = (await attempt(m, signal, 'eth_getBlockByNumber', [log.blockNumber, false])) as RpcBlock | null;
-    const occurredAt = block ? Number(BigInt(block.timestamp)) * 1000 : o.clock.now();
+    const occurredAt = block ? Number(BigInt(block.timestamp)) * 1000 : options.clock.now();
     const logIndex = BigInt(log.logIndex);
-    const outcome = await o.ledger.ingest(
+    const outcome = await options.ledger.ingest(
       {
         method: w.method,
         receiver: w.receiver,
@@ -304,16 +304,16 @@ export function createChainScan(o: ScanOptions) {
         txRef: `${txHash}:${logIndex}`,
         txHash,
         occurredAt,
-        observedAt: o.clock.now(),
+        observedAt: options.clock.now(),
         source: 'evm',
-        evidence: { chain_id: o.chainId, block: BigInt(log.blockNumber).toString(), block_hash: log.blockHash.toLowerCase(), log_index: Number(logIndex), contract, from: topicAddress(log.topics[1]!), value: value.toString() },
+        evidence: { chain_id: options.chainId, block: BigInt(log.blockNumber).toString(), block_hash: log.blockHash.toLowerCase(), log_index: Number(logIndex), contract, from: topicAddress(log.topics[1]!), value: value.toString() },
       },
       { key, value: checkpoint },
     );
-    o.log.info('EVM payment ingested', { method: w.method, tx: txHash, amount: formatMinor(value, w.decimals), outcome: outcome.kind });
+    options.log.info('EVM payment ingested', { method: w.method, tx: txHash, amount: formatMinor(value, w.decimals), outcome: outcome.kind });
   }
 
-  const attempt = (m: Member<EvmEndpoint>, signal: AbortSignal, method: string, params: unknown[]) => o.pool.attempt(m, signal, () => call<unknown>(m, signal, method, params), classify);
+  const attempt = (m: Member<EvmEndpoint>, signal: AbortSignal, method: string, params: unknown[]) => options.pool.attempt(m, signal, () => call<unknown>(m, signal, method, params), classify);
 
   return { tick, key, finalHead, lastScanAt: () => lastScanAt };
 }

@@ -41,26 +41,26 @@ const plain = (info: ConfirmedSignatureInfo): Checkpoint => ({ signature: info.s
  * listed signature may be worked through now (at most the agreed slot, not dated past the wall
  * clock); the newer ones are left for a later cycle, so no checkpoint ever passes them.
  */
-export async function pending(conn: Connection, o: BatchOptions, key: string, within: (info: ConfirmedSignatureInfo) => boolean = () => true): Promise<Batch> {
-  const list = { commitment: o.commitment, limit: o.pageLimit, maxPages: o.maxPages };
-  const cp = await o.ledger.loadCheckpoint<Checkpoint>(key);
+export async function pending(conn: Connection, options: BatchOptions, key: string, within: (info: ConfirmedSignatureInfo) => boolean = () => true): Promise<Batch> {
+  const list = { commitment: options.commitment, limit: options.pageLimit, maxPages: options.maxPages };
+  const cp = await options.ledger.loadCheckpoint<Checkpoint>(key);
   const keep = (got: { list: ConfirmedSignatureInfo[]; complete: boolean }) => {
     const kept = got.list.filter(within);
     return { list: kept, complete: got.complete, held: kept.length < got.list.length };
   };
-  if (cp?.backlog) return backlog(cp, cp.backlog.top, keep(await listSince(conn, o.target.account, cp, { ...list, before: cp.backlog.before })));
+  if (cp?.backlog) return backlog(cp, cp.backlog.top, keep(await listSince(conn, options.target.account, cp, { ...list, before: cp.backlog.before })));
   if (cp) {
-    const since = keep(await listSince(conn, o.target.account, cp, list));
+    const since = keep(await listSince(conn, options.target.account, cp, list));
     if (since.complete) return { kind: 'since', list: since.list.reverse(), at: plain, partial: since.held };
     const top = since.list[0];
     if (!top) return { kind: 'since', list: [], at: plain, partial: true };
-    o.log.warn('solana backlog longer than one cycle lists; working through it newest first across cycles', { account: o.target.account, listed: since.list.length });
+    options.log.warn('solana backlog longer than one cycle lists; working through it newest first across cycles', { account: options.target.account, listed: since.list.length });
     return backlog(cp, { signature: top.signature, slot: top.slot }, since);
   }
-  const listed = await listRecent(conn, o.target.account, { ...list, notBeforeMs: o.clock.now() - o.firstStartLookbackMs });
+  const listed = await listRecent(conn, options.target.account, { ...list, notBeforeMs: options.clock.now() - options.firstStartLookbackMs });
   const all = listed.all.filter(within);
   const recent = listed.recent.filter(within);
-  if (all.length > 0) o.log.info('solana first start', { account: o.target.account, examined: recent.length, older_ignored: all.length - recent.length });
+  if (all.length > 0) options.log.info('solana first start', { account: options.target.account, examined: recent.length, older_ignored: all.length - recent.length });
   // Older entries are passed over, but the checkpoint still moves past them.
   const newestOld = all.find((s) => !recent.includes(s));
   return { kind: 'first', list: recent.reverse(), at: plain, skipped: newestOld && plain(newestOld), partial: all.length < listed.all.length };

@@ -15,7 +15,7 @@ function samePayment(a: ReceivedPayment, b: ReceivedPayment): boolean {
   return a.amountMinor === b.amountMinor && a.receiver === b.receiver && a.txRef === b.txRef && a.occurredAt === b.occurredAt && JSON.stringify(a.references ?? []) === JSON.stringify(b.references ?? []);
 }
 
-export function createSolanaConfirmer(o: { target: WatchTarget; readTransaction(conn: Connection, info: ConfirmedSignatureInfo): Promise<Read> }) {
+export function createSolanaConfirmer(options: { target: WatchTarget; readTransaction(conn: Connection, info: ConfirmedSignatureInfo): Promise<Read> }) {
   /**
    * What `other` says about a transaction: `same` when it returns it with the same payment (or, for
    * one that pays nothing, in the same slot with the same outcome).
@@ -23,13 +23,13 @@ export function createSolanaConfirmer(o: { target: WatchTarget; readTransaction(
   const askAbout =
     (info: ConfirmedSignatureInfo, payment: ReceivedPayment | undefined) =>
     async (other: Member<SolanaEndpoint>): Promise<Verdict> => {
-      const read = await o.readTransaction(other.spec.conn, info);
+      const read = await options.readTransaction(other.spec.conn, info);
       if (read.kind === 'unreadable' || !read.tx) return 'unknown';
       if (read.tx.slot !== info.slot || (read.tx.meta?.err == null) !== (info.err == null)) return 'differs';
       if (payment === undefined) return 'same';
       let theirs: ReturnType<typeof adaptTransaction>;
       try {
-        theirs = adaptTransaction(read.tx, info.signature, o.target, payment.observedAt);
+        theirs = adaptTransaction(read.tx, info.signature, options.target, payment.observedAt);
       } catch {
         return 'differs';
       }
@@ -41,7 +41,7 @@ export function createSolanaConfirmer(o: { target: WatchTarget; readTransaction(
     (cp: Checkpoint) =>
     async (other: Member<SolanaEndpoint>): Promise<Verdict> => {
       const info = { signature: cp.signature, slot: cp.slot, err: null, memo: null, blockTime: null } as ConfirmedSignatureInfo;
-      const read = await o.readTransaction(other.spec.conn, info);
+      const read = await options.readTransaction(other.spec.conn, info);
       return read.kind === 'unreadable' ? 'same' : !read.tx ? 'unknown' : read.tx.slot === cp.slot ? 'same' : 'differs';
     };
 

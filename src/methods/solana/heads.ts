@@ -13,7 +13,7 @@ import type { SolanaEndpoint } from './rpc.ts';
 export type HeadReads = Map<Member<SolanaEndpoint>, number | { error: unknown }>;
 
 /** `o`: the poller's options (PollerOptions, poller.ts). */
-export function createHeads(o: { pool: UpstreamPool<SolanaEndpoint>; commitment: Finality; clock: Clock; headWaitMs?: number }) {
+export function createHeads(options: { pool: UpstreamPool<SolanaEndpoint>; commitment: Finality; clock: Clock; headWaitMs?: number }) {
   const heads = createHeadWatch();
 
   /**
@@ -21,9 +21,9 @@ export function createHeads(o: { pool: UpstreamPool<SolanaEndpoint>; commitment:
    * dates the lag (one far ahead of the others would otherwise make every scan look late).
    */
   async function readHead(m: Member<SolanaEndpoint>): Promise<number> {
-    const slot = await m.spec.conn.getSlot(o.commitment);
-    o.pool.observeHead(m, slot);
-    if (o.pool.believed(m)) heads.observe(slot, o.clock.now());
+    const slot = await m.spec.conn.getSlot(options.commitment);
+    options.pool.observeHead(m, slot);
+    if (options.pool.believed(m)) heads.observe(slot, options.clock.now());
     return slot;
   }
 
@@ -33,7 +33,7 @@ export function createHeads(o: { pool: UpstreamPool<SolanaEndpoint>; commitment:
    */
   async function readHeads(signal: AbortSignal): Promise<HeadReads> {
     const got: HeadReads = new Map();
-    const reads = o.pool.ready().map(async (m) => {
+    const reads = options.pool.ready().map(async (m) => {
       try {
         got.set(m, await readHead(m));
       } catch (err) {
@@ -41,7 +41,7 @@ export function createHeads(o: { pool: UpstreamPool<SolanaEndpoint>; commitment:
       }
     });
     const done = new AbortController();
-    await Promise.race([Promise.all(reads), sleep(o.headWaitMs ?? 2000, AbortSignal.any([signal, done.signal]))]);
+    await Promise.race([Promise.all(reads), sleep(options.headWaitMs ?? 2000, AbortSignal.any([signal, done.signal]))]);
     done.abort(); // the wait's timer goes with it
     return new Map(got);
   }

@@ -58,21 +58,21 @@ export interface PollerOptions {
 
 export const checkpointKey = (t: WatchTarget): string => `solana:${t.method}:${t.account}`;
 
-export function createPoller(o: PollerOptions): { tick(signal: AbortSignal): Promise<void> } {
-  const key = checkpointKey(o.target);
+export function createPoller(options: PollerOptions): { tick(signal: AbortSignal): Promise<void> } {
+  const key = checkpointKey(options.target);
   let lastScanAt: number | undefined;
 
-  const heads = createHeads(o);
-  const { readTransaction, unreadable, setAside } = createTransactionReads(o, key);
-  const confirmer = createSolanaConfirmer({ target: o.target, readTransaction });
+  const heads = createHeads(options);
+  const { readTransaction, unreadable, setAside } = createTransactionReads(options, key);
+  const confirmer = createSolanaConfirmer({ target: options.target, readTransaction });
   /** Signatures that may be worked through now: at most the agreed slot, not dated past the wall clock. */
   const within = () => {
-    const agreed = o.pool.agreedHead()?.head ?? Infinity;
-    const latest = o.clock.now() + CLOCK_SKEW_MS;
+    const agreed = options.pool.agreedHead()?.head ?? Infinity;
+    const latest = options.clock.now() + CLOCK_SKEW_MS;
     return (info: ConfirmedSignatureInfo) => info.slot <= agreed && (info.blockTime == null || info.blockTime * 1000 <= latest);
   };
   const rescan = createSolanaRescan(
-    { ...o, rescanMs: o.rescan.everyMs, windowMs: o.rescan.windowMs },
+    { ...options, rescanMs: options.rescan.everyMs, windowMs: options.rescan.windowMs },
     { key: `${key}:rescan`, readTransaction, confirmer, within: (info) => within()(info) },
   );
 
@@ -83,23 +83,23 @@ export function createPoller(o: PollerOptions): { tick(signal: AbortSignal): Pro
       await rescan.run(m, signal);
     } catch (err) {
       if (signal.aborted) throw err;
-      o.log.warn('solana re-scan failed; it runs again next cycle', { endpoint: m.label, error: describeError(err) });
+      options.log.warn('solana re-scan failed; it runs again next cycle', { endpoint: m.label, error: describeError(err) });
     }
   }
 
   async function tick(signal: AbortSignal): Promise<void> {
-    const now = o.clock.now();
+    const now = options.clock.now();
     const report = cycleReporterOf(signal);
-    if (lastScanAt !== undefined && now - lastScanAt < o.idleScanMs && !(await o.ledger.hasOpenIntents(o.target.method, o.target.wallet))) {
+    if (lastScanAt !== undefined && now - lastScanAt < options.idleScanMs && !(await options.ledger.hasOpenIntents(options.target.method, options.target.wallet))) {
       // Nothing could settle: an intent created now is scanned for on the next tick.
       report?.caughtUp?.(now);
-      await rescanOn(o.pool.order()[0], signal);
+      await rescanOn(options.pool.order()[0], signal);
       return;
     }
     const got = await heads.readHeads(signal);
     // Endpoints whose slot answered first (at the newest believable slot before trailing before
     // suspect, then by health); the others only when those fail.
-    const order = o.pool.order();
+    const order = options.pool.order();
     const errors: { label: string; error: unknown }[] = [];
     const answered = (x: Member<SolanaEndpoint>) => typeof got.get(x) === 'number';
     const candidates = [...order.filter(answered), ...order.filter((x) => !answered(x))];
@@ -117,25 +117,25 @@ export function createPoller(o: PollerOptions): { tick(signal: AbortSignal): Pro
         if (scanned.complete && asOf !== undefined) report?.caughtUp?.(asOf);
         // Nothing new here: a second endpoint may show what this one does not (it lags, or withholds),
         // unless one already listed this stretch beside it (a witness) and everything was worked through.
-        const ready = o.pool.ready();
-        const second = scanned.fresh === 0 && !(scanned.witnessed && scanned.complete) ? candidates.find((x) => x !== m && typeof got.get(x) !== 'object' && ready.includes(x) && (got.get(x) === undefined || o.pool.believed(x))) : undefined;
+        const ready = options.pool.ready();
+        const second = scanned.fresh === 0 && !(scanned.witnessed && scanned.complete) ? candidates.find((x) => x !== m && typeof got.get(x) !== 'object' && ready.includes(x) && (got.get(x) === undefined || options.pool.believed(x))) : undefined;
         if (second) {
           try {
             // A slot that did not answer in time is asked now: a suspect endpoint never scans second.
             if (got.get(second) === undefined) await heads.readHead(second);
-            if (o.pool.believed(second)) await scan(second, signal);
+            if (options.pool.believed(second)) await scan(second, signal);
           } catch (err) {
             if (signal.aborted) throw err;
-            o.log.warn('solana second endpoint failed', { endpoint: second.label, error: describeError(err) });
+            options.log.warn('solana second endpoint failed', { endpoint: second.label, error: describeError(err) });
           }
         }
         // On another endpoint than the one that served: what one withholds, another shows.
-        await rescanOn(candidates.find((x) => x !== m && ready.includes(x) && o.pool.believed(x)) ?? m, signal);
+        await rescanOn(candidates.find((x) => x !== m && ready.includes(x) && options.pool.believed(x)) ?? m, signal);
         return;
       } catch (err) {
         if (signal.aborted) throw err;
         errors.push({ label: m.label, error: err });
-        if (o.pool.members.length > 1) o.log.warn('solana endpoint failed; trying the next', { endpoint: m.label, error: describeError(err) });
+        if (options.pool.members.length > 1) options.log.warn('solana endpoint failed; trying the next', { endpoint: m.label, error: describeError(err) });
       }
     }
     throw errors.length === 1 ? errors[0]!.error : new AllEndpointsFailed('Solana RPC', errors);
@@ -149,15 +149,15 @@ export function createPoller(o: PollerOptions): { tick(signal: AbortSignal): Pro
    */
   async function scan(m: Member<SolanaEndpoint>, signal: AbortSignal): Promise<{ complete: boolean; fresh: number; witnessed: boolean }> {
     const ok = within();
-    const listed = await pending(m.spec.conn, o, key, ok);
-    const seen = await witness(o, m, listed, (w) => pending(w.spec.conn, o, key, ok), signal);
+    const listed = await pending(m.spec.conn, options, key, ok);
+    const seen = await witness(options, m, listed, (w) => pending(w.spec.conn, options, key, ok), signal);
     if (!seen) {
       // Nothing of this stretch is agreed: working through it could move the checkpoint past a withheld payment.
-      o.log.warn('solana: no second endpoint lists the account; the checkpoint waits', { endpoint: m.label });
+      options.log.warn('solana: no second endpoint lists the account; the checkpoint waits', { endpoint: m.label });
       return { complete: false, fresh: 0, witnessed: false };
     }
     const { batch, extra } = seen;
-    const witnessed = o.pool.quorum > 1 && batch.kind !== 'backlog';
+    const witnessed = options.pool.quorum > 1 && batch.kind !== 'backlog';
     let fresh = 0;
     // Progress past transactions that pay nothing is saved once, after the batch (or on failure),
     // once an endpoint other than the one that listed it returns it too.
@@ -192,7 +192,7 @@ export function createPoller(o: PollerOptions): { tick(signal: AbortSignal): Pro
         }
         let adapted: ReturnType<typeof adaptTransaction>;
         try {
-          adapted = adaptTransaction(tx, info.signature, o.target, o.clock.now());
+          adapted = adaptTransaction(tx, info.signature, options.target, options.clock.now());
         } catch (err) {
           await unreadable(info, err, at);
           rescan.worked(info);
@@ -205,23 +205,23 @@ export function createPoller(o: PollerOptions): { tick(signal: AbortSignal): Pro
           rescan.worked(info);
           continue;
         }
-        const verdict = await o.pool.confirm(by, confirmer.askAbout(info, adapted.payment));
+        const verdict = await options.pool.confirm(by, confirmer.askAbout(info, adapted.payment));
         if (verdict !== 'confirmed') {
-          if (verdict === 'contradicted') o.log.error('solana endpoints disagree about a transaction; not settled', { tx: info.signature, endpoint: by.label });
-          else o.log.info('solana transaction waits for a second endpoint to return it', { tx: info.signature, endpoint: by.label });
+          if (verdict === 'contradicted') options.log.error('solana endpoints disagree about a transaction; not settled', { tx: info.signature, endpoint: by.label });
+          else options.log.info('solana transaction waits for a second endpoint to return it', { tx: info.signature, endpoint: by.label });
           // What only the witness shows and no other endpoint returns is not agreed: passed over
           // here, not settled; the re-scan asks about it again.
           if (by !== m) continue;
           // Not moved past: asked about again next cycle (a lagging endpoint catches up; a fabrication never does).
           return { complete: false, fresh, witnessed };
         }
-        const outcome = await o.ledger.ingest(adapted.payment, { key, value: at });
+        const outcome = await options.ledger.ingest(adapted.payment, { key, value: at });
         rescan.worked(info);
         unsaved = undefined;
         fresh += 1;
-        o.log.info('solana payment ingested', {
+        options.log.info('solana payment ingested', {
           tx: info.signature,
-          amount: formatMinor(adapted.payment.amountMinor, o.target.decimals),
+          amount: formatMinor(adapted.payment.amountMinor, options.target.decimals),
           outcome: outcome.kind,
           ...(by !== m ? { listed_by: by.label } : {}),
         });
@@ -230,9 +230,9 @@ export function createPoller(o: PollerOptions): { tick(signal: AbortSignal): Pro
       return { complete: !batch.partial, fresh, witnessed };
     } finally {
       if (finished && batch.done) {
-        await o.ledger.saveCheckpoint({ key, value: batch.done });
-        o.log.info('solana backlog worked through', { account: o.target.account, checkpoint: batch.done.signature });
-      } else if (unsaved && (unsaved.at.backlog || (await passable(unsaved.by, unsaved.at)))) await o.ledger.saveCheckpoint({ key, value: unsaved.at });
+        await options.ledger.saveCheckpoint({ key, value: batch.done });
+        options.log.info('solana backlog worked through', { account: options.target.account, checkpoint: batch.done.signature });
+      } else if (unsaved && (unsaved.at.backlog || (await passable(unsaved.by, unsaved.at)))) await options.ledger.saveCheckpoint({ key, value: unsaved.at });
     }
   }
 
@@ -242,8 +242,8 @@ export function createPoller(o: PollerOptions): { tick(signal: AbortSignal): Pro
    * word. Else progress past it waits: a signature only one endpoint lists must not hide the ones before it.
    */
   async function passable(by: Member<SolanaEndpoint>, cp: Checkpoint): Promise<boolean> {
-    if (o.pool.quorum <= 1) return true;
-    return (await o.pool.confirm(by, confirmer.askAboutCheckpoint(cp))) === 'confirmed';
+    if (options.pool.quorum <= 1) return true;
+    return (await options.pool.confirm(by, confirmer.askAboutCheckpoint(cp))) === 'confirmed';
   }
 
   return { tick };

@@ -43,7 +43,7 @@ const readState = (raw: unknown): RescanState | undefined =>
   typeof raw === 'object' && raw !== null && (raw as RescanState).v === 1 && typeof (raw as RescanState).at === 'number' ? (raw as RescanState) : undefined;
 
 export function createSolanaRescan(
-  o: RescanOptions,
+  options: RescanOptions,
   deps: {
     key: string;
     readTransaction(conn: SolanaEndpoint['conn'], info: ConfirmedSignatureInfo): Promise<Read>;
@@ -56,17 +56,17 @@ export function createSolanaRescan(
   const done = new Map<string, number>();
 
   async function run(m: Member<SolanaEndpoint>, signal: AbortSignal): Promise<void> {
-    const raw = await o.ledger.loadCheckpoint<unknown>(deps.key);
+    const raw = await options.ledger.loadCheckpoint<unknown>(deps.key);
     const state = readState(raw);
-    const now = o.clock.now();
+    const now = options.clock.now();
     if (state === undefined) {
       // The sweep has just listed the recent signatures: the first run is one period away.
-      await o.ledger.saveCheckpoint({ key: deps.key, value: { v: 1, at: now } satisfies RescanState });
+      await options.ledger.saveCheckpoint({ key: deps.key, value: { v: 1, at: now } satisfies RescanState });
       return;
     }
-    if (now - state.at < o.rescanMs) return;
-    const listed = await m.spec.conn.getSignaturesForAddress(new PublicKey(o.target.account), { limit: o.pageLimit }, o.commitment);
-    const from = now - o.windowMs;
+    if (now - state.at < options.rescanMs) return;
+    const listed = await m.spec.conn.getSignaturesForAddress(new PublicKey(options.target.account), { limit: options.pageLimit }, options.commitment);
+    const from = now - options.windowMs;
     const todo = listed.filter((i) => i.err == null && !done.has(i.signature) && deps.within(i) && (i.blockTime == null || i.blockTime * 1000 >= from)).reverse();
     let found = 0;
     let waiting = 0;
@@ -78,7 +78,7 @@ export function createSolanaRescan(
       if (read.kind === 'unreadable' || !read.tx) continue;
       let adapted: ReturnType<typeof adaptTransaction>;
       try {
-        adapted = adaptTransaction(read.tx, info.signature, o.target, o.clock.now());
+        adapted = adaptTransaction(read.tx, info.signature, options.target, options.clock.now());
       } catch {
         continue;
       }
@@ -86,29 +86,29 @@ export function createSolanaRescan(
         done.set(info.signature, info.slot);
         continue;
       }
-      const verdict = await o.pool.confirm(m, deps.confirmer.askAbout(info, adapted.payment));
+      const verdict = await options.pool.confirm(m, deps.confirmer.askAbout(info, adapted.payment));
       if (verdict !== 'confirmed') {
         // Asked about again next run: a lagging endpoint catches up, a fabrication never does.
         waiting += 1;
-        if (verdict === 'contradicted') o.log.error('solana endpoints disagree about a transaction; not settled', { tx: info.signature, endpoint: m.label });
+        if (verdict === 'contradicted') options.log.error('solana endpoints disagree about a transaction; not settled', { tx: info.signature, endpoint: m.label });
         continue;
       }
-      const outcome = await o.ledger.ingest(adapted.payment);
+      const outcome = await options.ledger.ingest(adapted.payment);
       done.set(info.signature, info.slot);
       if (outcome.kind !== 'duplicate') {
         found += 1;
-        o.log.warn('solana re-scan found a payment the listing had missed', {
+        options.log.warn('solana re-scan found a payment the listing had missed', {
           tx: info.signature,
           endpoint: m.label,
-          amount: formatMinor(adapted.payment.amountMinor, o.target.decimals),
+          amount: formatMinor(adapted.payment.amountMinor, options.target.decimals),
           outcome: outcome.kind,
         });
       }
     }
     const oldest = listed[listed.length - 1];
     if (oldest) for (const [sig, slot] of done) if (slot < oldest.slot) done.delete(sig);
-    await o.ledger.saveCheckpoint({ key: deps.key, value: { v: 1, at: o.clock.now() } satisfies RescanState });
-    o.log.info('solana re-scan done', { endpoint: m.label, listed: listed.length, read: todo.length, found, waiting });
+    await options.ledger.saveCheckpoint({ key: deps.key, value: { v: 1, at: options.clock.now() } satisfies RescanState });
+    options.log.info('solana re-scan done', { endpoint: m.label, listed: listed.length, read: todo.length, found, waiting });
   }
 
   return {

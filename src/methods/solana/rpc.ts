@@ -29,15 +29,15 @@ export type RpcExchange = { ms: number; status: number; headers: Headers; body: 
  * never retries a 429 itself (web3.js otherwise sleeps up to ~7.5 s inside one call,
  * hiding the rate limit from runLoop's jittered backoff).
  */
-export function openConnection(o: RpcOptions, signal: AbortSignal): Connection {
+export function openConnection(options: RpcOptions, signal: AbortSignal): Connection {
   const config: ConnectionConfig = {
-    fetch: deadlineFetch(o.fetch ?? globalThis.fetch, o.requestTimeoutMs, signal, o.observe),
+    fetch: deadlineFetch(options.fetch ?? globalThis.fetch, options.requestTimeoutMs, signal, options.observe),
     disableRetryOnRateLimit: true,
     // Our fetch manages its own sockets; web3.js's keep-alive agent would be unused.
     httpAgent: false,
-    ...(o.wsUrl ? { wsEndpoint: o.wsUrl } : {}),
+    ...(options.wsUrl ? { wsEndpoint: options.wsUrl } : {}),
   };
-  return (o.connectionFactory ?? ((url, c) => new Connection(url, c)))(o.rpcUrl, config);
+  return (options.connectionFactory ?? ((url, c) => new Connection(url, c)))(options.rpcUrl, config);
 }
 
 /** Our largest answers (1,000 signatures, a parsed transaction) are well under 1 MB; an endless one must not cost the process. */
@@ -65,11 +65,11 @@ function deadlineFetch(base: typeof globalThis.fetch, ms: number, signal: AbortS
  * 403 (the public RPC's "blocked"), or JSON-RPC error -32429 (Helius) in an HTTP 200 are rate
  * limits, waited out for the Retry-After they name; 5xx is an error; anything else answered.
  */
-export function readExchange(r: RpcExchange, now: number): { kind: 'ok' } | { kind: 'throttled'; retryAfterMs?: number; error: string } | { kind: 'error'; error: string } {
-  if ('error' in r) return { kind: 'error', error: r.error instanceof Error ? r.error.message : String(r.error) };
-  const limited = r.status === 429 || r.status === 403 || (r.status === 200 && /"code"\s*:\s*-32429\b/.test(r.body.slice(0, 2000)));
-  if (limited) return { kind: 'throttled', retryAfterMs: retryAfterMs(r.headers.get('retry-after'), now), error: `HTTP ${r.status}: ${r.body.slice(0, 200)}` };
-  if (r.status >= 500) return { kind: 'error', error: `HTTP ${r.status}: ${r.body.slice(0, 200)}` };
+export function readExchange(exchange: RpcExchange, now: number): { kind: 'ok' } | { kind: 'throttled'; retryAfterMs?: number; error: string } | { kind: 'error'; error: string } {
+  if ('error' in exchange) return { kind: 'error', error: exchange.error instanceof Error ? exchange.error.message : String(exchange.error) };
+  const limited = exchange.status === 429 || exchange.status === 403 || (exchange.status === 200 && /"code"\s*:\s*-32429\b/.test(exchange.body.slice(0, 2000)));
+  if (limited) return { kind: 'throttled', retryAfterMs: retryAfterMs(exchange.headers.get('retry-after'), now), error: `HTTP ${exchange.status}: ${exchange.body.slice(0, 200)}` };
+  if (exchange.status >= 500) return { kind: 'error', error: `HTTP ${exchange.status}: ${exchange.body.slice(0, 200)}` };
   return { kind: 'ok' };
 }
 

@@ -32,26 +32,26 @@ export async function listSince(
   conn: Connection,
   account: string,
   since: Checkpoint,
-  o: ListOptions & { before?: string },
+  options: ListOptions & { before?: string },
 ): Promise<{ list: ConfirmedSignatureInfo[]; complete: boolean }> {
   const address = new PublicKey(account);
   const list: ConfirmedSignatureInfo[] = [];
-  let before = o.before;
-  for (let page = 0; page < o.maxPages; page++) {
-    const batch = await conn.getSignaturesForAddress(address, { until: since.signature, limit: o.limit, ...(before ? { before } : {}) }, o.commitment);
+  let before = options.before;
+  for (let page = 0; page < options.maxPages; page++) {
+    const batch = await conn.getSignaturesForAddress(address, { until: since.signature, limit: options.limit, ...(before ? { before } : {}) }, options.commitment);
     // `until` should stop the walk; slots older than the checkpoint stop it too, should the node not know that signature.
     const newer = batch.filter((s) => s.slot >= since.slot);
     list.push(...newer);
-    if (batch.length < o.limit || newer.length < batch.length) return { list, complete: true };
+    if (batch.length < options.limit || newer.length < batch.length) return { list, complete: true };
     before = batch[batch.length - 1].signature;
   }
   return { list, complete: false };
 }
 
 /** First start: only the newest page, and only what happened within the lookback window. */
-export async function listRecent(conn: Connection, account: string, o: ListOptions & { notBeforeMs: number }): Promise<{ all: ConfirmedSignatureInfo[]; recent: ConfirmedSignatureInfo[] }> {
-  const all = await conn.getSignaturesForAddress(new PublicKey(account), { limit: o.limit }, o.commitment);
+export async function listRecent(conn: Connection, account: string, options: ListOptions & { notBeforeMs: number }): Promise<{ all: ConfirmedSignatureInfo[]; recent: ConfirmedSignatureInfo[] }> {
+  const all = await conn.getSignaturesForAddress(new PublicKey(account), { limit: options.limit }, options.commitment);
   // blockTime may be unknown to the node; such an entry is kept rather than silently dropped.
-  const recent = all.filter((s) => s.blockTime == null || s.blockTime * 1000 >= o.notBeforeMs);
+  const recent = all.filter((s) => s.blockTime == null || s.blockTime * 1000 >= options.notBeforeMs);
   return { all, recent };
 }

@@ -12,7 +12,7 @@ export type Read = { kind: 'tx'; tx: Awaited<ReturnType<Connection['getParsedTra
 
 /** `o`: the poller's options (PollerOptions, poller.ts); `key`: its checkpoint, which a rejection moves past the transaction. */
 export function createTransactionReads(
-  o: { target: WatchTarget; commitment: Finality; ledger: Pick<Ledger, 'reject'>; clock: Clock; log: Logger; maxUnavailableCycles: number },
+  options: { target: WatchTarget; commitment: Finality; ledger: Pick<Ledger, 'reject'>; clock: Clock; log: Logger; maxUnavailableCycles: number },
   key: string,
 ) {
   const unavailable = new Map<string, number>();
@@ -20,7 +20,7 @@ export function createTransactionReads(
   /** Transport faults and rate limits throw (the loop backs off); an unreadable transaction is an answer. */
   async function readTransaction(conn: Connection, info: ConfirmedSignatureInfo): Promise<Read> {
     try {
-      return { kind: 'tx', tx: await conn.getParsedTransaction(info.signature, { maxSupportedTransactionVersion: MAX_TRANSACTION_VERSION, commitment: o.commitment }) };
+      return { kind: 'tx', tx: await conn.getParsedTransaction(info.signature, { maxSupportedTransactionVersion: MAX_TRANSACTION_VERSION, commitment: options.commitment }) };
     } catch (err) {
       if (isUnreadableTransaction(err)) return { kind: 'unreadable', error: err };
       throw err;
@@ -29,15 +29,15 @@ export function createTransactionReads(
 
   async function unreadable(info: ConfirmedSignatureInfo, err: unknown, at: Checkpoint): Promise<void> {
     const error = err instanceof Error ? err.message : String(err);
-    o.log.error('solana transaction cannot be read; recorded and passed over', { tx: info.signature, error });
-    await o.ledger.reject(
+    options.log.error('solana transaction cannot be read; recorded and passed over', { tx: info.signature, error });
+    await options.ledger.reject(
       {
         source: 'solana',
-        method: o.target.method,
+        method: options.target.method,
         ref: `solana:${info.signature}`,
         reason: 'unsupported_transaction',
-        detail: { signature: info.signature, slot: info.slot, account: o.target.account, error: error.slice(0, 500) },
-        observedAt: o.clock.now(),
+        detail: { signature: info.signature, slot: info.slot, account: options.target.account, error: error.slice(0, 500) },
+        observedAt: options.clock.now(),
       },
       { key, value: at },
     );
@@ -47,19 +47,19 @@ export function createTransactionReads(
   async function setAside(info: ConfirmedSignatureInfo): Promise<boolean> {
     const seen = (unavailable.get(info.signature) ?? 0) + 1;
     unavailable.set(info.signature, seen);
-    if (seen < o.maxUnavailableCycles) {
-      o.log.debug('solana transaction listed but not yet returned', { tx: info.signature, cycles: seen });
+    if (seen < options.maxUnavailableCycles) {
+      options.log.debug('solana transaction listed but not yet returned', { tx: info.signature, cycles: seen });
       return false;
     }
     unavailable.delete(info.signature);
-    o.log.error('solana transaction unavailable; set aside', { tx: info.signature, cycles: seen });
-    await o.ledger.reject({
+    options.log.error('solana transaction unavailable; set aside', { tx: info.signature, cycles: seen });
+    await options.ledger.reject({
       source: 'solana',
-      method: o.target.method,
+      method: options.target.method,
       ref: `solana:${info.signature}`,
       reason: 'transaction_unavailable',
-      detail: { slot: info.slot, account: o.target.account },
-      observedAt: o.clock.now(),
+      detail: { slot: info.slot, account: options.target.account },
+      observedAt: options.clock.now(),
     });
     return true;
   }

@@ -29,15 +29,15 @@ export interface Witnessed {
  * the serving endpoint walks from, and the re-scan looks at recent signatures on another endpoint.
  */
 export async function witness(
-  o: { pool: UpstreamPool<SolanaEndpoint>; log: Logger },
+  options: { pool: UpstreamPool<SolanaEndpoint>; log: Logger },
   served: Member<SolanaEndpoint>,
   batch: Batch,
   list: (m: Member<SolanaEndpoint>) => Promise<Batch>,
   signal: AbortSignal,
 ): Promise<Witnessed | undefined> {
   const extra = new Map<string, Member<SolanaEndpoint>>();
-  if (o.pool.quorum <= 1 || batch.kind === 'backlog') return { batch, extra };
-  for (const w of o.pool.order()) {
+  if (options.pool.quorum <= 1 || batch.kind === 'backlog') return { batch, extra };
+  for (const w of options.pool.order()) {
     if (w === served) continue;
     if (signal.aborted) return undefined;
     let theirs: Batch;
@@ -45,13 +45,13 @@ export async function witness(
       theirs = await list(w);
     } catch (err) {
       if (signal.aborted) return undefined;
-      o.log.warn('solana witness endpoint failed to list; asking the next', { endpoint: w.label, error: describeError(err) });
+      options.log.warn('solana witness endpoint failed to list; asking the next', { endpoint: w.label, error: describeError(err) });
       continue;
     }
     const mine = new Set(batch.list.map((i) => i.signature));
     const added: ConfirmedSignatureInfo[] = theirs.list.filter((i) => !mine.has(i.signature));
     for (const i of added) extra.set(i.signature, w);
-    if (added.length > 0) o.log.warn('solana endpoints list different signatures; reading what only one listed from it', { endpoint: served.label, witness: w.label, added: added.length });
+    if (added.length > 0) options.log.warn('solana endpoints list different signatures; reading what only one listed from it', { endpoint: served.label, witness: w.label, added: added.length });
     // Array.prototype.sort is stable: within a slot the serving endpoint's order stays first.
     return { batch: added.length === 0 ? batch : { ...batch, list: [...batch.list, ...added].sort((x, y) => x.slot - y.slot) }, extra };
   }

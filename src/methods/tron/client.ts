@@ -112,22 +112,22 @@ export function suspensionMs(said: string | undefined, maxMs: number): number | 
 /** A full page (200 rows) is ~150 kB; far beyond that is not a TronGrid answer. */
 const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 
-export function createTronGridClient(o: TronGridClientOptions) {
-  const maxRetryAfterMs = o.maxRetryAfterMs ?? 5 * 60_000;
+export function createTronGridClient(options: TronGridClientOptions) {
+  const maxRetryAfterMs = options.maxRetryAfterMs ?? 5 * 60_000;
   const headers: Record<string, string> = { accept: 'application/json' };
-  if (o.apiKey) headers['TRON-PRO-API-KEY'] = o.apiKey;
+  if (options.apiKey) headers['TRON-PRO-API-KEY'] = options.apiKey;
 
   function fault(status: number, body: unknown, retryAfter: string | null): TronGridError {
     const said = errorText(body);
     const kind = classify(status, said);
-    const waits = [suspensionMs(said, maxRetryAfterMs), parseRetryAfter(retryAfter, o.now(), maxRetryAfterMs)].filter((x): x is number => x !== undefined);
+    const waits = [suspensionMs(said, maxRetryAfterMs), parseRetryAfter(retryAfter, options.now(), maxRetryAfterMs)].filter((x): x is number => x !== undefined);
     const wait = waits.length ? Math.max(...waits) : undefined;
     const what = kind === 'rate_limited' ? 'rate-limited us' : kind === 'key_rejected' ? 'refused the request' : 'answered with an error';
     return new TronGridError(`TronGrid ${what} (HTTP ${status}${said ? `: ${said}` : ''})`, status, wait, undefined, kind, said);
   }
 
   /** GET one page; resolves with the parsed JSON body of a 200, throws TronGridError otherwise. */
-  const listTrc20 = (q: Trc20Query, signal: AbortSignal): Promise<unknown> => getJson(trc20Url(o.apiUrl, q), signal);
+  const listTrc20 = (q: Trc20Query, signal: AbortSignal): Promise<unknown> => getJson(trc20Url(options.apiUrl, q), signal);
 
   /**
    * The newest solidified block: GET /walletsolidity/getnowblock, java-tron's HTTP API that TronGrid
@@ -135,7 +135,7 @@ export function createTronGridClient(o: TronGridClientOptions) {
    * { number, timestamp, … } } }`. Confirmed (only_confirmed) transfers are listed up to it.
    */
   async function solidifiedHead(signal: AbortSignal): Promise<{ number: number; timestamp: number }> {
-    const body = await getJson(`${o.apiUrl.replace(/\/+$/, '')}/walletsolidity/getnowblock`, signal);
+    const body = await getJson(`${options.apiUrl.replace(/\/+$/, '')}/walletsolidity/getnowblock`, signal);
     const raw = (body as { block_header?: { raw_data?: { number?: unknown; timestamp?: unknown } } } | null)?.block_header?.raw_data;
     const number = raw?.number;
     const timestamp = raw?.timestamp;
@@ -145,11 +145,11 @@ export function createTronGridClient(o: TronGridClientOptions) {
 
   async function getJson(url: string, signal: AbortSignal): Promise<unknown> {
     try {
-      return await withDeadline(o.timeoutMs, signal, async (s) => {
+      return await withDeadline(options.timeoutMs, signal, async (s) => {
         // redirect: 'error' so the API key is never replayed to another host.
-        const res = await o.fetch(url, { headers, signal: s, redirect: 'error' });
+        const res = await options.fetch(url, { headers, signal: s, redirect: 'error' });
         const quota = res.headers.get('x-ratelimit-remaining') ?? res.headers.get('x-rate-limit-remaining');
-        if (quota !== null) o.onQuota?.(quota);
+        if (quota !== null) options.onQuota?.(quota);
         const text = await readBoundedText(res, MAX_ANSWER_BYTES).catch((err: unknown) => {
           throw err instanceof BodyTooLargeError ? new TronGridError(`TronGrid ${err.message}`, res.status) : err;
         });
@@ -169,7 +169,7 @@ export function createTronGridClient(o: TronGridClientOptions) {
       });
     } catch (err) {
       if (err instanceof TronGridError) throw err;
-      if (err instanceof DeadlineError) throw new TronGridError(`TronGrid did not answer within ${o.timeoutMs} ms`, 0, undefined, err);
+      if (err instanceof DeadlineError) throw new TronGridError(`TronGrid did not answer within ${options.timeoutMs} ms`, 0, undefined, err);
       if (signal.aborted) throw err;
       throw new TronGridError(`TronGrid request failed: ${describeCause(err)}`, 0, undefined, err);
     }

@@ -34,13 +34,13 @@ const byTxid = (items: Trc20Item[]): Map<string, Trc20Item[]> => {
   return out;
 };
 
-export function createTronConfirmer(d: ConfirmDeps) {
+export function createTronConfirmer(deps: ConfirmDeps) {
   /** Every row `m` lists between `from` and `to` (ms, inclusive), grouped by transaction. */
   async function window(m: Member<TronEndpoint>, from: number, to: number, signal: AbortSignal): Promise<Map<string, Trc20Item[]>> {
     const items: Trc20Item[] = [];
     let fingerprint: string | undefined;
-    for (let pages = 0; pages < d.maxPages; pages++) {
-      const page = parseTrc20Page(await d.page(m, signal, { minTimestamp: from, maxTimestamp: to, ...(fingerprint ? { fingerprint } : {}) }), d.filter);
+    for (let pages = 0; pages < deps.maxPages; pages++) {
+      const page = parseTrc20Page(await deps.page(m, signal, { minTimestamp: from, maxTimestamp: to, ...(fingerprint ? { fingerprint } : {}) }), deps.filter);
       items.push(...page.items);
       if (page.fingerprint === undefined || page.fingerprint === fingerprint) return byTxid(items);
       fingerprint = page.fingerprint;
@@ -57,7 +57,7 @@ export function createTronConfirmer(d: ConfirmDeps) {
     const out = new Map<string, Confirmation>();
     const credits = rows.filter((r) => r.kind === 'credit');
     if (credits.length === 0) return out;
-    if (d.pool.quorum <= 1) {
+    if (deps.pool.quorum <= 1) {
       for (const r of credits) out.set(r.item.txid, 'confirmed');
       return out;
     }
@@ -76,7 +76,7 @@ export function createTronConfirmer(d: ConfirmDeps) {
       const ours = shape(mine.get(txid) ?? [r.item]);
       out.set(
         txid,
-        await d.pool.confirm(served, async (m): Promise<Verdict> => {
+        await deps.pool.confirm(served, async (m): Promise<Verdict> => {
           const theirs = (await listed(m)).get(txid);
           return theirs === undefined ? 'unknown' : shape(theirs) === ours ? 'same' : 'differs';
         }),

@@ -7,18 +7,18 @@ import { TronGridError } from './client.ts';
 import type { TronEndpoint } from './poller.ts';
 import { parseTrc20Page, Trc20FormatError } from './trc20-page.ts';
 
-export async function checkTronEndpoint(m: Member<TronEndpoint>, o: { address: string; contract: string; decimals: number; signal: AbortSignal; clock: Clock }): Promise<DoctorResult> {
+export async function checkTronEndpoint(m: Member<TronEndpoint>, options: { address: string; contract: string; decimals: number; signal: AbortSignal; clock: Clock }): Promise<DoctorResult> {
   const where = m.label;
   const hasKey = m.spec.apiKey !== undefined;
   try {
-    const started = o.clock.now();
-    const body = await m.spec.client.listTrc20({ address: o.address, contract: o.contract, limit: 1 }, o.signal);
-    const ms = Math.max(0, o.clock.now() - started);
-    parseTrc20Page(body, { receiver: o.address, contract: o.contract, decimals: o.decimals });
+    const started = options.clock.now();
+    const body = await m.spec.client.listTrc20({ address: options.address, contract: options.contract, limit: 1 }, options.signal);
+    const ms = Math.max(0, options.clock.now() - started);
+    parseTrc20Page(body, { receiver: options.address, contract: options.contract, decimals: options.decimals });
     const key = hasKey ? 'API key accepted' : "no API key set (TronGrid's anonymous rate limit applies)";
     let head = '';
     try {
-      head = `; solidified block ${(await m.spec.client.solidifiedHead(o.signal)).number}`;
+      head = `; solidified block ${(await m.spec.client.solidifiedHead(options.signal)).number}`;
     } catch (err) {
       head = `; solidified head unreadable (${describeError(err)})`;
     }

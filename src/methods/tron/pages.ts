@@ -32,23 +32,23 @@ export interface WalkOptions {
 }
 
 /** Walks the listing; `complete` when its last page was reached (nothing is held then). */
-export async function walkPages(o: WalkOptions): Promise<{ complete: boolean; pages: number }> {
-  let fingerprint = o.fingerprint;
-  let held = o.held ?? [];
+export async function walkPages(options: WalkOptions): Promise<{ complete: boolean; pages: number }> {
+  let fingerprint = options.fingerprint;
+  let held = options.held ?? [];
   let pages = 0;
   let last: boolean;
   do {
-    const page = parseTrc20Page(await o.fetchPage(o.minTimestamp, fingerprint), o.filter);
+    const page = parseTrc20Page(await options.fetchPage(options.minTimestamp, fingerprint), options.filter);
     pages += 1;
-    if (page.malformed > 0) o.log.warn('TronGrid items without id or timestamp skipped', { count: page.malformed });
+    if (page.malformed > 0) options.log.warn('TronGrid items without id or timestamp skipped', { count: page.malformed });
     if (page.fingerprint !== undefined && page.fingerprint === fingerprint) throw new TronGridError('TronGrid repeated a page fingerprint', 200);
     fingerprint = page.fingerprint;
-    last = fingerprint === undefined || pages >= o.maxPages || o.signal.aborted;
+    last = fingerprint === undefined || pages >= options.maxPages || options.signal.aborted;
     const all = held.length ? [...held, ...page.items] : page.items;
-    const keep = fingerprint !== undefined && o.mayHold(last) ? holdBack(all, 4 * o.pageLimit) : [];
+    const keep = fingerprint !== undefined && options.mayHold(last) ? holdBack(all, 4 * options.pageLimit) : [];
     held = keep;
-    await o.onBatch(keep.length ? all.slice(0, all.length - keep.length) : all);
-    if (fingerprint !== undefined) await o.onPage?.(fingerprint, held);
+    await options.onBatch(keep.length ? all.slice(0, all.length - keep.length) : all);
+    if (fingerprint !== undefined) await options.onPage?.(fingerprint, held);
   } while (!last);
   return { complete: fingerprint === undefined, pages };
 }

@@ -51,23 +51,23 @@ export function classifyTron(err: unknown): Fault {
   return { kind: 'error' };
 }
 
-export function createTronPoller(d: PollerDeps) {
-  const key = `trongrid:${d.asset.method}:${d.address}:${d.contract}`;
-  const filter: PageFilter = { receiver: d.address, contract: d.contract, decimals: d.asset.decimals };
+export function createTronPoller(deps: PollerDeps) {
+  const key = `trongrid:${deps.asset.method}:${deps.address}:${deps.contract}`;
+  const filter: PageFilter = { receiver: deps.address, contract: deps.contract, decimals: deps.asset.decimals };
   /** When the last complete listing ended (this process); undefined until the start-up catch-up is done. */
   let caughtUpAt: number | undefined;
   /** When each endpoint was last sent a request (ms), for pacing. */
   const lastRequestAt = new Map<Member<TronEndpoint>, number>();
 
   async function loadCursor(): Promise<TronCursor> {
-    const raw = await d.ledger.loadCheckpoint<unknown>(key);
+    const raw = await deps.ledger.loadCheckpoint<unknown>(key);
     const cursor = readCursor(raw);
     if (cursor) return cursor;
-    if (raw !== undefined) d.log.error('unreadable TronGrid checkpoint; starting from the lookback window', { key });
-    const fresh = startCursor(d.clock.now(), d.tuning.lookbackMs);
+    if (raw !== undefined) deps.log.error('unreadable TronGrid checkpoint; starting from the lookback window', { key });
+    const fresh = startCursor(deps.clock.now(), deps.tuning.lookbackMs);
     // Saved at once so a restart backfills from here, not from a later "now".
-    await d.ledger.saveCheckpoint({ key, value: fresh });
-    d.log.info('TronGrid first start', { from: new Date(fresh.watermark).toISOString() });
+    await deps.ledger.saveCheckpoint({ key, value: fresh });
+    deps.log.info('TronGrid first start', { from: new Date(fresh.watermark).toISOString() });
     return fresh;
   }
 
@@ -76,11 +76,11 @@ export function createTronPoller(d: PollerDeps) {
     const last = lastRequestAt.get(m);
     const due = last === undefined ? 0 : last + m.spec.minRequestIntervalMs;
     // A throttled endpoint is asked again only after the wait it named (TronGrid: "suspended for N s").
-    const wait = Math.max(m.health.throttled ? m.health.restUntil : 0, due) - d.clock.now();
+    const wait = Math.max(m.health.throttled ? m.health.restUntil : 0, due) - deps.clock.now();
     if (wait > 0) await sleep(wait, signal);
     if (signal.aborted) throw signal.reason ?? new Error('aborted');
-    lastRequestAt.set(m, d.clock.now());
-    return d.pool.attempt(m, signal, call, classifyTron);
+    lastRequestAt.set(m, deps.clock.now());
+    return deps.pool.attempt(m, signal, call, classifyTron);
   }
 
   const heads = createHeadWatch();
@@ -94,24 +94,24 @@ export function createTronPoller(d: PollerDeps) {
    */
   async function readHeads(signal: AbortSignal): Promise<Map<Member<TronEndpoint>, { number: number; timestamp: number }>> {
     const got = new Map<Member<TronEndpoint>, { number: number; timestamp: number }>();
-    const reads = d.pool.ready().map(async (m) => {
+    const reads = deps.pool.ready().map(async (m) => {
       try {
         const head = await paced(m, signal, () => m.spec.client.solidifiedHead(signal));
-        d.pool.observeHead(m, head.number, head.timestamp || undefined);
-        if (!d.pool.believed(m)) {
-          if (!doubted.has(m)) d.log.warn('TronGrid endpoint head not believed; it serves last and counts for nothing', { endpoint: m.label, head: head.number, why: m.health.suspect });
+        deps.pool.observeHead(m, head.number, head.timestamp || undefined);
+        if (!deps.pool.believed(m)) {
+          if (!doubted.has(m)) deps.log.warn('TronGrid endpoint head not believed; it serves last and counts for nothing', { endpoint: m.label, head: head.number, why: m.health.suspect });
           doubted.add(m);
           return;
         }
         doubted.delete(m);
-        heads.observe(head.number, d.clock.now());
+        heads.observe(head.number, deps.clock.now());
         got.set(m, head);
       } catch (err) {
-        if (!signal.aborted) d.log.warn('TronGrid solidified head unreadable; the lag cannot advance', { endpoint: m.label, error: describeError(err) });
+        if (!signal.aborted) deps.log.warn('TronGrid solidified head unreadable; the lag cannot advance', { endpoint: m.label, error: describeError(err) });
       }
     });
     const done = new AbortController();
-    await Promise.race([Promise.all(reads), sleep(d.tuning.headWaitMs ?? 2000, AbortSignal.any([signal, done.signal]))]);
+    await Promise.race([Promise.all(reads), sleep(deps.tuning.headWaitMs ?? 2000, AbortSignal.any([signal, done.signal]))]);
     done.abort(); // the wait's timer goes with it
     return new Map(got);
   }
@@ -123,30 +123,30 @@ export function createTronPoller(d: PollerDeps) {
   async function handle(r: RowDecision, checkpoint: { key: string; value: TronCursor } | undefined): Promise<IngestOutcome | undefined> {
     const { item, row } = r;
     if (r.kind === 'reject') {
-      if (checkpoint) d.log.warn('TronGrid transfer rejected', { txid: item.txid, row, reason: r.reason });
-      await d.ledger.reject(
-        { source: 'trongrid', method: d.asset.method, ref: `trongrid:${row}`, reason: r.reason, detail: { ...r.detail, txid: item.txid, block_timestamp: item.blockTimestamp }, observedAt: d.clock.now() },
+      if (checkpoint) deps.log.warn('TronGrid transfer rejected', { txid: item.txid, row, reason: r.reason });
+      await deps.ledger.reject(
+        { source: 'trongrid', method: deps.asset.method, ref: `trongrid:${row}`, reason: r.reason, detail: { ...r.detail, txid: item.txid, block_timestamp: item.blockTimestamp }, observedAt: deps.clock.now() },
         checkpoint,
       );
       return undefined;
     }
-    const outcome = await d.ledger.ingest(toPayment(d.asset.method, r.item, row, d.address, d.contract, d.clock.now(), r), checkpoint);
-    if (checkpoint) d.log.info('TronGrid transfer ingested', { txid: item.txid, row, amount_minor: r.amountMinor, outcome: outcome.kind });
+    const outcome = await deps.ledger.ingest(toPayment(deps.asset.method, r.item, row, deps.address, deps.contract, deps.clock.now(), r), checkpoint);
+    if (checkpoint) deps.log.info('TronGrid transfer ingested', { txid: item.txid, row, amount_minor: r.amountMinor, outcome: outcome.kind });
     return outcome;
   }
 
   const fetchPage = (m: Member<TronEndpoint>, signal: AbortSignal) => (minTimestamp: number, fingerprint: string | undefined) =>
-    paced(m, signal, () => m.spec.client.listTrc20({ address: d.address, contract: d.contract, minTimestamp, limit: d.tuning.pageLimit, fingerprint }, signal));
+    paced(m, signal, () => m.spec.client.listTrc20({ address: deps.address, contract: deps.contract, minTimestamp, limit: deps.tuning.pageLimit, fingerprint }, signal));
 
   const confirmer = createTronConfirmer({
-    pool: d.pool,
+    pool: deps.pool,
     filter,
-    pageLimit: d.tuning.pageLimit,
-    maxPages: d.tuning.maxPagesPerTick,
-    page: (m, signal, q) => paced(m, signal, () => m.spec.client.listTrc20({ address: d.address, contract: d.contract, limit: d.tuning.pageLimit, ...q }, signal)),
+    pageLimit: deps.tuning.pageLimit,
+    maxPages: deps.tuning.maxPagesPerTick,
+    page: (m, signal, q) => paced(m, signal, () => m.spec.client.listTrc20({ address: deps.address, contract: deps.contract, limit: deps.tuning.pageLimit, ...q }, signal)),
   });
 
-  const unconfirmed = createUnconfirmedWatch({ boundMs: d.tuning.unconfirmedMs, clock: d.clock });
+  const unconfirmed = createUnconfirmedWatch({ boundMs: deps.tuning.unconfirmedMs, clock: deps.clock });
 
   /**
    * The credits of `decided` that may move money now: confirmed by the quorum; the others wait,
@@ -156,27 +156,27 @@ export function createTronPoller(d: PollerDeps) {
     const verdicts = await confirmer.confirmRows(decided, items, m, signal);
     for (const [txid, verdict] of verdicts) {
       if (verdict !== 'unknown') unconfirmed.settled(txid);
-      if (verdict === 'contradicted') d.log.error('TronGrid endpoints disagree about a transfer; not settled', { txid, endpoint: m.label });
+      if (verdict === 'contradicted') deps.log.error('TronGrid endpoints disagree about a transfer; not settled', { txid, endpoint: m.label });
       else if (verdict === 'unknown' && unconfirmed.overdue(txid)) await rejectUnconfirmed(decided, txid, m);
-      else if (verdict === 'unknown') d.log.info('TronGrid transfer waits for a second endpoint to list it', { txid, endpoint: m.label });
+      else if (verdict === 'unknown') deps.log.info('TronGrid transfer waits for a second endpoint to list it', { txid, endpoint: m.label });
     }
     return (r) => r.kind !== 'credit' || verdicts.get(r.item.txid) === 'confirmed';
   }
 
   /** Records each credit row of `txid`, which only `m` lists, as rejected: the wait is over, the operator is told. */
   async function rejectUnconfirmed(decided: RowDecision[], txid: string, m: Member<TronEndpoint>): Promise<void> {
-    const minutes = d.tuning.unconfirmedMs / 60_000;
+    const minutes = deps.tuning.unconfirmedMs / 60_000;
     const why = `listed by ${m.label} only: no second endpoint listed it within ${minutes} minutes (a provider that has not indexed it, or one that serves a transfer the chain does not have); it moved no money`;
-    d.log.error('TronGrid transfer not confirmed by a second endpoint in time; recorded as rejected', { txid, endpoint: m.label, waited_minutes: minutes });
+    deps.log.error('TronGrid transfer not confirmed by a second endpoint in time; recorded as rejected', { txid, endpoint: m.label, waited_minutes: minutes });
     for (const r of decided) {
       if (r.kind !== 'credit' || r.item.txid !== txid) continue;
-      await d.ledger.reject({
+      await deps.ledger.reject({
         source: 'trongrid',
-        method: d.asset.method,
+        method: deps.asset.method,
         ref: `trongrid:${r.row}`,
         reason: 'unconfirmed_transfer',
         detail: { txid, row: r.row, from: r.item.from, amount_minor: r.amountMinor.toString(), block_timestamp: r.item.blockTimestamp, endpoint: m.label, why },
-        observedAt: d.clock.now(),
+        observedAt: deps.clock.now(),
       });
     }
   }
@@ -189,7 +189,7 @@ export function createTronPoller(d: PollerDeps) {
    */
   async function sweep(m: Member<TronEndpoint>, signal: AbortSignal): Promise<{ complete: boolean; fresh: number }> {
     let cursor = await loadCursor();
-    const cap = Math.min(d.pool.agreedHead()?.time ?? Infinity, d.clock.now() + CLOCK_SKEW_MS);
+    const cap = Math.min(deps.pool.agreedHead()?.time ?? Infinity, deps.clock.now() + CLOCK_SKEW_MS);
     let fresh = 0;
     let ascending = true;
     let newest: number | undefined;
@@ -198,11 +198,11 @@ export function createTronPoller(d: PollerDeps) {
     const { complete } = await walkPages({
       fetchPage: fetchPage(m, signal),
       filter,
-      minTimestamp: listFrom(cursor, d.tuning.overlapMs), // unchanged across pages, as paging requires
-      maxPages: d.tuning.maxPagesPerTick,
-      pageLimit: d.tuning.pageLimit,
+      minTimestamp: listFrom(cursor, deps.tuning.overlapMs), // unchanged across pages, as paging requires
+      maxPages: deps.tuning.maxPagesPerTick,
+      pageLimit: deps.tuning.pageLimit,
       signal,
-      log: d.log,
+      log: deps.log,
       // Held rows are listed again by the next tick (the watermark stays before them), unless
       // this tick would otherwise handle nothing at all: then progress comes first.
       mayHold: (last) => !(last && handled === 0),
@@ -213,7 +213,7 @@ export function createTronPoller(d: PollerDeps) {
           newest = Math.max(newest ?? item.blockTimestamp, item.blockTimestamp);
         }
         // A bare transaction id is what cursors written before rows were told apart hold.
-        const decided = decideRows(items, d.address, rows).filter((r) => {
+        const decided = decideRows(items, deps.address, rows).filter((r) => {
           handled += 1;
           return !isSeen(cursor, r.row) && !isSeen(cursor, r.item.txid);
         });
@@ -221,7 +221,7 @@ export function createTronPoller(d: PollerDeps) {
         for (const r of decided) {
           // Not marked seen: listed (and asked about) again while the overlap or the re-scan covers it.
           if (!settles(r)) continue;
-          const next = markSeen(cursor, r.row, r.item.blockTimestamp, d.tuning.overlapMs, ascending, cap);
+          const next = markSeen(cursor, r.row, r.item.blockTimestamp, deps.tuning.overlapMs, ascending, cap);
           await handle(r, { key, value: next });
           fresh += 1;
           cursor = next;
@@ -229,18 +229,18 @@ export function createTronPoller(d: PollerDeps) {
       },
     });
     if (!complete || signal.aborted) return { complete: false, fresh }; // more pages wait; not caught up yet
-    const done = completeListing(cursor, newest, d.tuning.overlapMs, cap);
-    if (done !== cursor) await d.ledger.saveCheckpoint({ key, value: done });
-    caughtUpAt = d.clock.now();
+    const done = completeListing(cursor, newest, deps.tuning.overlapMs, cap);
+    if (done !== cursor) await deps.ledger.saveCheckpoint({ key, value: done });
+    caughtUpAt = deps.clock.now();
     return { complete: true, fresh };
   }
 
   const rescan = createRescan({
     key: `${key}:rescan`,
-    ledger: d.ledger,
-    clock: d.clock,
-    log: d.log,
-    tuning: d.tuning,
+    ledger: deps.ledger,
+    clock: deps.clock,
+    log: deps.log,
+    tuning: deps.tuning,
     filter,
     walk: (m, signal) => fetchPage(m, signal),
     confirmed,
@@ -248,7 +248,7 @@ export function createTronPoller(d: PollerDeps) {
       const outcome = await handle(r, undefined);
       return outcome !== undefined && outcome.kind !== 'duplicate';
     },
-    address: d.address,
+    address: deps.address,
   });
 
   /**
@@ -257,15 +257,15 @@ export function createTronPoller(d: PollerDeps) {
    * only when nothing else serves).
    */
   function candidates(answered: Map<Member<TronEndpoint>, unknown>): Member<TronEndpoint>[] {
-    const order = d.pool.order();
+    const order = deps.pool.order();
     return [...order.filter((m) => answered.has(m)), ...order.filter((m) => !answered.has(m))];
   }
 
   /** One cycle. Throws on upstream faults (of every endpoint) so the loop backs off. */
   async function tick(signal: AbortSignal): Promise<void> {
-    const open = await d.ledger.hasOpenIntents(d.asset.method, d.address);
+    const open = await deps.ledger.hasOpenIntents(deps.asset.method, deps.address);
     const report = cycleReporterOf(signal);
-    if (open || caughtUpAt === undefined || d.clock.now() - caughtUpAt >= d.tuning.idleSweepMs) {
+    if (open || caughtUpAt === undefined || deps.clock.now() - caughtUpAt >= deps.tuning.idleSweepMs) {
       const got = await readHeads(signal);
       const errors: { label: string; error: unknown }[] = [];
       let served: Member<TronEndpoint> | undefined;
@@ -285,19 +285,19 @@ export function createTronPoller(d: PollerDeps) {
         } catch (err) {
           if (signal.aborted) throw err;
           errors.push({ label: m.label, error: err });
-          if (d.pool.members.length > 1) d.log.warn('TronGrid endpoint failed; trying the next', { endpoint: m.label, error: describeError(err) });
+          if (deps.pool.members.length > 1) deps.log.warn('TronGrid endpoint failed; trying the next', { endpoint: m.label, error: describeError(err) });
         }
       }
       if (!served) throw errors.length === 1 ? errors[0]!.error : new AllEndpointsFailed('TronGrid', errors);
-      const ready = d.pool.ready();
-      const others = order.filter((m) => m !== served && ready.includes(m) && d.pool.believed(m));
+      const ready = deps.pool.ready();
+      const others = order.filter((m) => m !== served && ready.includes(m) && deps.pool.believed(m));
       // Nothing new on the first endpoint: a second may show what it does not (it lags, or withholds).
       if (fresh === 0 && others[0]) {
         try {
           await sweep(others[0], signal);
         } catch (err) {
           if (signal.aborted) throw err;
-          d.log.warn('TronGrid second endpoint failed', { endpoint: others[0].label, error: describeError(err) });
+          deps.log.warn('TronGrid second endpoint failed', { endpoint: others[0].label, error: describeError(err) });
         }
       }
       // Only once caught up, so the start-up catch-up is not delayed by a second listing. On another
@@ -307,9 +307,9 @@ export function createTronPoller(d: PollerDeps) {
     }
     // Nothing could settle and the backlog is swept: save the calls. An intent created now is
     // listed on the next tick, so nothing waits behind the head meanwhile.
-    report?.caughtUp?.(d.clock.now());
+    report?.caughtUp?.(deps.clock.now());
     if (caughtUpAt !== undefined) {
-      const m = d.pool.order()[0];
+      const m = deps.pool.order()[0];
       if (m) await rescan.run(m, signal);
     }
   }

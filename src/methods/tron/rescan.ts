@@ -53,50 +53,50 @@ export interface RescanDeps {
   handle(r: RowDecision): Promise<boolean>;
 }
 
-export function createRescan(d: RescanDeps) {
+export function createRescan(deps: RescanDeps) {
   async function run(m: Member<TronEndpoint>, signal: AbortSignal): Promise<void> {
-    const raw = await d.ledger.loadCheckpoint<unknown>(d.key);
+    const raw = await deps.ledger.loadCheckpoint<unknown>(deps.key);
     const state = readRescan(raw);
-    const now = d.clock.now();
+    const now = deps.clock.now();
     if (raw === undefined) {
       // The first start's own listing covered the lookback window; the first re-scan is one period away.
-      await d.ledger.saveCheckpoint({ key: d.key, value: { v: 1, at: now } satisfies RescanState });
+      await deps.ledger.saveCheckpoint({ key: deps.key, value: { v: 1, at: now } satisfies RescanState });
       return;
     }
-    if (!state.run && state.at !== undefined && now - state.at < d.tuning.rescanMs) return;
-    const minTimestamp = state.run?.minTimestamp ?? Math.max(0, now - d.tuning.rescanWindowMs);
+    if (!state.run && state.at !== undefined && now - state.at < deps.tuning.rescanMs) return;
+    const minTimestamp = state.run?.minTimestamp ?? Math.max(0, now - deps.tuning.rescanWindowMs);
     // A fingerprint (and the rows held with it) from another endpoint means nothing here: list from the start.
     const resume = state.run && (state.run.endpoint === undefined || state.run.endpoint === m.label) ? state.run : undefined;
     const rows = rowKeys();
     let found = 0;
     const { complete, pages } = await walkPages({
-      fetchPage: d.walk(m, signal),
-      filter: d.filter,
+      fetchPage: deps.walk(m, signal),
+      filter: deps.filter,
       minTimestamp,
       fingerprint: resume?.fingerprint,
       held: heldFromJson(resume?.held),
-      maxPages: d.tuning.maxPagesPerTick,
-      pageLimit: d.tuning.pageLimit,
+      maxPages: deps.tuning.maxPagesPerTick,
+      pageLimit: deps.tuning.pageLimit,
       signal,
-      log: d.log,
+      log: deps.log,
       mayHold: () => true,
       onBatch: async (items) => {
-        const decided = decideRows(items, d.address, rows);
-        const settles = await d.confirmed(decided, items, m, signal);
+        const decided = decideRows(items, deps.address, rows);
+        const settles = await deps.confirmed(decided, items, m, signal);
         for (const r of decided) {
           if (!settles(r)) continue;
-          if (await d.handle(r)) {
+          if (await deps.handle(r)) {
             found += 1;
-            d.log.warn('TronGrid re-scan found a transfer the listing had missed', { txid: r.item.txid, row: r.row, block_timestamp: r.item.blockTimestamp });
+            deps.log.warn('TronGrid re-scan found a transfer the listing had missed', { txid: r.item.txid, row: r.row, block_timestamp: r.item.blockTimestamp });
           }
         }
       },
       onPage: (fingerprint, held) =>
-        d.ledger.saveCheckpoint({ key: d.key, value: { v: 1, at: state.at, run: { minTimestamp, fingerprint, held: heldToJson(held), endpoint: m.label } } satisfies RescanState }),
+        deps.ledger.saveCheckpoint({ key: deps.key, value: { v: 1, at: state.at, run: { minTimestamp, fingerprint, held: heldToJson(held), endpoint: m.label } } satisfies RescanState }),
     });
     if (!complete) return; // resumes at this page next tick
-    await d.ledger.saveCheckpoint({ key: d.key, value: { v: 1, at: d.clock.now() } satisfies RescanState });
-    d.log.info('TronGrid re-scan done', { from: new Date(minTimestamp).toISOString(), pages, found });
+    await deps.ledger.saveCheckpoint({ key: deps.key, value: { v: 1, at: deps.clock.now() } satisfies RescanState });
+    deps.log.info('TronGrid re-scan done', { from: new Date(minTimestamp).toISOString(), pages, found });
   }
   return { run };
 }

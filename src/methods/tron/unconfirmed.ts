@@ -12,26 +12,26 @@ import type { Clock } from '../../domain/ports.ts';
 /** Entries this much past the bound are forgotten: the re-scan's window has long passed them by. */
 const FORGET_MS = 2 * 86_400_000;
 
-export function createUnconfirmedWatch(o: { boundMs: number; clock: Clock }) {
+export function createUnconfirmedWatch(options: { boundMs: number; clock: Clock }) {
   /** Transaction id → when first seen waiting, and whether it has been rejected. */
   const waiting = new Map<string, { since: number; rejected: boolean }>();
 
   function forgetOld(now: number): void {
-    for (const [txid, w] of waiting) if (now - w.since > o.boundMs + FORGET_MS) waiting.delete(txid);
+    for (const [txid, w] of waiting) if (now - w.since > options.boundMs + FORGET_MS) waiting.delete(txid);
   }
 
   return {
-    boundMs: o.boundMs,
+    boundMs: options.boundMs,
     /** `txid` waits for a second endpoint again: true the one time it has waited past the bound. */
     overdue(txid: string): boolean {
-      const now = o.clock.now();
+      const now = options.clock.now();
       forgetOld(now);
       const w = waiting.get(txid);
       if (!w) {
         waiting.set(txid, { since: now, rejected: false });
         return false;
       }
-      if (w.rejected || now - w.since < o.boundMs) return false;
+      if (w.rejected || now - w.since < options.boundMs) return false;
       w.rejected = true;
       return true;
     },

@@ -61,7 +61,7 @@ function newWorker(options: WorkerOptions): Worker {
 
 type Job = { id: number; raw: Buffer; opts: InspectOptions; resolve: (v: AlertVerdict) => void; reject: (e: Error) => void };
 
-export function createInspectorPool(o: PoolOptions): InspectorPool {
+export function createInspectorPool(options: PoolOptions): InspectorPool {
   let worker: Promise<Worker> | undefined;
   let live: Worker | undefined;
   let queue: Promise<unknown> = Promise.resolve();
@@ -69,7 +69,7 @@ export function createInspectorPool(o: PoolOptions): InspectorPool {
   /** Messages handed to inspect() and not answered yet. */
   let pending = 0;
   let idleTimer: NodeJS.Timeout | undefined;
-  const idleMs = o.idleMs ?? INSPECTOR_IDLE_MS;
+  const idleMs = options.idleMs ?? INSPECTOR_IDLE_MS;
 
   function stopWorker(): Promise<void> | undefined {
     const w = live;
@@ -82,7 +82,7 @@ export function createInspectorPool(o: PoolOptions): InspectorPool {
     clearTimeout(idleTimer);
     idleTimer = setTimeout(() => {
       if (pending > 0 || !live) return;
-      o.log.info('alert inspector stopped while idle', { idleMs });
+      options.log.info('alert inspector stopped while idle', { idleMs });
       void stopWorker();
     }, idleMs);
     // Never what keeps the daemon alive.
@@ -91,7 +91,7 @@ export function createInspectorPool(o: PoolOptions): InspectorPool {
 
   function spawn(): Promise<Worker> {
     const started = performance.now();
-    const w = newWorker({ resourceLimits: { maxOldGenerationSizeMb: o.maxHeapMb ?? 256 }, stdout: false, stderr: false });
+    const w = newWorker({ resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb ?? 256 }, stdout: false, stderr: false });
     // The daemon's lifetime is the sources' business, not this thread's.
     w.unref();
     live = w;
@@ -102,13 +102,13 @@ export function createInspectorPool(o: PoolOptions): InspectorPool {
         if (live === w) live = undefined;
         reject(new InspectorUnavailable(`the alert inspector did not start: ${err.message}`, { cause: err }));
       };
-      const timer = setTimeout(() => fail(new Error(`no answer within ${o.startTimeoutMs ?? 60_000} ms`)), o.startTimeoutMs ?? 60_000);
+      const timer = setTimeout(() => fail(new Error(`no answer within ${options.startTimeoutMs ?? 60_000} ms`)), options.startTimeoutMs ?? 60_000);
       w.once('error', fail);
       w.once('exit', (code) => fail(new Error(`exited with code ${code}`)));
       w.once('message', (m: ToMain) => {
         if (m.type !== 'ready') return fail(new Error(`unexpected first message ${m.type}`));
         clearTimeout(timer);
-        o.log.info('alert inspector ready', { startMs: Math.round(performance.now() - started) });
+        options.log.info('alert inspector ready', { startMs: Math.round(performance.now() - started) });
         w.removeAllListeners('error').removeAllListeners('exit');
         // Died while idle: forget it, so the next message does not wait on a dead thread.
         w.on('error', () => {}).on('exit', () => {
@@ -145,7 +145,7 @@ export function createInspectorPool(o: PoolOptions): InspectorPool {
       return;
     }
     await new Promise<void>((done) => {
-      let budget = o.timeoutMs;
+      let budget = options.timeoutMs;
       let since = performance.now();
       let dnsOutstanding = 0;
       let timer: NodeJS.Timeout | undefined;
@@ -165,12 +165,12 @@ export function createInspectorPool(o: PoolOptions): InspectorPool {
       };
       const onTimeout = () => {
         replace(w);
-        o.log.warn('alert inspection took too long: worker terminated', { limitMs: o.timeoutMs });
-        finish(() => job.resolve({ kind: 'reject', reason: 'inspector_timeout', detail: { limitMs: o.timeoutMs } }));
+        options.log.warn('alert inspection took too long: worker terminated', { limitMs: options.timeoutMs });
+        finish(() => job.resolve({ kind: 'reject', reason: 'inspector_timeout', detail: { limitMs: options.timeoutMs } }));
       };
       const onError = (err: Error) => {
         replace(w);
-        o.log.error('alert inspector thread died', { error: `${err.name}: ${err.message}` });
+        options.log.error('alert inspector thread died', { error: `${err.name}: ${err.message}` });
         finish(() => job.resolve({ kind: 'reject', reason: 'inspector_crash', detail: { error: `${err.name}: ${err.message}` } }));
       };
       const onExit = (code: number) => onError(new Error(`inspector thread exited with code ${code}`));

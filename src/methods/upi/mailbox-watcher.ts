@@ -31,23 +31,23 @@ export interface WatcherOptions {
  * never synced fails, so runLoop backs off with jitter; a healthy connection that later drops ends
  * its tick normally and the next one reconnects after baseMs. Never throws for upstream faults.
  */
-export async function watchMailbox(o: WatcherOptions, signal: AbortSignal): Promise<void> {
-  const where = { host: o.imap.host, port: o.imap.port, user: o.imap.user, mailbox: o.imap.mailbox };
+export async function watchMailbox(options: WatcherOptions, signal: AbortSignal): Promise<void> {
+  const where = { host: options.imap.host, port: options.imap.port, user: options.imap.user, mailbox: options.imap.mailbox };
   // A tick is a whole connection's life: each completed sync is a cycle (for /readyz), and the
   // re-sync period, not the reconnect delay, is the interval a healthy mailbox is held to.
   const report = cycleReporterOf(signal);
   await runLoop({
     name: 'mailbox watcher',
-    intervalMs: o.backoff.baseMs,
-    backoff: o.backoff,
+    intervalMs: options.backoff.baseMs,
+    backoff: options.backoff,
     signal,
-    log: o.log,
-    random: o.random,
+    log: options.log,
+    random: options.random,
     tick: async (s) => {
       let synced = false;
-      report?.interval(o.resyncMs);
+      report?.interval(options.resyncMs);
       try {
-        await session(o, s, (startedAt) => {
+        await session(options, s, (startedAt) => {
           synced = true;
           report?.ok();
           // The mailbox as it was when the sync began is read: the lag counts from there.
@@ -57,7 +57,7 @@ export async function watchMailbox(o: WatcherOptions, signal: AbortSignal): Prom
         if (s.aborted) return;
         const error = describeImapFailure(err, where);
         // A session that synced was healthy: reconnect promptly instead of backing off.
-        if (synced) return o.log.warn('mailbox connection lost; reconnecting', { error });
+        if (synced) return options.log.warn('mailbox connection lost; reconnecting', { error });
         // Keep "only the operator can fix this" (a revoked refresh token) for readiness.
         throw Object.assign(new Error(error), { needsOperator: (err as { needsOperator?: unknown })?.needsOperator === true });
       }

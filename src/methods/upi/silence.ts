@@ -40,19 +40,19 @@ function verifiedFor(row: Row, a: WatchedAccount): boolean {
  * `status()` answers from the database, with the facts cached for `cacheMs` of real time (a
  * /readyz poll or a scrape must not re-read the ledger each time); the verdict uses the clock.
  */
-export function createUpiSilence(d: { db: Db; clock: Clock; /** The method's id: the rows it reads. */ method: string; accounts: WatchedAccount[]; expectAlertWithinHours?: number; cacheMs?: number }): MethodSilence {
-  const expectMs = d.expectAlertWithinHours === undefined ? undefined : d.expectAlertWithinHours * 3_600_000;
-  const cacheMs = d.cacheMs ?? 2_000;
+export function createUpiSilence(deps: { db: Db; clock: Clock; /** The method's id: the rows it reads. */ method: string; accounts: WatchedAccount[]; expectAlertWithinHours?: number; cacheMs?: number }): MethodSilence {
+  const expectMs = deps.expectAlertWithinHours === undefined ? undefined : deps.expectAlertWithinHours * 3_600_000;
+  const cacheMs = deps.cacheMs ?? 2_000;
   let cached: { at: number; facts: Promise<Omit<SilenceReport, 'silent' | 'expectMs'>> } | undefined;
 
   /** Newest first, keyset-paged; the bank is filtered in SQL (evidence is JSON text written by the ledger), the rest here. */
   async function newestVerified(a: WatchedAccount): Promise<number | null> {
     let after: { at: number; id: string } | undefined;
     for (;;) {
-      let q = d.db
+      let q = deps.db
         .selectFrom('payments')
         .select(['id', 'observed_at', 'evidence_json'])
-        .where('method', '=', d.method)
+        .where('method', '=', deps.method)
         .where('source', '=', 'imap')
         .where('evidence_json', 'like', `%"bank":"${a.bank}"%`);
       if (after) {
@@ -70,17 +70,17 @@ export function createUpiSilence(d: { db: Db; clock: Clock; /** The method's id:
 
   async function facts(): Promise<Omit<SilenceReport, 'silent' | 'expectMs'>> {
     const accounts: AccountAlert[] = [];
-    for (const a of d.accounts) accounts.push({ bank: a.bank, account: a.accountEnding.slice(-4), lastAlertAt: await newestVerified(a) });
+    for (const a of deps.accounts) accounts.push({ bank: a.bank, account: a.accountEnding.slice(-4), lastAlertAt: await newestVerified(a) });
     const times = accounts.map((a) => a.lastAlertAt).filter((t): t is number => t !== null);
     const lastAlertAt = times.length ? Math.max(...times) : null;
-    let q = d.db.selectFrom('intents').select((eb) => eb.fn.min('created_at').as('first')).where('method', '=', d.method);
+    let q = deps.db.selectFrom('intents').select((eb) => eb.fn.min('created_at').as('first')).where('method', '=', deps.method);
     if (lastAlertAt !== null) q = q.where('created_at', '>', lastAlertAt);
     const first = (await q.executeTakeFirst())?.first;
     return { accounts, lastAlertAt, waitingSince: first === null || first === undefined ? null : Number(first) };
   }
 
   return {
-    method: d.method,
+    method: deps.method,
     expectMs,
     async status(): Promise<SilenceReport> {
       const real = performance.now();
@@ -90,7 +90,7 @@ export function createUpiSilence(d: { db: Db; clock: Clock; /** The method's id:
         p.catch(() => (cached = undefined));
       }
       const f = await cached.facts;
-      const silent = expectMs !== undefined && f.waitingSince !== null && d.clock.now() - f.waitingSince > expectMs;
+      const silent = expectMs !== undefined && f.waitingSince !== null && deps.clock.now() - f.waitingSince > expectMs;
       return { ...f, ...(expectMs !== undefined ? { expectMs } : {}), silent };
     },
   };

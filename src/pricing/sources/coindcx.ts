@@ -4,13 +4,13 @@ import { getJson, isObject, rateOrFail, RateSourceError, splitPair, type RateSou
  * CoinDCX `GET /exchange/ticker`: one array of every market ("USDTINR"), prices as strings,
  * `timestamp` in seconds (docs) or ms (seen in the wild). Indian INR books: USDT/INR, SOL/INR.
  */
-export function coindcx(o: SourceOptions): RateSource {
+export function coindcx(options: SourceOptions): RateSource {
   return {
     name: 'coindcx',
     supports: (pair) => splitPair(pair)[1] === 'INR',
     async fetch(pair, signal) {
       const market = pair.replace('/', '');
-      const body = await getJson(o, `${o.baseUrl}/exchange/ticker`, signal, { describe: (b) => (isObject(b) ? String(b.message ?? b.error ?? '') : undefined) });
+      const body = await getJson(options, `${options.baseUrl}/exchange/ticker`, signal, { describe: (b) => (isObject(b) ? String(b.message ?? b.error ?? '') : undefined) });
       if (!Array.isArray(body)) throw new RateSourceError('answer is not the array of markets');
       const row = body.find((r) => isObject(r) && r.market === market) as Record<string, unknown> | undefined;
       if (!row) throw new RateSourceError(`no market ${market}`);

@@ -12,7 +12,7 @@ const coinId = (unit: string): string | undefined => (Object.hasOwn(COIN_IDS, un
  * with the demo key (`x-cg-demo-api-key`, a secret reference: keyless access is no longer
  * dependable). Values are JSON numbers; an unknown id is just absent. Errors: {"status":{error_code, error_message}}.
  */
-export function coingecko(o: SourceOptions): RateSource {
+export function coingecko(options: SourceOptions): RateSource {
   return {
     name: 'coingecko',
     supports: (pair) => coinId(splitPair(pair)[0]) !== undefined,
@@ -20,8 +20,8 @@ export function coingecko(o: SourceOptions): RateSource {
       const [base, quote] = splitPair(pair);
       const id = coinId(base)!;
       const vs = quote.toLowerCase();
-      const key = o.apiKey?.();
-      const body = await getJson(o, `${o.baseUrl}/api/v3/simple/price?ids=${id}&vs_currencies=${vs}&include_last_updated_at=true`, signal, {
+      const key = options.apiKey?.();
+      const body = await getJson(options, `${options.baseUrl}/api/v3/simple/price?ids=${id}&vs_currencies=${vs}&include_last_updated_at=true`, signal, {
         headers: key ? { 'x-cg-demo-api-key': key } : {},
         describe: (b) => (isObject(b) && isObject(b.status) ? `${b.status.error_code} ${b.status.error_message}`.slice(0, 120) : undefined),
       });

@@ -7,13 +7,13 @@ import { getJson, isObject, rateOrFail, RateSourceError, splitPair, type RateSou
  * so the single key of `result` is read. `c[0]` is the last trade. Any coin against USD or EUR
  * (SOLUSD, USDTUSD, USDCEUR): one Kraken does not list answers with its own error.
  */
-export function kraken(o: SourceOptions): RateSource {
+export function kraken(options: SourceOptions): RateSource {
   return {
     name: 'kraken',
     supports: (pair) => ['USD', 'EUR'].includes(splitPair(pair)[1]) && !isFiat(splitPair(pair)[0]),
     async fetch(pair, signal) {
       const name = pair.replace('/', '');
-      const body = await getJson(o, `${o.baseUrl}/0/public/Ticker?pair=${name}`, signal, { describe: (b) => (isObject(b) && Array.isArray(b.error) ? b.error.join(', ') : undefined) });
+      const body = await getJson(options, `${options.baseUrl}/0/public/Ticker?pair=${name}`, signal, { describe: (b) => (isObject(b) && Array.isArray(b.error) ? b.error.join(', ') : undefined) });
       if (!isObject(body)) throw new RateSourceError('answer is not an object');
       if (Array.isArray(body.error) && body.error.length > 0) throw new RateSourceError(body.error.map(String).join(', ').slice(0, 120));
       const keys = isObject(body.result) ? Object.keys(body.result) : [];

@@ -34,17 +34,17 @@ function dataOf(body: string): string {
  * The merchant's event catch-up: events in the order they were written (the outbox's
  * `seq`), after a given event id. Events are never deleted, so the 30-day promise holds.
  */
-export function createEventFeed(d: { db: Db }) {
+export function createEventFeed(deps: { db: Db }) {
   return {
     /** The page as JSON text, ready to send. */
     async page(merchantId: string, input: EventFeedInput): Promise<string> {
       let afterSeq = 0;
       if (input.after !== undefined) {
-        const from = await feedPositionOf(d.db, merchantId, input.after);
+        const from = await feedPositionOf(deps.db, merchantId, input.after);
         if (from === undefined) throw new PaydError('INVALID_REQUEST', `no event ${JSON.stringify(input.after)} to continue after`, { errors: [{ field: 'after', message: 'unknown event id' }] });
         afterSeq = from;
       }
-      const rows = await feedEvents(d.db, merchantId, afterSeq, input.type ? [input.type] : FEED_TYPES, input.limit + 1);
+      const rows = await feedEvents(deps.db, merchantId, afterSeq, input.type ? [input.type] : FEED_TYPES, input.limit + 1);
       const page = rows.slice(0, input.limit);
       const hasMore = rows.length > input.limit;
       // Where to continue from: the last event served, else where the caller already was.

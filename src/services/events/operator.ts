@@ -35,9 +35,9 @@ export const summarizeEvent = (e: EventsTable): EventSummary => ({
 });
 
 /** Operator views of the outbox: list, show with attempts, replay. */
-export function createEventService(d: { db: Db; clock: Clock; outbox: Outbox }) {
+export function createEventService(deps: { db: Db; clock: Clock; outbox: Outbox }) {
   async function attemptsLog(eventIds: string[]) {
-    const rows = await attemptsOf(d.db, eventIds);
+    const rows = await attemptsOf(deps.db, eventIds);
     return rows.map((a) => ({
       event_id: a.event_id,
       attempt: a.attempt,
@@ -51,17 +51,17 @@ export function createEventService(d: { db: Db; clock: Clock; outbox: Outbox }) 
 
   return {
     async list(filter: { status?: string; limit?: number }): Promise<EventSummary[]> {
-      return (await listEvents(d.db, { status: (filter.status || undefined) as EventsTable['status'] | undefined, limit: filter.limit ?? 50 })).map(summarizeEvent);
+      return (await listEvents(deps.db, { status: (filter.status || undefined) as EventsTable['status'] | undefined, limit: filter.limit ?? 50 })).map(summarizeEvent);
     },
 
     async show(eventId: string) {
-      const e = await getEvent(d.db, eventId);
+      const e = await getEvent(deps.db, eventId);
       if (!e) throw new PaydError('NOT_FOUND', `no webhook event ${eventId}`);
       return { ...summarizeEvent(e), body: JSON.parse(e.body) as unknown, attempts_log: await attemptsLog([e.id]) };
     },
 
     async forIntent(intentId: string) {
-      const events = await eventsOfIntent(d.db, intentId);
+      const events = await eventsOfIntent(deps.db, intentId);
       const attempts = await attemptsLog(events.map((e) => e.id));
       return events.map((e) => ({ ...summarizeEvent(e), attempts_log: attempts.filter((a) => a.event_id === e.id) }));
     },
@@ -69,16 +69,16 @@ export function createEventService(d: { db: Db; clock: Clock; outbox: Outbox }) 
     /** A signed webhook.test for one merchant; returns its event id. */
     async enqueueTest(clientId: string): Promise<string> {
       // No wake-up: the caller sends it at once itself (operator-actions.ts); waking a leader would race it.
-      return writeTx(d.db, (tx) => d.outbox.enqueue(tx, clientId, null, 'webhook.test', { client_id: clientId, message: 'payd webhook test' }));
+      return writeTx(deps.db, (tx) => deps.outbox.enqueue(tx, clientId, null, 'webhook.test', { client_id: clientId, message: 'payd webhook test' }));
     },
 
     /** Queues events for another round of delivery (same webhook-id, fresh retry schedule). */
     async replay(target: { eventId: string } | { failed: true }, actor: Actor = 'cli'): Promise<string[]> {
-      const now = d.clock.now();
-      const ids = await replayEvents(d.db, target, now);
+      const now = deps.clock.now();
+      const ids = await replayEvents(deps.db, target, now);
       if (!ids) throw new PaydError('NOT_FOUND', `no webhook event ${'eventId' in target ? target.eventId : ''}`);
-      await audit(d.db, { at: now, actor, action: 'webhooks.replay', subject: 'eventId' in target ? target.eventId : 'failed', details: { count: ids.length } });
-      d.outbox.notify();
+      await audit(deps.db, { at: now, actor, action: 'webhooks.replay', subject: 'eventId' in target ? target.eventId : 'failed', details: { count: ids.length } });
+      deps.outbox.notify();
       return ids;
     },
   };

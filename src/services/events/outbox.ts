@@ -9,15 +9,15 @@ export type EventType = 'payment.success' | 'payment.held' | 'payment.refunded' 
  * The webhook outbox. Events are written inside the transaction that changes state,
  * so a crash can never settle without an event or send an event for a rolled-back change.
  */
-export function createOutbox(d: { clock: Clock; random: Random; wakeups?: Wakeups }) {
+export function createOutbox(deps: { clock: Clock; random: Random; wakeups?: Wakeups }) {
   return {
     /**
      * Inserts the event; the body is fixed now so every retry sends the same bytes. Call it
      * inside the write transaction: the counter row it bumps numbers events in commit order.
      */
     async enqueue(tx: Tx, merchantId: string, intentId: string | null, type: EventType, data: unknown): Promise<string> {
-      const now = d.clock.now();
-      const id = `evt_${d.random.uuid().replace(/-/g, '')}`;
+      const now = deps.clock.now();
+      const id = `evt_${deps.random.uuid().replace(/-/g, '')}`;
       const body = stringifyJson({ type, timestamp: new Date(now).toISOString(), data });
       await enqueueEvent(tx, { id, merchantId, intentId, type, body, now });
       return id;
@@ -27,7 +27,7 @@ export function createOutbox(d: { clock: Clock; random: Random; wakeups?: Wakeup
      * status of the intents named, on this node and (PostgreSQL) on every other.
      */
     notify(intentIds: readonly string[] = []): void {
-      d.wakeups?.publish(intentIds);
+      deps.wakeups?.publish(intentIds);
     },
   };
 }

@@ -21,7 +21,7 @@ export interface CancelOptions {
  * credited to a newer intent. Against a settlement at the same moment exactly one wins:
  * both change the row only while it is still `pending`.
  */
-export function createIntentCancellation(d: { db: Db; outbox: Outbox; view: () => ViewContext }) {
+export function createIntentCancellation(deps: { db: Db; outbox: Outbox; view: () => ViewContext }) {
   const notFound = (id: string) => new PaydError('INTENT_NOT_FOUND', `no payment intent ${JSON.stringify(id)}`);
   const notCancelable = (row: Intent, now: number) =>
     new PaydError('INTENT_NOT_CANCELABLE', `intent ${row.id} is ${effectiveStatus(row, now)}; only a pending intent can be canceled`);
@@ -34,8 +34,8 @@ export function createIntentCancellation(d: { db: Db; outbox: Outbox; view: () =
 
   return {
     async cancel(intentId: string, o: CancelOptions): Promise<IntentView> {
-      const { row, changed } = await writeTx(d.db, async (tx) => {
-        const ctx = d.view();
+      const { row, changed } = await writeTx(deps.db, async (tx) => {
+        const ctx = deps.view();
         const current = await load(tx, intentId, o);
         // Canceling again answers with the intent unchanged.
         if (current.status === 'canceled') return { row: current, changed: false };
@@ -53,12 +53,12 @@ export function createIntentCancellation(d: { db: Db; outbox: Outbox; view: () =
           throw notCancelable(now, ctx.now);
         }
         const canceled: Intent = { ...current, status: 'canceled', canceledAt: ctx.now, updatedAt: ctx.now };
-        await d.outbox.enqueue(tx, current.merchantId, current.id, 'intent.canceled', intentView(canceled, ctx, await moneyOfOne(tx, canceled)));
+        await deps.outbox.enqueue(tx, current.merchantId, current.id, 'intent.canceled', intentView(canceled, ctx, await moneyOfOne(tx, canceled)));
         await audit(tx, { at: ctx.now, actor: o.actor, action: 'intent.cancel', subject: current.id });
         return { row: canceled, changed: true };
       });
-      if (changed) d.outbox.notify([row.id]);
-      return intentView(row, d.view(), await moneyOfOne(d.db, row));
+      if (changed) deps.outbox.notify([row.id]);
+      return intentView(row, deps.view(), await moneyOfOne(deps.db, row));
     },
   };
 }

@@ -47,12 +47,12 @@ export interface IntentServiceDeps extends QuoteDeps {
  * Create, fetch and list intents, and expire them. The create's steps live in intents/: the
  * checks of the request, the fiat quote, the reservation of a unique pay amount.
  */
-export function createIntentService(d: IntentServiceDeps) {
-  const metrics = d.metrics ?? noopMetrics;
-  const notePoolUse = createPoolWatch({ metrics, log: d.log, clock: d.clock });
-  const decimalsOf = (method: Method): number => d.registry.of(method).rules.decimals;
-  const labelsOf = (method: Method) => methodLabels(d.registry.of(method));
-  const ctx = (): ViewContext => ({ now: d.clock.now(), livemode: d.livemode, publicUrl: d.publicUrl, decimalsOf, labelsOf });
+export function createIntentService(deps: IntentServiceDeps) {
+  const metrics = deps.metrics ?? noopMetrics;
+  const notePoolUse = createPoolWatch({ metrics, log: deps.log, clock: deps.clock });
+  const decimalsOf = (method: Method): number => deps.registry.of(method).rules.decimals;
+  const labelsOf = (method: Method) => methodLabels(deps.registry.of(method));
+  const ctx = (): ViewContext => ({ now: deps.clock.now(), livemode: deps.livemode, publicUrl: deps.publicUrl, decimalsOf, labelsOf });
 
   /** A retried create: same method and the same amount, or the same price (the rate may have moved since). */
   function sameRequest(intent: Intent, method: Method, amountMinor: bigint | null, price: IntentPricing | null): boolean {
@@ -61,7 +61,7 @@ export function createIntentService(d: IntentServiceDeps) {
     return intent.pricing === null && intent.amountMinor === amountMinor;
   }
 
-  const open: OpenIntentDeps = { ...d, labelsOf };
+  const open: OpenIntentDeps = { ...deps, labelsOf };
 
   return {
     /**
@@ -72,16 +72,16 @@ export function createIntentService(d: IntentServiceDeps) {
       const price = openPrice(input);
       const { text, fiat } = checkPrice(price);
       const methods = await offeredMethods(open, price, input.methods);
-      const row = await d.store.write(async (w): Promise<Intent> => {
+      const row = await deps.store.write(async (w): Promise<Intent> => {
         const existing = await w.byOrder(merchant.clientId, input.order_id);
         if (existing) {
           const same = existing.open && existing.open.price.currency === fiat && existing.open.price.amount === text && existing.open.methods.join(',') === methods.join(',');
           if (!same) throw conflict(input.order_id);
           return existing;
         }
-        const now = d.clock.now();
+        const now = deps.clock.now();
         const intent: Intent = {
-          id: d.random.uuid(),
+          id: deps.random.uuid(),
           merchantId: merchant.clientId,
           orderId: input.order_id,
           method: null,
@@ -93,7 +93,7 @@ export function createIntentService(d: IntentServiceDeps) {
           status: 'pending',
           returnUrl: input.return_url ?? null,
           createdAt: now,
-          expiresAt: now + d.ttlSeconds * 1000,
+          expiresAt: now + deps.ttlSeconds * 1000,
           transactionHash: null,
           verifiedAt: null,
           paymentId: null,
@@ -121,18 +121,18 @@ export function createIntentService(d: IntentServiceDeps) {
       let amountMinor: bigint | null = null;
       let quoted: Promise<{ amountMinor: bigint; pricing: IntentPricing }> | null = null;
       if (input.price) {
-        ({ method, deposit } = checkMethod(d.methods, input));
-        const at = d.clock.now();
-        quoted = quotePrice(d, method, deposit, input.price, at);
+        ({ method, deposit } = checkMethod(deps.methods, input));
+        const at = deps.clock.now();
+        quoted = quotePrice(deps, method, deposit, input.price, at);
         // Reported inside the write, after the order lookup: a retried create still gets its intent.
         quoted.catch(() => {});
       } else {
-        ({ method, amountMinor, deposit } = checkAmount(d.methods, input as CreateIntentInput & { amount: number | string }));
+        ({ method, amountMinor, deposit } = checkAmount(deps.methods, input as CreateIntentInput & { amount: number | string }));
       }
       const asked = input.price ? { priceAmount: checkPrice(input.price).text, priceCurrency: input.price.currency as Fiat } : null;
       // SQLite: one job of a group commit, answered once the group's transaction is durable.
       // The job may run twice (see IntentStore.write): it reports what it did instead of setting state.
-      const { row, created } = await d.store.write(async (w): Promise<{ row: ChosenIntent; created?: { payAmount: bigint; amounts: MethodAmounts } }> => {
+      const { row, created } = await deps.store.write(async (w): Promise<{ row: ChosenIntent; created?: { payAmount: bigint; amounts: MethodAmounts } }> => {
         // Inside the write transaction, so concurrent identical creates see each other.
         const existing = await w.byOrder(merchant.clientId, input.order_id);
         if (existing) {
@@ -141,21 +141,21 @@ export function createIntentService(d: IntentServiceDeps) {
         }
         const q = quoted ? await quoted : null;
         const amount = q?.amountMinor ?? amountMinor!;
-        const now = d.clock.now();
-        const id = d.random.uuid();
+        const now = deps.clock.now();
+        const id = deps.random.uuid();
         // A priced intent lives as long as its quote: a payment after valid_until is late, never re-priced.
-        const expiresAt = q ? q.pricing.validUntil : now + d.ttlSeconds * 1000;
+        const expiresAt = q ? q.pricing.validUntil : now + deps.ttlSeconds * 1000;
         const payAmount = await reserveAmount(w, {
           method,
           amounts: deposit.amounts,
           amountMinor: amount,
           merchantId: merchant.clientId,
           intentId: id,
-          reservedUntil: expiresAt + d.amountReuseCooldownSeconds * 1000,
+          reservedUntil: expiresAt + deps.amountReuseCooldownSeconds * 1000,
           now,
           decimals: decimalsOf(method),
         });
-        const reference = deposit.method.newReference?.(d.random) ?? null;
+        const reference = deposit.method.newReference?.(deps.random) ?? null;
         const intent: ChosenIntent = {
           id,
           merchantId: merchant.clientId,
@@ -201,33 +201,33 @@ export function createIntentService(d: IntentServiceDeps) {
         if (!intent || intent.merchantId !== merchant.clientId) throw notFound(intentId);
         // An intent without payments (most fetches) is answered without another read.
         if ((intent.paymentCount ?? 0) === 0 && intent.paymentId === null) return intentView(intent, ctx(), NO_MONEY);
-        return fetchedView(d.db, intent, ctx());
+        return fetchedView(deps.db, intent, ctx());
       });
     },
 
     /** The intent with this id (any spelling of the UUID), or undefined; synchronous on SQLite. */
     find(intentId: string): Awaitable<Intent | undefined> {
       if (!UUID_V4.test(intentId)) return undefined;
-      return d.store.byId(intentId.toLowerCase());
+      return deps.store.byId(intentId.toLowerCase());
     },
 
     async get(intentId: string) {
       const intent = await this.find(intentId);
       if (!intent) throw notFound(intentId);
-      return fetchedView(d.db, intent, ctx());
+      return fetchedView(deps.db, intent, ctx());
     },
 
     /** Every merchant's intents, newest first (the CLI): the API list's filter rule. */
     async list(filter: { status?: string; currency?: string; limit?: number }) {
       const limit = filter.limit ?? 50;
-      const rows = (await selectIntents(d.db, undefined, { status: filter.status as IntentStatus | undefined, currency: filter.currency as Method | undefined, limit }, d.clock.now()).execute()).slice(0, limit);
+      const rows = (await selectIntents(deps.db, undefined, { status: filter.status as IntentStatus | undefined, currency: filter.currency as Method | undefined, limit }, deps.clock.now()).execute()).slice(0, limit);
       const intents = rows.map(intentFromRow);
-      const money = await moneyOf(d.db, intents);
+      const money = await moneyOf(deps.db, intents);
       return intents.map((i) => intentView(i, ctx(), money.get(i.id) ?? NO_MONEY));
     },
 
     /** Moves pending intents past expires_at to expired and emits intent.expired. Returns how many. */
-    expireDue: (batch?: number) => expireDue({ db: d.db, outbox: d.outbox, metrics, ctx }, batch),
+    expireDue: (batch?: number) => expireDue({ db: deps.db, outbox: deps.outbox, metrics, ctx }, batch),
   };
 }
 

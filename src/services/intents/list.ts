@@ -77,19 +77,19 @@ export function selectIntents(db: Db, merchantId: string | undefined, input: Lis
   return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(input.limit + 1);
 }
 
-export function createIntentListing(d: { db: Db; view: () => ViewContext }) {
-  const query = (merchantId: string, input: ListIntentsInput, now: number) => selectIntents(d.db, merchantId, input, now);
+export function createIntentListing(deps: { db: Db; view: () => ViewContext }) {
+  const query = (merchantId: string, input: ListIntentsInput, now: number) => selectIntents(deps.db, merchantId, input, now);
 
   return {
     query,
     async list(merchantId: string, input: ListIntentsInput): Promise<IntentPage> {
-      const ctx = d.view();
+      const ctx = deps.view();
       const rows = await query(merchantId, input, ctx.now).execute();
       const page = rows.slice(0, input.limit);
       const hasMore = rows.length > input.limit;
       const last = page.at(-1);
       const intents = page.map(intentFromRow);
-      const money = await moneyOf(d.db, intents);
+      const money = await moneyOf(deps.db, intents);
       return {
         data: intents.map((i) => intentView(i, ctx, money.get(i.id) ?? NO_MONEY)),
         has_more: hasMore,

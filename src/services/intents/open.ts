@@ -55,18 +55,18 @@ export function openPrice(input: Pick<OpenIntentInput, 'price' | 'amount'>): { a
  * ("all": every enabled method) whose quote succeeds and falls in its range. A method that
  * cannot price it (no fresh rate, out of range) is left out; the price itself is checked first.
  */
-export async function methodOptions(d: OpenIntentDeps, price: { amount: number; currency: string }, offered: readonly string[] | 'all'): Promise<MethodOption[]> {
+export async function methodOptions(deps: OpenIntentDeps, price: { amount: number; currency: string }, offered: readonly string[] | 'all'): Promise<MethodOption[]> {
   checkPrice(price);
-  const now = d.clock.now();
-  const ids = offered === 'all' ? (Object.keys(d.methods) as Method[]) : offered;
+  const now = deps.clock.now();
+  const ids = offered === 'all' ? (Object.keys(deps.methods) as Method[]) : offered;
   const out: MethodOption[] = [];
   for (const id of ids) {
-    const deposit = Object.hasOwn(d.methods, id) ? d.methods[id as Method] : undefined;
+    const deposit = Object.hasOwn(deps.methods, id) ? deps.methods[id as Method] : undefined;
     if (!deposit) continue;
-    const quoted = await quotePrice(d, id as Method, deposit, price, now).catch(() => null);
+    const quoted = await quotePrice(deps, id as Method, deposit, price, now).catch(() => null);
     if (!quoted) continue;
     const { rules, checkout } = deposit.method;
-    out.push({ currency: id as Method, ...d.labelsOf(id as Method), amount: formatMinor(quoted.amountMinor, rules.decimals), unit: rules.unit, label: checkout.label });
+    out.push({ currency: id as Method, ...deps.labelsOf(id as Method), amount: formatMinor(quoted.amountMinor, rules.decimals), unit: rules.unit, label: checkout.label });
   }
   return out;
 }
@@ -75,18 +75,18 @@ export async function methodOptions(d: OpenIntentDeps, price: { amount: number; 
  * The methods an open create asks for, checked: a list names enabled methods only (each must
  * price it now); "all" keeps every enabled method that can. Never empty.
  */
-export async function offeredMethods(d: OpenIntentDeps, price: { amount: number; currency: string }, asked: readonly string[] | 'all'): Promise<Method[]> {
+export async function offeredMethods(deps: OpenIntentDeps, price: { amount: number; currency: string }, asked: readonly string[] | 'all'): Promise<Method[]> {
   if (asked !== 'all') {
-    const unknown = asked.filter((m) => !Object.hasOwn(d.methods, m));
+    const unknown = asked.filter((m) => !Object.hasOwn(deps.methods, m));
     if (unknown.length > 0) {
-      throw new PaydError('METHOD_UNSUPPORTED', `methods ${unknown.map((m) => JSON.stringify(m)).join(', ')} not enabled here; use some of: ${Object.keys(d.methods).join(', ') || '(none enabled)'}`);
+      throw new PaydError('METHOD_UNSUPPORTED', `methods ${unknown.map((m) => JSON.stringify(m)).join(', ')} not enabled here; use some of: ${Object.keys(deps.methods).join(', ') || '(none enabled)'}`);
     }
-    const now = d.clock.now();
+    const now = deps.clock.now();
     // The merchant named them: one that cannot take the price is its error, not silently dropped.
-    for (const m of asked) await quotePrice(d, m as Method, d.methods[m as Method]!, price, now);
+    for (const m of asked) await quotePrice(deps, m as Method, deps.methods[m as Method]!, price, now);
     return [...new Set(asked)] as Method[];
   }
-  const options = await methodOptions(d, price, 'all');
+  const options = await methodOptions(deps, price, 'all');
   if (options.length === 0) throw new PaydError('METHOD_UNSUPPORTED', `no enabled method can take ${price.amount} ${price.currency} right now`);
   return options.map((o) => o.currency);
 }
@@ -97,22 +97,22 @@ export async function offeredMethods(d: OpenIntentDeps, price: { amount: number;
  * intent's method, amount and link. Choosing a method chosen before returns to its reservation.
  * Only while the intent is pending; at most MAX_OPEN_CHOICES methods per intent.
  */
-export async function chooseMethod(d: OpenIntentDeps, intentId: string, currency: string, merchant: Pick<Merchant, 'name'>): Promise<Intent> {
+export async function chooseMethod(deps: OpenIntentDeps, intentId: string, currency: string, merchant: Pick<Merchant, 'name'>): Promise<Intent> {
   // Quoted before the write: the rate book may read the database, which the write holds (SQLite's one connection).
-  const seen = await d.store.byId(intentId);
-  const deposit = Object.hasOwn(d.methods, currency) ? d.methods[currency as Method] : undefined;
+  const seen = await deps.store.byId(intentId);
+  const deposit = Object.hasOwn(deps.methods, currency) ? deps.methods[currency as Method] : undefined;
   const quoting =
     seen?.open && deposit && seen.open.methods.includes(currency as Method) && seen.open.choices.length < MAX_OPEN_CHOICES && !seen.open.choices.some((c) => c.method === currency)
-      ? quotePrice(d, currency as Method, deposit, { amount: Number(seen.open.price.amount), currency: seen.open.price.currency }, d.clock.now())
+      ? quotePrice(deps, currency as Method, deposit, { amount: Number(seen.open.price.amount), currency: seen.open.price.currency }, deps.clock.now())
       : undefined;
   // Reported inside the write, after the intent's own checks.
   quoting?.catch(() => {});
-  return d.store.write(async (w) => {
+  return deps.store.write(async (w) => {
     const intent = await w.byId(intentId);
     if (!intent) throw new PaydError('INTENT_NOT_FOUND', `no payment intent ${JSON.stringify(intentId)}`);
     const open = intent.open;
     if (!open) throw new PaydError('CONFLICT', `intent ${intent.id} was created with its currency; there is no method to choose`);
-    const now = d.clock.now();
+    const now = deps.clock.now();
     const status = effectiveStatus(intent, now);
     if (status !== 'pending') throw new PaydError('CONFLICT', `intent ${intent.id} is ${status}; a method can be chosen only while it is pending`);
     const offered = open.methods.includes(currency as Method) ? (currency as Method) : undefined;
@@ -134,11 +134,11 @@ export async function chooseMethod(d: OpenIntentDeps, intentId: string, currency
       amountMinor: quoted.amountMinor,
       merchantId: intent.merchantId,
       intentId: intent.id,
-      reservedUntil: intent.expiresAt + d.amountReuseCooldownSeconds * 1000,
+      reservedUntil: intent.expiresAt + deps.amountReuseCooldownSeconds * 1000,
       now,
       decimals: deposit.method.rules.decimals,
     });
-    const reference = deposit.method.newReference?.(d.random) ?? null;
+    const reference = deposit.method.newReference?.(deps.random) ?? null;
     const choice: IntentChoice = {
       method: offered,
       amountMinor: quoted.amountMinor,

@@ -19,18 +19,18 @@ export interface QuoteDeps {
  * intent's lifetime. No fresh rate: RATE_UNAVAILABLE, never a stale or made-up one; no rate
  * configured at all: PRICING_NOT_CONFIGURED, the operator's to fix (retrying would not help).
  */
-export async function quotePrice(d: QuoteDeps, method: Method, deposit: MethodDeposit, price: { amount: number; currency: string }, now: number): Promise<{ amountMinor: bigint; pricing: IntentPricing }> {
+export async function quotePrice(deps: QuoteDeps, method: Method, deposit: MethodDeposit, price: { amount: number; currency: string }, now: number): Promise<{ amountMinor: bigint; pricing: IntentPricing }> {
   const { fiat, priceMinor, text } = checkPrice(price);
   const { unit, decimals } = deposit.method.rules;
-  const rate = await (d.pricing?.book.quote(unit, fiat) ?? (unit === fiat ? Promise.resolve({ rate: { num: 1n, den: 1n }, source: 'identity', at: now }) : undefined));
+  const rate = await (deps.pricing?.book.quote(unit, fiat) ?? (unit === fiat ? Promise.resolve({ rate: { num: 1n, den: 1n }, source: 'identity', at: now }) : undefined));
   if (!rate) {
-    const missing = d.pricing ? d.pricing.book.unconfigured(unit, fiat) : `${unit}/${fiat}`;
+    const missing = deps.pricing ? deps.pricing.book.unconfigured(unit, fiat) : `${unit}/${fiat}`;
     if (missing) throw new PaydError('PRICING_NOT_CONFIGURED', `prices in ${fiat} cannot be paid in ${unit} here: no ${missing} rate is configured. The operator can ${configurePairHint([missing])}; until then price in ${unit}`);
-    const retryAfter = d.pricing?.retryAfterSeconds ?? 60;
+    const retryAfter = deps.pricing?.retryAfterSeconds ?? 60;
     throw new PaydError('RATE_UNAVAILABLE', `no fresh ${unit}/${fiat} rate right now; retry in ${retryAfter} s (Retry-After) or price in ${unit}`, { retryAfter });
   }
   const amountMinor = convertPrice(priceMinor, FIATS[fiat].decimals, rate.rate, decimals, deposit.amounts.stepMinor);
   checkRange(method, deposit, amountMinor, true);
-  const quoteSeconds = Math.min(d.pricing?.quoteSeconds ?? d.ttlSeconds, d.ttlSeconds);
+  const quoteSeconds = Math.min(deps.pricing?.quoteSeconds ?? deps.ttlSeconds, deps.ttlSeconds);
   return { amountMinor, pricing: { priceAmount: text, priceCurrency: fiat, rate: formatRate(ratioToRate(rate.rate)), source: rate.source, quotedAt: now, validUntil: now + Math.round(quoteSeconds * 1000) } };
 }

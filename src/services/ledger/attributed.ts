@@ -16,9 +16,9 @@ const creditReason = (c: Credit): PaymentReason | null => (c.overpaidByMinor ? '
  * written as decided: left unmatched with its reason, held on its intent, or credited to one or
  * more intents (settling those it completes), in the caller's transaction.
  */
-export async function applyAttribution(d: LedgerContext, tx: Tx, p: ReceivedPayment, paymentId: string, o: IngestOptions): Promise<IngestOutcome> {
-  const now = d.clock.now();
-  const decision = attribute(p, await candidates(tx, p, d.policyOf(p.method)), { policy: d.policyOf(p.method), skewMs: d.skewMs });
+export async function applyAttribution(deps: LedgerContext, tx: Tx, p: ReceivedPayment, paymentId: string, options: IngestOptions): Promise<IngestOutcome> {
+  const now = deps.clock.now();
+  const decision = attribute(p, await candidates(tx, p, deps.policyOf(p.method)), { policy: deps.policyOf(p.method), skewMs: deps.skewMs });
   if (decision.kind === 'unmatched') {
     await tx.updateTable('payments').set({ reason: decision.reason, intent_id: decision.intentId ?? null }).where('id', '=', paymentId).execute();
     return { kind: 'unmatched', paymentId, reason: decision.reason };
@@ -26,7 +26,7 @@ export async function applyAttribution(d: LedgerContext, tx: Tx, p: ReceivedPaym
   if (decision.kind === 'hold') {
     await tx.updateTable('payments').set({ status: 'held', reason: decision.reason, intent_id: decision.intent.id }).where('id', '=', paymentId).execute();
     await countPayment(tx, decision.intent, now);
-    await d.outbox.enqueue(tx, decision.intent.merchantId, decision.intent.id, 'payment.held', heldEvent(d, decision.intent, p, p.amountMinor, decision.reason));
+    await deps.outbox.enqueue(tx, decision.intent.merchantId, decision.intent.id, 'payment.held', heldEvent(deps, decision.intent, p, p.amountMinor, decision.reason));
     return { kind: 'held', paymentId, intentId: decision.intent.id, reason: decision.reason };
   }
 
@@ -36,15 +36,15 @@ export async function applyAttribution(d: LedgerContext, tx: Tx, p: ReceivedPaym
   const settled: { paymentId: string; intentId: string }[] = [];
   const credited: { paymentId: string; intentId: string }[] = [];
   for (const [i, c] of decision.credits.entries()) {
-    const id = i === 0 ? paymentId : newPaymentId(d.random);
+    const id = i === 0 ? paymentId : newPaymentId(deps.random);
     const reason = creditReason(c);
     if (i === 0) {
       await tx.updateTable('payments').set({ status: 'matched', reason, intent_id: c.intent.id, amount_minor: amountToDb(c.amountMinor), evidence_json: jsonOrNull(split(0)) }).where('id', '=', id).execute();
     } else {
-      await tx.insertInto('payments').values({ ...paymentRow(p, id, `${p.txRef}:${i + 1}`, c.amountMinor, split(i), o.note), status: 'matched', reason, intent_id: c.intent.id }).execute();
+      await tx.insertInto('payments').values({ ...paymentRow(p, id, `${p.txRef}:${i + 1}`, c.amountMinor, split(i), options.note), status: 'matched', reason, intent_id: c.intent.id }).execute();
     }
     if (c.settles) {
-      await settle(d, tx, c.intent, id, p, now, o, { late: c.late, underpaidByMinor: c.underpaidByMinor });
+      await settle(deps, tx, c.intent, id, p, now, options, { late: c.late, underpaidByMinor: c.underpaidByMinor });
       settled.push({ paymentId: id, intentId: c.intent.id });
     } else {
       // A part of what is due (Solana Pay reference): credited, the intent waits for the rest.

@@ -31,9 +31,9 @@ const notAcceptable = (why: string) => new PaydError('PAYMENT_NOT_ACCEPTABLE', w
  * the intent only from the state they read. Idempotent: accepting the payment that settled
  * the intent answers the same.
  */
-export function acceptHeld(d: LedgerContext): HeldAction {
+export function acceptHeld(deps: LedgerContext): HeldAction {
   return async (input) => {
-    const result = await writeTx(d.db, async (tx) => {
+    const result = await writeTx(deps.db, async (tx) => {
       const intent = intentFromRow(await tx.selectFrom('intents').selectAll().where('id', '=', input.intent.id).executeTakeFirstOrThrow());
       const rows = await rowsOf(tx, intent.id, input.transactionHash);
       if (rows.length === 0) throw notAcceptable(`no payment ${input.transactionHash} is attributed to intent ${intent.id}`);
@@ -43,30 +43,30 @@ export function acceptHeld(d: LedgerContext): HeldAction {
       if (intent.status === 'settled') throw notAcceptable(`intent ${intent.id} is already settled by payment ${intent.transactionHash ?? '(unknown)'}; refund ${input.transactionHash} instead`);
       if (held.length > 1) throw notAcceptable(`transaction ${input.transactionHash} carried ${held.length} held payments for intent ${intent.id}`);
       const row = held[0];
-      const now = d.clock.now();
+      const now = deps.clock.now();
       const upd = await tx.updateTable('payments').set({ status: 'matched' }).where('id', '=', row.id).where('status', '=', 'held').executeTakeFirst();
       if (Number(upd.numUpdatedRows) !== 1) throw new TxConflict(`payment ${row.id}`);
       const credited = (await tx.selectFrom('payments').select('amount_minor').where('intent_id', '=', intent.id).where('status', '=', 'matched').execute()).reduce((sum, r) => sum + amountFromDb(r.amount_minor), 0n);
       const short = intent.payAmountMinor - credited;
       const settledBy = input.actor.startsWith('api:') ? 'merchant' : 'operator';
       const difference = short > 0n ? { underpaidByMinor: short } : short < 0n ? { overpaidByMinor: -short } : {};
-      await settle(d, tx, intent, row.id, { txRef: row.tx_ref, txHash: row.tx_hash ?? undefined }, now, {}, { accepted: true, alreadyCounted: true, settledBy, late: row.reason === 'late' || row.reason === 'quote_expired', ...difference });
+      await settle(deps, tx, intent, row.id, { txRef: row.tx_ref, txHash: row.tx_hash ?? undefined }, now, {}, { accepted: true, alreadyCounted: true, settledBy, late: row.reason === 'late' || row.reason === 'quote_expired', ...difference });
       await audit(tx, { at: now, actor: input.actor, action: 'payment.accept', subject: row.id, details: { intent_id: intent.id, tx_ref: row.tx_ref, was: row.reason } });
       return { changed: true };
     });
     if (result.changed) {
-      d.outbox.notify([input.intent.id]);
-      d.metrics.intentSettled(chosenIntent(input.intent).method);
-      d.log.info('held payment accepted', { intent_id: input.intent.id, tx: input.transactionHash, actor: input.actor });
+      deps.outbox.notify([input.intent.id]);
+      deps.metrics.intentSettled(chosenIntent(input.intent).method);
+      deps.log.info('held payment accepted', { intent_id: input.intent.id, tx: input.transactionHash, actor: input.actor });
     }
     return result;
   };
 }
 
 /** The merchant says it returned a held payment: status refunded, event payment.refunded. payd moves no money. Idempotent. */
-export function markRefunded(d: LedgerContext): HeldAction {
+export function markRefunded(deps: LedgerContext): HeldAction {
   return async (input) => {
-    const result = await writeTx(d.db, async (tx) => {
+    const result = await writeTx(deps.db, async (tx) => {
       const rows = await rowsOf(tx, input.intent.id, input.transactionHash);
       if (rows.length === 0) throw notAcceptable(`no payment ${input.transactionHash} is attributed to intent ${input.intent.id}`);
       const held = rows.filter((r) => r.status === 'held');
@@ -74,19 +74,19 @@ export function markRefunded(d: LedgerContext): HeldAction {
         if (rows.every((r) => r.status === 'refunded')) return { changed: false };
         throw notAcceptable(`payment ${input.transactionHash} was credited to intent ${input.intent.id}; only a held payment can be marked refunded`);
       }
-      const now = d.clock.now();
+      const now = deps.clock.now();
       for (const row of held) {
         const upd = await tx.updateTable('payments').set({ status: 'refunded' }).where('id', '=', row.id).where('status', '=', 'held').executeTakeFirst();
         if (Number(upd.numUpdatedRows) !== 1) throw new TxConflict(`payment ${row.id}`);
-        const event = heldEvent(d, input.intent, { txRef: row.tx_ref, txHash: row.tx_hash ?? undefined }, amountFromDb(row.amount_minor), (row.reason ?? 'underpaid') as PaymentReason);
-        await d.outbox.enqueue(tx, input.intent.merchantId, input.intent.id, 'payment.refunded', event);
+        const event = heldEvent(deps, input.intent, { txRef: row.tx_ref, txHash: row.tx_hash ?? undefined }, amountFromDb(row.amount_minor), (row.reason ?? 'underpaid') as PaymentReason);
+        await deps.outbox.enqueue(tx, input.intent.merchantId, input.intent.id, 'payment.refunded', event);
         await audit(tx, { at: now, actor: input.actor, action: 'payment.refunded', subject: row.id, details: { intent_id: input.intent.id, tx_ref: row.tx_ref } });
       }
       // The intent's row changes too (updated_at), so the checkout's live status wakes up.
       await tx.updateTable('intents').set({ updated_at: now }).where('id', '=', input.intent.id).execute();
       return { changed: true };
     });
-    if (result.changed) d.outbox.notify([input.intent.id]);
+    if (result.changed) deps.outbox.notify([input.intent.id]);
     return result;
   };
 }

@@ -33,10 +33,10 @@ async function namedIntent(d: LedgerContext, tx: Tx, p: ReceivedPayment, intentI
 }
 
 /** Manual settlement of a payment just recorded (its row `paymentId`): it settles the named intent. */
-export async function settleNamed(d: LedgerContext, tx: Tx, p: ReceivedPayment, paymentId: string, o: Manual): Promise<IngestOutcome> {
-  const intent = await namedIntent(d, tx, p, o.intentId);
+export async function settleNamed(deps: LedgerContext, tx: Tx, p: ReceivedPayment, paymentId: string, options: Manual): Promise<IngestOutcome> {
+  const intent = await namedIntent(deps, tx, p, options.intentId);
   await tx.updateTable('payments').set({ status: 'matched', intent_id: intent.id }).where('id', '=', paymentId).execute();
-  await settle(d, tx, intent, paymentId, p, d.clock.now(), o);
+  await settle(deps, tx, intent, paymentId, p, deps.clock.now(), options);
   return { kind: 'settled', paymentId, intentId: intent.id };
 }
 
@@ -45,10 +45,10 @@ export async function settleNamed(d: LedgerContext, tx: Tx, p: ReceivedPayment, 
  * linked to the named intent (audited); anything else is refused. One transfer, one row,
  * so it can never settle two intents.
  */
-export async function linkRecorded(d: LedgerContext, tx: Tx, p: ReceivedPayment, o: Manual): Promise<IngestOutcome> {
+export async function linkRecorded(deps: LedgerContext, tx: Tx, p: ReceivedPayment, options: Manual): Promise<IngestOutcome> {
   const existing = await tx.selectFrom('payments').selectAll().where('method', '=', p.method).where('tx_ref', '=', p.txRef).executeTakeFirstOrThrow();
   // Held for another intent: that intent's merchant decides (or the operator accepts it there).
-  if (existing.status === 'held' && existing.intent_id !== o.intentId) {
+  if (existing.status === 'held' && existing.intent_id !== options.intentId) {
     throw new PaydError('CONFLICT', `transaction reference ${p.txRef} is held for intent ${existing.intent_id ?? '(unknown)'}: accept it there with payd payments accept ${p.txRef} --intent ${existing.intent_id ?? '<id>'}`);
   }
   const wasHeld = existing.status === 'held';
@@ -56,26 +56,26 @@ export async function linkRecorded(d: LedgerContext, tx: Tx, p: ReceivedPayment,
     throw new PaydError('CONFLICT', `transaction reference ${p.txRef} already settled intent ${existing.intent_id ?? '(unknown)'}`);
   }
   const recorded: ReceivedPayment = { ...p, amountMinor: amountFromDb(existing.amount_minor), receiver: existing.receiver, occurredAt: existing.occurred_at };
-  const intent = chosenIntent(await namedIntent(d, tx, recorded, o.intentId));
+  const intent = chosenIntent(await namedIntent(deps, tx, recorded, options.intentId));
   if (intent.method !== existing.method || intent.receiver !== existing.receiver) {
     throw new PaydError('CONFLICT', `payment ${existing.id} was made to ${existing.method} ${existing.receiver}, not to this intent's ${intent.method} ${intent.receiver}`);
   }
   const credited = await creditedTo(tx, intent.id);
   const difference = paymentDifference(recorded.amountMinor, intent.payAmountMinor - credited);
   // A payment that is not what the intent is due settles only once the operator saw that and said so.
-  if (difference.minor !== 0n && !o.acceptDifference) {
-    const amount = (minor: bigint) => `${formatMinorFixed(minor, d.decimalsOf(intent.method))} ${intent.method}`;
+  if (difference.minor !== 0n && !options.acceptDifference) {
+    const amount = (minor: bigint) => `${formatMinorFixed(minor, deps.decimalsOf(intent.method))} ${intent.method}`;
     throw new PaydError('CONFLICT', `payment ${p.txRef} is ${amount(recorded.amountMinor)}, ${amount(difference.minor < 0n ? -difference.minor : difference.minor)} ${difference.minor < 0n ? 'less' : 'more'} than the ${amount(intent.payAmountMinor - credited)} intent ${intent.id} is due: confirm the difference to settle it with this payment`);
   }
-  const now = d.clock.now();
+  const now = deps.clock.now();
   const reason = wasHeld ? existing.reason : difference.reason;
-  const upd = await tx.updateTable('payments').set({ status: 'matched', reason, intent_id: intent.id, note: o.note ?? existing.note }).where('id', '=', existing.id).where('status', '=', existing.status).executeTakeFirst();
+  const upd = await tx.updateTable('payments').set({ status: 'matched', reason, intent_id: intent.id, note: options.note ?? existing.note }).where('id', '=', existing.id).where('status', '=', existing.status).executeTakeFirst();
   if (Number(upd.numUpdatedRows) !== 1) throw new TxConflict(`payment ${existing.id}`);
-  const signed = difference.minor === 0n ? null : `${difference.minor > 0n ? '+' : '-'}${formatMinor(difference.minor < 0n ? -difference.minor : difference.minor, d.decimalsOf(intent.method))}`;
-  await audit(tx, { at: now, actor: o.actor ?? 'cli', action: 'payment.link', subject: existing.id, details: { intent_id: intent.id, tx_ref: p.txRef, was: existing.reason, difference: signed, note: o.note ?? null } });
+  const signed = difference.minor === 0n ? null : `${difference.minor > 0n ? '+' : '-'}${formatMinor(difference.minor < 0n ? -difference.minor : difference.minor, deps.decimalsOf(intent.method))}`;
+  await audit(tx, { at: now, actor: options.actor ?? 'cli', action: 'payment.link', subject: existing.id, details: { intent_id: intent.id, tx_ref: p.txRef, was: existing.reason, difference: signed, note: options.note ?? null } });
   // The merchant is told it was paid short or over, and that a person decided it settles.
   const accepted = wasHeld || difference.minor !== 0n;
-  await settle(d, tx, intent, existing.id, recorded, now, o, {
+  await settle(deps, tx, intent, existing.id, recorded, now, options, {
     ...(accepted ? { accepted: true, settledBy: 'operator' as const } : {}),
     ...(wasHeld ? { alreadyCounted: true } : {}),
     ...(difference.minor < 0n ? { underpaidByMinor: -difference.minor } : difference.minor > 0n ? { overpaidByMinor: difference.minor } : {}),

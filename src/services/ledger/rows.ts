@@ -7,17 +7,17 @@ import type { Random } from '../../domain/ports.ts';
 /** The rows the ledger writes beside the intent: payments and rejections. */
 
 /** Keeps a rejection in the caller's transaction; false when its ref was already kept. */
-export async function insertRejection(tx: Tx, r: RejectedObservation): Promise<boolean> {
+export async function insertRejection(tx: Tx, observation: RejectedObservation): Promise<boolean> {
   const inserted = await tx
     .insertInto('rejections')
     .values({
-      ref: r.ref,
-      source: r.source,
-      method: r.method,
-      reason: r.reason,
-      detail_json: r.detail ? JSON.stringify(r.detail) : null,
-      raw: r.raw ?? null,
-      observed_at: r.observedAt,
+      ref: observation.ref,
+      source: observation.source,
+      method: observation.method,
+      reason: observation.reason,
+      detail_json: observation.detail ? JSON.stringify(observation.detail) : null,
+      raw: observation.raw ?? null,
+      observed_at: observation.observedAt,
     })
     .onConflict((oc) => oc.column('ref').doNothing())
     .executeTakeFirst();

@@ -24,7 +24,7 @@ export interface SuccessExtras {
 type TxIds = Pick<ReceivedPayment, 'txRef' | 'txHash'>;
 
 /** Marks the intent settled by this payment row and queues its webhook, in the caller's transaction. */
-export async function settle(d: LedgerContext, tx: Tx, intent: Intent, paymentId: string, p: TxIds, now: number, o: IngestOptions, extra: SuccessExtras = {}): Promise<void> {
+export async function settle(deps: LedgerContext, tx: Tx, intent: Intent, paymentId: string, p: TxIds, now: number, options: IngestOptions, extra: SuccessExtras = {}): Promise<void> {
   // The merchant sees the chain's transaction id, also when it carried several payments.
   const transaction_hash = p.txHash ?? p.txRef;
   const paymentCount = (intent.paymentCount ?? 0) + (extra.alreadyCounted ? 0 : 1);
@@ -39,10 +39,10 @@ export async function settle(d: LedgerContext, tx: Tx, intent: Intent, paymentId
   // Canceled or settled by another node since we read it: writeTx runs the ingest again.
   if (Number(upd.numUpdatedRows) !== 1) throw new TxConflict(`intent ${intent.id}`);
   const settled: Intent = { ...intent, status: 'settled', transactionHash: transaction_hash, verifiedAt: now, paymentId, updatedAt: now, paymentCount };
-  const labelsOf = d.labelsOf ?? ((method: string) => ({ group: method, network: null }));
-  const view = intentView(settled, { now, livemode: d.livemode, publicUrl: d.publicUrl, decimalsOf: d.decimalsOf, labelsOf }, await moneyOfOne(tx, settled));
-  const decimals = d.decimalsOf(chosenIntent(intent).method);
-  await d.outbox.enqueue(tx, intent.merchantId, intent.id, 'payment.success', {
+  const labelsOf = deps.labelsOf ?? ((method: string) => ({ group: method, network: null }));
+  const view = intentView(settled, { now, livemode: deps.livemode, publicUrl: deps.publicUrl, decimalsOf: deps.decimalsOf, labelsOf }, await moneyOfOne(tx, settled));
+  const decimals = deps.decimalsOf(chosenIntent(intent).method);
+  await deps.outbox.enqueue(tx, intent.merchantId, intent.id, 'payment.success', {
     ...view,
     ...(extra.late ? { late: true } : {}),
     ...(extra.underpaidByMinor ? exactAmount('underpaid_by', formatMinor(extra.underpaidByMinor, decimals)) : {}),
@@ -50,16 +50,16 @@ export async function settle(d: LedgerContext, tx: Tx, intent: Intent, paymentId
     ...(extra.accepted ? { accepted: true } : {}),
     ...(extra.settledBy ? { settled_by: extra.settledBy } : {}),
   });
-  if (o.intentId) await audit(tx, { at: now, actor: o.actor ?? 'cli', action: 'intent.settle', subject: intent.id, details: { tx_ref: p.txRef, note: o.note ?? null } });
+  if (options.intentId) await audit(tx, { at: now, actor: options.actor ?? 'cli', action: 'intent.settle', subject: intent.id, details: { tx_ref: p.txRef, note: options.note ?? null } });
 }
 
 /**
  * The data of payment.held and payment.refunded: the payment, and the order it was held on with
  * the amount asked, so the merchant can decide without fetching the intent first.
  */
-export function heldEvent(d: LedgerContext, intent: Intent, p: TxIds, amountMinor: bigint, reason: PaymentReason) {
+export function heldEvent(deps: LedgerContext, intent: Intent, p: TxIds, amountMinor: bigint, reason: PaymentReason) {
   const chosen = chosenIntent(intent);
-  const decimals = d.decimalsOf(chosen.method);
+  const decimals = deps.decimalsOf(chosen.method);
   return {
     intent_id: intent.id,
     order_id: intent.orderId,

@@ -30,7 +30,7 @@ interface AuthCacheEntry {
 const AUTH_CACHE_MS = 1000;
 
 /** API credential checks, with their cache. `forget` makes a change in this process take effect at once. */
-export function createCredentialCheck(d: { db: Db; keys: Keyring; clock: Clock; livemode: boolean }) {
+export function createCredentialCheck(deps: { db: Db; keys: Keyring; clock: Clock; livemode: boolean }) {
   // Saves a SELECT per request; a revoke or rotation from another process (the CLI) takes
   // effect within AUTH_CACHE_MS, in this process at once.
   // `verified`: the secret last presented and verified against this entry, so the same
@@ -44,7 +44,7 @@ export function createCredentialCheck(d: { db: Db; keys: Keyring; clock: Clock; 
   const readForAuth = (id: string): Promise<MerchantsTable | undefined> => {
     let read = reading.get(id);
     if (!read) {
-      read = d.db.selectFrom('merchants').selectAll().where('id', '=', id).executeTakeFirst();
+      read = deps.db.selectFrom('merchants').selectAll().where('id', '=', id).executeTakeFirst();
       const settled = () => {
         if (reading.get(id) === read) reading.delete(id);
       };
@@ -60,7 +60,7 @@ export function createCredentialCheck(d: { db: Db; keys: Keyring; clock: Clock; 
   };
   /** The credential check past the cache's fast path: an HMAC against the cached hashes, or a read of the merchant. */
   async function verify(id: string, secret: string, now: number, hit: AuthCacheEntry | undefined): Promise<Merchant> {
-    const keys: Keys = d.keys.current ?? (await d.keys.get());
+    const keys: Keys = deps.keys.current ?? (await deps.keys.get());
     /** Which stored hash the secret matches: the current one, the previous one (within its grace), or none. */
     const matches = (c: { hash: string; prevHash: string | null; prevUntil: number | null }): 'current' | 'previous' | null =>
       keys.verifySecret(secret, c.hash) ? 'current' : c.prevHash !== null && (c.prevUntil ?? 0) > now && keys.verifySecret(secret, c.prevHash) ? 'previous' : null;
@@ -97,18 +97,18 @@ export function createCredentialCheck(d: { db: Db; keys: Keyring; clock: Clock; 
     authenticate(clientId: string, secret: string): Awaitable<Merchant> {
       // A key of the other mode can never be valid here; saying so (the prefix is public)
       // saves an integrator from hunting for a typo.
-      const wrongMode = d.livemode ? secret.startsWith('sk_test_') : secret.startsWith('sk_live_');
+      const wrongMode = deps.livemode ? secret.startsWith('sk_test_') : secret.startsWith('sk_live_');
       if (wrongMode) {
         throw new PaydError(
           'AUTH_INVALID_SECRET',
-          d.livemode
+          deps.livemode
             ? 'this is a sandbox key (sk_test_…) and this daemon is live: use the live key (sk_live_…), or send sandbox requests to the sandbox daemon (payd demo / payd serve --sandbox)'
             : 'this is a live key (sk_live_…) and this daemon is the sandbox: use the sandbox key (sk_test_…), or send live requests to the live daemon',
         );
       }
       if (!UUID_V4.test(clientId)) throw invalid();
       const id = clientId.toLowerCase();
-      const now = d.clock.now();
+      const now = deps.clock.now();
       const hit = authCache.get(id);
       // The common case: the same secret as the last verified one, while the entry is fresh.
       if (hit && hit.until > now && hit.verified !== null && hit.verifiedUntil > now && sameSecret(secret, hit.verified)) return hit.merchant;

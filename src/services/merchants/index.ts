@@ -14,11 +14,11 @@ export interface MerchantServiceDeps extends MerchantRecordDeps {
  * (auth.ts), webhook endpoint and secrets (webhooks.ts). A change made
  * here drops that merchant's cached credentials at once.
  */
-export function createMerchantService(d: MerchantServiceDeps) {
-  const credentials = createCredentialCheck(d);
+export function createMerchantService(deps: MerchantServiceDeps) {
+  const credentials = createCredentialCheck(deps);
   return {
-    ...merchantRecords(d, credentials.forget),
-    ...merchantWebhooks(d, credentials.forget),
+    ...merchantRecords(deps, credentials.forget),
+    ...merchantWebhooks(deps, credentials.forget),
     authenticate: credentials.authenticate,
   };
 }

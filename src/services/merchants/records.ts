@@ -20,33 +20,33 @@ export interface MerchantRecordDeps {
 }
 
 /** Merchants as records: create, list, get, rotate the client secret, revoke. `forget` drops cached credentials. */
-export function merchantRecords(d: MerchantRecordDeps, forget: (clientId: string) => void) {
-  const newClientSecret = () => `${d.livemode ? 'sk_live_' : 'sk_test_'}${Buffer.from(d.random.bytes(32)).toString('base64url')}`;
+export function merchantRecords(deps: MerchantRecordDeps, forget: (clientId: string) => void) {
+  const newClientSecret = () => `${deps.livemode ? 'sk_live_' : 'sk_test_'}${Buffer.from(deps.random.bytes(32)).toString('base64url')}`;
   const validName = (name: string) => {
     const n = name.trim();
     if (!n || n.length > 200) throw new PaydError('INVALID_REQUEST', 'merchant name must be 1 to 200 characters');
     return n;
   };
-  const row = (clientId: string) => merchantRow(d.db, clientId);
-  const audit = (action: string, subject: string, details: Record<string, unknown> | undefined, actor: Actor) => auditMerchant(d, action, subject, details, actor);
+  const row = (clientId: string) => merchantRow(deps.db, clientId);
+  const audit = (action: string, subject: string, details: Record<string, unknown> | undefined, actor: Actor) => auditMerchant(deps, action, subject, details, actor);
 
   return {
     async create(input: { name: string; webhookUrl?: string | null }, actor: Actor = 'cli'): Promise<IssuedCredentials> {
       const name = validName(input.name);
-      const webhookUrl = validWebhookUrl(input.webhookUrl, d);
-      const keys = await d.keys.get();
-      const clientId = d.random.uuid();
+      const webhookUrl = validWebhookUrl(input.webhookUrl, deps);
+      const keys = await deps.keys.get();
+      const clientId = deps.random.uuid();
       const secret = newClientSecret();
-      const whsec = newWebhookSecret(d.random);
-      const now = d.clock.now();
-      await d.db
+      const whsec = newWebhookSecret(deps.random);
+      const now = deps.clock.now();
+      await deps.db
         .insertInto('merchants')
         .values({
           id: clientId,
           name,
           secret_hash: keys.hashSecret(secret),
           webhook_url: webhookUrl,
-          webhook_secret_sealed: keys.seal(whsec, d.random),
+          webhook_secret_sealed: keys.seal(whsec, deps.random),
           webhook_secret_prev_sealed: null,
           webhook_secret_prev_until: null,
           status: 'active',
@@ -59,7 +59,7 @@ export function merchantRecords(d: MerchantRecordDeps, forget: (clientId: string
     },
 
     async list(): Promise<Merchant[]> {
-      const rows = await d.db.selectFrom('merchants').selectAll().orderBy('created_at').execute();
+      const rows = await deps.db.selectFrom('merchants').selectAll().orderBy('created_at').execute();
       return rows.map(toMerchant);
     },
 
@@ -72,14 +72,14 @@ export function merchantRecords(d: MerchantRecordDeps, forget: (clientId: string
      * once), so a merchant can deploy the new key without downtime.
      */
     async rotateSecret(clientId: string, graceSeconds: number, actor: Actor = 'cli'): Promise<{ client_id: string; client_secret: string; previous_valid_until: string | null }> {
-      const keys = await d.keys.get();
+      const keys = await deps.keys.get();
       const r = await row(clientId);
       if (r.status === 'revoked') throw new PaydError('CONFLICT', `merchant ${clientId} is revoked`);
       if (!Number.isFinite(graceSeconds) || graceSeconds < 0) throw new PaydError('INVALID_REQUEST', 'grace must be zero or more seconds');
       const secret = newClientSecret();
-      const now = d.clock.now();
+      const now = deps.clock.now();
       const until = graceSeconds > 0 ? now + Math.round(graceSeconds * 1000) : null;
-      await d.db
+      await deps.db
         .updateTable('merchants')
         .set({ secret_hash: keys.hashSecret(secret), secret_prev_hash: until === null ? null : r.secret_hash, secret_prev_until: until, updated_at: now })
         .where('id', '=', clientId)
@@ -91,7 +91,7 @@ export function merchantRecords(d: MerchantRecordDeps, forget: (clientId: string
 
     async revoke(clientId: string, actor: Actor = 'cli'): Promise<void> {
       await row(clientId);
-      await d.db.updateTable('merchants').set({ status: 'revoked', updated_at: d.clock.now() }).where('id', '=', clientId).execute();
+      await deps.db.updateTable('merchants').set({ status: 'revoked', updated_at: deps.clock.now() }).where('id', '=', clientId).execute();
       forget(clientId);
       await audit('merchant.revoke', clientId, undefined, actor);
     },

@@ -40,6 +40,6 @@ export async function merchantRow(db: Db, clientId: string): Promise<MerchantsTa
 }
 
 /** One audit-log line for a change to a merchant. */
-export async function auditMerchant(d: { db: Db; clock: Clock }, action: string, subject: string, details?: Record<string, unknown>, actor: Actor = 'cli'): Promise<void> {
-  await audit(d.db, { at: d.clock.now(), actor, action, subject, details });
+export async function auditMerchant(deps: { db: Db; clock: Clock }, action: string, subject: string, details?: Record<string, unknown>, actor: Actor = 'cli'): Promise<void> {
+  await audit(deps.db, { at: deps.clock.now(), actor, action, subject, details });
 }

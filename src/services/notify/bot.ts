@@ -61,33 +61,33 @@ export interface BotLinks {
 
 const LINK_USAGE = 'Usage: /link <price> <title>, e.g. /link 499 Blue saree; or /link 10-5000 counter for a counter QR where the customer types the amount (INR).';
 
-export function createTelegramBot(d: BotDeps) {
-  const allowed = new Set(d.chatIds);
-  const actors = new Set(d.actors ?? []);
+export function createTelegramBot(deps: BotDeps) {
+  const allowed = new Set(deps.chatIds);
+  const actors = new Set(deps.actors ?? []);
 
-  const reply = (chatId: string, text: string, keyboard?: InlineKeyboard) => d.api.sendMessage(chatId, clip(text), keyboard);
+  const reply = (chatId: string, text: string, keyboard?: InlineKeyboard) => deps.api.sendMessage(chatId, clip(text), keyboard);
 
   async function today(): Promise<string> {
-    const from = midnight(d.clock.now(), d.timeZone);
-    const rows = await d.db
+    const from = midnight(deps.clock.now(), deps.timeZone);
+    const rows = await deps.db
       .selectFrom('intents')
       .leftJoin('payments', 'payments.id', 'intents.payment_id')
-      .select(['intents.method', sql<string>`count(*)`.as('n'), amountSum(d.db, sql`coalesce(payments.amount_minor, intents.pay_amount_minor)`).as('total')])
+      .select(['intents.method', sql<string>`count(*)`.as('n'), amountSum(deps.db, sql`coalesce(payments.amount_minor, intents.pay_amount_minor)`).as('total')])
       .where('intents.status', '=', 'settled')
       .where('intents.verified_at', '>=', from)
       .groupBy('intents.method')
       .execute();
-    const lines = rows.map((r) => `${r.method}: ${amountText(d.show, r.method, amountFromSum(r.total))} (${r.n} payment${String(r.n) === '1' ? '' : 's'})`);
-    return lines.length ? `Today (${d.timeZone}):\n${lines.join('\n')}` : `No payments yet today (${d.timeZone}).`;
+    const lines = rows.map((r) => `${r.method}: ${amountText(deps.show, r.method, amountFromSum(r.total))} (${r.n} payment${String(r.n) === '1' ? '' : 's'})`);
+    return lines.length ? `Today (${deps.timeZone}):\n${lines.join('\n')}` : `No payments yet today (${deps.timeZone}).`;
   }
 
   async function intent(arg: string): Promise<string> {
     if (!arg) return 'Usage: /intent <intent id or order id>';
-    const rows = await d.db.selectFrom('intents').selectAll().where((eb) => eb.or([eb('id', '=', arg), eb('order_id', '=', arg)])).orderBy('created_at', 'desc').limit(3).execute();
+    const rows = await deps.db.selectFrom('intents').selectAll().where((eb) => eb.or([eb('id', '=', arg), eb('order_id', '=', arg)])).orderBy('created_at', 'desc').limit(3).execute();
     if (rows.length === 0) return `No intent ${arg}.`;
     return rows
       .map((r) => {
-        const amount = amountText(d.show, r.method, amountFromDb(r.pay_amount_minor));
+        const amount = amountText(deps.show, r.method, amountFromDb(r.pay_amount_minor));
         const when = r.verified_at ? `, paid ${new Date(Number(r.verified_at)).toISOString()}` : `, created ${new Date(Number(r.created_at)).toISOString()}`;
         return `${r.id}\norder ${r.order_id}: ${amount}, ${r.status}${when}${r.transaction_hash ? `\nref ${r.transaction_hash}` : ''}`;
       })
@@ -95,20 +95,20 @@ export function createTelegramBot(d: BotDeps) {
   }
 
   async function held(chatId: string): Promise<void> {
-    if (!d.held) {
+    if (!deps.held) {
       await reply(chatId, 'Held payments are not available in this version of payd.');
       return;
     }
-    const { items } = await d.held.listPayments({ status: 'held', limit: 10 });
+    const { items } = await deps.held.listPayments({ status: 'held', limit: 10 });
     if (items.length === 0) {
       await reply(chatId, 'No held payments.');
       return;
     }
     for (const p of items) {
-      const order = await d.db.selectFrom('intents').select('order_id').where('id', '=', p.intentId).executeTakeFirst();
-      const { keyboard, grants } = heldButtons(d.random, d.clock.now(), chatId, p.intentId, p.transactionHash);
-      await recordGrants(d.db, grants);
-      await reply(chatId, heldText(d.show, { method: p.method, amountMinor: BigInt(p.amount), orderId: order?.order_id ?? null, reference: p.transactionHash, reason: p.reason }), keyboard);
+      const order = await deps.db.selectFrom('intents').select('order_id').where('id', '=', p.intentId).executeTakeFirst();
+      const { keyboard, grants } = heldButtons(deps.random, deps.clock.now(), chatId, p.intentId, p.transactionHash);
+      await recordGrants(deps.db, grants);
+      await reply(chatId, heldText(deps.show, { method: p.method, amountMinor: BigInt(p.amount), orderId: order?.order_id ?? null, reference: p.transactionHash, reason: p.reason }), keyboard);
     }
   }
 
@@ -117,24 +117,24 @@ export function createTelegramBot(d: BotDeps) {
     const from = m.from;
     if (m.chat.type === 'channel' || !from || !actors.has(String(from.id))) {
       const who = from ? actorOf(from) : 'telegram:(channel)';
-      d.log.warn('telegram: /link refused', { chat_id: chatId, user: who });
-      await audit(d.db, { at: d.clock.now(), actor: who, action: 'telegram.refused', subject: chatId, details: { why: m.chat.type === 'channel' ? 'channel' : 'not an actor', command: 'link', user_id: from?.id ?? null } });
+      deps.log.warn('telegram: /link refused', { chat_id: chatId, user: who });
+      await audit(deps.db, { at: deps.clock.now(), actor: who, action: 'telegram.refused', subject: chatId, details: { why: m.chat.type === 'channel' ? 'channel' : 'not an actor', command: 'link', user_id: from?.id ?? null } });
       return void (await reply(chatId, from && m.chat.type !== 'channel' ? `You may not create links: ask the operator to add your Telegram user id (${from.id}) to notifications.telegram.actors.` : 'Links cannot be created from a channel.'));
     }
-    if (!d.links) return void (await reply(chatId, 'Payment links are not available here.'));
+    if (!deps.links) return void (await reply(chatId, 'Payment links are not available here.'));
     const parsed = /^(\d+(?:\.\d{1,2})?)(?:\s*-\s*(\d+(?:\.\d{1,2})?))?\s+(.+)$/.exec(arg.trim());
     if (!parsed) return void (await reply(chatId, LINK_USAGE));
     const [, first, second, title] = parsed;
     const input = second !== undefined ? { title: title!, customerAmount: { min: first!, max: second, currency: 'INR' } } : { title: title!, price: { amount: first!, currency: 'INR' } };
     let created: { url: string; title: string };
     try {
-      created = await d.links.create(input, actorOf(from) as `telegram:${string}`);
+      created = await deps.links.create(input, actorOf(from) as `telegram:${string}`);
     } catch (err) {
       if (!(err instanceof PaydError) || err.code === 'INTERNAL') throw err;
       return void (await reply(chatId, `Not created: ${err.message}`));
     }
     const what = second !== undefined ? `the customer types ₹${first} to ₹${second}` : `₹${first}`;
-    await d.api.sendPhoto(chatId, await d.links.qrPng(created.url), `${created.title}: ${what}\n${created.url}\nForward the link, or print this QR code.`);
+    await deps.api.sendPhoto(chatId, await deps.links.qrPng(created.url), `${created.title}: ${what}\n${created.url}\nForward the link, or print this QR code.`);
   }
 
   async function onMessage(m: TgMessage): Promise<void> {
@@ -142,7 +142,7 @@ export function createTelegramBot(d: BotDeps) {
     const text = (m.text ?? '').trim();
     if (!allowed.has(chatId)) {
       // Never answered: a stranger learns nothing. Logged, so an operator setting up can read the chat id.
-      d.log.info('telegram: message from a chat not in notifications.telegram.chatIds ignored', { chat_id: chatId });
+      deps.log.info('telegram: message from a chat not in notifications.telegram.chatIds ignored', { chat_id: chatId });
       return;
     }
     const [head = '', ...rest] = text.split(/\s+/);
@@ -156,7 +156,7 @@ export function createTelegramBot(d: BotDeps) {
       case 'intent':
         return void (await reply(chatId, await intent(arg)));
       case 'status':
-        return void (await reply(chatId, await d.status()));
+        return void (await reply(chatId, await deps.status()));
       case 'link':
         return link(chatId, m, arg);
       case 'start':
@@ -172,17 +172,17 @@ export function createTelegramBot(d: BotDeps) {
     const data = typeof q.data === 'string' ? q.data.slice(0, 64) : '';
     const actor = actorOf(q.from);
     const refuse = async (why: string, answer: string) => {
-      d.log.warn('telegram: button press refused', { chat_id: chatId, user: actor, why });
-      await audit(d.db, { at: d.clock.now(), actor, action: 'telegram.refused', subject: chatId || null, details: { why, user_id: q.from.id, chat_type: q.message?.chat.type ?? null } });
-      await d.api.answerCallbackQuery(q.id, answer);
+      deps.log.warn('telegram: button press refused', { chat_id: chatId, user: actor, why });
+      await audit(deps.db, { at: deps.clock.now(), actor, action: 'telegram.refused', subject: chatId || null, details: { why, user_id: q.from.id, chat_type: q.message?.chat.type ?? null } });
+      await deps.api.answerCallbackQuery(q.id, answer);
     };
     // Who pressed, before what was pressed: a channel speaks for no one, and only a listed actor may act.
     if (q.message?.chat.type === 'channel') return refuse('channel', 'Buttons do not work in a channel.');
     if (!allowed.has(chatId)) return refuse('chat not configured', 'Not allowed here.');
     if (!actors.has(String(q.from.id))) return refuse('not an actor', `You may not act here: ask the operator to add your Telegram user id (${q.from.id}) to notifications.telegram.actors.`);
-    const now = d.clock.now();
+    const now = deps.clock.now();
     // Taken atomically: of two presses (or a replay) only one finds it unused.
-    const taken = await d.db
+    const taken = await deps.db
       .updateTable('telegram_actions')
       .set({ used_at: now, used_by: actor })
       .where('token', '=', data)
@@ -192,30 +192,30 @@ export function createTelegramBot(d: BotDeps) {
       .returningAll()
       .executeTakeFirst();
     if (!taken) {
-      const row = data ? await d.db.selectFrom('telegram_actions').select(['chat_id', 'used_at', 'used_by']).where('token', '=', data).executeTakeFirst() : undefined;
+      const row = data ? await deps.db.selectFrom('telegram_actions').select(['chat_id', 'used_at', 'used_by']).where('token', '=', data).executeTakeFirst() : undefined;
       if (!row || row.chat_id !== chatId) return refuse('not issued by payd', 'This button was not issued by payd.');
       if (row.used_at !== null) return refuse('already used', `Already done (by ${row.used_by}).`);
       return refuse('expired', 'This button has expired: send /held again.');
     }
-    if (!d.held || !(taken.action in ACTIONS)) return refuse('no held payments here', 'Not available.');
+    if (!deps.held || !(taken.action in ACTIONS)) return refuse('no held payments here', 'Not available.');
     const call = { intentId: taken.intent_id, transactionHash: taken.transaction_hash, actor };
     try {
-      if (taken.action === 'accept') await d.held.acceptPayment(call);
-      else await d.held.markRefunded(call);
+      if (taken.action === 'accept') await deps.held.acceptPayment(call);
+      else await deps.held.markRefunded(call);
     } catch (err) {
       // Refused by the service (not acceptable any more) stays used; a failure of ours frees the button again.
-      if (!(err instanceof PaydError) || err.code === 'INTERNAL') await d.db.updateTable('telegram_actions').set({ used_at: null, used_by: null }).where('token', '=', data).execute();
+      if (!(err instanceof PaydError) || err.code === 'INTERNAL') await deps.db.updateTable('telegram_actions').set({ used_at: null, used_by: null }).where('token', '=', data).execute();
       const why = err instanceof PaydError ? err.message : 'payd could not do it now; try again';
-      d.log.warn('telegram: button action failed', { user: actor, action: taken.action, intent_id: taken.intent_id, error: (err as Error).message });
-      await d.api.answerCallbackQuery(q.id, `Not done: ${why}`.slice(0, 200));
+      deps.log.warn('telegram: button action failed', { user: actor, action: taken.action, intent_id: taken.intent_id, error: (err as Error).message });
+      await deps.api.answerCallbackQuery(q.id, `Not done: ${why}`.slice(0, 200));
       return;
     }
     // Done: the same action's other buttons for this payment (the payment.held message's, an earlier /held's)
     // are used up too, so they answer "Already done" rather than confirm a second time.
-    await d.db.updateTable('telegram_actions').set({ used_at: now, used_by: actor }).where('intent_id', '=', taken.intent_id).where('transaction_hash', '=', taken.transaction_hash).where('action', '=', taken.action).where('used_at', 'is', null).execute();
+    await deps.db.updateTable('telegram_actions').set({ used_at: now, used_by: actor }).where('intent_id', '=', taken.intent_id).where('transaction_hash', '=', taken.transaction_hash).where('action', '=', taken.action).where('used_at', 'is', null).execute();
     const done = taken.action === 'accept' ? 'Accepted' : 'Marked refunded';
-    d.log.info('telegram: button action done', { user: actor, action: taken.action, intent_id: taken.intent_id });
-    await d.api.answerCallbackQuery(q.id, `${done}.`);
+    deps.log.info('telegram: button action done', { user: actor, action: taken.action, intent_id: taken.intent_id });
+    await deps.api.answerCallbackQuery(q.id, `${done}.`);
     await reply(chatId, `${done} by ${actor.slice('telegram:'.length)}: payment ${taken.transaction_hash} of intent ${taken.intent_id}.`);
   }
 
@@ -231,23 +231,23 @@ export function createTelegramBot(d: BotDeps) {
      * offset (a replay) is dropped.
      */
     async poll(signal: AbortSignal): Promise<void> {
-      const at = await d.queue.loadState<{ offset: number }>(OFFSET_KEY);
-      const updates = await d.api.getUpdates(at?.offset, LONG_POLL_S, signal);
+      const at = await deps.queue.loadState<{ offset: number }>(OFFSET_KEY);
+      const updates = await deps.api.getUpdates(at?.offset, LONG_POLL_S, signal);
       let offset = at?.offset ?? 0;
       for (const u of updates) {
         if (signal.aborted) return;
         if (typeof u.update_id !== 'number' || u.update_id < offset) {
-          d.log.warn('telegram: replayed update dropped', { update_id: u.update_id });
+          deps.log.warn('telegram: replayed update dropped', { update_id: u.update_id });
           continue;
         }
         try {
           await handle(u);
         } catch (err) {
           // One bad update must not stall the others (it is not retried: its reply may have gone out).
-          d.log.warn('telegram: update failed', { update_id: u.update_id, error: (err as Error).message });
+          deps.log.warn('telegram: update failed', { update_id: u.update_id, error: (err as Error).message });
         }
         offset = u.update_id + 1;
-        await d.queue.saveState(d.db, OFFSET_KEY, { offset });
+        await deps.queue.saveState(deps.db, OFFSET_KEY, { offset });
       }
     },
   };

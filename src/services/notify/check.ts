@@ -53,12 +53,12 @@ function readable(secret: { reveal(): string } | undefined, what: string): Chann
   }
 }
 
-export function createNotificationCheck(n: Config['notifications'], d: { fetch?: typeof fetch; timeoutMs?: number } = {}) {
+export function createNotificationCheck(n: Config['notifications'], deps: { fetch?: typeof fetch; timeoutMs?: number } = {}) {
   async function telegram(send: boolean): Promise<ChannelLine[]> {
     const t = n!.telegram!;
     const unreadable = readable(t.botToken, 'telegram token');
     if (unreadable) return [unreadable];
-    const api = createTelegramApi({ apiUrl: t.apiUrl, token: t.botToken, fetch: d.fetch, timeoutMs: d.timeoutMs });
+    const api = createTelegramApi({ apiUrl: t.apiUrl, token: t.botToken, fetch: deps.fetch, timeoutMs: deps.timeoutMs });
     const lines: ChannelLine[] = [];
     try {
       const me = await api.getMe();

@@ -73,7 +73,7 @@ async function settledAfter(db: Db, seq: number, upTo: number, limit: number) {
     .map((r) => ({ seq: Number(r.seq), facts: { method: r.method, amountMinor: amountFromDb(r.amount_minor ?? r.pay_amount_minor), orderId: r.order_id, reference: r.transaction_hash, linkTitle: r.title } satisfies SettledFacts }));
 }
 
-export function createNotificationFeed(d: {
+export function createNotificationFeed(deps: {
   db: Db;
   clock: Clock;
   random: Random;
@@ -84,16 +84,16 @@ export function createNotificationFeed(d: {
   observe: (open: OpenConditions) => Promise<Observation[]>;
   unmatched: UnmatchedPlan;
 }) {
-  const { db, queue } = d;
+  const { db, queue } = deps;
   const rowsFor = (kind: string, dedupKey: string, text: string, skip?: (c: ChannelPlan) => boolean): NewNotification[] =>
-    d.channels.filter((c) => c.kinds.has(kind) && !skip?.(c)).flatMap((c) => c.targets.map((target) => ({ channel: c.channel, target, dedupKey, kind, text: clip(text) })));
+    deps.channels.filter((c) => c.kinds.has(kind) && !skip?.(c)).flatMap((c) => c.targets.map((target) => ({ channel: c.channel, target, dedupKey, kind, text: clip(text) })));
 
   /** Each Telegram chat's row gets its own Accept / Refunded tokens. */
-  const buttonChats = new Set(d.channels.filter((c) => c.heldButtons).map((c) => c.channel));
+  const buttonChats = new Set(deps.channels.filter((c) => c.heldButtons).map((c) => c.channel));
   const withButtons = (rows: NewNotification[], intentId: string, transactionHash: string): NewNotification[] =>
     rows.map((r) => {
       if (!buttonChats.has(r.channel)) return r;
-      const { keyboard, grants } = heldButtons(d.random, d.clock.now(), r.target, intentId, transactionHash);
+      const { keyboard, grants } = heldButtons(deps.random, deps.clock.now(), r.target, intentId, transactionHash);
       return { ...r, buttons: keyboard, grants };
     });
 
@@ -116,10 +116,10 @@ export function createNotificationFeed(d: {
       const seq = Number(e.seq);
       if (e.type === 'payment.success') {
         const facts = settled.get(seq);
-        if (facts) rows.push(...rowsFor('payment.settled', `settled:${e.intent_id}`, settledText(d.show, facts), (c) => c.digestMinutes !== undefined));
+        if (facts) rows.push(...rowsFor('payment.settled', `settled:${e.intent_id}`, settledText(deps.show, facts), (c) => c.digestMinutes !== undefined));
       } else {
         const held = await heldFacts(e.intent_id, e.body);
-        if (held) rows.push(...withButtons(rowsFor('payment.held', `held:${e.intent_id}:${held.reference}`, heldText(d.show, held)), e.intent_id!, held.reference));
+        if (held) rows.push(...withButtons(rowsFor('payment.held', `held:${e.intent_id}:${held.reference}`, heldText(deps.show, held)), e.intent_id!, held.reference));
       }
     }
     await queue.commit(rows, [{ key: EVENTS_KEY, value: { seq: last } }]);
@@ -146,7 +146,7 @@ export function createNotificationFeed(d: {
   }
 
   async function unmatched(): Promise<void> {
-    const now = d.clock.now();
+    const now = deps.clock.now();
     const at = await queue.loadState<UnmatchedState>(UNMATCHED_KEY);
     if (!at) {
       await queue.commit([], [{ key: UNMATCHED_KEY, value: { at: now } }]);
@@ -159,10 +159,10 @@ export function createNotificationFeed(d: {
     const rows: NewNotification[] = [];
     let period = at.period;
     // The period ends: what it counted is one message.
-    if (period && now - period.since >= d.unmatched.periodMs) {
+    if (period && now - period.since >= deps.unmatched.periodMs) {
       if (period.count > 0) {
         const totals = new Map(Object.entries(period.totals).map(([m, t]) => [m, BigInt(t)]));
-        rows.push(...rowsFor('payment.unmatched', `unmatched-summary:${period.since}`, unmatchedSummaryText(d.show, { count: period.count, told: period.told, totals, periodMs: d.unmatched.periodMs, burst: d.unmatched.burst })));
+        rows.push(...rowsFor('payment.unmatched', `unmatched-summary:${period.since}`, unmatchedSummaryText(deps.show, { count: period.count, told: period.told, totals, periodMs: deps.unmatched.periodMs, burst: deps.unmatched.burst })));
       }
       period = undefined;
     }
@@ -170,10 +170,10 @@ export function createNotificationFeed(d: {
       // A period starts with its first unmatched payment.
       period ??= { since: now, told: 0, count: 0, totals: {} };
       const amountMinor = amountFromDb(p.amount_minor);
-      const dust = amountMinor < (d.unmatched.below.get(p.method) ?? 0n);
-      if (!dust && period.told < d.unmatched.burst) {
+      const dust = amountMinor < (deps.unmatched.below.get(p.method) ?? 0n);
+      if (!dust && period.told < deps.unmatched.burst) {
         period.told++;
-        rows.push(...rowsFor('payment.unmatched', `unmatched:${p.id}`, unmatchedText(d.show, { method: p.method, amountMinor, reference: p.tx_ref, reason: p.reason })));
+        rows.push(...rowsFor('payment.unmatched', `unmatched:${p.id}`, unmatchedText(deps.show, { method: p.method, amountMinor, reference: p.tx_ref, reason: p.reason })));
       } else {
         period.count++;
         period.totals[p.method] = String(BigInt(period.totals[p.method] ?? '0') + amountMinor);
@@ -187,8 +187,8 @@ export function createNotificationFeed(d: {
   }
 
   async function digests(): Promise<void> {
-    const now = d.clock.now();
-    for (const c of d.channels) {
+    const now = deps.clock.now();
+    for (const c of deps.channels) {
       if (c.digestMinutes === undefined || !c.kinds.has('payment.settled')) continue;
       const key = digestKey(c.channel);
       const st = await queue.loadState<{ seq: number; at: number }>(key);
@@ -200,16 +200,16 @@ export function createNotificationFeed(d: {
       const upTo = await maxSeq(db);
       const items = await settledAfter(db, st.seq, upTo, 10_000);
       const rows: NewNotification[] = items.length
-        ? c.targets.map((target) => ({ channel: c.channel, target, dedupKey: `digest:${st.seq}-${upTo}`, kind: 'payment.settled', text: digestText(d.show, items.map((i) => i.facts), c.digestMinutes!) }))
+        ? c.targets.map((target) => ({ channel: c.channel, target, dedupKey: `digest:${st.seq}-${upTo}`, kind: 'payment.settled', text: digestText(deps.show, items.map((i) => i.facts), c.digestMinutes!) }))
         : [];
       await queue.commit(rows, [{ key, value: { seq: upTo, at: now } }]);
     }
   }
 
   async function conditions(): Promise<void> {
-    const now = d.clock.now();
+    const now = deps.clock.now();
     const open = (await queue.loadState<OpenConditions>(CONDITIONS_KEY)) ?? {};
-    const step = stepConditions(open, await d.observe(open), now);
+    const step = stepConditions(open, await deps.observe(open), now);
     const rows = step.transitions.flatMap((t: Transition) => {
       // Unreadable alerts age out of their 24 h window: that is no news worth a message.
       if (t.state === 'recovered' && t.kind === 'alerts.unreadable') return [];
@@ -218,7 +218,7 @@ export function createNotificationFeed(d: {
     });
     if (rows.length === 0 && JSON.stringify(step.open) === JSON.stringify(open)) return;
     await queue.commit(rows, [{ key: CONDITIONS_KEY, value: step.open }]);
-    for (const t of step.transitions) d.log.info(`notification: ${t.kind} ${t.state}`, { subject: t.subject });
+    for (const t of step.transitions) deps.log.info(`notification: ${t.kind} ${t.state}`, { subject: t.subject });
   }
 
   return {

@@ -37,31 +37,31 @@ export interface NotificationDeps {
   fetch?: typeof fetch;
 }
 
-export function createNotifications(d: NotificationDeps) {
-  const n = d.config.notifications;
+export function createNotifications(deps: NotificationDeps) {
+  const n = deps.config.notifications;
   if (!n || (!n.telegram && !n.email)) return null;
-  const queue = createNotificationQueue(d);
+  const queue = createNotificationQueue(deps);
   const channels: ChannelPlan[] = [];
-  if (n.telegram) channels.push({ channel: 'telegram', targets: n.telegram.chatIds, kinds: new Set(n.telegram.events), digestMinutes: n.telegram.digestMinutes, heldButtons: n.telegram.commands && d.held !== undefined });
+  if (n.telegram) channels.push({ channel: 'telegram', targets: n.telegram.chatIds, kinds: new Set(n.telegram.events), digestMinutes: n.telegram.digestMinutes, heldButtons: n.telegram.commands && deps.held !== undefined });
   if (n.email) channels.push({ channel: 'email', targets: [n.email.to.join(',')], kinds: new Set(n.email.events), digestMinutes: n.email.digestMinutes });
-  const telegram = n.telegram ? createTelegramApi({ apiUrl: n.telegram.apiUrl, token: n.telegram.botToken, fetch: d.fetch }) : undefined;
+  const telegram = n.telegram ? createTelegramApi({ apiUrl: n.telegram.apiUrl, token: n.telegram.botToken, fetch: deps.fetch }) : undefined;
   const email = n.email ? createEmailSender(n.email) : undefined;
-  const observe = createObservations({ db: d.db, clock: d.clock, sources: d.sources, silences: d.silences });
-  const feed = createNotificationFeed({ db: d.db, clock: d.clock, random: d.random, log: d.log, show: d.show, queue, channels, observe, unmatched: d.unmatched });
-  const sender = createNotificationSender({ queue, clock: d.clock, random: d.random, log: d.log, telegram, email: email && n.email ? { sender: email, to: n.email.to } : undefined });
+  const observe = createObservations({ db: deps.db, clock: deps.clock, sources: deps.sources, silences: deps.silences });
+  const feed = createNotificationFeed({ db: deps.db, clock: deps.clock, random: deps.random, log: deps.log, show: deps.show, queue, channels, observe, unmatched: deps.unmatched });
+  const sender = createNotificationSender({ queue, clock: deps.clock, random: deps.random, log: deps.log, telegram, email: email && n.email ? { sender: email, to: n.email.to } : undefined });
 
   async function status(): Promise<string> {
-    const lines = d.sources().map((s) => {
+    const lines = deps.sources().map((s) => {
       const st = s.status();
       return `${s.key}: ${st.state}${st.lag_seconds !== undefined ? `, ${Math.round(st.lag_seconds)} s behind` : ''}`;
     });
-    for (const watch of d.silences) if (watch.expectMs !== undefined) lines.push(`${watch.method} alerts: ${(await watch.status()).silent ? 'SILENT' : 'arriving'}`);
-    const pending = await d.db.selectFrom('events').select((eb) => eb.fn.countAll<string>().as('n')).where('status', '=', 'pending').executeTakeFirst();
+    for (const watch of deps.silences) if (watch.expectMs !== undefined) lines.push(`${watch.method} alerts: ${(await watch.status()).silent ? 'SILENT' : 'arriving'}`);
+    const pending = await deps.db.selectFrom('events').select((eb) => eb.fn.countAll<string>().as('n')).where('status', '=', 'pending').executeTakeFirst();
     lines.push(`webhooks waiting: ${pending?.n ?? 0}`);
     return lines.join('\n') || 'No sources running.';
   }
 
-  const bot = telegram && n.telegram!.commands ? createTelegramBot({ db: d.db, api: telegram, queue, chatIds: n.telegram!.chatIds, actors: n.telegram!.actors, clock: d.clock, random: d.random, log: d.log, timeZone: n.timeZone, show: d.show, status, held: d.held, links: d.links }) : undefined;
+  const bot = telegram && n.telegram!.commands ? createTelegramBot({ db: deps.db, api: telegram, queue, chatIds: n.telegram!.chatIds, actors: n.telegram!.actors, clock: deps.clock, random: deps.random, log: deps.log, timeZone: n.timeZone, show: deps.show, status, held: deps.held, links: deps.links }) : undefined;
   return { queue, feed, sender, bot, close: () => email?.close() };
 }
 

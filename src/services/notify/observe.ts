@@ -26,9 +26,9 @@ const GOOD = new Set(['ok']);
 export const WEBHOOK_FAILING_MS = 15 * 60_000;
 const DAY_MS = 86_400_000;
 
-export function createObservations(d: { db: Db; clock: Clock; sources: () => WatchedSource[]; silences: readonly MethodSilence[] }) {
+export function createObservations(deps: { db: Db; clock: Clock; sources: () => WatchedSource[]; silences: readonly MethodSilence[] }) {
   function sources(): Observation[] {
-    return d.sources().map((s) => {
+    return deps.sources().map((s) => {
       const st = s.status();
       const detail = st.state === 'lagging' ? `${Math.round(st.lag_seconds ?? 0)} s behind, limit ${st.max_lag_seconds} s` : `${st.state}${st.last_error ? `: ${st.last_error.slice(0, 120)}` : ''}`;
       return { kind: 'source.down', subject: s.key, bad: BAD.has(st.state) ? true : GOOD.has(st.state) ? false : undefined, detail };
@@ -37,18 +37,18 @@ export function createObservations(d: { db: Db; clock: Clock; sources: () => Wat
 
   async function silence(): Promise<Observation[]> {
     const out: Observation[] = [];
-    for (const watch of d.silences) {
+    for (const watch of deps.silences) {
       if (watch.expectMs === undefined) continue;
       const s = await watch.status();
       // The alarm's kind keeps its first name (operators filter on it); the subject is the method.
-      out.push({ kind: 'upi.silent', subject: watch.method, bad: s.silent, detail: ageText(s.waitingSince === null ? 0 : d.clock.now() - s.waitingSince) });
+      out.push({ kind: 'upi.silent', subject: watch.method, bad: s.silent, detail: ageText(s.waitingSince === null ? 0 : deps.clock.now() - s.waitingSince) });
     }
     return out;
   }
 
   async function webhooks(open: OpenConditions): Promise<Observation[]> {
-    const now = d.clock.now();
-    const failing = await d.db
+    const now = deps.clock.now();
+    const failing = await deps.db
       .selectFrom('events')
       .innerJoin('merchants', 'merchants.id', 'events.merchant_id')
       .select(['merchants.id', 'merchants.name', sql<number>`min(events.created_at)`.as('since')])
@@ -65,11 +65,11 @@ export function createObservations(d: { db: Db; clock: Clock; sources: () => Wat
   }
 
   async function unreadable(open: OpenConditions): Promise<Observation[]> {
-    const since = d.clock.now() - DAY_MS;
+    const since = deps.clock.now() - DAY_MS;
     const counts = new Map<string, number>();
-    const unread = await d.db.selectFrom('upi_unread_alerts').select(['bank', sql<number>`count(*)`.as('n')]).where('observed_at', '>=', since).groupBy('bank').execute();
+    const unread = await deps.db.selectFrom('upi_unread_alerts').select(['bank', sql<number>`count(*)`.as('n')]).where('observed_at', '>=', since).groupBy('bank').execute();
     for (const r of unread) counts.set(r.bank, (counts.get(r.bank) ?? 0) + Number(r.n));
-    const parked = await d.db.selectFrom('upi_parked_mail').select(['bank', sql<number>`count(*)`.as('n')]).where('parked_at', '>=', since).where('bank', 'is not', null).groupBy('bank').execute();
+    const parked = await deps.db.selectFrom('upi_parked_mail').select(['bank', sql<number>`count(*)`.as('n')]).where('parked_at', '>=', since).where('bank', 'is not', null).groupBy('bank').execute();
     for (const r of parked) counts.set(r.bank!, (counts.get(r.bank!) ?? 0) + Number(r.n));
     const out: Observation[] = [...counts].map(([bank, n]) => ({ kind: 'alerts.unreadable', subject: bank, bad: true, detail: String(n) }));
     for (const c of Object.values(open)) if (c.kind === 'alerts.unreadable' && !counts.has(c.subject)) out.push({ kind: 'alerts.unreadable', subject: c.subject, bad: false, detail: '0' });

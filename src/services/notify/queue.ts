@@ -26,17 +26,17 @@ export interface NewNotification {
 /** How long a claimed row is ours before another claim may take it, ms (a send times out well before). */
 const CLAIM_MS = 60_000;
 
-export function createNotificationQueue(d: { db: Db; clock: Clock; random: Random }) {
-  const { db } = d;
+export function createNotificationQueue(deps: { db: Db; clock: Clock; random: Random }) {
+  const { db } = deps;
 
   async function enqueue(tx: Tx | Db, rows: NewNotification[]): Promise<number> {
     let added = 0;
-    const now = d.clock.now();
+    const now = deps.clock.now();
     for (const r of rows) {
       const res = await tx
         .insertInto('notifications')
         .values({
-          id: `ntf_${d.random.uuid().replace(/-/g, '')}`,
+          id: `ntf_${deps.random.uuid().replace(/-/g, '')}`,
           channel: r.channel,
           target: r.target,
           dedup_key: r.dedupKey,
@@ -61,7 +61,7 @@ export function createNotificationQueue(d: { db: Db; clock: Clock; random: Rando
   }
 
   const loadState = <T>(key: string): Promise<T | undefined> => loadCheckpoint<T>(db, key);
-  const saveState = (tx: Tx | Db, key: string, value: unknown): Promise<void> => saveCheckpoint(tx, key, value, d.clock.now());
+  const saveState = (tx: Tx | Db, key: string, value: unknown): Promise<void> => saveCheckpoint(tx, key, value, deps.clock.now());
 
   return {
     enqueue,
@@ -77,7 +77,7 @@ export function createNotificationQueue(d: { db: Db; clock: Clock; random: Rando
     },
     /** Up to `limit` due rows, each leased for a minute (compare-and-set, so two claimers never share one). */
     async claim(limit: number): Promise<NotificationsTable[]> {
-      const now = d.clock.now();
+      const now = deps.clock.now();
       const due = await db.selectFrom('notifications').selectAll().where('status', '=', 'pending').where('next_attempt_at', '<=', now).where('locked_until', '<=', now).orderBy('next_attempt_at').orderBy('created_at').limit(limit).execute();
       const out: NotificationsTable[] = [];
       for (const row of due) {
@@ -87,7 +87,7 @@ export function createNotificationQueue(d: { db: Db; clock: Clock; random: Rando
       return out;
     },
     async sent(id: string, attempts: number): Promise<void> {
-      await db.updateTable('notifications').set({ status: 'sent', sent_at: d.clock.now(), attempts, locked_until: 0, last_error: null }).where('id', '=', id).execute();
+      await db.updateTable('notifications').set({ status: 'sent', sent_at: deps.clock.now(), attempts, locked_until: 0, last_error: null }).where('id', '=', id).execute();
     },
     async postpone(id: string, o: { at: number; attempts: number; error: string }): Promise<void> {
       await db.updateTable('notifications').set({ next_attempt_at: o.at, attempts: o.attempts, last_error: o.error.slice(0, 500), locked_until: 0 }).where('id', '=', id).execute();
@@ -109,8 +109,8 @@ export function createNotificationQueue(d: { db: Db; clock: Clock; random: Rando
     },
     /** Sent and failed rows older than `ms` go (their dedup keys are past any re-feed window). */
     async prune(ms: number): Promise<void> {
-      await db.deleteFrom('notifications').where('status', '!=', 'pending').where('created_at', '<', d.clock.now() - ms).execute();
-      await db.deleteFrom('telegram_actions').where('expires_at', '<', d.clock.now() - ms).execute();
+      await db.deleteFrom('notifications').where('status', '!=', 'pending').where('created_at', '<', deps.clock.now() - ms).execute();
+      await db.deleteFrom('telegram_actions').where('expires_at', '<', deps.clock.now() - ms).execute();
     },
   };
 }

@@ -16,48 +16,48 @@ export interface SendOutcome {
   sent: boolean;
 }
 
-export function createNotificationSender(d: { queue: NotificationQueue; clock: Clock; random: Random; log: Logger; telegram?: TelegramApi; email?: { sender: EmailSender; to: string[] } }) {
+export function createNotificationSender(deps: { queue: NotificationQueue; clock: Clock; random: Random; log: Logger; telegram?: TelegramApi; email?: { sender: EmailSender; to: string[] } }) {
   let telegramPausedUntil = 0;
 
   async function deliver(n: NotificationsTable): Promise<void> {
     if (n.channel === 'telegram') {
-      if (!d.telegram) throw new TelegramError('Telegram is no longer configured', null, undefined, true);
-      await d.telegram.sendMessage(n.target, n.text, n.buttons_json ? (JSON.parse(n.buttons_json) as InlineKeyboard) : null);
+      if (!deps.telegram) throw new TelegramError('Telegram is no longer configured', null, undefined, true);
+      await deps.telegram.sendMessage(n.target, n.text, n.buttons_json ? (JSON.parse(n.buttons_json) as InlineKeyboard) : null);
       return;
     }
-    if (!d.email) throw new EmailError('e-mail is no longer configured', true);
+    if (!deps.email) throw new EmailError('e-mail is no longer configured', true);
     // The first line is the subject: the message says it all in a line.
     const subject = `payd: ${n.text.split('\n')[0]!.slice(0, 120)}`;
-    await d.email.sender.send(n.target.split(','), subject, n.text);
+    await deps.email.sender.send(n.target.split(','), subject, n.text);
   }
 
   async function one(n: NotificationsTable): Promise<void> {
-    const now = d.clock.now();
+    const now = deps.clock.now();
     if (n.channel === 'telegram' && telegramPausedUntil > now) {
-      await d.queue.postpone(n.id, { at: telegramPausedUntil, attempts: n.attempts, error: n.last_error ?? 'Telegram asked to wait' });
+      await deps.queue.postpone(n.id, { at: telegramPausedUntil, attempts: n.attempts, error: n.last_error ?? 'Telegram asked to wait' });
       return;
     }
     const attempts = n.attempts + 1;
     try {
       await deliver(n);
-      await d.queue.sent(n.id, attempts);
-      d.log.info('notification sent', { id: n.id, channel: n.channel, kind: n.kind, attempts });
+      await deps.queue.sent(n.id, attempts);
+      deps.log.info('notification sent', { id: n.id, channel: n.channel, kind: n.kind, attempts });
     } catch (err) {
       const error = (err as Error).message ?? String(err);
       const retryAfterMs = err instanceof TelegramError ? err.retryAfterMs : undefined;
       const permanent = (err instanceof TelegramError || err instanceof EmailError) && err.permanent;
       if (retryAfterMs !== undefined) {
         // Telegram's flood control: wait as told, for every chat (the limit is the bot's), and count no failure.
-        telegramPausedUntil = Math.max(telegramPausedUntil, d.clock.now() + retryAfterMs);
-        await d.queue.postpone(n.id, { at: telegramPausedUntil, attempts: n.attempts, error });
-        d.log.warn('Telegram asked payd to slow down', { retry_after_ms: retryAfterMs });
+        telegramPausedUntil = Math.max(telegramPausedUntil, deps.clock.now() + retryAfterMs);
+        await deps.queue.postpone(n.id, { at: telegramPausedUntil, attempts: n.attempts, error });
+        deps.log.warn('Telegram asked payd to slow down', { retry_after_ms: retryAfterMs });
       } else if (permanent || attempts > RETRY_SCHEDULE_S.length) {
-        await d.queue.failed(n.id, { attempts, error });
-        d.log.error('notification given up', { id: n.id, channel: n.channel, kind: n.kind, attempts, error });
+        await deps.queue.failed(n.id, { attempts, error });
+        deps.log.error('notification given up', { id: n.id, channel: n.channel, kind: n.kind, attempts, error });
       } else {
-        const waitMs = RETRY_SCHEDULE_S[attempts - 1]! * 1000 * (0.8 + 0.4 * d.random.float());
-        await d.queue.postpone(n.id, { at: d.clock.now() + waitMs, attempts, error });
-        d.log.warn('notification not delivered; will retry', { id: n.id, channel: n.channel, kind: n.kind, attempts, retry_in_ms: Math.round(waitMs), error });
+        const waitMs = RETRY_SCHEDULE_S[attempts - 1]! * 1000 * (0.8 + 0.4 * deps.random.float());
+        await deps.queue.postpone(n.id, { at: deps.clock.now() + waitMs, attempts, error });
+        deps.log.warn('notification not delivered; will retry', { id: n.id, channel: n.channel, kind: n.kind, attempts, retry_in_ms: Math.round(waitMs), error });
       }
     }
   }
@@ -66,7 +66,7 @@ export function createNotificationSender(d: { queue: NotificationQueue; clock: C
     /** Sends what is due; resolves when none is left (or the signal aborted). */
     async tick(signal: AbortSignal): Promise<void> {
       for (let round = 0; round < 50 && !signal.aborted; round++) {
-        const batch = await d.queue.claim(10);
+        const batch = await deps.queue.claim(10);
         if (batch.length === 0) return;
         for (const n of batch) {
           if (signal.aborted) return;

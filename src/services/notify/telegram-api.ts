@@ -53,18 +53,18 @@ export class TelegramError extends Error {
 /** Bodies larger than this are not read (an answer of ours is at most 100 updates), bytes. */
 const MAX_BODY = 4 * 1024 * 1024;
 
-export function createTelegramApi(o: { apiUrl: string; token: Secret; fetch?: typeof fetch; timeoutMs?: number }) {
-  const doFetch = o.fetch ?? fetch;
-  const base = o.apiUrl.replace(/\/+$/, '');
+export function createTelegramApi(options: { apiUrl: string; token: Secret; fetch?: typeof fetch; timeoutMs?: number }) {
+  const doFetch = options.fetch ?? fetch;
+  const base = options.apiUrl.replace(/\/+$/, '');
 
   /** `params` as JSON, or a FormData (multipart/form-data: how a file is uploaded, #inputfile). */
   async function call<T>(method: string, params: Record<string, unknown> | FormData, c: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<T> {
-    const timeout = AbortSignal.timeout(c.timeoutMs ?? o.timeoutMs ?? 10_000);
+    const timeout = AbortSignal.timeout(c.timeoutMs ?? options.timeoutMs ?? 10_000);
     const signal = c.signal ? AbortSignal.any([c.signal, timeout]) : timeout;
     let res: Response;
     try {
       const body = params instanceof FormData ? { body: params } : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(params) };
-      res = await doFetch(`${base}/bot${o.token.reveal()}/${method}`, { method: 'POST', ...body, signal, redirect: 'manual' });
+      res = await doFetch(`${base}/bot${options.token.reveal()}/${method}`, { method: 'POST', ...body, signal, redirect: 'manual' });
     } catch (err) {
       const why = timeout.aborted ? 'timed out' : ((err as Error).cause as Error | undefined)?.message ?? (err as Error).message;
       throw new TelegramError(`Telegram ${method}: ${why}`, null);

@@ -2,25 +2,25 @@ import type { IssuedCredentials, Merchant } from '../../../services/merchants/in
 import { html, type Safe } from '../../checkout/escape.ts';
 import { actionForm, badge, csrfField, facts, when } from '../layout.ts';
 
-export function merchantsBody(o: { merchants: Merchant[]; csrf: string }): Safe {
-  const rows = o.merchants.map(
+export function merchantsBody(options: { merchants: Merchant[]; csrf: string }): Safe {
+  const rows = options.merchants.map(
     (m) => html`<li class="row"><span class="main"><span class="title">${m.name}</span>${badge(m.status)}</span>
 <span class="sub"><span class="mono">${m.clientId}</span> <span>since ${when(m.createdAt)}</span></span>
 <span class="sub">Webhook: ${m.webhookUrl ? html`<span class="mono">${m.webhookUrl}</span>` : 'none'}</span>
 ${m.status === 'active'
   ? html`<details><summary>Manage</summary>
-<form method="post" action="/console/merchants/${m.clientId}/webhook" class="stack">${csrfField(o.csrf)}
+<form method="post" action="/console/merchants/${m.clientId}/webhook" class="stack">${csrfField(options.csrf)}
 <label>Webhook URL <input type="url" name="url" value="${m.webhookUrl ?? ''}" placeholder="https://shop.example/payd/webhook"></label>
 <button type="submit">Save webhook URL</button></form>
 <div class="actions">
-${actionForm(o.csrf, `/console/merchants/${m.clientId}/rotate`, 'Rotate client secret', { confirm: `Issue a new client secret for ${m.name}? The old one keeps working for 10 minutes.` })}
-${actionForm(o.csrf, `/console/merchants/${m.clientId}/revoke`, 'Revoke merchant', { confirm: `Revoke ${m.name}? Its API keys stop working and cannot be restored.`, danger: true })}
+${actionForm(options.csrf, `/console/merchants/${m.clientId}/rotate`, 'Rotate client secret', { confirm: `Issue a new client secret for ${m.name}? The old one keeps working for 10 minutes.` })}
+${actionForm(options.csrf, `/console/merchants/${m.clientId}/revoke`, 'Revoke merchant', { confirm: `Revoke ${m.name}? Its API keys stop working and cannot be restored.`, danger: true })}
 </div></details>`
   : ''}</li>`,
   );
   return html`${rows.length ? html`<ul class="rows">${rows}</ul>` : html`<p class="empty">No merchant yet.</p>`}
 <h2>New merchant</h2>
-<form method="post" action="/console/merchants" class="card stack">${csrfField(o.csrf)}
+<form method="post" action="/console/merchants" class="card stack">${csrfField(options.csrf)}
 <label>Name <input name="name" required maxlength="100"></label>
 <label>Webhook URL (optional) <input type="url" name="webhook_url" placeholder="https://shop.example/payd/webhook"></label>
 <button type="submit" class="primary">Create merchant</button>

@@ -67,29 +67,29 @@ const tabs = (current: PaymentsTab) =>
   ).map(([k, label]) => html`<a href="/console/payments?view=${k}"${current === k ? html` aria-current="page"` : ''}>${label}</a>`)}</nav>`;
 
 export function paymentsBody(
-  o: { tab: 'unmatched'; unmatched: Page<PaymentsTable>; csrf: string } | { tab: 'held'; held: { items: PaymentRow[]; nextCursor: string | null }; csrf: string } | { tab: 'rejected'; rejected: Page<RejectionRow>; csrf: string },
+  options: { tab: 'unmatched'; unmatched: Page<PaymentsTable>; csrf: string } | { tab: 'held'; held: { items: PaymentRow[]; nextCursor: string | null }; csrf: string } | { tab: 'rejected'; rejected: Page<RejectionRow>; csrf: string },
 ): Safe {
-  if (o.tab === 'held') {
-    const rows = o.held.items.map((p) => heldRow(o.csrf, p, 'held'));
+  if (options.tab === 'held') {
+    const rows = options.held.items.map((p) => heldRow(options.csrf, p, 'held'));
     return html`${tabs('held')}<p class="hint">Payments attributed to an intent that payd would not settle on its own (late, short, over, to a canceled or already settled intent). Accept settles the intent with it; Mark refunded records that the shop returned the money (payd moves none).</p>
 ${rows.length ? html`<ul class="rows">${rows}</ul>` : html`<p class="empty">No payment waits for a decision.</p>`}
-${nextLink('/console/payments', { view: 'held' }, o.held.nextCursor)}`;
+${nextLink('/console/payments', { view: 'held' }, options.held.nextCursor)}`;
   }
-  if (o.tab === 'rejected') {
-    const rows = o.rejected.items.map(
+  if (options.tab === 'rejected') {
+    const rows = options.rejected.items.map(
       (r) => html`<li><a class="row" href="/console/payments/rejected?ref=${encodeURIComponent(r.ref)}"><span class="main"><span class="title">${r.reason}</span><span>${r.method}</span></span>
 <span class="sub"><span class="mono">${r.ref}</span> <span>${r.source}</span> <span>${when(r.observed_at)}</span>${r.raw_bytes ? html` <span>raw message ${r.raw_bytes} bytes</span>` : ''}</span></a></li>`,
     );
     return html`${tabs('rejected')}<p class="hint">Observations refused before they became payments (forged or unreadable mail, amounts no intent can ask for…). Nothing was credited.</p>
 ${rows.length ? html`<ul class="rows">${rows}</ul>` : html`<p class="empty">Nothing rejected.</p>`}
-${nextLink('/console/payments', { view: 'rejected' }, o.rejected.next)}`;
+${nextLink('/console/payments', { view: 'rejected' }, options.rejected.next)}`;
   }
-  const rows = o.unmatched.items.map(
+  const rows = options.unmatched.items.map(
     (p) => html`<li class="row"><span class="main"><span class="title mono">${p.tx_ref}</span><span class="amount">${money(p.method, amountFromDb(p.amount_minor))}</span></span>
 <span class="sub">${badge(p.reason ?? 'unmatched')} <span>${p.method}</span> <span>${p.source}</span> <span>${when(p.observed_at)}</span></span>
 ${payer(p.evidence_json) ? html`<span class="sub">Paid by <span class="payer">${payer(p.evidence_json)}</span></span>` : ''}
 <details><summary>Assign to an intent</summary>
-<form method="post" action="/console/payments/assign" class="assign" data-confirm="Settle the intent with this payment of ${money(p.method, BigInt(p.amount_minor))}? If the intent asks another amount, the next page shows the difference first.">${csrfField(o.csrf)}
+<form method="post" action="/console/payments/assign" class="assign" data-confirm="Settle the intent with this payment of ${money(p.method, BigInt(p.amount_minor))}? If the intent asks another amount, the next page shows the difference first.">${csrfField(options.csrf)}
 <input type="hidden" name="tx_ref" value="${p.tx_ref}">
 <label>Intent id <input name="intent_id" required spellcheck="false" autocomplete="off"></label>
 <label>Note <input name="note" maxlength="200"></label>
@@ -97,24 +97,24 @@ ${payer(p.evidence_json) ? html`<span class="sub">Paid by <span class="payer">${
   );
   return html`${tabs('unmatched')}<p class="hint">Payments that settled nothing (wrong amount, late, under-paid…). Assigning one settles the intent you name, as <code>payd intents settle</code> does.</p>
 ${rows.length ? html`<ul class="rows">${rows}</ul>` : html`<p class="empty">No unmatched payment.</p>`}
-${nextLink('/console/payments', { view: 'unmatched' }, o.unmatched.next)}`;
+${nextLink('/console/payments', { view: 'unmatched' }, options.unmatched.next)}`;
 }
 
 /** How much of a stored raw message the page shows. */
 const RAW_SHOWN = 200 * 1024;
 
 /** The stored raw message as inert text: escaped into <pre>, never parsed or rendered as HTML. */
-export function rejectionBody(r: RejectionsTable): Safe {
-  const raw = r.raw ? Buffer.from(r.raw) : null;
+export function rejectionBody(row: RejectionsTable): Safe {
+  const raw = row.raw ? Buffer.from(row.raw) : null;
   const text = raw ? raw.subarray(0, RAW_SHOWN).toString('utf8') : null;
   return html`<section class="card">${facts([
-    ['Reason', badge(r.reason)],
-    ['Method', r.method],
-    ['Source', r.source],
-    ['Reference', html`<span class="mono">${r.ref}</span>`],
-    ['Seen', when(r.observed_at)],
+    ['Reason', badge(row.reason)],
+    ['Method', row.method],
+    ['Source', row.source],
+    ['Reference', html`<span class="mono">${row.ref}</span>`],
+    ['Seen', when(row.observed_at)],
   ])}</section>
-${r.detail_json ? html`<h2>Details</h2><pre class="raw">${r.detail_json}</pre>` : ''}
+${row.detail_json ? html`<h2>Details</h2><pre class="raw">${row.detail_json}</pre>` : ''}
 <h2>Raw message</h2>
 ${text === null ? html`<p class="empty">Not stored.</p>` : html`<pre class="raw" id="raw-message">${text}</pre>${raw!.length > RAW_SHOWN ? html`<p class="hint">First ${RAW_SHOWN} of ${raw!.length} bytes.</p>` : ''}`}
 <p><a href="/console/payments?view=rejected">Back to rejected</a></p>`;

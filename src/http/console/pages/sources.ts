@@ -17,8 +17,8 @@ const age = (ms: number) => (ms < 90_000 ? `${Math.round(ms / 1000)} s` : ms < 5
 
 export const sourceProblem = (s: SourceStatus) => !['ok', 'standby'].includes(s.state);
 
-export function sourcesBody(r: SourcesReport, now: number): Safe {
-  const live = r.live.map(
+export function sourcesBody(report: SourcesReport, now: number): Safe {
+  const live = report.live.map(
     (s) => html`<li class="row"><span class="main"><span class="title">${s.key}</span>${badge(s.status.state)}</span>
 ${facts([
   ['Source', s.name],
@@ -27,17 +27,17 @@ ${facts([
   ['Last error', s.status.last_error ? html`<span class="err">${s.status.last_error}</span>` : null],
 ])}</li>`,
   );
-  const recorded = r.recorded.map((x) => {
+  const recorded = report.recorded.map((x) => {
     const lag = x.asOf === undefined ? undefined : Math.max(0, now - x.asOf);
     const over = lag !== undefined && x.maxLagMs !== undefined && lag > x.maxLagMs;
     return html`<li class="row"><span class="main"><span class="title">${x.key}</span>${badge(x.asOf === undefined ? 'unknown' : over ? 'lagging' : 'ok')}</span>
 <span class="sub">${lag === undefined ? 'not recorded yet (no payd serve has run this source)' : `${age(lag)} behind its upstream`}${x.maxLagMs === undefined ? '' : ` · limit ${x.maxLagMs / 1000} s`}</span></li>`;
   });
-  const alerts = r.alerts.map(
+  const alerts = report.alerts.map(
     (w) => html`<h2>${w.method} bank alerts</h2>${w.silent ? html`<p class="error" role="alert">Silent: no verified bank alert arrived although ${w.method} payments were requested. Check that the bank’s alerts still reach the mailbox.</p>` : ''}
 <ul class="rows">${w.accounts.map((a) => html`<li class="row"><span class="main"><span class="title">${a.bank.toUpperCase()} …${a.account}</span></span><span class="sub">Last verified alert: ${a.lastAlertAt === null ? 'none yet' : `${when(a.lastAlertAt)} (${age(now - a.lastAlertAt)} ago)`}</span></li>`)}</ul>`,
   );
-  return html`<p class="hint">Workers in this process: <strong>${r.workers}</strong>${r.workers === 'leader' ? '' : ' (another process runs the sources; lag below is what it last recorded)'}.</p>
+  return html`<p class="hint">Workers in this process: <strong>${report.workers}</strong>${report.workers === 'leader' ? '' : ' (another process runs the sources; lag below is what it last recorded)'}.</p>
 ${live.length ? html`<h2>Running here</h2><ul class="rows">${live}</ul>` : ''}
 <h2>Lag as recorded</h2>
 ${recorded.length ? html`<ul class="rows">${recorded}</ul>` : html`<p class="empty">No payment method configured.</p>`}

@@ -14,17 +14,17 @@ ${rows.length
 }
 
 /** One glance: is money coming in, and is anything stuck? */
-export function todayBody(o: { day: Settled; week: Settled; waiting: Awaited<ReturnType<ConsoleViews['waiting']>>; sources: SourcesReport; now: number }): Safe {
-  const w = o.waiting;
-  const troubled = o.sources.live.filter((s) => sourceProblem(s.status));
-  const lagging = o.sources.recorded.filter((x) => x.asOf !== undefined && x.maxLagMs !== undefined && o.now - x.asOf > x.maxLagMs);
+export function todayBody(options: { day: Settled; week: Settled; waiting: Awaited<ReturnType<ConsoleViews['waiting']>>; sources: SourcesReport; now: number }): Safe {
+  const w = options.waiting;
+  const troubled = options.sources.live.filter((s) => sourceProblem(s.status));
+  const lagging = options.sources.recorded.filter((x) => x.asOf !== undefined && x.maxLagMs !== undefined && options.now - x.asOf > x.maxLagMs);
   const sourceLine =
-    troubled.length || lagging.length || o.sources.alerts.some((a) => a.silent)
-      ? html`<p class="error">${[...troubled.map((s) => `${s.key}: ${s.status.state}`), ...lagging.map((x) => `${x.key}: lagging`), ...o.sources.alerts.filter((a) => a.silent).map((a) => `${a.method} alerts silent`)].join(' · ')} — <a href="/console/sources">Sources</a></p>`
+    troubled.length || lagging.length || options.sources.alerts.some((a) => a.silent)
+      ? html`<p class="error">${[...troubled.map((s) => `${s.key}: ${s.status.state}`), ...lagging.map((x) => `${x.key}: lagging`), ...options.sources.alerts.filter((a) => a.silent).map((a) => `${a.method} alerts silent`)].join(' · ')} — <a href="/console/sources">Sources</a></p>`
       : html`<p>${badge('ok')} Every source is up. <a href="/console/sources">Sources</a></p>`;
   return html`<div class="grid">
-${takings('Today', o.day)}
-${takings('Last 7 days', o.week)}
+${takings('Today', options.day)}
+${takings('Last 7 days', options.week)}
 <section class="card"><h2>Waiting</h2>
 <ul class="counts">
 <li><a href="/console/intents?status=pending"><span class="n">${w.open}</span> open intents</a></li>

@@ -7,8 +7,8 @@ import type { MailboxAuthorizeOptions } from '../../method.ts';
 import { codeAuthorization, deviceAuthorization, type Authorized } from './authorize.ts';
 import { undiciFormPost } from './token-endpoint.ts';
 
-export function authorizeMailbox(o: MailboxAuthorizeOptions): Promise<Authorized> {
-  const client = { tokenUrl: o.tokenUrl, clientId: o.clientId, clientSecret: o.clientSecret, scope: o.scope, post: undiciFormPost };
-  if (o.provider === 'microsoft') return deviceAuthorization({ ...client, deviceUrl: o.deviceUrl, prompt: o.prompt });
-  return codeAuthorization({ ...client, authUrl: o.authUrl, redirectUri: o.redirectUri, random: o.random, loginHint: o.loginHint, prompt: o.prompt, readLine: o.readLine });
+export function authorizeMailbox(options: MailboxAuthorizeOptions): Promise<Authorized> {
+  const client = { tokenUrl: options.tokenUrl, clientId: options.clientId, clientSecret: options.clientSecret, scope: options.scope, post: undiciFormPost };
+  if (options.provider === 'microsoft') return deviceAuthorization({ ...client, deviceUrl: options.deviceUrl, prompt: options.prompt });
+  return codeAuthorization({ ...client, authUrl: options.authUrl, redirectUri: options.redirectUri, random: options.random, loginHint: options.loginHint, prompt: options.prompt, readLine: options.readLine });
 }

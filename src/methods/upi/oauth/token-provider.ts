@@ -39,9 +39,9 @@ const MAX_MARGIN_MS = 60_000;
 /** Key of a mailbox's stored refresh token: one per user, token endpoint and client. */
 export const tokenStoreKey = (s: Pick<OAuthSettings, 'user' | 'tokenUrl' | 'clientId'>): string => `imap-oauth:${s.user} ${s.tokenUrl} ${s.clientId}`;
 
-export function createAccessTokens(s: OAuthSettings, d: TokenProviderDeps): AccessTokens {
-  const post = d.post ?? undiciFormPost;
-  const timeoutMs = d.timeoutMs ?? 15_000;
+export function createAccessTokens(s: OAuthSettings, deps: TokenProviderDeps): AccessTokens {
+  const post = deps.post ?? undiciFormPost;
+  const timeoutMs = deps.timeoutMs ?? 15_000;
   const key = tokenStoreKey(s);
   const configured = s.refreshToken.reveal();
   let cached: { token: string; refreshAt: number } | undefined;
@@ -53,11 +53,11 @@ export function createAccessTokens(s: OAuthSettings, d: TokenProviderDeps): Acce
   const authorizeHint = s.provider ? `payd mailbox authorize --provider ${s.provider}` : 'payd mailbox authorize';
 
   async function refresh(signal?: AbortSignal): Promise<string> {
-    const refreshToken = d.store ? await d.store.current(key, configured) : (latestRefresh ?? configured);
+    const refreshToken = deps.store ? await deps.store.current(key, configured) : (latestRefresh ?? configured);
     const form: Record<string, string> = { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: s.clientId };
     if (s.clientSecret) form.client_secret = s.clientSecret.reveal();
     if (s.scope) form.scope = s.scope;
-    const started = d.clock.now();
+    const started = deps.clock.now();
     let res: Awaited<ReturnType<FormPost>>;
     try {
       res = await post(s.tokenUrl, form, timeoutMs, signal);
@@ -69,14 +69,14 @@ export function createAccessTokens(s: OAuthSettings, d: TokenProviderDeps): Acce
     if (!grant) throw refusal(res.status, res.json, secrets);
     if (grant.refreshToken && grant.refreshToken !== refreshToken) {
       // Persist before use: a crash now must not leave only a token the provider may already have retired.
-      if (d.store) await d.store.save(key, configured, grant.refreshToken);
+      if (deps.store) await deps.store.save(key, configured, grant.refreshToken);
       latestRefresh = grant.refreshToken;
-      d.log.info('mailbox OAuth refresh token rotated by the provider; the new one is stored sealed', { user: s.user, durable: Boolean(d.store) });
+      deps.log.info('mailbox OAuth refresh token rotated by the provider; the new one is stored sealed', { user: s.user, durable: Boolean(deps.store) });
     }
     const lifetimeMs = (grant.expiresIn ?? DEFAULT_LIFETIME_S) * 1000;
     // Refresh shortly before expiry: a tenth of the lifetime, at most a minute.
     cached = { token: grant.accessToken, refreshAt: started + lifetimeMs - Math.min(MAX_MARGIN_MS, lifetimeMs / 10) };
-    d.log.debug('mailbox OAuth access token refreshed', { user: s.user, expires_in_s: grant.expiresIn ?? null });
+    deps.log.debug('mailbox OAuth access token refreshed', { user: s.user, expires_in_s: grant.expiresIn ?? null });
     return grant.accessToken;
   }
 
@@ -99,7 +99,7 @@ export function createAccessTokens(s: OAuthSettings, d: TokenProviderDeps): Acce
 
   return {
     get(signal) {
-      if (cached && d.clock.now() < cached.refreshAt) return Promise.resolve(cached.token);
+      if (cached && deps.clock.now() < cached.refreshAt) return Promise.resolve(cached.token);
       // One request at a time: concurrent callers share it (a rotation must not race itself).
       inflight ??= refresh(signal).finally(() => {
         inflight = undefined;
