@@ -164,7 +164,7 @@ export class PaydPaymentProviderService extends AbstractPaymentProvider<PaydProv
       const intent = event.data as Intent & { underpaid_by?: number; settled_by?: string };
       const session = ORDER_ID.exec(String(intent.order_id ?? ''));
       if (!session) return notSupported;
-      const amount = intent.price?.amount ?? intent.amount_exact ?? intent.amount;
+      const amount = amountOf(intent);
       // Short money settled by an operator is for the shop to check, not to ship on.
       if (intent.underpaid_by !== undefined && intent.settled_by !== 'merchant') return { action: 'requires_more', data: { session_id: session[1]!, amount } };
       return { action: this.settings.capture ? 'captured' : 'authorized', data: { session_id: session[1]!, amount } };
@@ -174,7 +174,7 @@ export class PaydPaymentProviderService extends AbstractPaymentProvider<PaydProv
       const intent = await this.call(() => this.payd.getIntent(String(event.data?.intent_id)));
       const session = ORDER_ID.exec(intent.order_id);
       if (!session) return notSupported;
-      return { action: 'requires_more', data: { session_id: session[1]!, amount: intent.price?.amount ?? intent.amount_exact ?? intent.amount } };
+      return { action: 'requires_more', data: { session_id: session[1]!, amount: amountOf(intent) } };
     }
     return notSupported;
   }
@@ -200,7 +200,7 @@ export class PaydPaymentProviderService extends AbstractPaymentProvider<PaydProv
       checkout_url: intent.checkout_url,
       payment_uri: intent.payment_uri ?? null,
       pay_amount: intent.pay_amount_exact ?? String(intent.pay_amount),
-      currency: intent.currency,
+      currency: intent.currency ?? method,
       amount,
       currency_code: code,
       expires_at: intent.expires_at,
@@ -280,4 +280,14 @@ function toMedusaError(err: unknown): Error {
   }
   if (err instanceof PaydNetworkError) return new MedusaError(MedusaError.Types.UNEXPECTED_STATE, `payd did not answer: ${err.message}`);
   return err instanceof Error ? err : new Error(String(err));
+}
+
+/**
+ * What the session was for: the fiat price the cart gave, or the amount asked. An intent this
+ * provider created always has one (it names its method); one without is not ours to act on.
+ */
+function amountOf(intent: Pick<Intent, 'price' | 'amount_exact' | 'amount' | 'intent_id'>): string | number {
+  const amount = intent.price?.amount ?? intent.amount_exact ?? intent.amount;
+  if (amount === null || amount === undefined) throw new MedusaError(MedusaError.Types.INVALID_DATA, `payd: intent ${intent.intent_id} has no amount yet (its customer has not chosen how to pay)`);
+  return amount;
 }
