@@ -208,6 +208,61 @@ test('the webhook endpoint: read, set, removed', async () => {
   assert.equal((await client.setWebhookEndpoint(payd.receiver.url)).url, payd.receiver.url);
 });
 
+test('open intents and payment links: an open intent fetched with its options; a link created, listed, fetched by slug, deactivated and activated; their errors typed', async () => {
+  const client = clientFor(payd);
+  const open = await client.createOpenIntent({ amount: 4999, methods: ['UPI', 'USDT_TRC20'], order_id: 'node-open-1' });
+  assert.deepEqual([open.status, open.currency, open.pay_amount], ['pending', null, null]);
+  assert.deepEqual(open.price, { amount: 4999, currency: 'INR' });
+  assert.equal((await client.createOpenIntent({ amount: 4999, methods: ['UPI', 'USDT_TRC20'], order_id: 'node-open-1' })).intent_id, open.intent_id, 'idempotent on order_id');
+  const fetched = await client.getIntent(open.intent_id);
+  assert.deepEqual(fetched.options?.map((o) => [o.currency, o.group, o.pay_amount]), [['UPI', 'UPI', null], ['USDT_TRC20', 'USDT', null]]);
+  const both = await apiError(() => client.createOpenIntent({ amount: 10, methods: ['UPI'], currency: 'UPI', order_id: 'node-open-2' } as never));
+  assert.deepEqual([both.status, both.code], [400, 'INVALID_REQUEST']);
+
+  const link = await client.createPaymentLink({ title: 'Blue saree', amount: 499, methods: ['UPI'] });
+  assert.deepEqual([link.title, link.price, link.status, link.payments], ['Blue saree', { amount: 499, currency: 'INR' }, 'active', 0]);
+  const counter = await client.createPaymentLink({ title: 'Counter', customer_amount: { min: 10, max: 5000 } });
+  assert.deepEqual((await client.listPaymentLinks()).map((l) => l.link_id).slice(0, 2), [counter.link_id, link.link_id], 'newest first');
+  assert.deepEqual((await client.listPaymentLinks({ limit: 1 })).map((l) => l.link_id), [counter.link_id]);
+  const slug = new URL(link.url).pathname.split('/').at(-1)!;
+  assert.equal((await client.getPaymentLink(slug)).link_id, link.link_id, 'fetched by its slug');
+  assert.equal((await client.deactivatePaymentLink(link.link_id)).status, 'inactive');
+  assert.equal((await client.getPaymentLink(link.link_id)).status, 'inactive');
+  assert.equal((await client.activatePaymentLink(slug)).status, 'active');
+
+  // Every method is enabled in the sandbox: a method payd does not know stands for one not enabled.
+  const unsupported = await apiError(() => client.createPaymentLink({ title: 'Gold', amount: 10, methods: ['DOGE' as 'UPI'] }));
+  assert.deepEqual([unsupported.status, unsupported.code], [400, 'METHOD_UNSUPPORTED']);
+  const twoPrices = await apiError(() => client.createPaymentLink({ title: 'Gold', amount: 10, customer_amount: { min: 1, max: 2 } }));
+  assert.deepEqual([twoPrices.status, twoPrices.code], [400, 'INVALID_REQUEST']);
+  assert.ok(twoPrices.errors.some((e) => e.field === 'amount'), JSON.stringify(twoPrices.errors));
+  const other = await payd.merchant();
+  const notYours = await apiError(() => clientFor(payd, other).getPaymentLink(link.link_id));
+  assert.deepEqual([notYours.status, notYours.code], [404, 'NOT_FOUND']);
+});
+
+test('payment links retry only where safe: a create whose answer was lost is not sent again; a deactivate is', async () => {
+  let lose = 1;
+  const sent: string[] = [];
+  const lossy: typeof fetch = async (input, init) => {
+    sent.push(`${init?.method} ${new URL(String(input)).pathname}`);
+    const res = await fetch(input, init);
+    if (lose-- > 0) throw new TypeError('fetch failed', { cause: new Error('socket hang up') });
+    return res;
+  };
+  const client = clientFor(payd, { fetch: lossy });
+  const before = (await clientFor(payd).listPaymentLinks({ limit: 100 })).length;
+  await assert.rejects(client.createPaymentLink({ title: 'Lost answer', amount: 5 }), PaydNetworkError);
+  assert.deepEqual(sent, ['POST /api/v1/payment-links']);
+  const links = await clientFor(payd).listPaymentLinks({ limit: 100 });
+  assert.equal(links.length, before + 1, 'payd made the one link it was sent');
+
+  lose = 1;
+  sent.length = 0;
+  assert.equal((await client.deactivatePaymentLink(links[0]!.link_id)).status, 'inactive');
+  assert.equal(sent.length, 2, 'sent again after the lost answer');
+});
+
 test('retries only where safe: a lost create answer is retried into the same intent; a GET after a 502; never a cancel', async () => {
   // A create whose request reached payd but whose answer was lost on the way back.
   let lose = 1;

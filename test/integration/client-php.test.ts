@@ -151,6 +151,38 @@ test('PHP: Webhook::verify accepts payd’s real deliveries, refuses tampered, f
   payd.webhookSecret = rotated.webhook_secret;
 });
 
+test('PHP: an open intent fetched with its options; a payment link created, listed, fetched by slug, deactivated and activated; their errors; a lost link create never resent', async () => {
+  const open = await ok('createOpenIntent', [{ amount: '4999', methods: ['UPI', 'USDT_TRC20'], order_id: 'php-open-1' }]);
+  assert.deepEqual([open.status, open.currency, open.pay_amount], ['pending', null, null]);
+  assert.equal((await ok('createOpenIntent', [{ amount: '4999', methods: ['UPI', 'USDT_TRC20'], order_id: 'php-open-1' }])).intent_id, open.intent_id);
+  const fetched = await ok('getIntent', [open.intent_id]);
+  assert.deepEqual(fetched.options.map((o: any) => [o.currency, o.group, o.pay_amount]), [['UPI', 'UPI', null], ['USDT_TRC20', 'USDT', null]]);
+
+  const link = await ok('createPaymentLink', [{ title: 'Blue saree', amount: '499', methods: ['UPI'] }]);
+  assert.deepEqual([link.title, link.price, link.status], ['Blue saree', { amount: 499, currency: 'INR' }, 'active']);
+  const counter = await ok('createPaymentLink', [{ title: 'Counter', customer_amount: { min: '10', max: '5000' } }]);
+  assert.deepEqual((await ok('listPaymentLinks')).map((l: any) => l.link_id).slice(0, 2), [counter.link_id, link.link_id]);
+  assert.deepEqual((await ok('listPaymentLinks', [{ limit: 1 }])).map((l: any) => l.link_id), [counter.link_id]);
+  const slug = new URL(link.url).pathname.split('/').at(-1)!;
+  assert.equal((await ok('getPaymentLink', [slug])).link_id, link.link_id);
+  assert.equal((await ok('deactivatePaymentLink', [link.link_id])).status, 'inactive');
+  assert.equal((await ok('getPaymentLink', [link.link_id])).status, 'inactive');
+  assert.equal((await ok('activatePaymentLink', [slug])).status, 'active');
+
+  // Every method is enabled in the sandbox: a method payd does not know stands for one not enabled.
+  const unsupported = await failure('createPaymentLink', [{ title: 'Gold', amount: '10', methods: ['DOGE'] }]);
+  assert.deepEqual([unsupported.class, unsupported.status, unsupported.code], ['Payd\\Exception\\ApiException', 400, 'METHOD_UNSUPPORTED']);
+  const notYours = await failure('getPaymentLink', [link.link_id], { as: await payd.merchant() });
+  assert.deepEqual([notYours.status, notYours.code], [404, 'NOT_FOUND']);
+
+  const before = (await ok('listPaymentLinks', [{ limit: 100 }])).length;
+  const lost = await php('createPaymentLink', [{ title: 'Lost answer', amount: '5' }], { options: { lose_answers: 1 } });
+  assert.deepEqual([lost.error?.class, lost.sent], ['Payd\\Exception\\NetworkException', ['POST /api/v1/payment-links']]);
+  assert.equal((await ok('listPaymentLinks', [{ limit: 100 }])).length, before + 1, 'payd made the one link it was sent');
+  const deactivated = await php('deactivatePaymentLink', [link.link_id], { options: { lose_answers: 1 } });
+  assert.deepEqual([deactivated.ok?.status, deactivated.sent.length], ['inactive', 2], 'a deactivate is sent again after a lost answer');
+});
+
 test('PHP: retries only where safe (a lost create answer retried into the same intent, never a cancel); 429 Retry-After waited out, or thrown past the bound', async () => {
   const created = await php('createIntent', [{ amount: '77', currency: 'UPI', order_id: 'php-retry-1' }], { options: { lose_answers: 1 } });
   assert.deepEqual(created.sent, ['POST /api/v1/intents/create-payment', 'POST /api/v1/intents/create-payment']);

@@ -3,13 +3,17 @@ import type {
   AcceptPaymentResult,
   CreatedIntent,
   CreateIntentInput,
+  CreateOpenIntentInput,
+  CreatePaymentLinkInput,
   EventPage,
   Intent,
   IntentPage,
   ListEventsQuery,
   ListIntentsQuery,
+  ListPaymentLinksQuery,
   MarkRefundedResult,
   PaydEvent,
+  PaymentLink,
   RotatedWebhookSecret,
   WebhookEndpoint,
 } from './types.js';
@@ -33,6 +37,7 @@ export interface PaydClientOptions {
 }
 
 const intentPath = (intentId: string) => `/api/v1/intents/${encodeURIComponent(intentId)}`;
+const linkPath = (linkId: string) => `/api/v1/payment-links/${encodeURIComponent(linkId)}`;
 const paymentPath = (intentId: string, transactionHash: string) => `${intentPath(intentId)}/payments/${encodeURIComponent(transactionHash)}`;
 
 /**
@@ -133,5 +138,45 @@ export class PaydClient {
     }
   }
 
-  // Payment links and open intents join here, one method per operation, once the API has them.
+  /**
+   * Creates an open intent: the customer picks one of `methods` on the checkout (send them to
+   * `checkout_url`). Until then `currency`, `amount` and `pay_amount` are null and `options`
+   * lists the choice. Idempotent on `order_id` like `createIntent` (the same price and methods
+   * return the intent), so it is retried the same way.
+   */
+  createOpenIntent(input: CreateOpenIntentInput): Promise<CreatedIntent> {
+    return this.#call({ method: 'POST', path: '/api/v1/intents/create-payment', body: input, replayable: true });
+  }
+
+  /**
+   * Creates a payment link. Not idempotent (each call makes another link), so it is never sent
+   * again after a network error or a 5xx: list the links to see whether it was made.
+   */
+  createPaymentLink(input: CreatePaymentLinkInput): Promise<PaymentLink> {
+    return this.#call({ method: 'POST', path: '/api/v1/payment-links', body: input, replayable: false });
+  }
+
+  /** Your links, newest first: `limit` of them (default 50, at most 100; the API has no further pages). */
+  async listPaymentLinks(query: ListPaymentLinksQuery = {}): Promise<PaymentLink[]> {
+    const list = await this.#call<{ data: PaymentLink[] }>({ method: 'GET', path: '/api/v1/payment-links', query, replayable: true });
+    return list.data;
+  }
+
+  /** A link by its `link_id` or its slug (the last part of its `url`); another merchant's is 404 NOT_FOUND. */
+  getPaymentLink(linkId: string): Promise<PaymentLink> {
+    return this.#call({ method: 'GET', path: linkPath(linkId), replayable: true });
+  }
+
+  /**
+   * Turns the link off (its page takes nothing; `status: 'inactive'`). Sets a state, so sending
+   * it again leaves the same state: retried like a read.
+   */
+  deactivatePaymentLink(linkId: string): Promise<PaymentLink> {
+    return this.#call({ method: 'POST', path: `${linkPath(linkId)}/deactivate`, replayable: true });
+  }
+
+  /** Turns the link on again; retried like `deactivatePaymentLink`. */
+  activatePaymentLink(linkId: string): Promise<PaymentLink> {
+    return this.#call({ method: 'POST', path: `${linkPath(linkId)}/activate`, replayable: true });
+  }
 }

@@ -19,9 +19,10 @@ export interface Call {
   query?: Record<string, string | number | undefined>;
   body?: unknown;
   /**
-   * Safe to send again when the first answer was lost or a 5xx: reads, and the create (payd
-   * answers a repeated order_id with the intent it already made). A cancel, an accept or a
-   * secret rotation is not replayed: the caller learns of the failure and decides.
+   * Safe to send again when the first answer was lost or a 5xx: reads, the intent creates (payd
+   * answers a repeated order_id with the intent it already made), and a link's deactivate or
+   * activate (it sets a state). A cancel, an accept, a link's create or a secret rotation is not
+   * replayed: the caller learns of the failure and decides.
    */
   replayable: boolean;
 }

@@ -24,8 +24,16 @@ export type FieldError = Schemas['FieldError'];
 export type IntentPage = Schemas['IntentPage'];
 export type EventPage = Omit<Schemas['EventPage'], 'data'> & { data: PaydEvent[] };
 
+type CreateBody = JsonBody<operations['createPayment']['requestBody']>;
 /** The create's body: `amount` (a number, or a decimal string for exact amounts) or `price`, `currency`, `order_id`. */
-export type CreateIntentInput = JsonBody<operations['createPayment']['requestBody']>;
+export type CreateIntentInput = Omit<CreateBody, 'currency' | 'methods'> & { currency: NonNullable<CreateBody['currency']> };
+/**
+ * An open intent's body: `methods` (a list, or `'all'`) instead of `currency`, with a fiat
+ * `price`, or `amount` as a price in INR; the customer picks the method on the checkout.
+ */
+export type CreateOpenIntentInput = Omit<CreateBody, 'currency' | 'methods'> & { methods: NonNullable<CreateBody['methods']> };
+/** One method an open intent offers, with its `pay_amount` once the customer chose it. */
+export type IntentOption = NonNullable<CreatedIntent['options']>[number];
 export type Currency = CreateIntentInput['currency'];
 /** Filters of the intent list; the client pages through `cursor` itself. */
 export type ListIntentsQuery = Omit<Query<operations['listIntents']>, 'cursor'>;
@@ -33,6 +41,12 @@ export type IntentStatus = NonNullable<ListIntentsQuery['status']>;
 export type ListEventsQuery = Query<operations['listEvents']>;
 export type AcceptPaymentResult = JsonBody<operations['acceptPayment']['responses'][200]>;
 export type MarkRefundedResult = JsonBody<operations['markPaymentRefunded']['responses'][200]>;
+/** A payment link: its public `url`, QR codes, price (or the customer's bounds), `status` and paid `payments`. */
+export type PaymentLink = Schemas['PaymentLink'];
+export type PaymentLinkStatus = PaymentLink['status'];
+/** `title` and exactly one of `amount` (INR), `price` and `customer_amount`; optional `methods`, `single_use`, `expires_at`. */
+export type CreatePaymentLinkInput = JsonBody<operations['createPaymentLink']['requestBody']>;
+export type ListPaymentLinksQuery = Query<operations['listPaymentLinks']>;
 
 type ErrorBodyOf<Op> = Op extends { responses: infer R } ? { [S in keyof R]: S extends 200 ? never : JsonBody<R[S]> }[keyof R] : never;
 type AnyErrorBody = { [K in keyof operations]: ErrorBodyOf<operations[K]> }[keyof operations];

@@ -156,7 +156,65 @@ final class Client
         }
     }
 
-    // Payment links and open intents join here, one method per operation, once the API has them.
+    /**
+     * Creates an open intent: the customer picks one of `methods` (a list of method ids, or
+     * "all") on the checkout; send them to checkout_url. Until then currency, amount and
+     * pay_amount are null and `options` lists the choice. Give a fiat `price`, or `amount` as a
+     * price in INR. Idempotent on order_id like createIntent (the same price and methods return
+     * the intent), so it is retried the same way.
+     *
+     * @param array{amount?: string|int|float, price?: array{amount: string|int|float, currency: string}, methods: string|list<string>, order_id: string, return_url?: string} $input
+     */
+    public function createOpenIntent(array $input): array
+    {
+        return $this->call('POST', '/api/v1/intents/create-payment', body: $input, replayable: true);
+    }
+
+    /**
+     * Creates a payment link. Not idempotent (each call makes another link), so it is never sent
+     * again after a network error or a 5xx: list the links to see whether it was made.
+     *
+     * @param array{title: string, amount?: string|int|float, price?: array{amount: string|int|float, currency: string}, customer_amount?: array{min: string|int|float, max: string|int|float, currency?: string}, methods?: list<string>, single_use?: bool, expires_at?: string} $input
+     *   title and exactly one of amount (INR), price and customer_amount
+     */
+    public function createPaymentLink(array $input): array
+    {
+        return $this->call('POST', '/api/v1/payment-links', body: $input, replayable: false);
+    }
+
+    /**
+     * Your links, newest first: `limit` of them (default 50, at most 100; the API has no further pages).
+     *
+     * @param array{limit?: int} $query
+     * @return list<array>
+     */
+    public function listPaymentLinks(array $query = []): array
+    {
+        return $this->call('GET', '/api/v1/payment-links', query: $query, replayable: true)['data'];
+    }
+
+    /** A link by its link_id or its slug (the last part of its url); another merchant's is 404 NOT_FOUND. */
+    public function getPaymentLink(string $linkId): array
+    {
+        return $this->call('GET', self::linkPath($linkId), replayable: true);
+    }
+
+    /** Turns the link off (its page takes nothing; status "inactive"). Sets a state, so it is retried like a read. */
+    public function deactivatePaymentLink(string $linkId): array
+    {
+        return $this->call('POST', self::linkPath($linkId) . '/deactivate', replayable: true);
+    }
+
+    /** Turns the link on again; retried like deactivatePaymentLink. */
+    public function activatePaymentLink(string $linkId): array
+    {
+        return $this->call('POST', self::linkPath($linkId) . '/activate', replayable: true);
+    }
+
+    private static function linkPath(string $linkId): string
+    {
+        return '/api/v1/payment-links/' . rawurlencode($linkId);
+    }
 
     private static function intentPath(string $intentId): string
     {
@@ -170,8 +228,9 @@ final class Client
 
     /**
      * One API call with the retry rule. `replayable`: safe to send again when the answer was
-     * lost or a 5xx (reads, and the create, idempotent on order_id). A 429 is refused before
-     * payd reads the request, so any call may be sent again after one.
+     * lost or a 5xx (reads, the intent creates, idempotent on order_id, and a link's deactivate
+     * or activate, which set a state). A 429 is refused before payd reads the request, so any
+     * call may be sent again after one.
      */
     private function call(string $method, string $path, array $query = [], ?array $body = null, bool $replayable = false): array
     {
