@@ -90,7 +90,7 @@ forEachStore((store) => {
     assert.equal(off.status, 303);
     assert.equal(off.headers.get('location'), `/console/links/${linkId}?done=link-deactivated`);
     const offPage = await (await get(off.headers.get('location')!)).text();
-    assert.match(offPage, /b-inactive/);
+    assert.match(offPage, /<span class="badge b-inactive">deactivated<\/span>/);
     assert.match(offPage, />Activate</);
     assert.match(await (await fetch(`${base}/l/${slug}`)).text(), /turned off by the shop/);
     const on = await post(`/console/links/${linkId}/activate`, {});

@@ -17,6 +17,9 @@ export function linkPrice(l: Pick<LinkView, 'price' | 'customer_amount'>): strin
 /** The QR is served by the link's own page route, on this same server: a relative path keeps it same-origin. */
 const qrPath = (l: Pick<LinkView, 'url'>, kind: 'svg' | 'png') => `${new URL(l.url).pathname}/qr.${kind}`;
 
+/** The link's state in the operator's words: the API's `inactive` is a link someone deactivated. */
+const stateBadge = (status: LinkView['status']): Safe => html`<span class="badge b-${status}">${status === 'inactive' ? 'deactivated' : status}</span>`;
+
 /** Deactivate (an active link) or Activate (any other): one service call each. */
 function toggle(csrf: string, l: LinkView): Safe {
   return l.status === 'inactive'
@@ -27,7 +30,7 @@ function toggle(csrf: string, l: LinkView): Safe {
 export function linksBody(options: { links: LinkView[]; merchants: Merchant[]; csrf: string }): Safe {
   const rows = options.links.map(
     (l) => html`<li class="row"><span class="main"><a class="title" href="/console/links/${l.link_id}">${l.title}</a><span class="amount">${linkPrice(l)}</span></span>
-<span class="sub">${badge(l.status)} <span>paid ${l.payments}×</span>${l.single_use ? html` <span>single use</span>` : ''} <span>created ${when(Date.parse(l.created_at))}</span></span>
+<span class="sub">${stateBadge(l.status)} <span>paid ${l.payments}×</span>${l.single_use ? html` <span>single use</span>` : ''} <span>created ${when(Date.parse(l.created_at))}</span></span>
 <span class="sub"><a class="mono" href="${l.url}">${l.url}</a></span>
 ${toggle(options.csrf, l)}</li>`,
   );
@@ -65,7 +68,7 @@ export function linkBody(options: { link: LinkView; intents: Page<IntentsTable>;
 </a></li>`,
   );
   return html`<section class="card">${facts([
-    ['State', badge(l.status)],
+    ['State', stateBadge(l.status)],
     ['Price', linkPrice(l)],
     ['URL', html`<a class="mono" href="${l.url}">${l.url}</a>`],
     ['Paid', String(l.payments)],
