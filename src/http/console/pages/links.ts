@@ -1,6 +1,7 @@
 import type { IntentsTable } from '../../../db/schema.ts';
 import { amountFromDb } from '../../../db/amounts.ts';
 import { effectiveStatus } from '../../../domain/intent.ts';
+import { FIAT_CODES } from '../../../domain/rates.ts';
 import type { Page } from '../../../services/console-views.ts';
 import type { LinkView } from '../../../services/links/index.ts';
 import type { Merchant } from '../../../services/merchants/index.ts';
@@ -48,7 +49,7 @@ ${active.length === 0
   : html`<form method="post" action="/console/links" class="card stack">${csrfField(options.csrf)}
 ${merchant}
 <label>Title <input name="title" required maxlength="100" placeholder="Blue saree"></label>
-<label>Currency <select name="currency"><option value="INR">INR</option><option value="USD">USD</option><option value="EUR">EUR</option></select></label>
+<label>Currency <select name="currency">${FIAT_CODES.map((f) => html`<option value="${f}">${f}</option>`)}</select></label>
 <fieldset><legend>Fixed price</legend>
 <label>Price <input name="price" inputmode="decimal" placeholder="499"></label></fieldset>
 <fieldset><legend>Or the customer enters the amount (a counter QR)</legend>
