@@ -27,7 +27,7 @@ export interface ViewDeps {
   merchants: Pick<MerchantService, 'list' | 'get'>;
   /** Held payments: the list the CLI's `payd payments list --held` reads. */
   held: Pick<HeldPayments, 'listPayments'>;
-  /** Payment links of every merchant, as `payd links list` and `payd links show` read them. */
+  /** Payment links of every merchant, as `payd links list` reads them; one by id or slug. */
   links: Pick<LinkService, 'list' | 'get'>;
   /** Each source's state as this process sees it, the leader's recorded lag, the UPI alert watch. */
   sources: () => Promise<SourcesReport>;
