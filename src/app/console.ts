@@ -60,6 +60,7 @@ export interface ConsoleServices {
   cancels: Served['cancels'];
   manualSettlement: Served['manualSettlement'];
   heldPayments: Served['held'] & Served['heldActions'];
+  links: Served['links'] & Served['linkActions'];
   clock: Clock;
   log: Logger;
   livemode: boolean;
@@ -81,6 +82,8 @@ export function consoleRoutes(c: ConsoleParts, s: ConsoleServices): Served {
     held: s.heldPayments,
     heldActions: s.heldPayments,
     merchantActions: s.merchants,
+    links: s.links,
+    linkActions: s.links,
     clock: s.clock,
     log: s.log.child({ component: 'console' }),
     livemode: s.livemode,

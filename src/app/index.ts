@@ -162,7 +162,7 @@ export async function createApp(options: AppOptions) {
       const toRun = opts.workers ? await sources() : [];
       let listening: string | null = null;
       if (opts.http) {
-        const console = consoleRoutes(consoleParts, { intents, payments, events, merchants, cancels, manualSettlement, heldPayments, clock, log, livemode });
+        const console = consoleRoutes(consoleParts, { intents, payments, events, merchants, cancels, manualSettlement, heldPayments, links, clock, log, livemode });
         const parts = { config, methods, intents, merchants, listing, cancels, heldPayments, money: (i: Intent) => moneyOfOne(db, i), feed, links, publicUrl, livemode, clock, log, metrics, wakeups, readiness, console };
         listening = await serveApi(parts, serving, stops, () => closingDeadline);
       }

@@ -37,6 +37,8 @@ export interface IntentFilter {
   /** created_at bounds, ms: from inclusive, to exclusive. */
   from?: number;
   to?: number;
+  /** Only the intents customers created from this payment link. */
+  linkId?: string;
   cursor?: string;
   limit: number;
 }
@@ -65,6 +67,7 @@ export function createConsoleViews(deps: { db: Db }) {
       if (f.method) q = q.where('method', '=', f.method);
       if (f.from !== undefined) q = q.where('created_at', '>=', f.from);
       if (f.to !== undefined) q = q.where('created_at', '<', f.to);
+      if (f.linkId !== undefined) q = q.where('link_id', '=', f.linkId);
       if (f.cursor) {
         const at = decodeCursor(f.cursor);
         q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(at.at, at.id)));

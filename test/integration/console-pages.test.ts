@@ -60,6 +60,12 @@ test('every page: screenshots at 360 and 1280 px in light and dark, no serious a
   const lateQuote = await app.ledger.ingest({ method: 'USDT_TRC20', receiver: pricedRow.receiver, amountMinor: pricedRow.payAmountMinor, txRef: `trc20-${now}`, occurredAt: afterQuote, observedAt: afterQuote, source: 'trongrid' });
   assert.deepEqual([lateQuote.kind, lateQuote.kind === 'held' && lateQuote.reason], ['held', 'quote_expired']);
 
+  // Payment links: one whose title is markup, with a customer's choice on it; a counter QR, turned off.
+  const link = await app.links.create(creds.client_id, { title: SCRIPT('link'), price: { amount: '499', currency: 'INR' } }, 'cli');
+  await app.links.choose(new URL(link.url).pathname.split('/').pop()!, { method: 'UPI' });
+  const counter = await app.links.create(creds.client_id, { title: 'Counter', customerAmount: { min: '10', max: '5000', currency: 'INR' }, singleUse: true }, 'cli');
+  await app.links.deactivate(counter.link_id, { actor: 'cli' });
+
   const invite = await app.consoleAccess.invite("Asha's phone");
   const inviteUrl = `${c.origin}/console/invite/${invite.token}`;
   const anonymous = [
@@ -76,6 +82,8 @@ test('every page: screenshots at 360 and 1280 px in light and dark, no serious a
     ['payments-held', `${c.origin}/console/payments?view=held`],
     ['payments-rejected', `${c.origin}/console/payments?view=rejected`],
     ['rejected-mail', `${c.origin}/console/payments/rejected?ref=imap%3A1%3A42`],
+    ['links', `${c.origin}/console/links`],
+    ['link', `${c.origin}/console/links/${link.link_id}`],
     ['merchants', `${c.origin}/console/merchants`],
     ['sources', `${c.origin}/console/sources`],
   ] as const;
@@ -116,6 +124,10 @@ test('every page: screenshots at 360 and 1280 px in light and dark, no serious a
   const heldTab = (await page.locator('main').textContent()) ?? '';
   assert.match(heldTab, /paid after the price quote expired: the rate has changed; accept at today's rate or refund/);
   assert.match(heldTab, /arrived after the intent was canceled/);
+  await page.goto(`${c.origin}/console/links/${link.link_id}`);
+  assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), `Link ${SCRIPT('link')}`);
+  // The QR the page shows is loaded (same origin, under the console's CSP) and drawn.
+  assert.equal(await page.locator('.qr img').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0), true);
   await page.goto(`${c.origin}/console/merchants`);
   assert.match((await page.locator('main').textContent()) ?? '', /Chai <script>window.__pwned='merchant'<\/script>/);
 

@@ -4,6 +4,7 @@ import type { HeldPayments } from '../../services/held-payments.ts';
 import type { IntentCancellation } from '../../services/intents/cancel.ts';
 import type { MerchantService } from '../../services/merchants/index.ts';
 import type { ManualSettlementService } from '../../services/manual-settlement.ts';
+import type { LinkInput, LinkService } from '../../services/links/index.ts';
 import { htmlPage, seeOther } from './headers.ts';
 import { page } from './layout.ts';
 import { secretsBody } from './pages/merchants.ts';
@@ -16,6 +17,7 @@ export interface ActionDeps {
   manualSettlement: Pick<ManualSettlementService, 'settle' | 'preview'>;
   heldActions: Pick<HeldPayments, 'acceptPayment' | 'markRefunded'>;
   merchantActions: Pick<MerchantService, 'create' | 'rotateSecret' | 'revoke' | 'setWebhook'>;
+  linkActions: Pick<LinkService, 'create' | 'soleMerchant' | 'deactivate' | 'activate'>;
 }
 
 /** As `payd merchant rotate-secret` without --grace: the old secret keeps working 10 minutes. */
@@ -28,6 +30,20 @@ const field = (form: URLSearchParams, name: string, max = 500) => {
 };
 const param = (event: { context: { params?: Record<string, string> } }, name: string) => event.context.params?.[name] ?? '';
 const intentPath = (id: string) => `/console/intents/${encodeURIComponent(id)}`;
+const linkPath = (id: string) => `/console/links/${encodeURIComponent(id)}`;
+
+/** The New link form as the service's input: a fixed price, or min and max the customer enters between. */
+function linkInput(form: URLSearchParams): LinkInput {
+  const currency = field(form, 'currency', 8);
+  const [price, min, max] = [field(form, 'price', 40), field(form, 'min', 40), field(form, 'max', 40)];
+  if (price !== '' && (min !== '' || max !== '')) throw new PaydError('INVALID_REQUEST', 'Give either a fixed price or a minimum and maximum for the customer to enter, not both.');
+  if (price === '' && (min === '' || max === '')) throw new PaydError('INVALID_REQUEST', 'Give a fixed price, or both a minimum and a maximum for the customer to enter.');
+  return {
+    title: field(form, 'title', 200),
+    ...(price !== '' ? { price: { amount: price, currency } } : { customerAmount: { min, max, currency } }),
+    singleUse: form.get('single_use') === '1',
+  };
+}
 
 /**
  * Every change the console can make: each one service call, the same the CLI command makes,
@@ -74,6 +90,23 @@ export function actionRoutes(kit: ConsoleKit, deps: ActionDeps): void {
     const r = await deps.manualSettlement.settle({ ...input, note: note || undefined, actor, acceptDifference });
     return seeOther(`${intentPath(r.intent_id)}?done=assigned`);
   });
+
+  kit.post('/console/links', async ({ actor }, form) => {
+    const input = linkInput(form);
+    const merchant = field(form, 'merchant', 64) || (await deps.linkActions.soleMerchant());
+    const link = await deps.linkActions.create(merchant, input, actor);
+    return seeOther(`${linkPath(link.link_id)}?done=link-created`);
+  });
+
+  for (const [verb, done] of [
+    ['deactivate', 'link-deactivated'],
+    ['activate', 'link-activated'],
+  ] as const) {
+    kit.post(`/console/links/:id/${verb}`, async ({ event, actor }) => {
+      const link = await deps.linkActions[verb](param(event, 'id'), { actor });
+      return seeOther(`${linkPath(link.link_id)}?done=${done}`);
+    });
+  }
 
   kit.post('/console/merchants', async ({ shell, actor }, form) => {
     const c = await deps.merchantActions.create({ name: field(form, 'name', 100), webhookUrl: field(form, 'webhook_url') || null }, actor);

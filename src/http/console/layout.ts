@@ -3,12 +3,13 @@ import { shownAmount } from '../checkout/format.ts';
 import { builtinMethods } from '../../methods/registry.ts';
 import type { ConsoleAssets } from './assets.ts';
 
-export type Section = 'today' | 'intents' | 'payments' | 'merchants' | 'sources' | null;
+export type Section = 'today' | 'intents' | 'payments' | 'links' | 'merchants' | 'sources' | null;
 
 const NAV: Array<[Exclude<Section, null>, string, string]> = [
   ['today', 'Today', '/console'],
   ['intents', 'Intents', '/console/intents'],
   ['payments', 'Payments', '/console/payments'],
+  ['links', 'Links', '/console/links'],
   ['merchants', 'Merchants', '/console/merchants'],
   ['sources', 'Sources', '/console/sources'],
 ];

@@ -6,11 +6,13 @@ import type { ConsoleViews } from '../../services/console-views.ts';
 import type { EventService } from '../../services/events/operator.ts';
 import type { HeldPayments } from '../../services/held-payments.ts';
 import type { IntentService } from '../../services/intents/index.ts';
+import type { LinkService } from '../../services/links/index.ts';
 import type { MerchantService } from '../../services/merchants/index.ts';
 import type { createPaymentQueries } from '../../services/payments.ts';
 import { htmlPage } from './headers.ts';
 import { page } from './layout.ts';
 import { intentBody, intentsBody } from './pages/intents.ts';
+import { linkBody, linksBody } from './pages/links.ts';
 import { merchantsBody } from './pages/merchants.ts';
 import { paymentsBody, rejectionBody, type PaymentsTab } from './pages/payments.ts';
 import { sourcesBody, type SourcesReport } from './pages/sources.ts';
@@ -25,12 +27,16 @@ export interface ViewDeps {
   merchants: Pick<MerchantService, 'list' | 'get'>;
   /** Held payments: the list the CLI's `payd payments list --held` reads. */
   held: Pick<HeldPayments, 'listPayments'>;
+  /** Payment links of every merchant, as `payd links list` reads them; one by id or slug. */
+  links: Pick<LinkService, 'list' | 'get'>;
   /** Each source's state as this process sees it, the leader's recorded lag, the UPI alert watch. */
   sources: () => Promise<SourcesReport>;
   clock: Clock;
 }
 
 const PAGE_SIZE = 25;
+/** The links page lists the newest links (the service's own cap); older ones stay reachable by URL. */
+const LINKS_SHOWN = 500;
 const STATUSES: IntentStatus[] = ['pending', 'settled', 'expired', 'canceled'];
 /** Notices a redirect may ask for (a closed set: nothing from the URL is shown as is). */
 const NOTICES: Record<string, string> = {
@@ -42,6 +48,9 @@ const NOTICES: Record<string, string> = {
   rotated: 'New client secret issued.',
   revoked: 'Merchant revoked: its API keys stopped working.',
   webhook: 'Webhook endpoint saved.',
+  'link-created': 'Payment link created: forward its URL or print its QR code.',
+  'link-deactivated': 'Link deactivated: its page says so and takes no payment.',
+  'link-activated': 'Link activated: customers can pay through it again.',
 };
 
 const query = (event: H3Event, name: string) => event.url.searchParams.get(name)?.slice(0, 200) ?? undefined;
@@ -121,6 +130,17 @@ export function viewRoutes(kit: ConsoleKit, deps: ViewDeps): void {
 
   kit.get('/console/merchants', async ({ shell, event, session }) => {
     return htmlPage(page(shell, { title: 'Merchants', section: 'merchants', notice: notice(event), body: merchantsBody({ merchants: await deps.merchants.list(), csrf: session.csrf }) }));
+  });
+
+  kit.get('/console/links', async ({ shell, event, session }) => {
+    const [links, merchants] = await Promise.all([deps.links.list({ limit: LINKS_SHOWN }), deps.merchants.list()]);
+    return htmlPage(page(shell, { title: 'Links', section: 'links', notice: notice(event), body: linksBody({ links, merchants, csrf: session.csrf }) }));
+  });
+
+  kit.get('/console/links/:id', async ({ shell, event, session }) => {
+    const link = await deps.links.get(event.context.params?.id ?? '');
+    const intents = await deps.views.intents({ linkId: link.link_id, cursor: query(event, 'cursor'), limit: PAGE_SIZE }, deps.clock.now());
+    return htmlPage(page(shell, { title: `Link ${link.title}`, section: 'links', notice: notice(event), body: linkBody({ link, intents, now: deps.clock.now(), csrf: session.csrf }) }));
   });
 
   kit.get('/console/sources', async ({ shell }) => {
