@@ -1,6 +1,7 @@
 import { createTransport, type Transport } from './transport.js';
 import type {
   AcceptPaymentResult,
+  ChosenIntent,
   CreatedIntent,
   CreateIntentInput,
   CreateOpenIntentInput,
@@ -66,7 +67,7 @@ export class PaydClient {
    * currency; another is 409 ORDER_ID_CONFLICT). The client relies on that to retry a create
    * whose answer was lost: the retry can never make a second intent.
    */
-  createIntent(input: CreateIntentInput): Promise<CreatedIntent> {
+  createIntent(input: CreateIntentInput): Promise<ChosenIntent> {
     return this.#call({ method: 'POST', path: '/api/v1/intents/create-payment', body: input, replayable: true });
   }
 

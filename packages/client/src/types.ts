@@ -10,6 +10,12 @@ type Query<Op> = Op extends { parameters: { query?: infer Q } } ? NonNullable<Q>
 export type Intent = Schemas['Intent'];
 /** What a create answers: the intent, with the fiat quote when it was priced. */
 export type CreatedIntent = Schemas['CreatedIntent'];
+/** What a create with `currency` answers: its method is chosen, so `currency`, `amount` and `pay_amount` are set (only an open intent's are null). */
+export type ChosenIntent = CreatedIntent & {
+  currency: NonNullable<CreatedIntent['currency']>;
+  amount: NonNullable<CreatedIntent['amount']>;
+  pay_amount: NonNullable<CreatedIntent['pay_amount']>;
+};
 export type Payment = Schemas['Payment'];
 export type HeldPayment = Schemas['HeldPayment'];
 export type PaymentSuccess = Schemas['PaymentSuccess'];
