@@ -110,7 +110,9 @@ test('payd doctor reports each upstream: ok when reachable, FAIL with exit 1 whe
   assert.match(ok.out, /^ok\s+methods: USDT_TRC20, SOL$/m);
   assert.match(ok.out, /^ok\s+USDT_TRC20 lag: /m);
   assert.match(ok.out, /^ok\s+SOL lag: /m);
-  assert.equal(ok.out.match(/^ok /gm)?.length, 7, ok.out); // config, database, methods, and per source: its upstream and its lag
+  // Fiat prices are not configured: said once, as what a priced create would answer, not a failure.
+  assert.match(ok.out, /^ok\s+pricing: no rate configured for USDT\/INR.*400 PRICING_NOT_CONFIGURED/m);
+  assert.equal(ok.out.match(/^ok /gm)?.length, 8, ok.out); // config, database, methods, pricing, and per source: its upstream and its lag
   write('http://127.0.0.1:1');
   const down = await cli(['doctor'], { cwd: dir });
   assert.equal(down.code, 1);
