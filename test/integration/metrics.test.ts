@@ -63,7 +63,7 @@ test('/metrics: strict Prometheus text with the payd families counting what happ
   for (const [name, f] of fam) {
     if (!name.startsWith('payd_')) continue;
     if (f.type === 'counter') assert.match(name, /_total$/);
-    for (const s of f.samples) for (const label of Object.keys(s.labels)) assert.ok(['method', 'reason', 'result', 'receiver', 'le'].includes(label), `${name} has label ${label}`);
+    for (const s of f.samples) for (const label of Object.keys(s.labels)) assert.ok(['method', 'reason', 'result', 'receiver', 'le', 'pair', 'source', 'endpoint', 'outcome'].includes(label), `${name} has label ${label}`);
   }
 
   const outside = await fetch(`http://${ownAddress()}:${port}/metrics`);

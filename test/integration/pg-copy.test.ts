@@ -56,6 +56,8 @@ async function sqliteShop(t: TestContext) {
     assert.equal(r.status, 200);
     created.push(r.body);
   }
+  const link = await p.api('POST', '/api/v1/payment-links', { headers: m.headers, body: { title: 'Copied link', amount: 499 } });
+  assert.equal(link.status, 200, JSON.stringify(link.body));
   const now = Date.now();
   const settled = await p.app.ledger.ingest(
     { method: 'UPI', receiver: 'shop@hdfcbank', amountMinor: BigInt(Math.round(created[0].pay_amount * 100)), txRef: '412345678901', occurredAt: now, observedAt: now, source: 'imap', evidence: { bank: 'hdfc' } },
