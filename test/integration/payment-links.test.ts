@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createLinkService } from '../../src/services/links/index.ts';
 import { payd } from '../helpers/cli.ts';
 import { startPayd, testClock, type PaydHarness } from '../helpers/payd.ts';
 import { forEachStore, type TestStore } from '../helpers/stores.ts';
@@ -179,6 +180,66 @@ forEachStore((store) => {
     await bad({ title: 'x', amount: 1, expires_at: new Date(T0 - 1000).toISOString() }, /future/);
     assert.equal((await fetch(`${p.url}/l/0OIl-nope`)).status, 404);
     assert.equal((await fetch(`${p.url}/l/zzzzzzzzzzz`)).status, 404);
+  });
+
+  test('a choice that finishes while another is counting is still counted: two choices never pass a cap of one', async (t) => {
+    const { p, createLink } = await setup(t, store);
+    const link = await createLink({ title: 'One at a time', amount: 100, methods: ['UPI'] });
+    const slug = pathOf(link).slice('/l/'.length);
+    const app = p.app;
+    // A waits inside create until B has counted; B's count answers only once A has finished,
+    // the interleaving two customers on a busy node can hit.
+    let openA!: () => void;
+    const gateA = new Promise<void>((r) => (openA = r));
+    let doneA!: () => void;
+    const finishedA = new Promise<void>((r) => (doneA = r));
+    let creates = 0;
+    let counts = 0;
+    const intents: typeof app.intents = Object.create(app.intents);
+    intents.create = async (...args) => {
+      if (creates++ === 0) await gateA;
+      return app.intents.create(...args);
+    };
+    const countAfterA = (builder: any): any =>
+      new Proxy(builder, {
+        get(target, prop) {
+          const value = target[prop];
+          if (typeof value !== 'function') return value;
+          if (prop === 'executeTakeFirstOrThrow') {
+            return async () => {
+              const result = await value.call(target);
+              if (counts++ === 1) {
+                openA();
+                await finishedA;
+              }
+              return result;
+            };
+          }
+          return (...args: unknown[]) => {
+            const out = value.apply(target, args);
+            return out && typeof out === 'object' && 'executeTakeFirstOrThrow' in out ? countAfterA(out) : out;
+          };
+        },
+      });
+    const db = new Proxy(app.db, {
+      get(target, prop) {
+        const value = (target as any)[prop];
+        if (prop === 'selectFrom') return (table: any) => (table === 'intents' ? countAfterA(value.call(target, table)) : value.call(target, table));
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const links = createLinkService({ db, clock: app.clock, random: app.random, intents, merchants: app.merchants, enabledMethods: () => ['UPI'], publicUrl: 'https://pay.example.com', maxOpenIntents: 1 });
+    const a = links.choose(slug, { method: 'UPI' });
+    a.finally(doneA).catch(() => {});
+    for (let i = 0; i < 500 && creates === 0; i++) await new Promise((r) => setTimeout(r, 2));
+    assert.equal(creates, 1, 'A reached create');
+    const b = links.choose(slug, { method: 'UPI' }).then(
+      () => 'created',
+      (err) => err.code,
+    );
+    assert.ok((await a).intent_id);
+    assert.equal(await b, 'RATE_LIMITED', 'B counted A, which committed after B\'s count began');
+    assert.equal(creates, 1);
   });
 
   test('anonymous floods against a link page meet 429 and never exhaust the unique-amount pool', async (t) => {

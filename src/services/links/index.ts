@@ -228,9 +228,10 @@ export function createLinkService(deps: LinkServiceDeps) {
       if (state !== 'active') throw new PaydError('CONFLICT', CLOSED_TEXT[state]);
       if (!methods.includes(choice.method)) throw new PaydError('METHOD_UNSUPPORTED', `this link does not take ${JSON.stringify(choice.method)}; choose one of: ${methods.join(', ')}`);
       const amount = link.priceAmount ?? enteredAmount(choice.amount ?? '', { min: link.minAmount!, max: link.maxAmount!, currency: link.currency });
-      // Counted before the read: concurrent choices on this node see each other, so together they
-      // never pass the cap (one committed meanwhile may count twice: a refusal, never an excess).
-      inFlight.set(link.id, (inFlight.get(link.id) ?? 0) + 1);
+      // Choices in flight are read before the count: one that finishes meanwhile committed before
+      // the count began, so it is seen in one of them (twice at most: a refusal, never an excess).
+      const started = (inFlight.get(link.id) ?? 0) + 1;
+      inFlight.set(link.id, started);
       try {
         const open = await db
           .selectFrom('intents')
@@ -239,7 +240,7 @@ export function createLinkService(deps: LinkServiceDeps) {
           .where('status', '=', 'pending')
           .where('expires_at', '>', clock.now())
           .executeTakeFirstOrThrow();
-        if (Number(open.n) + inFlight.get(link.id)! > deps.maxOpenIntents) {
+        if (Number(open.n) + started > deps.maxOpenIntents) {
           throw new PaydError('RATE_LIMITED', 'this link has many unpaid payments open right now; try again in a few minutes', { retryAfter: 60 });
         }
         const numbered = await writeTx(db, (tx) => tx.updateTable('payment_links').set((eb) => ({ orders: eb('orders', '+', 1) })).where('id', '=', link.id).returning('orders').executeTakeFirstOrThrow());
