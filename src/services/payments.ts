@@ -4,6 +4,7 @@ import type { PaymentsTable } from '../db/schema.ts';
 import { exactAmount } from '../domain/intent.ts';
 import { formatMinor } from '../domain/money.ts';
 import type { MethodRegistry } from '../methods/registry.ts';
+import { unmatchedCandidates } from './unmatched-candidates.ts';
 
 export const paymentView = (p: PaymentsTable, decimals: number) => ({
   payment_id: p.id,
@@ -29,6 +30,16 @@ export function createPaymentQueries(deps: { db: Db; methods: MethodRegistry }) 
       let q = deps.db.selectFrom('payments').selectAll().orderBy('observed_at', 'desc').limit(filter.limit ?? 50);
       if (filter.unmatched) q = q.where('status', '=', 'unmatched');
       return (await q.execute()).map(view);
+    },
+    /** Unmatched payments, newest first, each with the intents it may have been meant for (closest amount first). */
+    async unmatched(limit = 50) {
+      const rows = await deps.db.selectFrom('payments').selectAll().where('status', '=', 'unmatched').orderBy('observed_at', 'desc').limit(limit).execute();
+      return Promise.all(
+        rows.map(async (p) => ({
+          ...view(p),
+          candidates: await unmatchedCandidates(deps.db, { method: p.method, receiver: p.receiver, amountMinor: amountFromDb(p.amount_minor), observedAt: Number(p.observed_at) }),
+        })),
+      );
     },
     async forIntent(intentId: string) {
       return (await deps.db.selectFrom('payments').selectAll().where('intent_id', '=', intentId).orderBy('observed_at').execute()).map(view);

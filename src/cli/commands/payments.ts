@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { withApp, type CliEnv } from '../context.ts';
 import { printJson, printTable } from '../output.ts';
 import { formatMinor } from '../../domain/money.ts';
+import { candidatesText, resolveCommand } from '../../domain/notify/text.ts';
 import { leaf, positiveInt, type Opts } from './leaf.ts';
 
 export function paymentCommands(program: Command, env: CliEnv): void {
@@ -29,7 +30,19 @@ export function paymentCommands(program: Command, env: CliEnv): void {
           if (o.json) return printJson(env.io, rows);
           return printTable(env.io, rows, ['transaction_hash', 'order_id', 'intent_id', 'method', 'amount', 'asked', 'reason', 'received_at']);
         }
-        const rows = await app.payments.list({ unmatched: Boolean(o.unmatched), limit: o.limit as number });
+        if (o.unmatched) {
+          const rows = await app.payments.unmatched(o.limit as number);
+          if (o.json) return printJson(env.io, rows.map((r) => ({ ...r, candidates: r.candidates.map((c) => ({ intent_id: c.intentId, order_id: c.orderId, status: c.status, asked: formatMinor(c.payAmountMinor, app.methods.of(r.method).rules.decimals) })) })));
+          const show = (method: string, minor: bigint) => formatMinor(minor, app.methods.of(method).rules.decimals);
+          printTable(
+            env.io,
+            rows.map((r) => ({ ...r, candidates: r.candidates.length ? candidatesText(show, r.method, r.candidates) : '(no order asked a nearby amount)' })),
+            ['payment_id', 'method', 'tx_ref', 'amount', 'reason', 'candidates', 'observed_at'],
+          );
+          if (rows.length > 0) env.io.out(`\nTo settle one on the order it was meant for: ${resolveCommand('<tx_ref>')}`);
+          return;
+        }
+        const rows = await app.payments.list({ limit: o.limit as number });
         if (o.json) return printJson(env.io, rows);
         printTable(env.io, rows, ['payment_id', 'method', 'tx_ref', 'amount', 'status', 'reason', 'intent_id', 'source', 'observed_at']);
       }),

@@ -51,8 +51,30 @@ export function heldText(show: ShowAmount, p: HeldFacts): string {
   return `Held, not credited: ${amountText(show, p.method, p.amountMinor)}${p.orderId ? ` for order ${p.orderId}` : ''}: ${why}; ${todo ?? 'accept it or mark it refunded'}. Ref ${p.reference}.`;
 }
 
-export const unmatchedText = (show: ShowAmount, p: { method: Method; amountMinor: bigint; reference: string; reason: string | null }): string =>
-  `Payment matched no order: ${amountText(show, p.method, p.amountMinor)} (${(p.reason ?? 'no matching intent').replace(/_/g, ' ')}). Ref ${p.reference}. See payd payments list --unmatched.`;
+/** An intent an unmatched payment may have been meant for: what the operator names in `payd intents settle`. */
+export interface UnmatchedCandidate {
+  intentId: string;
+  orderId: string;
+  status: 'pending' | 'expired';
+  /** The amount the intent asked, in base units. */
+  payAmountMinor: bigint;
+}
+
+/** How to settle an unmatched payment on the intent it was meant for. */
+export const resolveCommand = (reference: string, intentId = '<intent_id>'): string => `payd intents settle ${intentId} --tx ${reference}`;
+
+/** The candidates in words: "order A (asked ₹620.01, expired, intent int_…)". */
+export const candidatesText = (show: ShowAmount, method: Method, candidates: readonly UnmatchedCandidate[]): string =>
+  candidates.map((c) => `order ${c.orderId} (asked ${amountText(show, method, c.payAmountMinor)}, ${c.status}, intent ${c.intentId})`).join(' or ');
+
+export function unmatchedText(show: ShowAmount, p: { method: Method; amountMinor: bigint; reference: string; reason: string | null; candidates?: readonly UnmatchedCandidate[] }): string {
+  const candidates = p.candidates ?? [];
+  const lead = `Payment matched no order: ${amountText(show, p.method, p.amountMinor)} (${(p.reason ?? 'no matching intent').replace(/_/g, ' ')}). Ref ${p.reference}.`;
+  const near = candidates.length > 0 ? ` Maybe ${candidatesText(show, p.method, candidates)}.` : ' No open or expired order asked a nearby amount.';
+  // With one candidate the command is ready to run; otherwise the operator picks the intent.
+  const command = resolveCommand(p.reference, candidates.length === 1 ? candidates[0]!.intentId : undefined);
+  return `${lead}${near} If it was meant for an order, settle it: ${command}. See payd payments list --unmatched.`;
+}
 
 /** The period's unmatched payments that were not told one by one (dust, or beyond the burst), as one message. */
 export function unmatchedSummaryText(show: ShowAmount, s: { count: number; told: number; totals: ReadonlyMap<Method, bigint>; periodMs: number; burst: number }): string {

@@ -13,6 +13,8 @@ import { linkRecorded, settleNamed } from './named-intent.ts';
 import { mismatchOf } from './mismatch.ts';
 import { insertRejection, newPaymentId, paymentRow, recordedAsWholeTransaction } from './rows.ts';
 import { loadCheckpoint, saveCheckpoint } from '../../db/checkpoints.ts';
+import { resolveCommand } from '../../domain/notify/text.ts';
+import { unmatchedCandidates, type UnmatchedCandidate } from '../unmatched-candidates.ts';
 
 /**
  * The one core function of payd: record → de-duplicate → match → settle, in one
@@ -29,7 +31,7 @@ export function createLedger(deps: LedgerDeps): Ledger & {
   /** Counted and told once; seen again (a re-scan, a re-listing): already kept, nothing new. */
   function rejected(r: RejectedObservation, message = 'observation rejected', fields: Record<string, unknown> = {}): void {
     d.metrics.paymentRejected(r.method, r.reason);
-    d.log.warn(message, { source: r.source, ref: r.ref, reason: r.reason, ...fields });
+    d.log.warn(message, { source: r.source, method: r.method, ref: r.ref, reason: r.reason, ...fields });
   }
 
   async function reject(r: RejectedObservation, checkpoint?: CheckpointUpdate): Promise<void> {
@@ -38,6 +40,23 @@ export function createLedger(deps: LedgerDeps): Ledger & {
       return insertRejection(tx, r);
     });
     if (inserted) rejected(r);
+  }
+
+  // The log line's extra facts are read after the commit: a failed read leaves them out, never fails the payment.
+  async function orderIdOf(intentId: string): Promise<string | undefined> {
+    try {
+      return (await d.db.selectFrom('intents').select('order_id').where('id', '=', intentId).executeTakeFirst())?.order_id;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async function candidatesOf(p: ReceivedPayment): Promise<UnmatchedCandidate[]> {
+    try {
+      return await unmatchedCandidates(d.db, p);
+    } catch {
+      return [];
+    }
   }
 
   async function ingestWith(p: ReceivedPayment, checkpoint: CheckpointUpdate | undefined, o: IngestOptions): Promise<IngestOutcome> {
@@ -69,26 +88,35 @@ export function createLedger(deps: LedgerDeps): Ledger & {
       return applyAttribution(d, tx, p, paymentId, o);
     });
     // One line per outcome that moves or keeps money, with what an operator reads in journalctl:
-    // the reference, the method, the amount and the intent.
+    // the reference, the method, the amount and the intent with its order id.
     const amount = formatMinor(p.amountMinor, d.decimalsOf(p.method));
     if (outcome.kind === 'settled') {
       d.outbox.notify([outcome.intentId, ...(outcome.also ?? []).map((a) => a.intentId)]);
       // One payment may settle several intents (Solana references).
       for (let n = 1 + (outcome.also?.length ?? 0); n > 0; n--) d.metrics.intentSettled(p.method);
-      d.log.info('payment settled', { method: p.method, tx_ref: p.txRef, amount, intent_id: outcome.intentId, also: outcome.also?.map((a) => a.intentId), source: p.source });
+      d.log.info('payment settled', { method: p.method, tx_ref: p.txRef, amount, intent_id: outcome.intentId, order_id: await orderIdOf(outcome.intentId), also: outcome.also?.map((a) => a.intentId), source: p.source });
     } else if (outcome.kind === 'held') {
       d.outbox.notify([outcome.intentId]);
       d.metrics.paymentUnmatched(p.method, `held_${outcome.reason}`);
-      d.log.warn('payment held for its intent', { method: p.method, tx_ref: p.txRef, amount, intent_id: outcome.intentId, reason: outcome.reason, source: p.source });
+      d.log.warn('payment held for its intent', { method: p.method, tx_ref: p.txRef, amount, intent_id: outcome.intentId, order_id: await orderIdOf(outcome.intentId), reason: outcome.reason, source: p.source });
     } else if (outcome.kind === 'credited') {
       d.outbox.notify([outcome.intentId]);
-      d.log.info('part payment credited', { method: p.method, tx_ref: p.txRef, amount, intent_id: outcome.intentId, source: p.source });
+      d.log.info('part payment credited', { method: p.method, tx_ref: p.txRef, amount, intent_id: outcome.intentId, order_id: await orderIdOf(outcome.intentId), source: p.source });
     } else if (mismatch) {
       const m = mismatch as RejectedObservation;
       rejected(m, 'a recorded reference arrived again with other facts: kept as a rejection, check which one is the payment', { tx_ref: p.txRef, method: p.method, amount, differs: m.detail?.differs });
     } else if (outcome.kind === 'unmatched') {
       d.metrics.paymentUnmatched(p.method, outcome.reason);
-      d.log.warn('payment kept unmatched', { method: p.method, tx_ref: p.txRef, amount, reason: outcome.reason, source: p.source, resolve: `payd intents settle <intent_id> --tx ${p.txRef}` });
+      const near = await candidatesOf(p);
+      d.log.warn('payment kept unmatched', {
+        method: p.method,
+        tx_ref: p.txRef,
+        amount,
+        reason: outcome.reason,
+        source: p.source,
+        candidates: near.map((c) => ({ intent_id: c.intentId, order_id: c.orderId, status: c.status, asked: formatMinor(c.payAmountMinor, d.decimalsOf(p.method)) })),
+        resolve: resolveCommand(p.txRef, near.length === 1 ? near[0]!.intentId : undefined),
+      });
     }
     return outcome;
   }

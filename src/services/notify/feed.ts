@@ -12,6 +12,7 @@ import { sql } from 'kysely';
 import { amountFromDb } from '../../db/amounts.ts';
 import type { Db } from '../../db/open.ts';
 import { stepConditions, type Observation, type OpenConditions, type Transition } from '../../domain/notify/conditions.ts';
+import { unmatchedCandidates } from '../unmatched-candidates.ts';
 import { ageText, alertText, clip, digestText, heldText, recoveredText, settledText, unmatchedSummaryText, unmatchedText, type SettledFacts, type ShowAmount } from '../../domain/notify/text.ts';
 import type { Clock, Logger, Random } from '../../domain/ports.ts';
 import { heldButtons } from './buttons.ts';
@@ -153,7 +154,7 @@ export function createNotificationFeed(deps: {
       return;
     }
     const seen = at.seen ?? [];
-    let query = db.selectFrom('payments').select(['id', 'method', 'amount_minor', 'tx_ref', 'reason', 'observed_at']).where('status', '=', 'unmatched').where('observed_at', '>', at.at - UNMATCHED_OVERLAP_MS);
+    let query = db.selectFrom('payments').select(['id', 'method', 'receiver', 'amount_minor', 'tx_ref', 'reason', 'observed_at']).where('status', '=', 'unmatched').where('observed_at', '>', at.at - UNMATCHED_OVERLAP_MS);
     if (seen.length > 0) query = query.where('id', 'not in', seen.map((s) => s.id));
     const fresh = await query.orderBy('observed_at').orderBy('id').limit(PAGE).execute();
     const rows: NewNotification[] = [];
@@ -173,7 +174,8 @@ export function createNotificationFeed(deps: {
       const dust = amountMinor < (deps.unmatched.below.get(p.method) ?? 0n);
       if (!dust && period.told < deps.unmatched.burst) {
         period.told++;
-        rows.push(...rowsFor('payment.unmatched', `unmatched:${p.id}`, unmatchedText(deps.show, { method: p.method, amountMinor, reference: p.tx_ref, reason: p.reason })));
+        const candidates = await unmatchedCandidates(db, { method: p.method, receiver: p.receiver, amountMinor, observedAt: Number(p.observed_at) });
+        rows.push(...rowsFor('payment.unmatched', `unmatched:${p.id}`, unmatchedText(deps.show, { method: p.method, amountMinor, reference: p.tx_ref, reason: p.reason, candidates })));
       } else {
         period.count++;
         period.totals[p.method] = String(BigInt(period.totals[p.method] ?? '0') + amountMinor);
