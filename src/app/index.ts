@@ -17,7 +17,7 @@ import { createOperatorActions } from '../services/operator-actions.ts';
 import { runNotifications } from '../workers/notify.ts';
 import { consoleRoutes, createConsoleParts } from './console.ts';
 import { serveApi, type Serving } from './http.ts';
-import { createLeaderWork, positionKey } from './lead.ts';
+import { createLeaderWork, positionKey, type RecordedPosition } from './lead.ts';
 import { createAppMetrics } from './metrics.ts';
 import { lagLimit } from './methods.ts';
 import { showAmountWith, unmatchedPlanWith } from './notify.ts';
@@ -97,7 +97,10 @@ export async function createApp(options: AppOptions) {
     // The sandbox sends no notification, so there is nothing of it to check there.
     notifications: sandbox ? undefined : notificationCheck.check,
     pricing: { units: [...new Set(methods.list.filter((m) => Object.hasOwn(config.amounts, m.id)).map((m) => m.rules.unit))], unconfigured: pricing.book.unconfigured },
-    lag: async (key) => ({ asOf: (await ledger.loadCheckpoint<{ asOf?: number }>(positionKey(key)))?.asOf, maxLagMs: sandbox ? undefined : lagLimit(config, key) }),
+    lag: async (key) => {
+      const recorded = await ledger.loadCheckpoint<RecordedPosition>(positionKey(key));
+      return { asOf: recorded?.asOf, reached: recorded?.reached, error: recorded?.error, maxLagMs: sandbox ? undefined : lagLimit(config, key) };
+    },
   });
 
   const serving: Serving = { server: null, metricsServer: null, sockets: null };

@@ -15,6 +15,13 @@ const EXPIRY_INTERVAL_MS = 5_000;
 /** The checkpoint a source's position is recorded under (not a source checkpoint: nothing resumes from it). */
 export const positionKey = (key: string): string => `lag:${key}`;
 
+/** What the leader records of a source for `payd doctor` in another process; `reached` is absent in records written before it. */
+export interface RecordedPosition {
+  asOf?: number;
+  reached?: boolean;
+  error?: string;
+}
+
 export interface LeaderDeps {
   dispatcher: Dispatcher;
   ledger: PaydLedger;
@@ -58,7 +65,7 @@ export function createLeaderWork(deps: LeaderDeps) {
     const recordPositions = async () => {
       for (const h of health) {
         const asOf = h.position();
-        if (asOf !== undefined) await ledger.saveCheckpoint({ key: positionKey(h.key), value: { asOf } });
+        if (asOf !== undefined) await ledger.saveCheckpoint({ key: positionKey(h.key), value: { asOf, ...h.reach() } satisfies RecordedPosition });
       }
     };
     work.push(runLoop({ name: 'source positions', intervalMs: POSITION_RECORD_MS, tick: recordPositions, signal, log: log.child({ component: 'lag' }), random }));

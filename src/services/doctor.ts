@@ -32,7 +32,7 @@ export function createDoctor(deps: {
   silences?: readonly MethodSilence[];
   clock: Clock;
   /** Where the worker leader last recorded a source (by method) to be caught up to, and its limit. */
-  lag?: (key: string) => Promise<{ asOf: number | undefined; maxLagMs: number | undefined }>;
+  lag?: (key: string) => Promise<RecordedLag>;
   /** Fiat pricing: each configured pair's rate, age and source (pricing/book.ts). */
   rates?: () => Promise<PairStatus[]>;
   /** The pairs one source alone prices for an enabled method (pricing/index.ts). */
@@ -153,10 +153,21 @@ async function silenceLines(silence: MethodSilence, now: number): Promise<Doctor
   return lines;
 }
 
+/** A source's position as the worker leader last recorded it; `reached` false: no cycle completed since it started. */
+export interface RecordedLag {
+  asOf: number | undefined;
+  maxLagMs: number | undefined;
+  reached?: boolean;
+  error?: string;
+}
+
 /** A source's lag as the worker leader last recorded it; over the limit fails (the daemon is behind, or not running). */
-function lagLine(key: string, l: { asOf: number | undefined; maxLagMs: number | undefined }, now: number): DoctorLine {
+function lagLine(key: string, l: RecordedLag, now: number): DoctorLine {
   const what = `${key} lag`;
   if (l.asOf === undefined) return { ok: true, what, message: 'not recorded yet (no payd serve has run this source)' };
+  // Lag counts from the start until a first cycle completes: "14 s behind" would read as fine.
+  if (l.reached === false && l.error !== undefined)
+    return { ok: false, what, message: `never reached its upstream since payd serve started ${describeAge(Math.max(0, now - l.asOf))} ago (${l.error}): payments made since are not seen` };
   const lagMs = Math.max(0, now - l.asOf);
   const limit = l.maxLagMs === undefined ? '' : ` (limit ${l.maxLagMs / 1000} s)`;
   if (l.maxLagMs !== undefined && lagMs > l.maxLagMs)

@@ -107,6 +107,15 @@ export class SourceHealth {
     return from === undefined ? undefined : Math.max(0, this.clock.now() - from);
   }
 
+  /**
+   * Whether a cycle ever completed in this process, and if not, what went wrong so far: a source
+   * that never reached its upstream has no lag to speak of, only its cause.
+   */
+  reach(): { reached: boolean; error?: string } {
+    const reached = this.#lastOkAt !== undefined || this.#asOf !== undefined;
+    return reached || this.#lastError === undefined ? { reached } : { reached, error: this.#lastError };
+  }
+
   /** The as-of time (ms) lag counts from while running; undefined when not running. */
   position(): number | undefined {
     if (!this.#running) return undefined;

@@ -115,3 +115,17 @@ test('a chain source with no open intent makes no call and counts as caught up: 
   assert.ok(r.body.sources.USDT_TRC20.lag_seconds < 5);
   assert.equal(g.requests.length, listings, 'no listing while nothing can settle');
 });
+
+test('payd doctor: a source that never reached its upstream says so with the cause, not "ok … s behind"', async (t) => {
+  // UPI's IMAP server is a closed loopback port: every cycle fails to connect.
+  const p = await startPayd({ workers: true, sources: 'configured', config: { methods: { USDT_TRC20: undefined, SOL: undefined, USDT_SOL: undefined } } });
+  t.after(() => p.close());
+  // The leader records positions every 5 s; a generous bound for a loaded machine.
+  const line = await waitFor(async () => {
+    const l = (await p.app.doctor.run()).find((x) => x.what === 'UPI lag');
+    return l && /never reached/.test(l.message) && l;
+  }, 30_000, 'doctor to see the source never reached');
+  assert.equal(line.ok, false);
+  assert.match(line.message, /^never reached its upstream since payd serve started \d+ s ago \(cannot connect to IMAP server 127\.0\.0\.1:1: connection refused\): payments made since are not seen$/);
+  assert.doesNotMatch(line.message, /behind its upstream/);
+});
