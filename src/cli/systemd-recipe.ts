@@ -42,9 +42,19 @@ export function systemdRecipe(options: { config: string; secrets: RecipeSecret[]
     ),
     `sudo chmod 0600 ${dir}/*`,
     'sudo cp systemd/payd.service /etc/systemd/system/ && sudo systemctl daemon-reload',
+    // The unit loads the always-needed credentials; the optional ones (the bot token, SMTP) are commented out there.
+    ...optionalCredentialLines(options.secrets.map((s) => s.credential)),
     'sudo systemctl enable --now payd',
     '# commands that use the master key run as the payd user with the unit\'s credential:',
     `sudo systemd-run --quiet --pipe --wait --collect -p User=payd -p LoadCredential=${credentials.masterKey}:${dir}/${credentials.masterKey} ${SYSTEMD.bin} --config ${SYSTEMD.config} merchant create --name "My shop"`,
     'journalctl -u payd -f',
   ];
+}
+
+/** Turns on the unit's commented LoadCredential= lines for the optional credentials the config reads. */
+function optionalCredentialLines(names: string[]): string[] {
+  const optional = names.filter((name) => !(Object.values(SYSTEMD.credentials) as string[]).includes(name));
+  if (optional.length === 0) return [];
+  const unit = '/etc/systemd/system/payd.service';
+  return [...optional.map((name) => `sudo sed -i 's|^#LoadCredential=${name}:|LoadCredential=${name}:|' ${unit}`), 'sudo systemctl daemon-reload'];
 }

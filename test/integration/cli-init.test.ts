@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Prompter } from '../../src/cli/prompter.ts';
 import { runCli } from '../../src/cli/main.ts';
 import { parseConfig } from '../../src/methods/load-config.ts';
+import { builtinMethods, pricingPegs } from '../../src/methods/registry.ts';
+import { missingPair } from '../../src/domain/rates.ts';
 import { PAYD_BIN } from '../helpers/cli.ts';
 
 /** Answers each question from a script, running the question's own validation like the terminal would. */
@@ -75,6 +77,7 @@ test('payd init asks for the settings, re-asks on invalid answers, and writes a 
     'Receive on Polygon PoS at 0x90F79bf6EB2c4f870365E785982E1f101E93b906 too': [false],
     'Your receiving address on Polygon PoS': ['0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65'],
     'Receive on Base at 0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65 too': [true],
+    ...NO_EXTRAS,
   });
   let out = '';
   const code = await runCli(['init'], { env: {}, cwd: dir, io: { out: (s) => void (out += s), err: (s) => void (out += s) }, prompter });
@@ -100,6 +103,14 @@ test('payd init asks for the settings, re-asks on invalid answers, and writes a 
   assert.match(out, /methods\.USDT_TRC20\.apiKey +TronGrid API key: environment variable PAYD_TRONGRID_KEY/);
 });
 
+/** The optional sections declined: pricing, the console, Telegram, e-mail. */
+const NO_EXTRAS = {
+  'Price intents in a fiat currency': [false],
+  'Turn on the operator console': [false],
+  'Tell you about sales and problems on Telegram': [false],
+  'Tell you by e-mail': [false],
+};
+
 const UPI_ANSWERS = {
   'Accept UPI': [true],
   'Your UPI VPA': ['shop@hdfcbank'],
@@ -116,6 +127,7 @@ const UPI_ANSWERS = {
   'Accept USDT on Solana': [false],
   'Accept USDC on Solana': [false],
   'Accept USDT or USDC on EVM chains': [false],
+  ...NO_EXTRAS,
 };
 
 test('payd init asks where each secret comes from, lists them, and its next steps run as printed', async (t) => {
@@ -267,6 +279,7 @@ test('payd init with UPI asks where the bank sends the alerts (required when the
     'Accept USDT on Solana': [false],
     'Accept USDC on Solana': [false],
     'Accept USDT or USDC on EVM chains': [false],
+    ...NO_EXTRAS,
   });
   let out = '';
   const code = await runCli(['init'], { env: {}, cwd: dir, io: { out: (s) => void (out += s), err: (s) => void (out += s) }, prompter });
@@ -275,4 +288,65 @@ test('payd init with UPI asks where the bank sends the alerts (required when the
   const config = JSON.parse(readFileSync(join(dir, 'payd.config.json'), 'utf8'));
   assert.deepEqual(config.methods.UPI.alertRecipients, ['Owner@Gmail.com']);
   assert.equal(parseConfig(config, dir, { PAYD_IMAP_PASSWORD: 'x' }).methods.UPI!.alertRecipients[0], 'Owner@Gmail.com');
+});
+
+test('payd init asks, optionally, about pricing, the console and notifications, and writes their sections into a config payd loads', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'payd-init-extras-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const { prompter, asked } = scripted({
+    'Listen address': [''],
+    'Listen port': [''],
+    'Public base URL': ['https://pay.example.com'],
+    'Database file': [''],
+    'Accept UPI': [false],
+    'Accept USDT on TRON': [true],
+    'Your TRON address': ['TWiw9REQDT97WudRTTnw118xEFGc3HWwuM'],
+    'Use a TronGrid API key': [false],
+    'Accept SOL on Solana': [true],
+    'Accept USDT on Solana': [false],
+    'Accept USDC on Solana': [false],
+    'Your Solana wallet address': ['4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T'],
+    'Accept USDT or USDC on EVM chains': [false],
+    'Price intents in a fiat currency': [true],
+    'Fiat currencies to price in': ['rupees', 'inr'],
+    // A source that does not exist is refused; then each pair takes the suggested sources.
+    'Rate sources for': ['coindcx,nosuch', '', '', ''],
+    'Turn on the operator console': [true],
+    "The console's address": ['https://pay.example.com/console', ''],
+    'Tell you about sales and problems on Telegram': [true],
+    'Where does payd read the Telegram bot token from': ['file'],
+    'File holding the Telegram bot token': [''],
+    'Telegram chat ids': ['@shop', '123456789, -1001234567890'],
+    'Tell you by e-mail': [true],
+    'SMTP host': ['smtp.example.com'],
+    'SMTP port': [''],
+    'SMTP user': ['shop@example.com'],
+    'Where does payd read the SMTP password from': ['env'],
+    'Environment variable holding the SMTP password': [''],
+    'From address': ['payd@example.com'],
+    'Send to': ['owner@example.com'],
+  });
+  let out = '';
+  const code = await runCli(['init'], { env: {}, cwd: dir, io: { out: (s) => void (out += s + '\n'), err: (s) => void (out += s + '\n') }, prompter });
+  assert.equal(code, 0, out);
+  assert.ok(asked.includes('rejected: expected some of INR, USD, EUR') || asked.some((q) => q.startsWith('rejected: expected some of INR')), asked.join('\n'));
+  assert.ok(asked.some((q) => q.startsWith('rejected: expected some of coindcx')), asked.join('\n'));
+  assert.ok(asked.includes('rejected: expected an address like https://pay.example.com (no path)'), asked.join('\n'));
+  assert.ok(asked.some((q) => q.startsWith('rejected: expected numeric chat ids')), asked.join('\n'));
+  const config = JSON.parse(readFileSync(join(dir, 'payd.config.json'), 'utf8'));
+  assert.deepEqual(config.server.console, { enabled: true, origin: 'https://pay.example.com' });
+  assert.deepEqual(config.notifications.telegram, { botToken: { file: 'secrets/telegram-bot-token' }, chatIds: ['123456789', '-1001234567890'] });
+  assert.deepEqual(config.notifications.email, { host: 'smtp.example.com', port: 587, user: 'shop@example.com', password: { env: 'PAYD_SMTP_PASSWORD' }, from: 'payd@example.com', to: ['owner@example.com'] });
+  // Every price in rupees can be paid with both methods: no pair a priced create would lack.
+  const loaded = parseConfig(config, dir, { PAYD_SMTP_PASSWORD: 'x' });
+  const pegs = pricingPegs(builtinMethods);
+  for (const unit of ['USDT', 'SOL']) assert.equal(missingPair(unit, 'INR', (pair) => Object.hasOwn(loaded.pricing.pairs, pair), pegs), null, `${unit}/INR: ${JSON.stringify(config.pricing)}`);
+  assert.ok(Object.values(config.pricing.pairs as Record<string, string[]>).every((sources) => sources.length > 0));
+  assert.match(out, /notifications\.telegram\.botToken +Telegram bot token: file /);
+  assert.match(out, /notifications\.email\.password +SMTP password: environment variable PAYD_SMTP_PASSWORD/);
+  // The real CLI loads it (with its secrets in place) and opens the database init created.
+  mkdirSync(join(dir, 'secrets'));
+  writeFileSync(join(dir, 'secrets', 'telegram-bot-token'), '123456:token');
+  const list = spawnSync(process.execPath, [PAYD_BIN, 'intents', 'list', '--config', 'payd.config.json'], { cwd: dir, env: { ...process.env, PAYD_SMTP_PASSWORD: 'x' }, encoding: 'utf8' });
+  assert.equal(list.status, 0, list.stderr);
 });

@@ -2,6 +2,7 @@ import type { InitWizard } from '../../methods/method.ts';
 import { builtinMethods } from '../../methods/registry.ts';
 import type { Prompter } from '../prompter.ts';
 import { SYSTEMD } from '../systemd-recipe.ts';
+import { askOptional } from './optional.ts';
 import { secretSource, type Asked, type Json, type NeededSecret, type SecretRef } from './secrets.ts';
 
 /** What `payd init --yes` writes, and the base every answer fills in. */
@@ -45,10 +46,12 @@ export async function ask(p: Prompter, systemd: boolean): Promise<Asked> {
     const section = await m.init!.ask(wizard);
     if (section) methods[m.id] = section;
   }
-  const server: Json = { host, port, publicUrl };
+  const optional = await askOptional(p, { systemd, methods, publicUrl, needed });
+  const server: Json = { host, port, publicUrl, ...(optional.console ? { console: optional.console } : {}) };
   if (systemd) {
     server.masterKey = { file: `$CREDENTIALS_DIRECTORY/${SYSTEMD.credentials.masterKey}` };
     needed.push({ path: 'server.masterKey', what: 'master key', ref: server.masterKey as SecretRef, credential: SYSTEMD.credentials.masterKey });
   }
-  return { json: { ...DEFAULT_CONFIG, server, database: { file }, methods }, secrets: needed };
+  const sections = { ...(optional.pricing ? { pricing: optional.pricing } : {}), ...(optional.notifications ? { notifications: optional.notifications } : {}) };
+  return { json: { ...DEFAULT_CONFIG, server, database: { file }, methods, ...sections }, secrets: needed };
 }
