@@ -246,11 +246,18 @@ test('the README upgrade\'s first-time line turns an /opt/payd directory (instal
   writeFileSync(join(opt, 'payd', 'bin', 'payd'), 'the old install\n');
   const once = shBlockAfter('**Upgrading.**').filter((l) => l.startsWith('[ -L /opt/payd ]'));
   assert.equal(once.length, 1, 'one first-time line');
-  // The restart in it makes the daemon resolve its files through the release's own path (the upgrade test's part).
-  assert.match(once[0]!, /&& sudo systemctl restart payd; }$/);
-  const script = once[0]!.replaceAll('sudo ', '').replaceAll('/opt/payd', join(opt, 'payd')).replace('systemctl restart payd', 'true');
-  for (let i = 0; i < 2; i++) execFileSync('bash', ['-euo', 'pipefail', '-c', script]);
+  // The restart in it makes the daemon resolve its files through the release's own path (the upgrade test's part);
+  // the old directory goes only after it.
+  assert.match(once[0]!, /&& sudo systemctl restart payd && sudo rm -rf \/opt\/payd\.before-releases; }$/);
+  const script = once[0]!.replaceAll('sudo ', '').replaceAll('/opt/payd', join(opt, 'payd'));
+  // Until the restart, the daemon (started from the directory) loads its lazy parts by /opt/payd/… paths:
+  // at the restart, those paths must still answer with the old install's files.
+  const atRestart = join(tmp, 'at-restart');
+  const restart = `cat ${join(opt, 'payd', 'bin', 'payd')} > ${atRestart}`;
+  for (let i = 0; i < 2; i++) execFileSync('bash', ['-euo', 'pipefail', '-c', script.replace('systemctl restart payd', restart)]);
+  assert.equal(readFileSync(atRestart, 'utf8'), 'the old install\n');
   assert.equal(realpathSync(join(opt, 'payd')), join(opt, 'payd-releases', '0-initial'));
   assert.equal(readFileSync(join(opt, 'payd', 'bin', 'payd'), 'utf8'), 'the old install\n');
   assert.deepEqual(readdirSync(join(opt, 'payd-releases')), ['0-initial']);
+  assert.equal(existsSync(join(opt, 'payd.before-releases')), false, 'the old directory is removed after the restart');
 });
