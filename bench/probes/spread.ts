@@ -2,7 +2,8 @@
 // another (the bench's config, every method), each: RSS after start, 300 creates, then rounds of
 // fetch (or create) load; prints each process's req/s and server CPU per request, then min/median/max.
 // Usage: node --import tsx bench/probes/spread.ts [fetch|create] [processes] [rounds] [seconds]
-//   SPREAD_NODE='--flag …' node flags for payd; SPREAD_NOBUILD=1 runs dist/ as it is; SPREAD_PIN=1 pins payd to CPU 1, load to CPU 0.
+//   SPREAD_NODE='--flag …' node flags for payd; SPREAD_NOBUILD=1 runs dist/ as it is; SPREAD_PIN=1 pins payd to CPU 1, load to CPU 0;
+//   SPREAD_BIN=<path> another checkout's bin/payd (a baseline build); SPREAD_METHODS=none no payment method (no source loops), =documented every method with the docs' public upstreams.
 import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import autocannon, { type Request } from 'autocannon';
@@ -17,9 +18,9 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const rows: Array<{ rps: number; cpu: number }> = [];
 if (process.env.SPREAD_PIN) execFileSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)]);
 for (let k = 0; k < Number(procsArg); k++) {
-  const d = preparePaydDir();
+  const d = preparePaydDir({ methods: (process.env.SPREAD_METHODS as 'none' | 'documented' | undefined) ?? 'all' });
   const execArgv = process.env.SPREAD_NODE?.split(' ').filter(Boolean);
-  const p = await startServe(d, { execArgv });
+  const p = await startServe(d, { execArgv, bin: process.env.SPREAD_BIN });
   if (process.env.SPREAD_PIN) execFileSync('taskset', ['-a', '-p', '-c', '1', String(p.pid)]);
   await new Promise((r) => setTimeout(r, 2000));
   const rss = p.rssMb();
