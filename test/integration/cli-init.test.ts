@@ -350,3 +350,41 @@ test('payd init asks, optionally, about pricing, the console and notifications, 
   const list = spawnSync(process.execPath, [PAYD_BIN, 'intents', 'list', '--config', 'payd.config.json'], { cwd: dir, env: { ...process.env, PAYD_SMTP_PASSWORD: 'x' }, encoding: 'utf8' });
   assert.equal(list.status, 0, list.stderr);
 });
+
+test('init --systemd with notifications: the bot token and SMTP password are credentials, and the printed recipe turns on their LoadCredential lines in the unit', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'payd-init-notify-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const { prompter } = scripted({
+    'Listen address': [''],
+    'Listen port': [''],
+    'Public base URL': ['https://pay.example.com'],
+    ...UPI_ANSWERS,
+    'Tell you about sales and problems on Telegram': [true],
+    'Telegram chat ids': ['123456789'],
+    'Tell you by e-mail': [true],
+    'SMTP host': ['smtp.example.com'],
+    'SMTP port': [465],
+    'SMTP user': ['shop@example.com'],
+    'From address': ['payd@example.com'],
+    'Send to': ['owner@example.com'],
+  });
+  let out = '';
+  const code = await runCli(['init', '--systemd', '--config', 'payd.config.json'], { env: {}, cwd: dir, io: { out: (s) => void (out += s + '\n'), err: (s) => void (out += s + '\n') }, prompter });
+  assert.equal(code, 0, out);
+  const config = JSON.parse(readFileSync(join(dir, 'payd.config.json'), 'utf8'));
+  assert.deepEqual(config.notifications.telegram.botToken, { file: '$CREDENTIALS_DIRECTORY/telegram-bot-token' });
+  assert.deepEqual(config.notifications.email.password, { file: '$CREDENTIALS_DIRECTORY/smtp-password' });
+  assert.equal(config.notifications.email.secure, true);
+  // The recipe's lines, run on a copy of the unit, leave it loading both credentials.
+  const unitCopy = join(dir, 'payd.service');
+  writeFileSync(unitCopy, readFileSync(new URL('../../systemd/payd.service', import.meta.url), 'utf8'));
+  const seds = out.split('\n').map((l) => l.trim()).filter((l) => l.startsWith('sudo sed -i'));
+  assert.equal(seds.length, 2, out);
+  for (const line of seds) execFileSync('bash', ['-c', line.replace('sudo ', '').replace('/etc/systemd/system/payd.service', unitCopy)]);
+  const unit = readFileSync(unitCopy, 'utf8');
+  for (const name of ['telegram-bot-token', 'smtp-password']) {
+    assert.match(unit, new RegExp(`^LoadCredential=${name}:/etc/payd/credentials/${name}$`, 'm'));
+    assert.ok(out.includes(`sudo tee /etc/payd/credentials/${name}`), `the recipe writes ${name}`);
+  }
+  assert.ok(out.indexOf('sudo sed -i') > out.indexOf('sudo cp systemd/payd.service') && out.indexOf('sudo sed -i') < out.indexOf('systemctl enable --now payd'), 'turned on before the service starts');
+});
