@@ -127,6 +127,13 @@ test('sandbox: serve --sandbox, pay from the CLI, the merchant gets a livemode:f
   assert.equal(unheard.code, 1);
   assert.match(unheard.err, /reason: underpaid; the merchant has no webhook URL, so no payment\.held was sent \(it is in GET \/api\/v1\/events\)/);
   assert.doesNotMatch(unheard.err, /was sent payment\.held/);
+  // Far from what it asked: unmatched, and the CLI says how to settle it on the intent anyway.
+  const far = (await call(d.url, 'POST', '/api/v1/intents/create-payment', quietHeaders, { amount: 400, currency: 'UPI', order_id: 'far' })).body;
+  const stray = await payd(['sandbox', 'pay', far.intent_id, '--amount', '1.23'], { cwd: dir });
+  assert.equal(stray.code, 1);
+  const strayRef = /payment (\S+) of UPI 1\.23 kept as unmatched/.exec(stray.err)?.[1];
+  assert.ok(strayRef, stray.err);
+  assert.match(stray.err, new RegExp(`to settle it on this intent: payd --sandbox intents settle ${far.intent_id} --tx ${strayRef};`));
   // The sandbox merchant does not exist in live mode, and looking does not create a live database.
   const live = await payd(['merchant', 'list', '--json'], { cwd: dir });
   assert.equal(live.code, 1);

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { PaydError } from '../../domain/errors.ts';
+import { resolveCommand } from '../../domain/notify/text.ts';
 import { builtinMethods } from '../../methods/registry.ts';
 import { withApp, type CliEnv } from '../context.ts';
 import { printJson } from '../output.ts';
@@ -29,7 +30,7 @@ export function sandboxCommands(program: Command, env: CliEnv): void {
             outcome.kind === 'payment' && outcome.payment.status === 'held'
               ? `payment ${txRef} of ${paid} held for intent ${outcome.payment.intent_id} (reason: ${outcome.payment.reason}; ${told}; accept it with payd --sandbox payments accept ${txRef} --intent ${outcome.payment.intent_id})`
               : outcome.kind === 'payment'
-              ? `payment ${txRef} of ${paid} kept as unmatched (reason: ${outcome.payment.reason ?? outcome.payment.status}; see payd --sandbox payments list --unmatched)`
+              ? `payment ${txRef} of ${paid} kept as unmatched (reason: ${outcome.payment.reason ?? outcome.payment.status}; to settle it on this intent: ${resolveCommand(txRef, id).replace(/^payd /, 'payd --sandbox ')}; the orders it may be for: payd --sandbox payments list --unmatched)`
               : outcome.kind === 'rejected'
                 ? `payment ${txRef} rejected (reason: ${outcome.reason}; see payd --sandbox payments list --rejected)`
                 : `payment ${txRef} was not processed`;
