@@ -4,11 +4,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startPayd } from '../helpers/payd.ts';
-import { recordingLogger } from '../helpers/solana-ledger.ts';
+import { createLogger } from '../../src/log/index.ts';
 
 test('the daemon logs each settlement, hold, rejection and unmatched payment with reference, method, amount, intent and order', async (t) => {
-  const log = recordingLogger();
-  const p = await startPayd({ log });
+  // The daemon's own pino logger, its JSON lines captured as journald would receive them.
+  const written: Record<string, any>[] = [];
+  const p = await startPayd({ log: createLogger({ format: 'json', write: (line) => void written.push(JSON.parse(line)) }) });
   t.after(() => p.close());
   const m = await p.merchant('Shop');
   const create = async (amount: number, order: string) => {
@@ -30,10 +31,10 @@ test('the daemon logs each settlement, hold, rejection and unmatched payment wit
   assert.equal((await pay(paid.receiver, 19000n, '512300000004')).kind, 'unmatched');
   assert.equal((await pay(paid.receiver, 0n, '512300000005')).kind, 'rejected');
 
-  const line = (msg: string) => log.lines.find((l) => l.msg === msg)?.fields;
+  const line = (msg: string) => written.find((l) => l.msg === msg);
   assert.deepEqual(pick(line('payment settled')), { method: 'UPI', tx_ref: '512300000001', amount: (Number(paid.payAmountMinor) / 100).toFixed(2), intent_id: paid.id, order_id: 'log-1' });
   assert.deepEqual(pick(line('payment held for its intent')), { method: 'UPI', tx_ref: '512300000002', amount: (Number(short.payAmountMinor - 50n) / 100).toFixed(2), intent_id: short.id, order_id: 'log-2' });
-  const [unmatched, near] = log.lines.filter((l) => l.msg === 'payment kept unmatched').map((l) => l.fields);
+  const [unmatched, near] = written.filter((l) => l.msg === 'payment kept unmatched');
   assert.deepEqual(pick(unmatched), { method: 'UPI', tx_ref: '512300000003', amount: '123.45', intent_id: undefined, order_id: undefined });
   assert.deepEqual(unmatched!.candidates, []);
   assert.equal(unmatched!.resolve, 'payd intents settle <intent_id> --tx 512300000003');
