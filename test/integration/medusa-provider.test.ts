@@ -35,13 +35,6 @@ const PAYMENT_MODULE_DIR = dirname(requireMedusa.resolve('@medusajs/payment/pack
 const PROVIDER = join(PACKAGE_DIR, 'src/index.ts');
 const { PaydPaymentProviderService } = requireMedusa(join(PACKAGE_DIR, 'src/service.ts'));
 
-// Medusa's module loader also tries its link modules, which ship in @medusajs/medusa (the whole
-// server, not needed to run one module): it warns with a stack trace and goes on without them.
-const warn = console.warn;
-console.warn = (...args: unknown[]) => {
-  if (typeof args[0] === 'string' && args[0].startsWith('Error initializing link modules.')) return;
-  warn(...args);
-};
 
 // Medusa's runner is written for Jest's globals; node:test has the same hooks under these names.
 Object.assign(globalThis, { describe, it, beforeAll: before, afterAll: after, beforeEach, afterEach });
