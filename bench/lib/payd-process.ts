@@ -28,9 +28,9 @@ export interface PaydDir {
   close(): void;
 }
 
-/** A directory with payd.config.json (every method configured, upstreams on closed loopback ports) and one merchant made by the real CLI. */
-export function preparePaydDir(o: { methods?: 'all' | 'none' | string[]; logLevel?: string } = {}): PaydDir {
-  const dir = mkdtempSync(join(tmpdir(), 'payd-bench-'));
+/** A directory (under `parent`, default the temp dir) with payd.config.json (every method configured, upstreams on closed loopback ports) and one merchant made by the real CLI. */
+export function preparePaydDir(o: { methods?: 'all' | 'none' | string[]; logLevel?: string; parent?: string } = {}): PaydDir {
+  const dir = mkdtempSync(join(o.parent ?? tmpdir(), 'payd-bench-'));
   const config = benchConfig(dir) as Record<string, any>;
   if (o.methods === 'none') config.methods = {};
   else if (Array.isArray(o.methods)) config.methods = Object.fromEntries(o.methods.map((m) => [m, config.methods[m]]));
