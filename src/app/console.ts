@@ -2,6 +2,7 @@ import type { Config } from '../config/read.ts';
 import type { Db } from '../db/open.ts';
 import type { MethodSilence } from '../methods/method.ts';
 import type { Clock, Logger, Random } from '../domain/ports.ts';
+import { machineTimeZone, shopTime } from '../domain/shop-time.ts';
 import type { SourcesReport } from '../http/console/pages/sources.ts';
 import { createConsoleAccess } from '../services/console-access.ts';
 import { createConsoleViews } from '../services/console-views.ts';
@@ -44,7 +45,9 @@ export function createConsoleParts(deps: {
     const alerts = await Promise.all(silences.map(async (w) => ({ method: w.method, ...(({ accounts, silent }) => ({ accounts, silent }))(await w.status()) })));
     return { workers: role, live, recorded, alerts };
   };
-  return { access, views, origin, sources };
+  /** Times as the shop reads them: server.console.timeZone, else the machine's zone. */
+  const time = shopTime(config.server.console.timeZone ?? machineTimeZone(), () => clock.now());
+  return { access, views, origin, sources, time };
 }
 
 export type ConsoleParts = ReturnType<typeof createConsoleParts>;
@@ -76,6 +79,7 @@ export function consoleRoutes(c: ConsoleParts, s: ConsoleServices): Served {
     events: s.events,
     merchants: s.merchants,
     sources: c.sources,
+    time: c.time,
     cancels: s.cancels,
     replays: s.events,
     manualSettlement: s.manualSettlement,

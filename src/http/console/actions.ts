@@ -8,7 +8,12 @@ import type { LinkInput, LinkService } from '../../services/links/index.ts';
 import { htmlPage, seeOther } from './headers.ts';
 import { page } from './layout.ts';
 import { secretsBody } from './pages/merchants.ts';
-import { assignConfirmBody } from './pages/payments.ts';
+import { assignAgainBody, assignConfirmBody } from './pages/payments.ts';
+import { unmatchedItem } from './views.ts';
+import type { ConsoleViews } from '../../services/console-views.ts';
+import type { ShopTime } from '../../domain/shop-time.ts';
+import type { Clock } from '../../domain/ports.ts';
+import { HTTP_STATUS } from '../errors.ts';
 import type { ConsoleKit } from './kit.ts';
 
 export interface ActionDeps {
@@ -18,6 +23,10 @@ export interface ActionDeps {
   heldActions: Pick<HeldPayments, 'acceptPayment' | 'markRefunded'>;
   merchantActions: Pick<MerchantService, 'create' | 'rotateSecret' | 'revoke' | 'setWebhook'>;
   linkActions: Pick<LinkService, 'create' | 'soleMerchant' | 'deactivate' | 'activate'>;
+  /** The assign form's look-ups: an order by its id, the payment and its suggested orders. */
+  views: ConsoleViews;
+  time: ShopTime;
+  clock: Clock;
 }
 
 /** As `payd merchant rotate-secret` without --grace: the old secret keeps working 10 minutes. */
@@ -75,20 +84,41 @@ export function actionRoutes(kit: ConsoleKit, deps: ActionDeps): void {
     });
   }
 
-  kit.post('/console/payments/assign', async ({ shell, actor }, form) => {
-    const input = { intentId: field(form, 'intent_id', 64), txRef: field(form, 'tx_ref', 300) };
-    const note = field(form, 'note', 200);
-    const acceptDifference = form.get('accept_difference') === '1';
-    if (!acceptDifference) {
-      // A payment that is not what the intent is due: show the difference and ask once more.
-      const p = await deps.manualSettlement.preview(input);
-      if (p.differenceMinor !== 0n) {
-        const body = assignConfirmBody(shell.who?.csrf ?? '', { intentId: p.intent.id, orderId: p.intent.orderId, method: p.intent.method, txRef: p.txRef, amountMinor: p.amountMinor, dueMinor: p.dueMinor, differenceMinor: p.differenceMinor, note });
-        return htmlPage(page(shell, { title: 'Confirm the difference', section: 'payments', body }));
-      }
+  /** The order an assign form names: typed (its order id or intent id), else the suggestion picked. */
+  async function namedIntent(order: string, picked: string): Promise<string> {
+    if (order === '') {
+      if (picked === '') throw new PaydError('INVALID_REQUEST', 'Pick one of the suggested orders, or type the order id.');
+      return picked;
     }
-    const r = await deps.manualSettlement.settle({ ...input, note: note || undefined, actor, acceptDifference });
-    return seeOther(`${intentPath(r.intent_id)}?done=assigned`);
+    const found = await deps.views.intents({ q: order, limit: 2 }, deps.clock.now());
+    if (found.items.length === 0) throw new PaydError('NOT_FOUND', `No order ${order}: check the order id (or give the intent id).`);
+    if (found.items.length > 1) throw new PaydError('CONFLICT', `Order id ${order} belongs to several merchants' orders: give the intent id instead.`);
+    return found.items[0]!.id;
+  }
+
+  kit.post('/console/payments/assign', async ({ shell, actor }, form) => {
+    const txRef = field(form, 'tx_ref', 300);
+    const typed = { order: field(form, 'order', 200), intentId: field(form, 'intent_id', 64), note: field(form, 'note', 200) };
+    const acceptDifference = form.get('accept_difference') === '1';
+    try {
+      const input = { intentId: await namedIntent(typed.order, typed.intentId), txRef };
+      if (!acceptDifference) {
+        // A payment that is not what the intent is due: show the difference and ask once more.
+        const p = await deps.manualSettlement.preview(input);
+        if (p.differenceMinor !== 0n) {
+          const body = assignConfirmBody(shell.who?.csrf ?? '', { intentId: p.intent.id, orderId: p.intent.orderId, method: p.intent.method, txRef: p.txRef, amountMinor: p.amountMinor, dueMinor: p.dueMinor, differenceMinor: p.differenceMinor, note: typed.note });
+          return htmlPage(page(shell, { title: 'Confirm the difference', section: 'payments', body }));
+        }
+      }
+      const r = await deps.manualSettlement.settle({ ...input, note: typed.note || undefined, actor, acceptDifference });
+      return seeOther(`${intentPath(r.intent_id)}?done=assigned`);
+    } catch (err) {
+      // A mistake (no such order, already paid…): the same form again, as typed, saying what was wrong.
+      const payment = err instanceof PaydError ? await deps.views.unmatched(txRef) : undefined;
+      if (!payment || !(err instanceof PaydError)) throw err;
+      const body = assignAgainBody(shell.who?.csrf ?? '', await unmatchedItem(deps.views, payment), deps.time, deps.clock.now(), { ...typed, error: err.message });
+      return htmlPage(page(shell, { title: 'Not assigned', section: 'payments', body }), HTTP_STATUS[err.code]);
+    }
   });
 
   kit.post('/console/links', async ({ actor }, form) => {

@@ -1,6 +1,7 @@
 import type { SourceStatus } from '../../../workers/source-health.ts';
 import { html, type Safe } from '../../checkout/escape.ts';
-import { badge, facts, when } from '../layout.ts';
+import { badge, facts } from '../layout.ts';
+import type { ShopTime } from '../../../domain/shop-time.ts';
 
 export interface SourcesReport {
   /** This process's role: leader runs the sources; standby/off see only what the leader recorded. */
@@ -17,13 +18,13 @@ const age = (ms: number) => (ms < 90_000 ? `${Math.round(ms / 1000)} s` : ms < 5
 
 export const sourceProblem = (s: SourceStatus) => !['ok', 'standby'].includes(s.state);
 
-export function sourcesBody(report: SourcesReport, now: number): Safe {
+export function sourcesBody(report: SourcesReport, now: number, time: ShopTime): Safe {
   const live = report.live.map(
     (s) => html`<li class="row"><span class="main"><span class="title">${s.key}</span>${badge(s.status.state)}</span>
 ${facts([
   ['Source', s.name],
   ['Lag', s.status.lag_seconds === undefined ? null : `${s.status.lag_seconds} s${s.status.max_lag_seconds === undefined ? '' : ` (limit ${s.status.max_lag_seconds} s)`}`],
-  ['Last good cycle', s.status.last_ok_at ?? null],
+  ['Last good cycle', s.status.last_ok_at ? time.format(Date.parse(s.status.last_ok_at)) : null],
   ['Last error', s.status.last_error ? html`<span class="err">${s.status.last_error}</span>` : null],
 ])}</li>`,
   );
@@ -35,7 +36,7 @@ ${facts([
   });
   const alerts = report.alerts.map(
     (w) => html`<h2>${w.method} bank alerts</h2>${w.silent ? html`<p class="error" role="alert">Silent: no verified bank alert arrived although ${w.method} payments were requested. Check that the bank’s alerts still reach the mailbox.</p>` : ''}
-<ul class="rows">${w.accounts.map((a) => html`<li class="row"><span class="main"><span class="title">${a.bank.toUpperCase()} …${a.account}</span></span><span class="sub">Last verified alert: ${a.lastAlertAt === null ? 'none yet' : `${when(a.lastAlertAt)} (${age(now - a.lastAlertAt)} ago)`}</span></li>`)}</ul>`,
+<ul class="rows">${w.accounts.map((a) => html`<li class="row"><span class="main"><span class="title">${a.bank.toUpperCase()} …${a.account}</span></span><span class="sub">Last verified alert: ${a.lastAlertAt === null ? 'none yet' : `${time.format(a.lastAlertAt)} (${age(now - a.lastAlertAt)} ago)`}</span></li>`)}</ul>`,
   );
   return html`<p class="hint">Workers in this process: <strong>${report.workers}</strong>${report.workers === 'leader' ? '' : ' (another process runs the sources; lag below is what it last recorded)'}.</p>
 ${live.length ? html`<h2>Running here</h2><ul class="rows">${live}</ul>` : ''}
