@@ -86,14 +86,15 @@ export function actionRoutes(kit: ConsoleKit, deps: ActionDeps): void {
 
   /** The order an assign form names: typed (its order id or intent id), else the suggestion picked. */
   async function namedIntent(order: string, picked: string): Promise<string> {
-    if (order === '') {
-      if (picked === '') throw new PaydError('INVALID_REQUEST', 'Pick one of the suggested orders, or type the order id.');
-      return picked;
-    }
-    const found = await deps.views.intents({ q: order, limit: 2 }, deps.clock.now());
-    if (found.items.length === 0) throw new PaydError('NOT_FOUND', `No order ${order}: check the order id (or give the intent id).`);
-    if (found.items.length > 1) throw new PaydError('CONFLICT', `Order id ${order} belongs to several merchants' orders: give the intent id instead.`);
-    return found.items[0]!.id;
+    if (order === '' && picked === '') throw new PaydError('INVALID_REQUEST', 'Pick one of the suggested orders, or type the order id.');
+    const term = order || picked;
+    const found = await deps.views.intents({ q: term, limit: 2 }, deps.clock.now());
+    if (found.items.length === 0) throw new PaydError('NOT_FOUND', `No order ${term}: check the order id (or give the intent id).`);
+    if (found.items.length > 1) throw new PaydError('CONFLICT', `Order id ${term} belongs to several merchants' orders: give the intent id instead.`);
+    const intent = found.items[0]!;
+    // Said here in the form's words; the ledger refuses it anyway.
+    if (intent.status === 'settled') throw new PaydError('CONFLICT', `Order ${intent.order_id} is already paid: pick another order.`);
+    return intent.id;
   }
 
   kit.post('/console/payments/assign', async ({ shell, actor }, form) => {
