@@ -75,7 +75,7 @@ test('invite → register a passkey → accept a held payment, mark another refu
   await waiting.click();
   assert.match(page.url(), /\/console\/payments\?view=held$/);
   const heldRowOf = (tx: string) => page.locator('li.row', { hasText: tx });
-  assert.match((await heldRowOf('655555555551').textContent()) ?? '', /₹310\.\d\d[\s\S]*canceled[\s\S]*received 20\d\d-/);
+  assert.match((await heldRowOf('655555555551').textContent()) ?? '', /Order ORD-HELD-ACCEPT[\s\S]*paid ₹310\.\d\d[\s\S]*asked ₹310\.\d\d[\s\S]*canceled[\s\S]*received \d{1,2} [A-Z][a-z]{2}( \d{4})?, \d{1,2}:\d\d [ap]m/);
   await heldRowOf('655555555551').getByRole('button', { name: 'Accept' }).click();
   await page.getByText('Held payment accepted').waitFor();
   assert.match(page.url(), /\/console\/payments\?view=held&done=accepted$/);
