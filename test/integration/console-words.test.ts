@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { directSession, startConsoleApp } from '../helpers/console.ts';
 import { forEachStore } from '../helpers/stores.ts';
 import { parseConfig } from '../../src/methods/load-config.ts';
+import { builtinMethods } from '../../src/methods/registry.ts';
 
 /** 07:48 UTC: 1:18 pm in Kolkata (UTC+5:30, no daylight saving). */
 const SEEN = Date.parse('2026-11-28T07:48:00Z');
@@ -91,6 +92,18 @@ forEachStore((store) => {
     assert.equal((await app.intents.find(near.intent_id))!.status, 'settled');
     assert.equal((await app.intents.find(far.intent_id))!.status, 'pending');
   });
+});
+
+test("the sandbox's Sources page shows its simulated sources and rates, not an empty lag list", async (t) => {
+  const c = await startConsoleApp();
+  t.after(() => c.close());
+  const s = await directSession(c.app, 'Laptop');
+  const page = await (await fetch(`${c.origin.replace('localhost', '127.0.0.1')}/console/sources`, { headers: { cookie: s.cookie } })).text();
+  assert.match(page, /Sandbox: nothing here watches a bank mailbox or a chain/);
+  assert.match(page, /npx payd sandbox pay &lt;intent_id&gt;/);
+  for (const method of builtinMethods.list) assert.match(page, new RegExp(`<span>${method.id}</span>`), `${method.id} is listed as simulated`);
+  assert.match(page, /USDT\/INR<\/span><span class="amount">85\.5<\/span>[\s\S]*?simulated/, 'the simulated rate a priced USDT intent uses');
+  assert.doesNotMatch(page, /No payment method configured/);
 });
 
 test('server.console.timeZone must be an IANA zone name: a clear error at config load', () => {
