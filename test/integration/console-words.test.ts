@@ -2,6 +2,7 @@
 // time zone (server.console.timeZone), reasons in words instead of codes, held and unmatched
 // rows with the order id and the amount asked beside the amount paid, and the assign form that
 // suggests orders near the amount, finds one by its order id, and keeps what was typed on a mistake.
+import { get as httpGet } from 'node:http';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { directSession, startConsoleApp } from '../helpers/console.ts';
@@ -104,6 +105,19 @@ test("the sandbox's Sources page shows its simulated sources and rates, not an e
   for (const method of builtinMethods.list) assert.match(page, new RegExp(`<span>${method.id}</span>`), `${method.id} is listed as simulated`);
   assert.match(page, /USDT\/INR<\/span><span class="amount">85\.5<\/span>[\s\S]*?simulated/, 'the simulated rate a priced USDT intent uses');
   assert.doesNotMatch(page, /No payment method configured/);
+});
+
+test("the sandbox's sign-in page says how to get in: the --sandbox invite command", async (t) => {
+  const c = await startConsoleApp();
+  t.after(() => c.close());
+  // At its own host name (fetch cannot set Host; "localhost" may resolve to ::1 first).
+  const signIn = await new Promise<string>((resolve, reject) => {
+    httpGet({ host: '127.0.0.1', port: new URL(c.origin).port, path: '/console/sign-in', headers: { host: new URL(c.origin).host } }, (res) => {
+      let body = '';
+      res.on('data', (d) => (body += d)).on('end', () => resolve(body));
+    }).on('error', reject);
+  });
+  assert.match(signIn, /<code id="sandbox-invite">npx payd --sandbox console invite --name "my laptop"<\/code>/);
 });
 
 test('server.console.timeZone must be an IANA zone name: a clear error at config load', () => {
