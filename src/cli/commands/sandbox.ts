@@ -91,7 +91,7 @@ async function demoMerchant(merchants: App['merchants'], webhookUrl: string | nu
 }
 
 export function demoCommand(program: Command, env: CliEnv): void {
-  leaf(program.command('demo').description('run a sandbox daemon with a fresh demo merchant (prints its credentials)'))
+  leaf(program.command('demo').description('run a sandbox daemon with its demo merchant (the same one each run; prints its credentials with a fresh client secret)'))
     .option('--port <port>', 'listen port', portNumber)
     .option('--webhook-url <url>', "the demo merchant's webhook URL")
     .action(async (o: Opts, cmd: Command) => {
