@@ -85,7 +85,7 @@ test('invite → register a passkey → accept a held payment, mark another refu
   assert.deepEqual((await audit(c, 'payment.accept')).map((r) => r.actor), ["console:Asha's phone"]);
 
   // The other from its intent's page: marked refunded (payd moves no money; the merchant is told).
-  await heldRowOf('655555555552').getByRole('link', { name: refundId }).click();
+  await heldRowOf('655555555552').getByRole('link', { name: 'ORD-HELD-REFUND' }).click();
   assert.match(page.url(), new RegExp(`/console/intents/${refundId}$`));
   await page.getByRole('heading', { name: 'Held: waiting for a decision' }).waitFor();
   await page.getByRole('button', { name: 'Mark refunded' }).click();

@@ -50,12 +50,12 @@ export function heldActions(csrf: string, p: Pick<PaymentRow, 'intentId' | 'tran
   })}</div>`;
 }
 
-/** One held payment as a row: paid, for which order and what it asked, why held, when; the intent linked on the Held tab. */
+/** One held payment as a row: paid, for which order and what it asked, why held, when; the order linked on the Held tab. */
 export function heldRow(csrf: string, p: PaymentRow, time: ShopTime, back?: 'held'): Safe {
-  return html`<li class="row"><span class="main"><span class="title">Order ${p.orderId}</span><span class="amount">paid ${money(p.method, p.amount)}</span></span>
+  const order = back ? html`<a href="/console/intents/${p.intentId}">${p.orderId}</a>` : p.orderId;
+  return html`<li class="row"><span class="main"><span class="title">Order ${order}</span><span class="amount">paid ${money(p.method, p.amount)}</span></span>
 <span class="sub"><span>asked ${money(p.method, p.payAmount)}</span> ${badge('held')} <span class="why">${heldReason(p.reason)}</span></span>
 <span class="sub"><span>${p.method}</span> <span>received ${time.format(p.receivedAt)}</span> <span class="mono">${p.transactionHash}</span></span>
-${back ? html`<span class="sub"><a href="/console/intents/${p.intentId}">Open the order</a></span>` : ''}
 ${heldActions(csrf, p, back)}</li>`;
 }
 
