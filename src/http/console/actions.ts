@@ -156,7 +156,7 @@ export function actionRoutes(kit: ConsoleKit, deps: ActionDeps): void {
     const body = secretsBody('New client secret', [
       ['client_id', r.client_id],
       ['client_secret', r.client_secret],
-      ['Old secret works until', r.previous_valid_until],
+      ['Old secret works until', r.previous_valid_until === null ? null : deps.time.format(Date.parse(r.previous_valid_until))],
     ]);
     return htmlPage(page(shell, { title: 'New client secret', section: 'merchants', body }));
   });

@@ -76,7 +76,7 @@ export function linkBody(options: { link: LinkView; intents: Page<IntentsTable>;
     ['Paid', String(l.payments)],
     ['Methods', l.methods?.join(', ') ?? 'every enabled one'],
     ['Single use', l.single_use ? 'yes' : 'no'],
-    ['Expires', l.expires_at ?? 'never'],
+    ['Expires', l.expires_at ? options.time.format(Date.parse(l.expires_at)) : 'never'],
     ['Created', options.time.format(Date.parse(l.created_at))],
   ])}
 <div class="qr"><img src="${qrPath(l, 'svg')}" alt="QR code of ${l.url}" width="200" height="200"><a href="${qrPath(l, 'png')}" download="payd-link-${new URL(l.url).pathname.split('/').pop() ?? 'qr'}.png">Download the QR code (PNG)</a></div>
