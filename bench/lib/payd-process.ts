@@ -28,10 +28,32 @@ export interface PaydDir {
   close(): void;
 }
 
-/** A directory with payd.config.json (every method configured, upstreams on closed loopback ports) and one merchant made by the real CLI. */
-export function preparePaydDir(o: { methods?: 'all' | 'none' | string[]; logLevel?: string } = {}): PaydDir {
-  const dir = mkdtempSync(join(tmpdir(), 'payd-bench-'));
+const EVM_ADDRESS = '0x90F79bf6EB2c4f870365E785982E1f101E93b906';
+const EVM_RPC = { ETH: 'https://ethereum-rpc.publicnode.com', BSC: 'https://bsc-rpc.publicnode.com', POLYGON: 'https://polygon-bor-rpc.publicnode.com', ARBITRUM: 'https://arbitrum-one-rpc.publicnode.com', BASE: 'https://base-rpc.publicnode.com' };
+
+/**
+ * Every method as the docs configure them, upstreams by their public host names (unreachable
+ * from the bench: name lookups fail), instead of closed loopback ports that fail before any lookup.
+ */
+function documentedMethods(methods: Record<string, any>): Record<string, any> {
+  const evm = Object.fromEntries(
+    ['USDT_ETH', 'USDC_ETH', 'USDT_BSC', 'USDC_BSC', 'USDT_POLYGON', 'USDC_POLYGON', 'USDT_ARBITRUM', 'USDC_ARBITRUM', 'USDC_BASE'].map((m) => [m, { address: EVM_ADDRESS, rpcUrl: EVM_RPC[m.split('_')[1] as keyof typeof EVM_RPC] }]),
+  );
+  return {
+    UPI: { ...methods.UPI, imap: { host: 'imap.example.com', port: 993, secure: true, user: 'alerts@example.com', password: 'x' } },
+    USDT_TRC20: { ...methods.USDT_TRC20, apiUrl: 'https://api.trongrid.io' },
+    SOL: { ...methods.SOL, rpcUrl: 'https://api.mainnet-beta.solana.com' },
+    USDT_SOL: { ...methods.USDT_SOL, rpcUrl: 'https://api.mainnet-beta.solana.com' },
+    USDC_SOL: { wallet: methods.SOL.wallet, rpcUrl: 'https://api.mainnet-beta.solana.com' },
+    ...evm,
+  };
+}
+
+/** A directory (under `parent`, default the temp dir) with payd.config.json (every method configured, upstreams on closed loopback ports) and one merchant made by the real CLI. */
+export function preparePaydDir(o: { methods?: 'all' | 'none' | 'documented' | string[]; logLevel?: string; parent?: string } = {}): PaydDir {
+  const dir = mkdtempSync(join(o.parent ?? tmpdir(), 'payd-bench-'));
   const config = benchConfig(dir) as Record<string, any>;
+  if (o.methods === 'documented') config.methods = documentedMethods(config.methods);
   if (o.methods === 'none') config.methods = {};
   else if (Array.isArray(o.methods)) config.methods = Object.fromEntries(o.methods.map((m) => [m, config.methods[m]]));
   if (o.logLevel) config.log = { ...config.log, level: o.logLevel };

@@ -80,7 +80,9 @@ export function createLeadership(options: LeadershipOptions) {
           term = new AbortController();
           fence = result.fence;
           const t = term;
-          working = runFenced(result.fence, () => options.lead(t.signal, prev)).catch((err) => options.log.error('workers failed', { error: describeError(err) }));
+          // Only where the store checks the fence: on Node 20 an AsyncLocalStorage in use hooks every promise of the process, API requests included.
+          const work = () => options.lead(t.signal, prev);
+          working = (options.lease.fencesWrites ? runFenced(result.fence, work) : work()).catch((err) => options.log.error('workers failed', { error: describeError(err) }));
         }
       } else if (role === 'leader' && result) {
         await stepDown('another process holds it', result.holder ? { holder: result.holder.holder, host: result.holder.host, pid: result.holder.pid } : {});

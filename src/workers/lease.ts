@@ -1,4 +1,4 @@
-import type { Db } from '../db/open.ts';
+import { isPostgres, type Db } from '../db/open.ts';
 import { databaseNow } from '../db/clock.ts';
 import type { LeaseFence } from '../db/fence.ts';
 import type { WorkerLeaseTable } from '../db/schema.ts';
@@ -49,6 +49,11 @@ export function createWorkerLease(deps: WorkerLeaseDeps) {
   const current = (): Promise<WorkerLeaseTable | undefined> => deps.db.selectFrom('worker_lease').selectAll().where('name', '=', NAME).executeTakeFirst();
 
   return {
+    /**
+     * Whether the store checks a worker's writes against its lease take (db/fence.ts): PostgreSQL,
+     * where nodes on other machines share the database. SQLite writes are never fenced.
+     */
+    fencesWrites: isPostgres(deps.db),
     /** One attempt to take or renew the lease. */
     async tryHold(): Promise<HoldResult> {
       // PostgreSQL: the database's clock, one for every node, so a node whose clock runs

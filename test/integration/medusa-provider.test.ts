@@ -2,8 +2,9 @@
 // (@medusajs/test-utils moduleIntegrationTestRunner: the Payment Module with the provider
 // registered, its tables on a real PostgreSQL), against a real `payd serve --sandbox`: a payment
 // session in INR creates an intent, the sandbox pays it, payd's real signed webhook goes to the
-// provider's webhook handler and the session is captured; a tampered webhook captures nothing;
-// a deleted session cancels its intent. Medusa's packages are the provider package's own
+// provider's webhook handler and the session is captured; with `methods` the session is an open
+// intent whose method the customer picks on payd's checkout; the cart's total goes to payd as exact
+// decimal text; a tampered webhook captures nothing; a deleted session cancels its intent. Medusa's packages are the provider package's own
 // (npm ci --prefix packages/medusa, as .ci/run does), so the daemon's install stays light.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
@@ -29,18 +30,11 @@ if (!needed.every((file) => existsSync(join(PACKAGE_DIR, file)))) {
 // Medusa is loaded from the provider package's node_modules, the way a shop's Medusa app loads it.
 const requireMedusa = createRequire(join(PACKAGE_DIR, 'package.json'));
 const { moduleIntegrationTestRunner } = requireMedusa('@medusajs/test-utils');
-const { Modules } = requireMedusa('@medusajs/framework/utils');
+const { BigNumber, Modules } = requireMedusa('@medusajs/framework/utils');
 const PAYMENT_MODULE_DIR = dirname(requireMedusa.resolve('@medusajs/payment/package.json'));
 const PROVIDER = join(PACKAGE_DIR, 'src/index.ts');
 const { PaydPaymentProviderService } = requireMedusa(join(PACKAGE_DIR, 'src/service.ts'));
 
-// Medusa's module loader also tries its link modules, which ship in @medusajs/medusa (the whole
-// server, not needed to run one module): it warns with a stack trace and goes on without them.
-const warn = console.warn;
-console.warn = (...args: unknown[]) => {
-  if (typeof args[0] === 'string' && args[0].startsWith('Error initializing link modules.')) return;
-  warn(...args);
-};
 
 // Medusa's runner is written for Jest's globals; node:test has the same hooks under these names.
 Object.assign(globalThis, { describe, it, beforeAll: before, afterAll: after, beforeEach, afterEach });
@@ -51,7 +45,8 @@ await createDatabase(postgres.url, 'medusa_payment');
 Object.assign(process.env, { DB_HOST: '127.0.0.1', DB_PORT: String(postgres.port), DB_USERNAME: 'payd', DB_PASSWORD: '' });
 
 // Medusa's webhook route for this provider is /hooks/payment/payd_payd (identifier "payd", id
-// "payd"): the stand-in below answers there and does what Medusa's payment-webhook subscriber and
+// "payd"): the stand-in below answers there (the merchant has one webhook URL: the second provider,
+// "payd_open", shares its credentials and secret, so this route verifies its sessions' webhooks too) and does what Medusa's payment-webhook subscriber and
 // its process-payment workflow do with the provider's answer (authorize the session; a "captured"
 // session is captured at once by the Payment Module).
 interface Delivery {
@@ -94,6 +89,8 @@ const sandbox = await startSandboxDaemon();
 const shop = new PaydClient({ baseUrl: sandbox.url, clientId: sandbox.clientId, clientSecret: sandbox.clientSecret });
 await shop.setWebhookEndpoint(hooksUrl);
 const options = { baseUrl: sandbox.url, clientId: sandbox.clientId, clientSecret: sandbox.clientSecret, webhookSecret: sandbox.webhookSecret };
+// The same shop offering a choice: each session an open intent, the customer picks UPI or USDT on payd's checkout.
+const openOptions = { ...options, methods: ['UPI', 'USDT_TRC20'] };
 
 after(async () => {
   await sandbox.close();
@@ -110,22 +107,72 @@ describe('Medusa payment provider on a real payd (Payment Module, PostgreSQL)', 
   moduleName: Modules.PAYMENT,
   resolve: PAYMENT_MODULE_DIR,
   dbName: 'medusa_payment',
-  moduleOptions: { providers: [{ resolve: PROVIDER, id: 'payd', options }] },
+  moduleOptions: {
+    providers: [
+      { resolve: PROVIDER, id: 'payd', options },
+      { resolve: PROVIDER, id: 'payd_open', options: openOptions },
+    ],
+  },
   testSuite: ({ service }: { service: any }) => {
     beforeEach(() => {
       paymentModule = service;
     });
 
-    const newSession = async (amount: number) => {
+    const newSession = async (amount: number, provider = 'pp_payd_payd') => {
       const collection = await service.createPaymentCollections({ currency_code: 'inr', amount });
-      const session = await service.createPaymentSession(collection.id, { provider_id: 'pp_payd_payd', currency_code: 'inr', amount, data: {} });
+      const session = await service.createPaymentSession(collection.id, { provider_id: provider, currency_code: 'inr', amount, data: {} });
       return { collection, session };
     };
 
     it('lists payd as a payment provider', async () => {
       const providers = await service.listPaymentProviders();
       // Medusa registers its own manual provider beside it.
-      assert.deepEqual(providers.map((p: any) => p.id).sort(), ['pp_payd_payd', 'pp_system_default']);
+      assert.deepEqual(providers.map((p: any) => p.id).sort(), ['pp_payd_payd', 'pp_payd_payd_open', 'pp_system_default']);
+    });
+
+    it("with methods, a session is an open intent for the cart's total: the customer picks USDT on payd's checkout, the sandbox pays, the webhook captures", async () => {
+      const { collection, session } = await newSession(1234.57, 'pp_payd_payd_open');
+      const intent = await fetchIntent(session.data.intent_id);
+      assert.deepEqual([intent.order_id, intent.currency, intent.amount, intent.price], [session.id, null, null, { amount: 1234.57, currency: 'INR' }]);
+      assert.deepEqual(intent.options.map((o: any) => [o.currency, o.pay_amount]), [['UPI', null], ['USDT_TRC20', null]]);
+      assert.deepEqual([session.data.currency, session.data.pay_amount, session.data.checkout_url], [null, null, intent.checkout_url]);
+
+      // The customer's choice, as payd's checkout page posts it (to this daemon's loopback address:
+      // checkout_url is built on its configured public URL).
+      const chose = await fetch(`${sandbox.url}/pay/${intent.intent_id}/choose`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ currency: 'USDT_TRC20' }), redirect: 'manual' });
+      assert.equal(chose.status, 303, await chose.text());
+      const chosen = await fetchIntent(intent.intent_id);
+      assert.equal(chosen.currency, 'USDT_TRC20');
+      // The session's data follows the choice: the storefront can show what to pay in which method.
+      const provider = new PaydPaymentProviderService({}, openOptions);
+      const read = await provider.retrievePayment({ data: session.data });
+      assert.deepEqual([read.data.currency, read.data.pay_amount, read.data.intent_status], ['USDT_TRC20', String(chosen.pay_amount), 'pending']);
+
+      const paid = await sandboxPay(intent.intent_id);
+      assert.equal(paid.code, 0, paid.err);
+      assert.deepEqual(await handledFor(session.id, "the open intent's payment.success outcome"), { action: 'captured', session_id: session.id });
+      const payments = await service.listPayments({ payment_session_id: session.id });
+      assert.deepEqual(payments.map((p: any) => [Number(p.amount), Boolean(p.captured_at)]), [[1234.57, true]]);
+      assert.equal((await service.retrievePaymentCollection(collection.id)).status, 'completed');
+    });
+
+    it("the cart's total reaches payd as exact decimal text, past what a float carries; more decimals than the currency has are refused saying so", async () => {
+      // 90071992547409.93 as a float is 90071992547409.94: a quoted method's intent is priced to the cent given.
+      const quoted = new PaydPaymentProviderService({}, { ...options, method: 'USDT_TRC20' });
+      const big = await quoted.initiatePayment({ amount: new BigNumber('90071992547409.93'), currency_code: 'usd', data: { session_id: 'payses_float1' } });
+      const intent = await fetchIntent(big.id);
+      assert.deepEqual([intent.currency, intent.amount_exact, big.data.amount], ['USDT_TRC20', '90071992547409.93', '90071992547409.93']);
+      // A Medusa total with trailing zeros is the same price.
+      const open = new PaydPaymentProviderService({}, openOptions);
+      const zeros = await open.initiatePayment({ amount: new BigNumber({ value: '1234.5700000000', precision: 20 }), currency_code: 'inr', data: { session_id: 'payses_float2' } });
+      assert.deepEqual((await fetchIntent(zeros.id)).price, { amount: 1234.57, currency: 'INR' });
+      // A total with a fraction of a paisa is not rounded behind the shop's back.
+      await assert.rejects(
+        open.initiatePayment({ amount: new BigNumber('1234.5700000000000001'), currency_code: 'inr', data: { session_id: 'payses_float3' } }),
+        /payd: 1234\.5700000000000001 INR has more than 2 decimals/,
+      );
+      assert.throws(() => PaydPaymentProviderService.validateOptions({ ...openOptions, method: 'UPI' }), /give option method \(one method\) or methods \(the customer chooses\), not both/);
+      assert.throws(() => PaydPaymentProviderService.validateOptions({ ...options, methods: [] }), /option methods must be "all" or a non-empty list of payd methods/);
     });
 
     it('an INR session is paid through payd: intent created, sandbox pays, the signed webhook captures the session once; a refund says payd moves no money', async () => {

@@ -82,3 +82,28 @@ test('doctor reports no rate pair of a method that is not enabled as a problem',
   assert.equal(usdt?.ok, false);
   assert.match(usdt!.message, /503 RATE_UNAVAILABLE/);
 });
+
+test('a price given as decimal text is taken exactly, for a chosen and an open intent; text with too many decimals or not a decimal is refused saying why', async (t) => {
+  const p = await startPayd({ sandbox: true });
+  t.after(() => p.close());
+  const m = await p.merchant();
+
+  // $1,234.57 at the USD peg is 1234.57 USDT, not a float's neighbour of it.
+  const usdt = await create(p, m.headers, { price: { amount: '1234.57', currency: 'USD' }, currency: 'USDT_TRC20', order_id: 'text-usdt' });
+  assert.equal(usdt.status, 200, usdt.text);
+  assert.deepEqual([usdt.body.amount_exact ?? String(usdt.body.amount), usdt.body.price], ['1234.57', { amount: 1234.57, currency: 'USD' }]);
+  // The same order sent again with the price as a number is the same request.
+  const again = await create(p, m.headers, { price: { amount: 1234.57, currency: 'USD' }, currency: 'USDT_TRC20', order_id: 'text-usdt' });
+  assert.deepEqual([again.status, again.body.intent_id], [200, usdt.body.intent_id]);
+
+  const open = await create(p, m.headers, { price: { amount: '1499.50', currency: 'INR' }, methods: ['UPI', 'USDT_TRC20'], order_id: 'text-open' });
+  assert.equal(open.status, 200, open.text);
+  assert.deepEqual([open.body.currency, open.body.price], [null, { amount: 1499.5, currency: 'INR' }]);
+
+  const tooFine = await create(p, m.headers, { price: { amount: '1234.567', currency: 'USD' }, currency: 'USDT_TRC20', order_id: 'text-fine' });
+  assert.deepEqual([tooFine.status, tooFine.body.code, tooFine.body.detail], [400, 'INVALID_REQUEST', 'price.amount has more than 2 decimal places for USD']);
+  const notDecimal = await create(p, m.headers, { price: { amount: '1,234.57', currency: 'USD' }, currency: 'USDT_TRC20', order_id: 'text-comma' });
+  assert.deepEqual([notDecimal.status, notDecimal.body.errors], [400, [{ field: 'price.amount', message: 'price.amount must be a plain decimal such as "12.5" (digits, one optional point)' }]]);
+  const zero = await create(p, m.headers, { price: { amount: '0.00', currency: 'USD' }, currency: 'USDT_TRC20', order_id: 'text-zero' });
+  assert.deepEqual([zero.status, zero.body.errors], [400, [{ field: 'price.amount', message: 'price.amount must be greater than 0' }]]);
+});

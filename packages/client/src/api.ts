@@ -958,7 +958,8 @@ export interface operations {
                     amount?: number | string;
                     /** @description A price in fiat instead of amount: payd converts it to the method's currency at a locked quote (rounded up to the method's amount step). */
                     price?: {
-                        amount: number;
+                        /** @description A JSON number, or a decimal string ("1234.57") that no float rounding touches; at most the currency's decimals (2). */
+                        amount: number | string;
                         /** @description ISO 4217: INR, USD or EUR. */
                         currency: string;
                     };

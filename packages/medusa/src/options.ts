@@ -12,6 +12,12 @@ export interface PaydProviderOptions {
   webhookSecrets?: string[];
   /** payd's payment method for the intents (its `currency` field). Default UPI. */
   method?: string;
+  /**
+   * Offer the customer a choice instead of one method: each session is an open intent for the
+   * cart's total, and the customer picks one of these methods (or "all" enabled ones that can
+   * take the price) on payd's checkout. Give method or methods, not both.
+   */
+  methods?: string[] | 'all';
   /** A settled intent is money received: Medusa sees it as captured (default) or only authorized. */
   capture?: boolean;
   /**
@@ -30,7 +36,10 @@ export interface ValidOptions {
   clientId: string;
   clientSecret: string;
   webhookSecrets: string[];
-  method: string;
+  /** The one method of every intent, or null when sessions are open intents (methods). */
+  method: string | null;
+  /** The methods an open intent offers, or null when sessions name one method. */
+  methods: string[] | 'all' | null;
   capture: boolean;
   refunds: 'refuse' | 'recordReturned';
   webhookToleranceSeconds: number;
@@ -41,6 +50,14 @@ const invalid = (message: string) => new MedusaError(MedusaError.Types.INVALID_D
 const text = (value: unknown, name: string): string => {
   if (typeof value !== 'string' || value.trim() === '') throw invalid(`option ${name} is required (a non-empty string)`);
   return value.trim();
+};
+
+const offered = (value: unknown): string[] | 'all' => {
+  if (value === 'all') return value;
+  if (!Array.isArray(value) || value.length === 0 || !value.every((m) => typeof m === 'string' && m.trim() !== '')) {
+    throw invalid('option methods must be "all" or a non-empty list of payd methods, e.g. ["UPI", "USDT_TRC20"]');
+  }
+  return value.map((m: string) => m.trim());
 };
 
 /** Checks the options once, at start-up, so a typo fails the boot and not a customer's checkout. */
@@ -65,12 +82,14 @@ export function validateOptions(options: Record<string, unknown>): ValidOptions 
     return secret.trim();
   });
 
-  const method = options.method === undefined ? 'UPI' : text(options.method, 'method');
+  if (options.method !== undefined && options.methods !== undefined) throw invalid('give option method (one method) or methods (the customer chooses), not both');
+  const methods = options.methods === undefined ? null : offered(options.methods);
+  const method = methods !== null ? null : options.method === undefined ? 'UPI' : text(options.method, 'method');
   if (options.capture !== undefined && typeof options.capture !== 'boolean') throw invalid('option capture must be true or false');
   const refunds = options.refunds ?? 'refuse';
   if (refunds !== 'refuse' && refunds !== 'recordReturned') throw invalid('option refunds must be "refuse" or "recordReturned"');
   const tolerance = options.webhookToleranceSeconds ?? 300;
   if (typeof tolerance !== 'number' || !Number.isInteger(tolerance) || tolerance <= 0) throw invalid('option webhookToleranceSeconds must be a positive whole number of seconds');
 
-  return { baseUrl: baseUrl.replace(/\/+$/, ''), clientId, clientSecret, webhookSecrets, method, capture: options.capture !== false, refunds, webhookToleranceSeconds: tolerance };
+  return { baseUrl: baseUrl.replace(/\/+$/, ''), clientId, clientSecret, webhookSecrets, method, methods, capture: options.capture !== false, refunds, webhookToleranceSeconds: tolerance };
 }

@@ -22,7 +22,7 @@ import type {
   UpdatePaymentOutput,
   WebhookActionResult,
 } from '@medusajs/framework/types';
-import { PaydApiError, PaydClient, PaydNetworkError, verifyWebhook, WebhookVerificationError, type CreateIntentInput, type Intent } from '@payd/client';
+import { PaydApiError, PaydClient, PaydNetworkError, verifyWebhook, WebhookVerificationError, type CreateIntentInput, type CreateOpenIntentInput, type Intent } from '@payd/client';
 import { validateOptions, type PaydProviderOptions, type ValidOptions } from './options';
 
 /** What the provider keeps in the payment session's `data` (Medusa stores it; the storefront reads checkout_url). */
@@ -33,9 +33,13 @@ export interface PaydSessionData extends Record<string, unknown> {
   /** The hosted checkout page to send the customer to. */
   checkout_url: string;
   payment_uri: string | null;
-  /** What the customer must pay (payd makes it unique per open intent): show this, not the cart total. */
-  pay_amount: string;
-  currency: string;
+  /**
+   * What the customer must pay (payd makes it unique per intent): show this, not the cart total.
+   * Null on an open intent until the customer has chosen a method on the checkout.
+   */
+  pay_amount: string | null;
+  /** payd's method; null on an open intent until the customer has chosen one. */
+  currency: string | null;
   amount: string;
   currency_code: string;
   expires_at: string;
@@ -98,17 +102,17 @@ export class PaydPaymentProviderService extends AbstractPaymentProvider<PaydProv
 
   async authorizePayment(input: AuthorizePaymentInput): Promise<AuthorizePaymentOutput> {
     const intent = await this.read(input.data);
-    return { status: statusOf(intent.status, intent.payments ?? [], this.settings.capture), data: { ...this.sessionData(input.data), intent_status: intent.status } };
+    return { status: statusOf(intent.status, intent.payments ?? [], this.settings.capture), data: refreshed(this.sessionData(input.data), intent) };
   }
 
   async getPaymentStatus(input: GetPaymentStatusInput): Promise<GetPaymentStatusOutput> {
     const intent = await this.read(input.data);
-    return { status: statusOf(intent.status, intent.payments ?? [], this.settings.capture), data: { ...this.sessionData(input.data), intent_status: intent.status } };
+    return { status: statusOf(intent.status, intent.payments ?? [], this.settings.capture), data: refreshed(this.sessionData(input.data), intent) };
   }
 
   async retrievePayment(input: RetrievePaymentInput): Promise<RetrievePaymentOutput> {
     const intent = await this.read(input.data);
-    return { data: { ...this.sessionData(input.data), intent_status: intent.status, payments: intent.payments ?? [] } };
+    return { data: { ...refreshed(this.sessionData(input.data), intent), payments: intent.payments ?? [] } };
   }
 
   async capturePayment(input: CapturePaymentInput): Promise<CapturePaymentOutput> {
@@ -183,24 +187,28 @@ export class PaydPaymentProviderService extends AbstractPaymentProvider<PaydProv
     const code = currencyCode.toUpperCase();
     const amount = fiatText(amountInput, code);
     const orderId = revision === 0 ? sessionId : `${sessionId}.${revision}`;
-    const method = this.settings.method;
-    // UPI is paid in rupees: the cart's INR total is the intent's amount. Another method is quoted from the fiat price.
-    let body: CreateIntentInput;
-    if (method === 'UPI') {
+    const { method, methods } = this.settings;
+    // The price goes as decimal text: payd takes it as given, with no float rounding on the way.
+    const price = { amount, currency: code };
+    let intent: Intent;
+    if (methods !== null) {
+      // An open intent: the customer picks the method on payd's checkout, each quoted from this price.
+      intent = await this.call(() => this.payd.createOpenIntent({ price, methods: methods as CreateOpenIntentInput['methods'], order_id: orderId }));
+    } else if (method === 'UPI') {
+      // UPI is paid in rupees: the cart's INR total is the intent's amount.
       if (code !== 'INR') throw new MedusaError(MedusaError.Types.INVALID_DATA, `payd: UPI takes INR only, and this cart is in ${code}`);
-      body = { amount, currency: method as CreateIntentInput['currency'], order_id: orderId };
+      intent = await this.call(() => this.payd.createIntent({ amount, currency: 'UPI', order_id: orderId }));
     } else {
-      body = { price: { amount: Number(amount), currency: code }, currency: method as CreateIntentInput['currency'], order_id: orderId };
+      intent = await this.call(() => this.payd.createIntent({ price, currency: method as CreateIntentInput['currency'], order_id: orderId }));
     }
-    const intent = await this.call(() => this.payd.createIntent(body));
     return {
       session_id: sessionId,
       intent_id: intent.intent_id,
       order_id: intent.order_id,
       checkout_url: intent.checkout_url,
       payment_uri: intent.payment_uri ?? null,
-      pay_amount: intent.pay_amount_exact ?? String(intent.pay_amount),
-      currency: intent.currency ?? method,
+      pay_amount: payAmountOf(intent),
+      currency: intent.currency,
       amount,
       currency_code: code,
       expires_at: intent.expires_at,
@@ -244,6 +252,13 @@ export class PaydPaymentProviderService extends AbstractPaymentProvider<PaydProv
     }
   }
 }
+
+/** The session's data as the intent now reads: its status, and an open intent's method and pay amount once the customer chose. */
+function refreshed(data: PaydSessionData, intent: Intent): PaydSessionData {
+  return { ...data, intent_status: intent.status, currency: intent.currency, pay_amount: payAmountOf(intent), payment_uri: intent.payment_uri ?? null };
+}
+
+const payAmountOf = (intent: Intent): string | null => intent.pay_amount_exact ?? (intent.pay_amount === null ? null : String(intent.pay_amount));
 
 /** Medusa's session status for an intent: settled is money received; a held payment waits for the shop. */
 function statusOf(status: Intent['status'], payments: NonNullable<Intent['payments']>, capture: boolean): PaymentSessionStatus {

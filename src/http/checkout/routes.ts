@@ -91,7 +91,7 @@ export function registerCheckout(app: H3, deps: CheckoutDeps): void {
     const open = intent.open!;
     const status = effectiveStatus(intent, deps.clock.now());
     if (status !== 'pending') return htmlResponse(closedChoicePage({ payee, orderId: intent.orderId, status, assets: assets.urls }));
-    const options = await deps.intents.methodOptions({ amount: Number(open.price.amount), currency: open.price.currency }, open.methods);
+    const options = await deps.intents.methodOptions(open.price, open.methods);
     return htmlResponse(
       choicePage({ intentId: intent.id, payee, orderId: intent.orderId, livemode: deps.livemode, assets: assets.urls, options, action: `/pay/${intent.id}/choose`, price: open.price, current: intent.method, error: error?.message }),
       error?.status,

@@ -43,7 +43,10 @@ export const CreateBody = v.object({
     v.pipe(
       v.strictObject(
         {
-          amount: positive('price.amount'),
+          amount: v.pipe(
+            v.union([positive('price.amount'), decimalText('price.amount')], 'price.amount must be a number or a decimal string'),
+            v.description('A JSON number, or a decimal string ("1234.57") that no float rounding touches; at most the currency\'s decimals (2).'),
+          ),
           currency: v.pipe(v.string('price.currency must be a string'), v.description('ISO 4217: INR, USD or EUR.')),
         },
         'price has an unknown field',

@@ -2,7 +2,7 @@ import { PaydError } from '../../domain/errors.ts';
 import type { Method } from '../../domain/methods.ts';
 import { formatMinor, MAX_MINOR, numberToDecimalText, parseDecimal } from '../../domain/money.ts';
 import { FIAT_CODES, FIATS, isFiat, type Fiat } from '../../domain/rates.ts';
-import type { CreateIntentInput, MethodDeposit } from './inputs.ts';
+import type { CreateIntentInput, FiatPrice, MethodDeposit } from './inputs.ts';
 
 /** The business rules of a create, in this order: method → decimals → range. */
 
@@ -43,12 +43,12 @@ export function checkAmount(methods: Deposits, input: CreateIntentInput & { amou
 }
 
 /** A fiat price: its currency and minor units (shape and decimals), checked before any rate is looked at. */
-export function checkPrice(price: { amount: number; currency: string }): { fiat: Fiat; priceMinor: bigint; text: string } {
+export function checkPrice(price: FiatPrice): { fiat: Fiat; priceMinor: bigint; text: string } {
   if (!isFiat(price.currency)) {
     throw new PaydError('INVALID_REQUEST', `price.currency must be one of ${FIAT_CODES.join(', ')}`, { errors: [{ field: 'price.currency', message: `one of ${FIAT_CODES.join(', ')}` }] });
   }
   const { decimals } = FIATS[price.currency];
-  const text = numberToDecimalText(price.amount);
+  const text = typeof price.amount === 'string' ? price.amount : numberToDecimalText(price.amount);
   const parsed = parseDecimal(text, decimals);
   if (!parsed.ok) {
     throw new PaydError('INVALID_REQUEST', `price.amount has more than ${decimals} decimal places for ${price.currency}`, { errors: [{ field: 'price.amount', message: `at most ${decimals} decimal places` }] });

@@ -17,7 +17,7 @@ import { selectIntents } from './list.ts';
 import type { Outbox } from '../events/outbox.ts';
 import { fetchedView, moneyOf } from './money.ts';
 import { checkAmount, checkMethod, checkPrice } from './checks.ts';
-import type { CreateIntentInput, MethodDeposit } from './inputs.ts';
+import type { CreateIntentInput, FiatPrice, MethodDeposit } from './inputs.ts';
 import { expireDue } from './expiry.ts';
 import { quotePrice, type QuoteDeps } from './quote.ts';
 import { createPoolWatch, reserveAmount } from './reserve.ts';
@@ -109,7 +109,7 @@ export function createIntentService(deps: IntentServiceDeps) {
     },
 
     /** The methods that can take this price now (the checkout's choice, a payment link's page). */
-    methodOptions: (price: { amount: number; currency: string }, offered: readonly string[] | 'all') => methodOptions(open, price, offered),
+    methodOptions: (price: FiatPrice, offered: readonly string[] | 'all') => methodOptions(open, price, offered),
 
     /** The customer's choice on an open intent (open.ts chooseMethod): the intent as it now is. */
     chooseMethod: (intentId: string, currency: string, merchant: Pick<Merchant, 'name'>) =>

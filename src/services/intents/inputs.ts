@@ -14,6 +14,12 @@ export interface MethodDeposit {
   token?: string;
 }
 
+/** A price in fiat: a JSON number, or decimal text that no float rounding touches ("1234.57"). */
+export interface FiatPrice {
+  amount: number | string;
+  currency: string;
+}
+
 export interface CreateIntentInput {
   /**
    * In the method's currency: a JSON number, or decimal text for an amount a number cannot carry
@@ -21,7 +27,7 @@ export interface CreateIntentInput {
    */
   amount?: number | string;
   /** A fiat price converted at a locked quote. */
-  price?: { amount: number; currency: string };
+  price?: FiatPrice;
   currency: string;
   order_id: string;
   return_url?: string;
@@ -32,7 +38,7 @@ export interface OpenIntentInput {
   /** The methods offered, or "all": every enabled method that can take the price. */
   methods: readonly string[] | 'all';
   /** A fiat price; or `amount`, a price in INR. Exactly one of them. */
-  price?: { amount: number; currency: string };
+  price?: FiatPrice;
   amount?: number | string;
   order_id: string;
   return_url?: string;

@@ -8,7 +8,7 @@ import type { Clock, Random } from '../../domain/ports.ts';
 import type { Fiat } from '../../domain/rates.ts';
 import type { Merchant } from '../merchants/index.ts';
 import { checkPrice } from './checks.ts';
-import type { MethodDeposit, OpenIntentInput } from './inputs.ts';
+import type { FiatPrice, MethodDeposit, OpenIntentInput } from './inputs.ts';
 import { quotePrice, type QuoteDeps } from './quote.ts';
 import { reserveAmount } from './reserve.ts';
 
@@ -46,8 +46,8 @@ export interface OpenIntentDeps extends QuoteDeps {
 }
 
 /** A fiat price as given: the INR `amount` of an open create is a price in INR. */
-export function openPrice(input: Pick<OpenIntentInput, 'price' | 'amount'>): { amount: number; currency: string } {
-  return input.price ?? { amount: Number(input.amount), currency: 'INR' satisfies Fiat };
+export function openPrice(input: Pick<OpenIntentInput, 'price' | 'amount'>): FiatPrice {
+  return input.price ?? { amount: input.amount!, currency: 'INR' satisfies Fiat };
 }
 
 /**
@@ -55,7 +55,7 @@ export function openPrice(input: Pick<OpenIntentInput, 'price' | 'amount'>): { a
  * ("all": every enabled method) whose quote succeeds and falls in its range. A method that
  * cannot price it (no fresh rate, out of range) is left out; the price itself is checked first.
  */
-export async function methodOptions(deps: OpenIntentDeps, price: { amount: number; currency: string }, offered: readonly string[] | 'all'): Promise<MethodOption[]> {
+export async function methodOptions(deps: OpenIntentDeps, price: FiatPrice, offered: readonly string[] | 'all'): Promise<MethodOption[]> {
   checkPrice(price);
   const now = deps.clock.now();
   const ids = offered === 'all' ? (Object.keys(deps.methods) as Method[]) : offered;
@@ -75,7 +75,7 @@ export async function methodOptions(deps: OpenIntentDeps, price: { amount: numbe
  * The methods an open create asks for, checked: a list names enabled methods only (each must
  * price it now); "all" keeps every enabled method that can. Never empty.
  */
-export async function offeredMethods(deps: OpenIntentDeps, price: { amount: number; currency: string }, asked: readonly string[] | 'all'): Promise<Method[]> {
+export async function offeredMethods(deps: OpenIntentDeps, price: FiatPrice, asked: readonly string[] | 'all'): Promise<Method[]> {
   if (asked !== 'all') {
     const unknown = asked.filter((m) => !Object.hasOwn(deps.methods, m));
     if (unknown.length > 0) {
@@ -103,7 +103,7 @@ export async function chooseMethod(deps: OpenIntentDeps, intentId: string, curre
   const deposit = Object.hasOwn(deps.methods, currency) ? deps.methods[currency as Method] : undefined;
   const quoting =
     seen?.open && deposit && seen.open.methods.includes(currency as Method) && seen.open.choices.length < MAX_OPEN_CHOICES && !seen.open.choices.some((c) => c.method === currency)
-      ? quotePrice(deps, currency as Method, deposit, { amount: Number(seen.open.price.amount), currency: seen.open.price.currency }, deps.clock.now())
+      ? quotePrice(deps, currency as Method, deposit, seen.open.price, deps.clock.now())
       : undefined;
   // Reported inside the write, after the intent's own checks.
   quoting?.catch(() => {});

@@ -5,7 +5,7 @@ import { convertPrice, FIATS, formatRate, ratioToRate } from '../../domain/rates
 import type { RateBook } from '../../pricing/book.ts';
 import { configurePairHint } from '../../pricing/suggest.ts';
 import { checkPrice, checkRange } from './checks.ts';
-import type { MethodDeposit } from './inputs.ts';
+import type { FiatPrice, MethodDeposit } from './inputs.ts';
 
 export interface QuoteDeps {
   /** Fiat prices: the rate cache and how long a quote holds (default and cap: ttlSeconds). */
@@ -19,7 +19,7 @@ export interface QuoteDeps {
  * intent's lifetime. No fresh rate: RATE_UNAVAILABLE, never a stale or made-up one; no rate
  * configured at all: PRICING_NOT_CONFIGURED, the operator's to fix (retrying would not help).
  */
-export async function quotePrice(deps: QuoteDeps, method: Method, deposit: MethodDeposit, price: { amount: number; currency: string }, now: number): Promise<{ amountMinor: bigint; pricing: IntentPricing }> {
+export async function quotePrice(deps: QuoteDeps, method: Method, deposit: MethodDeposit, price: FiatPrice, now: number): Promise<{ amountMinor: bigint; pricing: IntentPricing }> {
   const { fiat, priceMinor, text } = checkPrice(price);
   const { unit, decimals } = deposit.method.rules;
   const rate = await (deps.pricing?.book.quote(unit, fiat) ?? (unit === fiat ? Promise.resolve({ rate: { num: 1n, den: 1n }, source: 'identity', at: now }) : undefined));
