@@ -84,6 +84,14 @@ forEachStore((store) => {
     assert.equal((await app.intents.find(near.intent_id))!.status, 'pending');
     assert.equal((await app.db.selectFrom('payments').select('status').where('tx_ref', '=', '512345678901').executeTakeFirstOrThrow()).status, 'unmatched');
 
+    // Found by the amount it asks (no order has that id): ₹500 is ORD-NEAR's; nobody asks ₹123.
+    const byAmount = await post({ tx_ref: '512345678901', order: '₹500' });
+    assert.equal(byAmount.status, 200);
+    assert.match(await byAmount.text(), /intent <span class="mono">[^<]+<\/span> \(order ORD-NEAR\)/);
+    const noAmount = await post({ tx_ref: '512345678901', order: '123' });
+    assert.equal(noAmount.status, 404);
+    assert.match(await noAmount.text(), /No open or expired order asks ₹123\.00/);
+
     // Found by its order id: ₹495.00 for ORD-NEAR asks to confirm the difference, then settles.
     const byOrder = await post({ tx_ref: '512345678901', order: 'ORD-NEAR' });
     assert.equal(byOrder.status, 200);

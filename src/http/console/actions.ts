@@ -6,7 +6,10 @@ import type { MerchantService } from '../../services/merchants/index.ts';
 import type { ManualSettlementService } from '../../services/manual-settlement.ts';
 import type { LinkInput, LinkService } from '../../services/links/index.ts';
 import { htmlPage, seeOther } from './headers.ts';
-import { page } from './layout.ts';
+import { money, page } from './layout.ts';
+import { amountFromDb } from '../../db/amounts.ts';
+import { parseDecimal } from '../../domain/money.ts';
+import { builtinMethods } from '../../methods/registry.ts';
 import { secretsBody } from './pages/merchants.ts';
 import { assignAgainBody, assignConfirmBody } from './pages/payments.ts';
 import { unmatchedItem } from './views.ts';
@@ -85,10 +88,11 @@ export function actionRoutes(kit: ConsoleKit, deps: ActionDeps): void {
   }
 
   /** The order an assign form names: typed (its order id or intent id), else the suggestion picked. */
-  async function namedIntent(order: string, picked: string): Promise<string> {
-    if (order === '' && picked === '') throw new PaydError('INVALID_REQUEST', 'Pick one of the suggested orders, or type the order id.');
+  async function namedIntent(order: string, picked: string, method: string): Promise<string> {
+    if (order === '' && picked === '') throw new PaydError('INVALID_REQUEST', 'Pick one of the suggested orders, or type the order id or the amount it asks.');
     const term = order || picked;
     const found = await deps.views.intents({ q: term, limit: 2 }, deps.clock.now());
+    if (found.items.length === 0 && order !== '') return askingIntent(order, method);
     if (found.items.length === 0) throw new PaydError('NOT_FOUND', `No order ${term}: check the order id (or give the intent id).`);
     if (found.items.length > 1) throw new PaydError('CONFLICT', `Order id ${term} belongs to several merchants' orders: give the intent id instead.`);
     const intent = found.items[0]!;
@@ -97,12 +101,26 @@ export function actionRoutes(kit: ConsoleKit, deps: ActionDeps): void {
     return intent.id;
   }
 
+  /** No order has this id: an amount ("500", "₹1,250.50") names the one open or expired order of the payment's method asking it. */
+  async function askingIntent(typed: string, method: string): Promise<string> {
+    const decimals = builtinMethods.get(method)?.rules.decimals;
+    const parsed = decimals === undefined ? null : parseDecimal(typed.replace(/[₹$,\s]/g, ''), decimals);
+    if (!parsed?.ok) throw new PaydError('NOT_FOUND', `No order ${typed}: check the order id (or give the intent id or the amount it asks).`);
+    const near = await deps.views.candidates({ method, amountMinor: parsed.minor, intentId: null, limit: 20 });
+    const asking = near.filter((r) => amountFromDb(r.amount_minor) === parsed.minor || amountFromDb(r.pay_amount_minor) === parsed.minor);
+    const amount = money(method, parsed.minor);
+    if (asking.length === 0) throw new PaydError('NOT_FOUND', `No open or expired order asks ${amount}: check the amount, or type the order id.`);
+    if (asking.length > 1) throw new PaydError('CONFLICT', `Several orders ask ${amount} (${asking.map((r) => r.order_id).join(', ')}): type the order id of the one this payment is for.`);
+    return asking[0]!.id;
+  }
+
   kit.post('/console/payments/assign', async ({ shell, actor }, form) => {
     const txRef = field(form, 'tx_ref', 300);
     const typed = { order: field(form, 'order', 200), intentId: field(form, 'intent_id', 64), note: field(form, 'note', 200) };
     const acceptDifference = form.get('accept_difference') === '1';
     try {
-      const input = { intentId: await namedIntent(typed.order, typed.intentId), txRef };
+      const payment = await deps.views.unmatched(txRef);
+      const input = { intentId: await namedIntent(typed.order, typed.intentId, payment?.method ?? ''), txRef };
       if (!acceptDifference) {
         // A payment that is not what the intent is due: show the difference and ask once more.
         const p = await deps.manualSettlement.preview(input);

@@ -88,7 +88,7 @@ function assignForm(csrf: string, item: UnmatchedItem, time: ShopTime, now: numb
 <input type="hidden" name="tx_ref" value="${p.tx_ref}">
 ${typed ? html`<p class="error" role="alert">${typed.error}</p>` : ''}
 ${choices.length ? html`<fieldset><legend>Orders near this amount</legend>${choices}</fieldset>` : html`<p class="hint">No open or expired order of ${p.method} asks near this amount.</p>`}
-<label>Or its order id (or intent id) <input name="order" value="${typed?.order ?? ''}" spellcheck="false" autocomplete="off"></label>
+<label>Or type its order id, or the amount it asks <input name="order" value="${typed?.order ?? ''}" spellcheck="false" autocomplete="off"></label>
 <label>Note <input name="note" maxlength="200" value="${typed?.note ?? ''}"></label>
 <button type="submit">Assign and settle</button></form>`;
 }
