@@ -2,6 +2,7 @@ import type { Config } from '../config/read.ts';
 import type { Db } from '../db/open.ts';
 import type { MethodSilence } from '../methods/method.ts';
 import type { Clock, Logger, Random } from '../domain/ports.ts';
+import { machineTimeZone, shopTime } from '../domain/shop-time.ts';
 import type { SourcesReport } from '../http/console/pages/sources.ts';
 import { createConsoleAccess } from '../services/console-access.ts';
 import { createConsoleViews } from '../services/console-views.ts';
@@ -24,6 +25,10 @@ export function createConsoleParts(deps: {
   workers: () => WorkerSet;
   /** The port the API listens on, once it does. */
   port: () => number | undefined;
+  /** Each priced pair's rate now (the sandbox's simulated ones when it has no pairs). */
+  rates: () => Promise<Array<{ pair: string; rate: string | null; source: string | null }>>;
+  /** Every method, for the sandbox's Sources page (each simulated there). */
+  methods: ReadonlyArray<{ id: string; checkout: { label: string } }>;
 }) {
   const { config, db, clock, random, sandbox, ledger, silences } = deps;
   const access = createConsoleAccess({ db, clock, random, idleMs: config.server.console.idleMinutes * 60_000, maxSessionMs: config.server.console.maxSessionHours * 3_600_000 });
@@ -42,9 +47,12 @@ export function createConsoleParts(deps: {
     const keys = sandbox ? [] : Object.keys(config.amounts);
     const recorded = await Promise.all(keys.map(async (key) => ({ key, asOf: (await ledger.loadCheckpoint<{ asOf?: number }>(positionKey(key)))?.asOf, maxLagMs: lagLimit(config, key) })));
     const alerts = await Promise.all(silences.map(async (w) => ({ method: w.method, ...(({ accounts, silent }) => ({ accounts, silent }))(await w.status()) })));
-    return { workers: role, live, recorded, alerts };
+    const rates = (await deps.rates()).map(({ pair, rate, source }) => ({ pair, rate, source }));
+    return { workers: role, live, recorded, alerts, rates, sandbox: sandbox ? { methods: deps.methods.map((m) => ({ id: m.id, label: m.checkout.label })) } : null };
   };
-  return { access, views, origin, sources };
+  /** Times as the shop reads them: server.console.timeZone, else the machine's zone. */
+  const time = shopTime(config.server.console.timeZone ?? machineTimeZone(), () => clock.now());
+  return { access, views, origin, sources, time };
 }
 
 export type ConsoleParts = ReturnType<typeof createConsoleParts>;
@@ -76,6 +84,7 @@ export function consoleRoutes(c: ConsoleParts, s: ConsoleServices): Served {
     events: s.events,
     merchants: s.merchants,
     sources: c.sources,
+    time: c.time,
     cancels: s.cancels,
     replays: s.events,
     manualSettlement: s.manualSettlement,

@@ -104,7 +104,7 @@ export async function createApp(options: AppOptions) {
   });
 
   const serving: Serving = { server: null, metricsServer: null, sockets: null };
-  const consoleParts = createConsoleParts({ config, db, clock, random, sandbox, ledger, silences, workers, port: () => serving.server?.port });
+  const consoleParts = createConsoleParts({ config, db, clock, random, sandbox, ledger, silences, workers, port: () => serving.server?.port, rates: () => pricing.book.status(), methods: methods.list });
 
   const abort = new AbortController();
   /** Stops of what start() started, registered as each starts; close() runs them newest first. */

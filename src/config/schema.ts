@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import { NotificationsConfig } from './notifications.ts';
 import { num, port, positive, SecretRef, seconds, httpUrl } from './parts.ts';
 import { RATE_SOURCES } from '../domain/rates.ts';
+import { isTimeZone } from '../domain/shop-time.ts';
 
 /** "10.0.0.0/8", "2001:db8::/32" or a bare address. */
 export function isCidr(s: string): boolean {
@@ -69,6 +70,8 @@ export function configSchema(methods: Record<string, v.GenericSchema>) {
           idleMinutes: v.optional(v.pipe(num(), v.integer('expected an integer'), v.minValue(1), v.maxValue(7 * 24 * 60)), 30),
           /** A session ends this long after sign-in however much it is used, hours (a stolen cookie does not live forever). */
           maxSessionHours: v.optional(v.pipe(num(), v.integer('expected an integer'), v.minValue(1), v.maxValue(30 * 24)), 12),
+          /** The shop's time zone, an IANA name ("Asia/Kolkata"): the console shows every time in it; default the machine's zone. */
+          timeZone: v.optional(v.pipe(v.string('expected an IANA time zone name'), v.check(isTimeZone, 'expected an IANA time zone name such as "Asia/Kolkata" or "UTC"'))),
         }),
         { enabled: false, idleMinutes: 30, maxSessionHours: 12 },
       ),

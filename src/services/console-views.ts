@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { amountFromSum, amountSum } from '../db/amounts.ts';
+import { amountFromSum, amountSum, amountToDb } from '../db/amounts.ts';
 import type { Db } from '../db/open.ts';
 import type { IntentsTable, IntentStatus, PaymentsTable } from '../db/schema.ts';
 import { PaydError } from '../domain/errors.ts';
@@ -85,6 +85,33 @@ export function createConsoleViews(deps: { db: Db }) {
       }
       const rows = await q.orderBy('observed_at', 'desc').orderBy('id', 'desc').limit(f.limit + 1).execute();
       return page(rows, f.limit, (r) => [r.observed_at, r.id], (r) => r);
+    },
+
+    /** One unmatched payment by its reference (the assign form shown again after a mistake). */
+    async unmatched(txRef: string): Promise<PaymentsTable | undefined> {
+      return deps.db.selectFrom('payments').selectAll().where('tx_ref', '=', txRef).where('status', '=', 'unmatched').executeTakeFirst();
+    },
+
+    /**
+     * The orders an unmatched payment may be for, best first: the intent the ledger tied it to
+     * (late, short, canceled…), then open or expired intents of its method asking within a tenth
+     * of its amount, newest first.
+     */
+    async candidates(p: { method: string; amountMinor: bigint; intentId: string | null; limit: number }): Promise<IntentsTable[]> {
+      const slack = p.amountMinor / 10n;
+      const near = await deps.db
+        .selectFrom('intents')
+        .selectAll()
+        .where('method', '=', p.method)
+        .where('status', 'in', ['pending', 'expired'])
+        .where('pay_amount_minor', '>=', amountToDb(p.amountMinor - slack))
+        .where('pay_amount_minor', '<=', amountToDb(p.amountMinor + slack))
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(p.limit)
+        .execute();
+      const tied = p.intentId === null ? undefined : await deps.db.selectFrom('intents').selectAll().where('id', '=', p.intentId).executeTakeFirst();
+      return [...(tied ? [tied] : []), ...near.filter((r) => r.id !== tied?.id)].slice(0, p.limit);
     },
 
     /** Observations refused before they became payments (forged or unreadable mail…), newest first. */

@@ -53,7 +53,7 @@ test('assign an unmatched payment, and every merchant action: done, audited as c
   // A service refusal is a page saying why, and changes nothing.
   const again = await post('/console/payments/assign', { tx_ref: unmatched.tx_ref, intent_id: intent.intent_id, accept_difference: '1' });
   assert.equal(again.status, 409);
-  assert.match(await again.text(), /already settled|not settled|cannot be settled/);
+  assert.match(await again.text(), /Order ORD-ASSIGN is already paid/);
 
   const audit = await app.db.selectFrom('audit_log').select(['actor', 'action']).where('actor', 'like', 'console:%').orderBy('id').execute();
   assert.deepEqual(

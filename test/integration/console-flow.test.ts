@@ -75,7 +75,7 @@ test('invite → register a passkey → accept a held payment, mark another refu
   await waiting.click();
   assert.match(page.url(), /\/console\/payments\?view=held$/);
   const heldRowOf = (tx: string) => page.locator('li.row', { hasText: tx });
-  assert.match((await heldRowOf('655555555551').textContent()) ?? '', /₹310\.\d\d[\s\S]*canceled[\s\S]*received 20\d\d-/);
+  assert.match((await heldRowOf('655555555551').textContent()) ?? '', /Order ORD-HELD-ACCEPT[\s\S]*paid ₹310\.\d\d[\s\S]*asked ₹310\.\d\d[\s\S]*canceled[\s\S]*received \d{1,2} [A-Z][a-z]{2}( \d{4})?, \d{1,2}:\d\d [ap]m/);
   await heldRowOf('655555555551').getByRole('button', { name: 'Accept' }).click();
   await page.getByText('Held payment accepted').waitFor();
   assert.match(page.url(), /\/console\/payments\?view=held&done=accepted$/);
@@ -85,7 +85,7 @@ test('invite → register a passkey → accept a held payment, mark another refu
   assert.deepEqual((await audit(c, 'payment.accept')).map((r) => r.actor), ["console:Asha's phone"]);
 
   // The other from its intent's page: marked refunded (payd moves no money; the merchant is told).
-  await heldRowOf('655555555552').getByRole('link', { name: refundId }).click();
+  await heldRowOf('655555555552').getByRole('link', { name: 'ORD-HELD-REFUND' }).click();
   assert.match(page.url(), new RegExp(`/console/intents/${refundId}$`));
   await page.getByRole('heading', { name: 'Held: waiting for a decision' }).waitFor();
   await page.getByRole('button', { name: 'Mark refunded' }).click();

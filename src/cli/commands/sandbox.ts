@@ -6,6 +6,7 @@ import { withApp, type CliEnv } from '../context.ts';
 import { printJson } from '../output.ts';
 import { leaf, type Opts } from './leaf.ts';
 import { portNumber, runDaemon } from './serve.ts';
+import type { App } from '../../app/index.ts';
 
 export function sandboxCommands(program: Command, env: CliEnv): void {
   const s = program.command('sandbox').description('simulated payments for integration work (sandbox database only)');
@@ -74,8 +75,24 @@ const bannerLines = (base: string, consoleOrigin: string, c: { client_id: string
   '',
 ];
 
+const DEMO_SHOP = 'Demo shop';
+
+/**
+ * The demo's merchant: the one an earlier demo made, when it is still active (its intents and
+ * console history stay one shop's), with a fresh client secret to print (only its hash is kept);
+ * else a new one. A --webhook-url given now replaces the one it had.
+ */
+async function demoMerchant(merchants: App['merchants'], webhookUrl: string | null) {
+  const earlier = (await merchants.list()).find((m) => m.name === DEMO_SHOP && m.status === 'active');
+  if (!earlier) return merchants.create({ name: DEMO_SHOP, webhookUrl });
+  const shop = webhookUrl === null ? earlier : await merchants.setWebhook(earlier.clientId, webhookUrl);
+  const { client_secret } = await merchants.rotateSecret(shop.clientId, 0);
+  const [webhook_secret] = await merchants.signingSecrets(shop.clientId);
+  return { client_id: shop.clientId, client_secret, webhook_secret: webhook_secret!, webhook_url: shop.webhookUrl };
+}
+
 export function demoCommand(program: Command, env: CliEnv): void {
-  leaf(program.command('demo').description('run a sandbox daemon with a fresh demo merchant (prints its credentials)'))
+  leaf(program.command('demo').description('run a sandbox daemon with its demo merchant (the same one each run; prints its credentials with a fresh client secret)'))
     .option('--port <port>', 'listen port', portNumber)
     .option('--webhook-url <url>', "the demo merchant's webhook URL")
     .action(async (o: Opts, cmd: Command) => {
@@ -83,7 +100,7 @@ export function demoCommand(program: Command, env: CliEnv): void {
       // The merchant is created only once the port is bound: a busy port leaves nothing behind.
       // The demo turns the console on: a shopkeeper tries it before going live (sandbox data only).
       await runDaemon({ ...cmd.optsWithGlobals(), sandbox: true }, env, { http: true, workers: true, port: o.port as number | undefined, console: true }, undefined, async (app) => {
-        const c = await app.merchants.create({ name: 'Demo shop', webhookUrl });
+        const c = await demoMerchant(app.merchants, webhookUrl);
         env.io.out(bannerLines(app.publicUrl, app.consoleOrigin(), c).join('\n'));
       });
     });

@@ -6,9 +6,17 @@ import type { MerchantService } from '../../services/merchants/index.ts';
 import type { ManualSettlementService } from '../../services/manual-settlement.ts';
 import type { LinkInput, LinkService } from '../../services/links/index.ts';
 import { htmlPage, seeOther } from './headers.ts';
-import { page } from './layout.ts';
+import { money, page } from './layout.ts';
+import { amountFromDb } from '../../db/amounts.ts';
+import { parseDecimal } from '../../domain/money.ts';
+import { builtinMethods } from '../../methods/registry.ts';
 import { secretsBody } from './pages/merchants.ts';
-import { assignConfirmBody } from './pages/payments.ts';
+import { assignAgainBody, assignConfirmBody } from './pages/payments.ts';
+import { unmatchedItem } from './views.ts';
+import type { ConsoleViews } from '../../services/console-views.ts';
+import type { ShopTime } from '../../domain/shop-time.ts';
+import type { Clock } from '../../domain/ports.ts';
+import { HTTP_STATUS } from '../errors.ts';
 import type { ConsoleKit } from './kit.ts';
 
 export interface ActionDeps {
@@ -18,6 +26,10 @@ export interface ActionDeps {
   heldActions: Pick<HeldPayments, 'acceptPayment' | 'markRefunded'>;
   merchantActions: Pick<MerchantService, 'create' | 'rotateSecret' | 'revoke' | 'setWebhook'>;
   linkActions: Pick<LinkService, 'create' | 'soleMerchant' | 'deactivate' | 'activate'>;
+  /** The assign form's look-ups: an order by its id, the payment and its suggested orders. */
+  views: ConsoleViews;
+  time: ShopTime;
+  clock: Clock;
 }
 
 /** As `payd merchant rotate-secret` without --grace: the old secret keeps working 10 minutes. */
@@ -75,20 +87,57 @@ export function actionRoutes(kit: ConsoleKit, deps: ActionDeps): void {
     });
   }
 
+  /** The order an assign form names: typed (its order id or intent id), else the suggestion picked. */
+  async function namedIntent(order: string, picked: string, method: string): Promise<string> {
+    if (order === '' && picked === '') throw new PaydError('INVALID_REQUEST', 'Pick one of the suggested orders, or type the order id or the amount it asks.');
+    const term = order || picked;
+    const found = await deps.views.intents({ q: term, limit: 2 }, deps.clock.now());
+    if (found.items.length === 0 && order !== '') return askingIntent(order, method);
+    if (found.items.length === 0) throw new PaydError('NOT_FOUND', `No order ${term}: check the order id (or give the intent id).`);
+    if (found.items.length > 1) throw new PaydError('CONFLICT', `Order id ${term} belongs to several merchants' orders: give the intent id instead.`);
+    const intent = found.items[0]!;
+    // Said here in the form's words; the ledger refuses it anyway.
+    if (intent.status === 'settled') throw new PaydError('CONFLICT', `Order ${intent.order_id} is already paid: pick another order.`);
+    return intent.id;
+  }
+
+  /** No order has this id: an amount ("500", "₹1,250.50") names the one open or expired order of the payment's method asking it. */
+  async function askingIntent(typed: string, method: string): Promise<string> {
+    const decimals = builtinMethods.get(method)?.rules.decimals;
+    const parsed = decimals === undefined ? null : parseDecimal(typed.replace(/[₹$,\s]/g, ''), decimals);
+    if (!parsed?.ok) throw new PaydError('NOT_FOUND', `No order ${typed}: check the order id (or give the intent id or the amount it asks).`);
+    const near = await deps.views.candidates({ method, amountMinor: parsed.minor, intentId: null, limit: 20 });
+    const asking = near.filter((r) => amountFromDb(r.amount_minor) === parsed.minor || amountFromDb(r.pay_amount_minor) === parsed.minor);
+    const amount = money(method, parsed.minor);
+    if (asking.length === 0) throw new PaydError('NOT_FOUND', `No open or expired order asks ${amount}: check the amount, or type the order id.`);
+    if (asking.length > 1) throw new PaydError('CONFLICT', `Several orders ask ${amount} (${asking.map((r) => r.order_id).join(', ')}): type the order id of the one this payment is for.`);
+    return asking[0]!.id;
+  }
+
   kit.post('/console/payments/assign', async ({ shell, actor }, form) => {
-    const input = { intentId: field(form, 'intent_id', 64), txRef: field(form, 'tx_ref', 300) };
-    const note = field(form, 'note', 200);
+    const txRef = field(form, 'tx_ref', 300);
+    const typed = { order: field(form, 'order', 200), intentId: field(form, 'intent_id', 64), note: field(form, 'note', 200) };
     const acceptDifference = form.get('accept_difference') === '1';
-    if (!acceptDifference) {
-      // A payment that is not what the intent is due: show the difference and ask once more.
-      const p = await deps.manualSettlement.preview(input);
-      if (p.differenceMinor !== 0n) {
-        const body = assignConfirmBody(shell.who?.csrf ?? '', { intentId: p.intent.id, orderId: p.intent.orderId, method: p.intent.method, txRef: p.txRef, amountMinor: p.amountMinor, dueMinor: p.dueMinor, differenceMinor: p.differenceMinor, note });
-        return htmlPage(page(shell, { title: 'Confirm the difference', section: 'payments', body }));
+    try {
+      const payment = await deps.views.unmatched(txRef);
+      const input = { intentId: await namedIntent(typed.order, typed.intentId, payment?.method ?? ''), txRef };
+      if (!acceptDifference) {
+        // A payment that is not what the intent is due: show the difference and ask once more.
+        const p = await deps.manualSettlement.preview(input);
+        if (p.differenceMinor !== 0n) {
+          const body = assignConfirmBody(shell.who?.csrf ?? '', { intentId: p.intent.id, orderId: p.intent.orderId, method: p.intent.method, txRef: p.txRef, amountMinor: p.amountMinor, dueMinor: p.dueMinor, differenceMinor: p.differenceMinor, note: typed.note });
+          return htmlPage(page(shell, { title: 'Confirm the difference', section: 'payments', body }));
+        }
       }
+      const r = await deps.manualSettlement.settle({ ...input, note: typed.note || undefined, actor, acceptDifference });
+      return seeOther(`${intentPath(r.intent_id)}?done=assigned`);
+    } catch (err) {
+      // A mistake (no such order, already paid…): the same form again, as typed, saying what was wrong.
+      const payment = err instanceof PaydError ? await deps.views.unmatched(txRef) : undefined;
+      if (!payment || !(err instanceof PaydError)) throw err;
+      const body = assignAgainBody(shell.who?.csrf ?? '', await unmatchedItem(deps.views, payment), deps.time, deps.clock.now(), { ...typed, error: err.message });
+      return htmlPage(page(shell, { title: 'Not assigned', section: 'payments', body }), HTTP_STATUS[err.code]);
     }
-    const r = await deps.manualSettlement.settle({ ...input, note: note || undefined, actor, acceptDifference });
-    return seeOther(`${intentPath(r.intent_id)}?done=assigned`);
   });
 
   kit.post('/console/links', async ({ actor }, form) => {
@@ -125,7 +174,7 @@ export function actionRoutes(kit: ConsoleKit, deps: ActionDeps): void {
     const body = secretsBody('New client secret', [
       ['client_id', r.client_id],
       ['client_secret', r.client_secret],
-      ['Old secret works until', r.previous_valid_until],
+      ['Old secret works until', r.previous_valid_until === null ? null : deps.time.format(Date.parse(r.previous_valid_until))],
     ]);
     return htmlPage(page(shell, { title: 'New client secret', section: 'merchants', body }));
   });

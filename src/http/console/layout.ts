@@ -72,8 +72,6 @@ export function money(method: string, minor: bigint | number): string {
   return m.checkout.fiatSign !== undefined ? text : `${text} ${m.rules.unit}`;
 }
 
-export const when = (ms: number | null | undefined) => (ms === null || ms === undefined ? '—' : new Date(ms).toISOString().replace('T', ' ').slice(0, 19) + ' UTC');
-
 /** A label/value list (a record on a phone-width screen). */
 export function facts(rows: Array<[string, unknown]>): Safe {
   return html`<dl class="facts">${rows.map(([k, v]) => html`<div><dt>${k}</dt><dd>${v ?? '—'}</dd></div>`)}</dl>`;

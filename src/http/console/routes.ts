@@ -138,7 +138,7 @@ export function registerConsole(app: H3, deps: ConsoleDeps): void {
     if (await signedIn(event)) return seeOther('/console');
     const moved = elsewhere(event);
     if (moved) return moved;
-    return htmlPage(page(anonymousShell, { title: 'Sign in', section: null, body: signInBody() }));
+    return htmlPage(page(anonymousShell, { title: 'Sign in', section: null, body: signInBody(deps.livemode) }));
   });
   app.get('/console/invite/:token', async (event) => {
     const limited = throttle(event);

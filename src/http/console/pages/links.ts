@@ -6,7 +6,8 @@ import type { Page } from '../../../services/console-views.ts';
 import type { LinkView } from '../../../services/links/index.ts';
 import type { Merchant } from '../../../services/merchants/index.ts';
 import { html, type Safe } from '../../checkout/escape.ts';
-import { actionForm, badge, csrfField, facts, money, nextLink, when } from '../layout.ts';
+import { actionForm, badge, csrfField, facts, money, nextLink } from '../layout.ts';
+import type { ShopTime } from '../../../domain/shop-time.ts';
 
 /** "499 INR", or "10–5000 INR, the customer enters it": the amounts as the merchant wrote them. */
 export function linkPrice(l: Pick<LinkView, 'price' | 'customer_amount'>): string {
@@ -28,10 +29,10 @@ function toggle(csrf: string, l: LinkView): Safe {
     : actionForm(csrf, `/console/links/${l.link_id}/deactivate`, 'Deactivate', { confirm: `Turn “${l.title}” off? Its page says so and takes no payment until activated again.`, danger: true });
 }
 
-export function linksBody(options: { links: LinkView[]; merchants: Merchant[]; csrf: string }): Safe {
+export function linksBody(options: { links: LinkView[]; merchants: Merchant[]; time: ShopTime; csrf: string }): Safe {
   const rows = options.links.map(
     (l) => html`<li class="row"><span class="main"><a class="title" href="/console/links/${l.link_id}">${l.title}</a><span class="amount">${linkPrice(l)}</span></span>
-<span class="sub">${stateBadge(l.status)} <span>paid ${l.payments}×</span>${l.single_use ? html` <span>single use</span>` : ''} <span>created ${when(Date.parse(l.created_at))}</span></span>
+<span class="sub">${stateBadge(l.status)} <span>paid ${l.payments}×</span>${l.single_use ? html` <span>single use</span>` : ''} <span>created ${options.time.format(Date.parse(l.created_at))}</span></span>
 <span class="sub"><a class="mono" href="${l.url}">${l.url}</a></span>
 ${toggle(options.csrf, l)}</li>`,
   );
@@ -60,12 +61,12 @@ ${merchant}
 </form>`}`;
 }
 
-export function linkBody(options: { link: LinkView; intents: Page<IntentsTable>; now: number; csrf: string }): Safe {
+export function linkBody(options: { link: LinkView; intents: Page<IntentsTable>; now: number; time: ShopTime; csrf: string }): Safe {
   const { link: l } = options;
   const rows = options.intents.items.map(
     (r) => html`<li><a href="/console/intents/${r.id}" class="row">
 <span class="main"><span class="title">${r.order_id}</span><span class="amount">${r.method ? money(r.method, amountFromDb(r.pay_amount_minor)) : '—'}</span></span>
-<span class="sub">${badge(effectiveStatus({ status: r.status, expiresAt: r.expires_at }, options.now))} <span>${r.method ?? ''}</span> <span>${when(r.created_at)}</span></span>
+<span class="sub">${badge(effectiveStatus({ status: r.status, expiresAt: r.expires_at }, options.now))} <span>${r.method ?? ''}</span> <span>${options.time.format(r.created_at)}</span></span>
 </a></li>`,
   );
   return html`<section class="card">${facts([
@@ -75,8 +76,8 @@ export function linkBody(options: { link: LinkView; intents: Page<IntentsTable>;
     ['Paid', String(l.payments)],
     ['Methods', l.methods?.join(', ') ?? 'every enabled one'],
     ['Single use', l.single_use ? 'yes' : 'no'],
-    ['Expires', l.expires_at ?? 'never'],
-    ['Created', when(Date.parse(l.created_at))],
+    ['Expires', l.expires_at ? options.time.format(Date.parse(l.expires_at)) : 'never'],
+    ['Created', options.time.format(Date.parse(l.created_at))],
   ])}
 <div class="qr"><img src="${qrPath(l, 'svg')}" alt="QR code of ${l.url}" width="200" height="200"><a href="${qrPath(l, 'png')}" download="payd-link-${new URL(l.url).pathname.split('/').pop() ?? 'qr'}.png">Download the QR code (PNG)</a></div>
 <div class="actions">${toggle(options.csrf, l)}</div></section>

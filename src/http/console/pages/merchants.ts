@@ -1,11 +1,12 @@
 import type { IssuedCredentials, Merchant } from '../../../services/merchants/index.ts';
 import { html, type Safe } from '../../checkout/escape.ts';
-import { actionForm, badge, csrfField, facts, when } from '../layout.ts';
+import { actionForm, badge, csrfField, facts } from '../layout.ts';
+import type { ShopTime } from '../../../domain/shop-time.ts';
 
-export function merchantsBody(options: { merchants: Merchant[]; csrf: string }): Safe {
+export function merchantsBody(options: { merchants: Merchant[]; time: ShopTime; csrf: string }): Safe {
   const rows = options.merchants.map(
     (m) => html`<li class="row"><span class="main"><span class="title">${m.name}</span>${badge(m.status)}</span>
-<span class="sub"><span class="mono">${m.clientId}</span> <span>since ${when(m.createdAt)}</span></span>
+<span class="sub"><span class="mono">${m.clientId}</span> <span>since ${options.time.format(m.createdAt)}</span></span>
 <span class="sub">Webhook: ${m.webhookUrl ? html`<span class="mono">${m.webhookUrl}</span>` : 'none'}</span>
 ${m.status === 'active'
   ? html`<details><summary>Manage</summary>

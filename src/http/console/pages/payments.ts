@@ -1,10 +1,13 @@
-import type { PaymentsTable, RejectionsTable } from '../../../db/schema.ts';
+import type { IntentsTable, PaymentsTable, RejectionsTable } from '../../../db/schema.ts';
 import { amountFromDb } from '../../../db/amounts.ts';
 import type { Page } from '../../../services/console-views.ts';
 import type { PaymentRow } from '../../../services/held-payments.ts';
 import { heldWords } from '../../../domain/held-words.ts';
+import { effectiveStatus } from '../../../domain/intent.ts';
+import { rejectionWords, unmatchedWords } from '../../../domain/reason-words.ts';
+import type { ShopTime } from '../../../domain/shop-time.ts';
 import { html, type Safe } from '../../checkout/escape.ts';
-import { actionForm, badge, csrfField, facts, money, nextLink, payer, when } from '../layout.ts';
+import { actionForm, badge, csrfField, facts, money, nextLink, payer } from '../layout.ts';
 
 export type PaymentsTab = 'held' | 'unmatched' | 'rejected';
 
@@ -47,15 +50,61 @@ export function heldActions(csrf: string, p: Pick<PaymentRow, 'intentId' | 'tran
   })}</div>`;
 }
 
-/** One held payment as a row: amount, reason, when, its transaction; the intent linked on the Held tab. */
-export function heldRow(csrf: string, p: PaymentRow, back?: 'held'): Safe {
-  return html`<li class="row"><span class="main"><span class="title mono">${p.transactionHash}</span><span class="amount">${money(p.method, p.amount)}</span></span>
-<span class="sub">${badge(p.reason ?? 'held')} <span>${heldReason(p.reason)}</span> <span>${p.method}</span> <span>received ${when(p.receivedAt)}</span></span>
-${back ? html`<span class="sub">Intent <a class="mono" href="/console/intents/${p.intentId}">${p.intentId}</a></span>` : ''}
+/** One held payment as a row: paid, for which order and what it asked, why held, when; the order linked on the Held tab. */
+export function heldRow(csrf: string, p: PaymentRow, time: ShopTime, back?: 'held'): Safe {
+  const order = back ? html`<a href="/console/intents/${p.intentId}">${p.orderId}</a>` : p.orderId;
+  return html`<li class="row"><span class="main"><span class="title">Order ${order}</span><span class="amount">paid ${money(p.method, p.amount)}</span></span>
+<span class="sub"><span>asked ${money(p.method, p.payAmount)}</span> ${badge('held')} <span class="why">${heldReason(p.reason)}</span></span>
+<span class="sub"><span>${p.method}</span> <span>received ${time.format(p.receivedAt)}</span> <span class="mono">${p.transactionHash}</span></span>
 ${heldActions(csrf, p, back)}</li>`;
 }
 
 type RejectionRow = Pick<RejectionsTable, 'ref' | 'source' | 'method' | 'reason' | 'detail_json' | 'observed_at'> & { raw_bytes: number | null };
+
+/** An unmatched payment with the orders it may be for (the one the ledger tied it to first). */
+export interface UnmatchedItem {
+  payment: PaymentsTable;
+  candidates: IntentsTable[];
+}
+
+/** What the operator typed into an assign form, and what was wrong with it: shown again as typed. */
+export interface AssignTyped {
+  order: string;
+  intentId: string;
+  note: string;
+  error: string;
+}
+
+const asks = (r: IntentsTable) => (r.method === null ? 'no amount yet' : `asks ${money(r.method, amountFromDb(r.pay_amount_minor))}`);
+
+/** The assign form of one unmatched payment: a suggested order to pick, or an order id (or intent id) typed. */
+function assignForm(csrf: string, item: UnmatchedItem, time: ShopTime, now: number, typed?: AssignTyped): Safe {
+  const p = item.payment;
+  const picked = typed?.intentId ?? '';
+  const choices = item.candidates.map(
+    (c) => html`<label class="check"><input type="radio" name="intent_id" value="${c.id}"${picked === c.id ? html` checked` : ''}> <span>Order <strong>${c.order_id}</strong> · ${asks(c)} · ${effectiveStatus({ status: c.status, expiresAt: c.expires_at }, now)} · made ${time.format(c.created_at)}</span></label>`,
+  );
+  return html`<form method="post" action="/console/payments/assign" class="assign" data-confirm="Settle the order with this payment of ${money(p.method, amountFromDb(p.amount_minor))}? If the order asks another amount, the next page shows the difference first.">${csrfField(csrf)}
+<input type="hidden" name="tx_ref" value="${p.tx_ref}">
+${typed ? html`<p class="error" role="alert">${typed.error}</p>` : ''}
+${choices.length ? html`<fieldset><legend>Orders near this amount</legend>${choices}</fieldset>` : html`<p class="hint">No open or expired order of ${p.method} asks near this amount.</p>`}
+<label>Or type its order id, or the amount it asks <input name="order" value="${typed?.order ?? ''}" spellcheck="false" autocomplete="off"></label>
+<label>Note <input name="note" maxlength="200" value="${typed?.note ?? ''}"></label>
+<button type="submit">Assign and settle</button></form>`;
+}
+
+/** One unmatched payment: paid, why nothing settled, the orders it may be for, and the assign form. */
+function unmatchedRow(csrf: string, item: UnmatchedItem, time: ShopTime, now: number, typed?: AssignTyped): Safe {
+  const p = item.payment;
+  const who = payer(p.evidence_json);
+  const near = item.candidates.map((c) => html`<span>Order ${c.order_id} ${asks(c)}</span>`);
+  return html`<li class="row"><span class="main"><span class="title">${unmatchedWords(p.reason)}</span><span class="amount">paid ${money(p.method, amountFromDb(p.amount_minor))}</span></span>
+<span class="sub"><span>${p.method}</span> <span>received ${time.format(p.observed_at)}</span> <span class="mono">${p.tx_ref}</span></span>
+${who ? html`<span class="sub">Paid by <span class="payer">${who}</span></span>` : ''}
+${near.length ? html`<span class="sub candidates">${near}</span>` : ''}
+<details${typed ? html` open` : ''}><summary>Assign to an order</summary>
+${assignForm(csrf, item, time, now, typed)}</details></li>`;
+}
 
 const tabs = (current: PaymentsTab) =>
   html`<nav class="tabs" aria-label="Payment lists">${(
@@ -67,52 +116,49 @@ const tabs = (current: PaymentsTab) =>
   ).map(([k, label]) => html`<a href="/console/payments?view=${k}"${current === k ? html` aria-current="page"` : ''}>${label}</a>`)}</nav>`;
 
 export function paymentsBody(
-  options: { tab: 'unmatched'; unmatched: Page<PaymentsTable>; csrf: string } | { tab: 'held'; held: { items: PaymentRow[]; nextCursor: string | null }; csrf: string } | { tab: 'rejected'; rejected: Page<RejectionRow>; csrf: string },
+  options: ({ tab: 'unmatched'; unmatched: Page<UnmatchedItem> } | { tab: 'held'; held: { items: PaymentRow[]; nextCursor: string | null } } | { tab: 'rejected'; rejected: Page<RejectionRow> }) & { csrf: string; time: ShopTime; now: number },
 ): Safe {
+  const { time } = options;
   if (options.tab === 'held') {
-    const rows = options.held.items.map((p) => heldRow(options.csrf, p, 'held'));
-    return html`${tabs('held')}<p class="hint">Payments attributed to an intent that payd would not settle on its own (late, short, over, to a canceled or already settled intent). Accept settles the intent with it; Mark refunded records that the shop returned the money (payd moves none).</p>
+    const rows = options.held.items.map((p) => heldRow(options.csrf, p, time, 'held'));
+    return html`${tabs('held')}<p class="hint">Payments for an order that payd would not settle on its own (late, short, over, to a canceled or already paid order). Accept settles the order with it; Mark refunded records that the shop returned the money (payd moves none).</p>
 ${rows.length ? html`<ul class="rows">${rows}</ul>` : html`<p class="empty">No payment waits for a decision.</p>`}
 ${nextLink('/console/payments', { view: 'held' }, options.held.nextCursor)}`;
   }
   if (options.tab === 'rejected') {
     const rows = options.rejected.items.map(
-      (r) => html`<li><a class="row" href="/console/payments/rejected?ref=${encodeURIComponent(r.ref)}"><span class="main"><span class="title">${r.reason}</span><span>${r.method}</span></span>
-<span class="sub"><span class="mono">${r.ref}</span> <span>${r.source}</span> <span>${when(r.observed_at)}</span>${r.raw_bytes ? html` <span>raw message ${r.raw_bytes} bytes</span>` : ''}</span></a></li>`,
+      (r) => html`<li><a class="row" href="/console/payments/rejected?ref=${encodeURIComponent(r.ref)}"><span class="main"><span class="title">${rejectionWords(r.reason)}</span><span>${r.method}</span></span>
+<span class="sub"><span>${time.format(r.observed_at)}</span> <span>${r.source}</span> <span class="mono">${r.ref}</span>${r.raw_bytes ? html` <span>raw message ${r.raw_bytes} bytes</span>` : ''}</span></a></li>`,
     );
-    return html`${tabs('rejected')}<p class="hint">Observations refused before they became payments (forged or unreadable mail, amounts no intent can ask for…). Nothing was credited.</p>
+    return html`${tabs('rejected')}<p class="hint">Observations refused before they became payments (forged or unreadable mail, amounts no order can ask for…). Nothing was credited.</p>
 ${rows.length ? html`<ul class="rows">${rows}</ul>` : html`<p class="empty">Nothing rejected.</p>`}
 ${nextLink('/console/payments', { view: 'rejected' }, options.rejected.next)}`;
   }
-  const rows = options.unmatched.items.map(
-    (p) => html`<li class="row"><span class="main"><span class="title mono">${p.tx_ref}</span><span class="amount">${money(p.method, amountFromDb(p.amount_minor))}</span></span>
-<span class="sub">${badge(p.reason ?? 'unmatched')} <span>${p.method}</span> <span>${p.source}</span> <span>${when(p.observed_at)}</span></span>
-${payer(p.evidence_json) ? html`<span class="sub">Paid by <span class="payer">${payer(p.evidence_json)}</span></span>` : ''}
-<details><summary>Assign to an intent</summary>
-<form method="post" action="/console/payments/assign" class="assign" data-confirm="Settle the intent with this payment of ${money(p.method, BigInt(p.amount_minor))}? If the intent asks another amount, the next page shows the difference first.">${csrfField(options.csrf)}
-<input type="hidden" name="tx_ref" value="${p.tx_ref}">
-<label>Intent id <input name="intent_id" required spellcheck="false" autocomplete="off"></label>
-<label>Note <input name="note" maxlength="200"></label>
-<button type="submit">Assign and settle</button></form></details></li>`,
-  );
-  return html`${tabs('unmatched')}<p class="hint">Payments that settled nothing (wrong amount, late, under-paid…). Assigning one settles the intent you name, as <code>payd intents settle</code> does.</p>
+  const rows = options.unmatched.items.map((item) => unmatchedRow(options.csrf, item, time, options.now));
+  return html`${tabs('unmatched')}<p class="hint">Payments that settled no order (no order for the amount, paid late or short…). Assigning one settles the order you pick, as <code>payd intents settle</code> does.</p>
 ${rows.length ? html`<ul class="rows">${rows}</ul>` : html`<p class="empty">No unmatched payment.</p>`}
 ${nextLink('/console/payments', { view: 'unmatched' }, options.unmatched.next)}`;
+}
+
+/** The assign form again after a mistake: what was typed, what was wrong, the suggestions. */
+export function assignAgainBody(csrf: string, item: UnmatchedItem, time: ShopTime, now: number, typed: AssignTyped): Safe {
+  return html`<ul class="rows">${unmatchedRow(csrf, item, time, now, typed)}</ul>
+<p><a href="/console/payments?view=unmatched">Back to unmatched payments</a></p>`;
 }
 
 /** How much of a stored raw message the page shows. */
 const RAW_SHOWN = 200 * 1024;
 
 /** The stored raw message as inert text: escaped into <pre>, never parsed or rendered as HTML. */
-export function rejectionBody(row: RejectionsTable): Safe {
+export function rejectionBody(row: RejectionsTable, time: ShopTime): Safe {
   const raw = row.raw ? Buffer.from(row.raw) : null;
   const text = raw ? raw.subarray(0, RAW_SHOWN).toString('utf8') : null;
   return html`<section class="card">${facts([
-    ['Reason', badge(row.reason)],
+    ['Reason', rejectionWords(row.reason)],
     ['Method', row.method],
     ['Source', row.source],
     ['Reference', html`<span class="mono">${row.ref}</span>`],
-    ['Seen', when(row.observed_at)],
+    ['Seen', time.format(row.observed_at)],
   ])}</section>
 ${row.detail_json ? html`<h2>Details</h2><pre class="raw">${row.detail_json}</pre>` : ''}
 <h2>Raw message</h2>
