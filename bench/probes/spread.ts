@@ -1,27 +1,34 @@
-// Ad-hoc: how much identical `payd serve` processes differ. Starts N fresh processes one after
-// another (the bench's config, every method), each: RSS after start, 300 creates, then rounds of
-// fetch (or create) load; prints each process's req/s and server CPU per request, then min/median/max.
-// Usage: node --import tsx bench/probes/spread.ts [fetch|create] [processes] [rounds] [seconds]
-//   SPREAD_NODE='--flag …' node flags for payd; SPREAD_NOBUILD=1 runs dist/ as it is; SPREAD_PIN=1 pins payd to CPU 1, load to CPU 0;
-//   SPREAD_BIN=<path> another checkout's bin/payd (a baseline build); SPREAD_METHODS=none no payment method (no source loops), =documented every method with the docs' public upstreams.
+// Ad-hoc: how much identical `payd serve` processes differ, and what changes it. For each of N
+// turns, one fresh process per variant (order rotated each turn, so a slow spell of the machine
+// hits every variant alike), each: RSS after start, 300 creates, then rounds of fetch (or create)
+// load; prints each process's req/s and server CPU per request, then min/median/max per variant.
+// Usage: node --import tsx bench/probes/spread.ts [fetch|create] [turns] [rounds] [seconds]
+//   SPREAD_VARIANTS='methods=none;methods=UPI node=--max-semi-space-size=2,--single-threaded-gc;bin=/path/bin/payd;pin=1'
+//   (default: one plain variant). methods: all (default), none, documented (the docs' public
+//   upstreams) or a comma list; node: payd's node flags; bin: another checkout's bin/payd; pin=1:
+//   payd on CPU 1, the load on CPU 0. SPREAD_NOBUILD=1 runs dist/ as it is.
 import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import autocannon, { type Request } from 'autocannon';
 import { cpuUsOf, ensureBuild, preparePaydDir, startServe } from '../lib/payd-process.ts';
 
-const [what = 'fetch', procsArg = '5', roundsArg = '3', secondsArg = '3'] = process.argv.slice(2);
+const [what = 'fetch', turnsArg = '5', roundsArg = '3', secondsArg = '3'] = process.argv.slice(2);
 if (!process.env.SPREAD_NOBUILD) ensureBuild(console.error);
+const variants = (process.env.SPREAD_VARIANTS ?? '').split(';').map((v) => ({ name: v.trim() || 'payd', ...Object.fromEntries(v.split(/\s+/).filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])) }) as { name: string; methods?: string; node?: string; bin?: string; pin?: string });
 let n = 0;
 const tag = Date.now().toString(36);
 const body = () => JSON.stringify({ amount: (100 + ((n * 7_919_777) % 9_899_901)) / 100, currency: 'UPI', order_id: `${tag}-${n++}` });
+const methodsOf = (v: string | undefined) => (v === undefined || v === 'all' ? 'all' : v === 'none' || v === 'documented' ? v : v.split(','));
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const rows: Array<{ rps: number; cpu: number }> = [];
-if (process.env.SPREAD_PIN) execFileSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)]);
-for (let k = 0; k < Number(procsArg); k++) {
-  const d = preparePaydDir({ methods: (process.env.SPREAD_METHODS as 'none' | 'documented' | undefined) ?? 'all' });
-  const execArgv = process.env.SPREAD_NODE?.split(' ').filter(Boolean);
-  const p = await startServe(d, { execArgv, bin: process.env.SPREAD_BIN });
-  if (process.env.SPREAD_PIN) execFileSync('taskset', ['-a', '-p', '-c', '1', String(p.pid)]);
+const rows = new Map<string, Array<{ rps: number; cpu: number }>>();
+
+async function one(variant: (typeof variants)[number]) {
+  const d = preparePaydDir({ methods: methodsOf(variant.methods) });
+  const p = await startServe(d, { execArgv: variant.node?.split(','), bin: variant.bin });
+  if (variant.pin) {
+    execFileSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)]);
+    execFileSync('taskset', ['-a', '-p', '-c', '1', String(p.pid)]);
+  }
   await new Promise((r) => setTimeout(r, 2000));
   const rss = p.rssMb();
   const threads = readdirSync(`/proc/${p.pid}/task`).length;
@@ -42,13 +49,20 @@ for (let k = 0; k < Number(procsArg); k++) {
     const res = await autocannon({ url: p.url, connections: 10, duration: Number(secondsArg), requests: [req] });
     rounds.push({ rps: res.requests.average, cpu: (cpuUsOf(p.pid) - c0) / res.requests.total });
   }
+  if (variant.pin) execFileSync('taskset', ['-a', '-p', '-c', '0-1', String(process.pid)]);
   const row = { rps: median(rounds.map((x) => x.rps)), cpu: median(rounds.map((x) => x.cpu)) };
-  rows.push(row);
-  console.log(`process ${k + 1}: rss ${rss.toFixed(0)} MB, ${threads} threads, start ${p.startMs.toFixed(0)} ms; ${rounds.map((x) => `${Math.round(x.rps)}/s ${x.cpu.toFixed(1)}µs`).join(' | ')}`);
+  rows.set(variant.name, [...(rows.get(variant.name) ?? []), row]);
+  console.log(`[${variant.name}] rss ${rss.toFixed(0)} MB, ${threads} threads, start ${p.startMs.toFixed(0)} ms; ${rounds.map((x) => `${Math.round(x.rps)}/s ${x.cpu.toFixed(1)}µs`).join(' | ')}`);
   await p.stop();
   d.close();
 }
-const rps = rows.map((r) => r.rps);
-const cpu = rows.map((r) => r.cpu);
-console.log(`${what}: req/s min ${Math.round(Math.min(...rps))} median ${Math.round(median(rps))} max ${Math.round(Math.max(...rps))} (max/min ${(Math.max(...rps) / Math.min(...rps)).toFixed(2)}); µs/req min ${Math.min(...cpu).toFixed(1)} median ${median(cpu).toFixed(1)} max ${Math.max(...cpu).toFixed(1)}`);
+
+for (let k = 0; k < Number(turnsArg); k++) {
+  for (let j = 0; j < variants.length; j++) await one(variants[(j + k) % variants.length]!);
+}
+for (const [name, rs] of rows) {
+  const rps = rs.map((r) => r.rps);
+  const cpu = rs.map((r) => r.cpu);
+  console.log(`${what} [${name}]: req/s min ${Math.round(Math.min(...rps))} median ${Math.round(median(rps))} max ${Math.round(Math.max(...rps))} (max/min ${(Math.max(...rps) / Math.min(...rps)).toFixed(2)}); µs/req min ${Math.min(...cpu).toFixed(1)} median ${median(cpu).toFixed(1)} max ${Math.max(...cpu).toFixed(1)}`);
+}
 process.exit(0);

@@ -1,9 +1,10 @@
 import { sql } from 'kysely';
-import { amountFromSum, amountSum, amountToDb } from '../db/amounts.ts';
+import { amountFromDb, amountFromSum, amountSum, amountToDb } from '../db/amounts.ts';
 import type { Db } from '../db/open.ts';
 import type { IntentsTable, IntentStatus, PaymentsTable } from '../db/schema.ts';
 import { PaydError } from '../domain/errors.ts';
 import type { Method } from '../domain/methods.ts';
+import { candidateOf, unmatchedCandidates, type UnmatchedCandidate } from './unmatched-candidates.ts';
 
 /**
  * The operator console's read side: what the CLI's list commands read, across all merchants,
@@ -97,21 +98,24 @@ export function createConsoleViews(deps: { db: Db }) {
      * (late, short, canceled…), then open or expired intents of its method asking within a tenth
      * of its amount, newest first.
      */
-    async candidates(p: { method: string; amountMinor: bigint; intentId: string | null; limit: number }): Promise<IntentsTable[]> {
-      const slack = p.amountMinor / 10n;
-      const near = await deps.db
+    /** The orders an unmatched payment may be for: the one the ledger tied it to first, then those asking near its amount. */
+    async candidates(payment: PaymentsTable, limit: number): Promise<UnmatchedCandidate[]> {
+      const near = await unmatchedCandidates(deps.db, { method: payment.method, receiver: payment.receiver, amountMinor: amountFromDb(payment.amount_minor), observedAt: Number(payment.observed_at) }, limit);
+      const tied = payment.intent_id === null ? undefined : await deps.db.selectFrom('intents').selectAll().where('id', '=', payment.intent_id).executeTakeFirst();
+      return [...(tied ? [candidateOf(tied)] : []), ...near.filter((c) => c.intentId !== tied?.id)].slice(0, limit);
+    },
+
+    /** Open or expired orders of `method` asking exactly `amountMinor` (the price or the unique amount), newest first. */
+    async ordersAsking(method: string, amountMinor: bigint, limit: number): Promise<Array<Pick<IntentsTable, 'id' | 'order_id'>>> {
+      return deps.db
         .selectFrom('intents')
-        .selectAll()
-        .where('method', '=', p.method)
+        .select(['id', 'order_id'])
+        .where('method', '=', method)
         .where('status', 'in', ['pending', 'expired'])
-        .where('pay_amount_minor', '>=', amountToDb(p.amountMinor - slack))
-        .where('pay_amount_minor', '<=', amountToDb(p.amountMinor + slack))
+        .where((eb) => eb.or([eb('amount_minor', '=', amountToDb(amountMinor)), eb('pay_amount_minor', '=', amountToDb(amountMinor))]))
         .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(p.limit)
+        .limit(limit)
         .execute();
-      const tied = p.intentId === null ? undefined : await deps.db.selectFrom('intents').selectAll().where('id', '=', p.intentId).executeTakeFirst();
-      return [...(tied ? [tied] : []), ...near.filter((r) => r.id !== tied?.id)].slice(0, p.limit);
     },
 
     /** Observations refused before they became payments (forged or unreadable mail…), newest first. */

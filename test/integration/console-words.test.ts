@@ -25,6 +25,8 @@ forEachStore((store) => {
     const post = (fields: Record<string, string>) =>
       fetch(`${base}/console/payments/assign`, { method: 'POST', redirect: 'manual', headers: { cookie: s.cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf: s.csrf, ...fields }).toString() });
 
+    // The orders are placed ten minutes before the payment is seen (SEEN): only orders older than a payment are suggested for it.
+    c.clock.advance(SEEN - 10 * 60_000 - c.clock.now());
     const creds = await app.merchants.create({ name: 'Chai Corner' });
     const merchant = await app.merchants.get(creds.client_id);
     const near = await app.intents.create(merchant, { amount: 500, currency: 'UPI', order_id: 'ORD-NEAR' });

@@ -2,6 +2,7 @@
  * What a notification says: short, plain words, amounts as the checkout prints them, no secret
  * (no client secret, token, address book or raw mail: ids, order ids and references only).
  */
+import type { IntentStatus } from '../intent.ts';
 import type { Method } from '../methods.ts';
 import { heldWords } from '../held-words.ts';
 
@@ -55,9 +56,11 @@ export function heldText(show: ShowAmount, p: HeldFacts): string {
 export interface UnmatchedCandidate {
   intentId: string;
   orderId: string;
-  status: 'pending' | 'expired';
+  status: IntentStatus;
   /** The amount the intent asked, in base units. */
   payAmountMinor: bigint;
+  createdAt: number;
+  expiresAt: number;
 }
 
 /** How to settle an unmatched payment on the intent it was meant for. */

@@ -7,7 +7,6 @@ import type { ManualSettlementService } from '../../services/manual-settlement.t
 import type { LinkInput, LinkService } from '../../services/links/index.ts';
 import { htmlPage, seeOther } from './headers.ts';
 import { money, page } from './layout.ts';
-import { amountFromDb } from '../../db/amounts.ts';
 import { parseDecimal } from '../../domain/money.ts';
 import { builtinMethods } from '../../methods/registry.ts';
 import { secretsBody } from './pages/merchants.ts';
@@ -106,8 +105,7 @@ export function actionRoutes(kit: ConsoleKit, deps: ActionDeps): void {
     const decimals = builtinMethods.get(method)?.rules.decimals;
     const parsed = decimals === undefined ? null : parseDecimal(typed.replace(/[₹$,\s]/g, ''), decimals);
     if (!parsed?.ok) throw new PaydError('NOT_FOUND', `No order ${typed}: check the order id (or give the intent id or the amount it asks).`);
-    const near = await deps.views.candidates({ method, amountMinor: parsed.minor, intentId: null, limit: 20 });
-    const asking = near.filter((r) => amountFromDb(r.amount_minor) === parsed.minor || amountFromDb(r.pay_amount_minor) === parsed.minor);
+    const asking = await deps.views.ordersAsking(method, parsed.minor, 20);
     const amount = money(method, parsed.minor);
     if (asking.length === 0) throw new PaydError('NOT_FOUND', `No open or expired order asks ${amount}: check the amount, or type the order id.`);
     if (asking.length > 1) throw new PaydError('CONFLICT', `Several orders ask ${amount} (${asking.map((r) => r.order_id).join(', ')}): type the order id of the one this payment is for.`);

@@ -3,7 +3,6 @@ import type { IntentStatus, PaymentsTable } from '../../db/schema.ts';
 import { builtinMethods } from '../../methods/registry.ts';
 import type { Clock } from '../../domain/ports.ts';
 import type { ConsoleViews, Page } from '../../services/console-views.ts';
-import { amountFromDb } from '../../db/amounts.ts';
 import type { ShopTime } from '../../domain/shop-time.ts';
 import type { EventService } from '../../services/events/operator.ts';
 import type { HeldPayments } from '../../services/held-payments.ts';
@@ -152,5 +151,5 @@ async function unmatchedPage(views: ConsoleViews, cursor: string | undefined): P
 }
 
 export async function unmatchedItem(views: Pick<ConsoleViews, 'candidates'>, payment: PaymentsTable): Promise<UnmatchedItem> {
-  return { payment, candidates: await views.candidates({ method: payment.method, amountMinor: amountFromDb(payment.amount_minor), intentId: payment.intent_id, limit: CANDIDATES }) };
+  return { payment, candidates: await views.candidates(payment, CANDIDATES) };
 }

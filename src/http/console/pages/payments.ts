@@ -1,9 +1,10 @@
-import type { IntentsTable, PaymentsTable, RejectionsTable } from '../../../db/schema.ts';
+import type { PaymentsTable, RejectionsTable } from '../../../db/schema.ts';
 import { amountFromDb } from '../../../db/amounts.ts';
 import type { Page } from '../../../services/console-views.ts';
 import type { PaymentRow } from '../../../services/held-payments.ts';
 import { heldWords } from '../../../domain/held-words.ts';
 import { effectiveStatus } from '../../../domain/intent.ts';
+import type { UnmatchedCandidate } from '../../../domain/notify/text.ts';
 import { rejectionWords, unmatchedWords } from '../../../domain/reason-words.ts';
 import type { ShopTime } from '../../../domain/shop-time.ts';
 import { html, type Safe } from '../../checkout/escape.ts';
@@ -64,7 +65,7 @@ type RejectionRow = Pick<RejectionsTable, 'ref' | 'source' | 'method' | 'reason'
 /** An unmatched payment with the orders it may be for (the one the ledger tied it to first). */
 export interface UnmatchedItem {
   payment: PaymentsTable;
-  candidates: IntentsTable[];
+  candidates: UnmatchedCandidate[];
 }
 
 /** What the operator typed into an assign form, and what was wrong with it: shown again as typed. */
@@ -75,14 +76,13 @@ export interface AssignTyped {
   error: string;
 }
 
-const asks = (r: IntentsTable) => (r.method === null ? 'no amount yet' : `asks ${money(r.method, amountFromDb(r.pay_amount_minor))}`);
 
 /** The assign form of one unmatched payment: a suggested order to pick, or an order id (or intent id) typed. */
 function assignForm(csrf: string, item: UnmatchedItem, time: ShopTime, now: number, typed?: AssignTyped): Safe {
   const p = item.payment;
   const picked = typed?.intentId ?? '';
   const choices = item.candidates.map(
-    (c) => html`<label class="check"><input type="radio" name="intent_id" value="${c.id}"${picked === c.id ? html` checked` : ''}> <span>Order <strong>${c.order_id}</strong> · ${asks(c)} · ${effectiveStatus({ status: c.status, expiresAt: c.expires_at }, now)} · made ${time.format(c.created_at)}</span></label>`,
+    (c) => html`<label class="check"><input type="radio" name="intent_id" value="${c.intentId}"${picked === c.intentId ? html` checked` : ''}> <span>Order <strong>${c.orderId}</strong> · asks ${money(p.method, c.payAmountMinor)} · ${effectiveStatus(c, now)} · made ${time.format(c.createdAt)}</span></label>`,
   );
   return html`<form method="post" action="/console/payments/assign" class="assign" data-confirm="Settle the order with this payment of ${money(p.method, amountFromDb(p.amount_minor))}? If the order asks another amount, the next page shows the difference first.">${csrfField(csrf)}
 <input type="hidden" name="tx_ref" value="${p.tx_ref}">
@@ -97,7 +97,7 @@ ${choices.length ? html`<fieldset><legend>Orders near this amount</legend>${choi
 function unmatchedRow(csrf: string, item: UnmatchedItem, time: ShopTime, now: number, typed?: AssignTyped): Safe {
   const p = item.payment;
   const who = payer(p.evidence_json);
-  const near = item.candidates.map((c) => html`<span>Order ${c.order_id} ${asks(c)}</span>`);
+  const near = item.candidates.map((c) => html`<span>Order ${c.orderId} asks ${money(p.method, c.payAmountMinor)}</span>`);
   return html`<li class="row"><span class="main"><span class="title">${unmatchedWords(p.reason)}</span><span class="amount">paid ${money(p.method, amountFromDb(p.amount_minor))}</span></span>
 <span class="sub"><span>${p.method}</span> <span>received ${time.format(p.observed_at)}</span> <span class="mono">${p.tx_ref}</span></span>
 ${who ? html`<span class="sub">Paid by <span class="payer">${who}</span></span>` : ''}
