@@ -2,7 +2,7 @@ import type { Config } from '../config/read.ts';
 import type { Db } from '../db/open.ts';
 import type { MethodSilence } from '../methods/method.ts';
 import type { Clock, Logger, Random } from '../domain/ports.ts';
-import { machineTimeZone, shopTime } from '../domain/shop-time.ts';
+import { shopTime } from '../domain/shop-time.ts';
 import type { SourcesReport } from '../http/console/pages/sources.ts';
 import { createConsoleAccess } from '../services/console-access.ts';
 import { createConsoleViews } from '../services/console-views.ts';
@@ -50,8 +50,7 @@ export function createConsoleParts(deps: {
     const rates = (await deps.rates()).map(({ pair, rate, source }) => ({ pair, rate, source }));
     return { workers: role, live, recorded, alerts, rates, sandbox: sandbox ? { methods: deps.methods.map((m) => ({ id: m.id, label: m.checkout.label })) } : null };
   };
-  /** Times as the shop reads them: server.console.timeZone, else the machine's zone. */
-  const time = shopTime(config.server.console.timeZone ?? machineTimeZone(), () => clock.now());
+  const time = shopTime(config.shopTimeZone, () => clock.now());
   return { access, views, origin, sources, time };
 }
 

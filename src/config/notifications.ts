@@ -1,17 +1,10 @@
 import * as v from 'valibot';
+import { isTimeZone } from '../domain/shop-time.ts';
 import { httpUrl, num, port, SecretRef } from './parts.ts';
 
 /** A plain e-mail address. */
 const isEmail = (s: string): boolean => /^[^\s@<>(),;:"]+@[^\s@<>(),;:"]+\.[^\s@<>(),;:"]+$/.test(s);
 
-function isTimeZone(tz: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** What a channel may say; each channel lists the kinds it sends, default all. */
 export const NOTIFICATION_KINDS = ['payment.settled', 'payment.held', 'payment.unmatched', 'source.down', 'upi.silent', 'webhook.failing', 'alerts.unreadable'] as const;
@@ -77,8 +70,8 @@ export const NotificationsConfig = v.strictObject({
     }),
     {},
   ),
-  /** IANA time zone /today counts from midnight in (default UTC). */
-  timeZone: v.optional(v.pipe(v.string(), v.check(isTimeZone, 'expected an IANA time zone like Asia/Kolkata')), 'UTC'),
+  /** The shop's IANA time zone, /today counting from its midnight (the same setting as server.console.timeZone; default the machine's zone). */
+  timeZone: v.optional(v.pipe(v.string(), v.check(isTimeZone, 'expected an IANA time zone like Asia/Kolkata'))),
 });
 
 export type NotificationsSettings = v.InferOutput<typeof NotificationsConfig>;

@@ -5,6 +5,7 @@ import { PaydError } from '../domain/errors.ts';
 import { DEFAULT_MERCHANT_SHARE_PERCENT, DEFAULT_SURCHARGE_BASIS_POINTS, type Method, type MethodRules } from '../domain/methods.ts';
 import { formatMinor, isStorableMinor, MAX_DECIMALS, MAX_MINOR, numberToDecimalText, parseDecimal } from '../domain/money.ts';
 import { parseTolerance, type PaymentPolicy } from '../domain/payment-policy.ts';
+import { machineTimeZone } from '../domain/shop-time.ts';
 import { configSchema, type ParsedConfig } from './schema.ts';
 import { Secret, SecretRefBox, type Resolved } from './secret.ts';
 
@@ -22,6 +23,11 @@ export type Config = Omit<Resolved<ParsedConfig>, 'database'> & {
   amounts: Partial<Record<Method, MethodAmounts>>;
   /** What each enabled method does with late, short and over-payments. */
   policies: Partial<Record<Method, PaymentPolicy>>;
+  /**
+   * The shop's time zone, one for the console's times and the bot's /today: server.console.timeZone
+   * or notifications.timeZone (whichever is set), else the machine's zone.
+   */
+  shopTimeZone: string;
 };
 
 /** What the config needs of each method (its descriptor, methods/method.ts): its section and money rules. */
@@ -87,6 +93,8 @@ export function parseConfigWith(methods: readonly ConfigMethod[], raw: unknown, 
     // The default key file lives beside a SQLite file; nodes sharing PostgreSQL must share one key.
     fail('server.masterKey', 'is required with database.url (PostgreSQL): every node must use the same key, e.g. { "file": "$CREDENTIALS_DIRECTORY/master-key" }');
   }
+  const zones = [resolved.server.console.timeZone, resolved.notifications?.timeZone].filter((z): z is string => z !== undefined);
+  if (zones.length === 2 && zones[0] !== zones[1]) fail('notifications.timeZone', `is ${zones[1]} but server.console.timeZone is ${zones[0]}: the shop has one time zone, set it in one place`);
   const parsed = { ...resolved, database: { ...resolved.database, file: resolve(baseDir, resolved.database.file ?? DEFAULT_DATABASE_FILE) } };
   const amounts: Config['amounts'] = {};
   const policies: Config['policies'] = {};
@@ -96,7 +104,7 @@ export function parseConfigWith(methods: readonly ConfigMethod[], raw: unknown, 
     const a = (amounts[method.id] = methodAmounts(method, section, (method.receiver as (s: unknown) => string)(section)));
     policies[method.id] = methodPolicy(method.id, method.rules.decimals, section, a);
   }
-  return { ...parsed, baseDir, amounts, policies };
+  return { ...parsed, baseDir, amounts, policies, shopTimeZone: zones[0] ?? machineTimeZone() };
 }
 
 function describeIssue(issue: v.BaseIssue<unknown>): string {

@@ -61,7 +61,7 @@ export function createNotifications(deps: NotificationDeps) {
     return lines.join('\n') || 'No sources running.';
   }
 
-  const bot = telegram && n.telegram!.commands ? createTelegramBot({ db: deps.db, api: telegram, queue, chatIds: n.telegram!.chatIds, actors: n.telegram!.actors, clock: deps.clock, random: deps.random, log: deps.log, timeZone: n.timeZone, show: deps.show, status, held: deps.held, links: deps.links }) : undefined;
+  const bot = telegram && n.telegram!.commands ? createTelegramBot({ db: deps.db, api: telegram, queue, chatIds: n.telegram!.chatIds, actors: n.telegram!.actors, clock: deps.clock, random: deps.random, log: deps.log, timeZone: deps.config.shopTimeZone, show: deps.show, status, held: deps.held, links: deps.links }) : undefined;
   return { queue, feed, sender, bot, close: () => email?.close() };
 }
 

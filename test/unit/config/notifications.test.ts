@@ -35,3 +35,15 @@ test('notifications: secret references, chat ids as strings, every kind on by de
       /notifications\.telegram\.actors\.2: expected a Telegram user id/.test(e.message) && /notifications\.telegram\.events\.0: expected one of/.test(e.message) && /notifications\.timeZone: expected an IANA time zone/.test(e.message),
   );
 });
+
+test("the shop has one time zone: either key sets it for the console's times and the bot's /today; two different zones are refused", () => {
+  const bot = { telegram: { botToken: 'x', chatIds: ['1'] } };
+  assert.equal(parseConfig({ notifications: { ...bot, timeZone: 'Asia/Kolkata' } }, '/srv/payd', {}).shopTimeZone, 'Asia/Kolkata');
+  assert.equal(parseConfig({ server: { console: { timeZone: 'Asia/Kolkata' } } }, '/srv/payd', {}).shopTimeZone, 'Asia/Kolkata');
+  assert.equal(parseConfig({ server: { console: { timeZone: 'Asia/Kolkata' } }, notifications: { ...bot, timeZone: 'Asia/Kolkata' } }, '/srv/payd', {}).shopTimeZone, 'Asia/Kolkata');
+  assert.equal(parseConfig({}, '/srv/payd', {}).shopTimeZone, Intl.DateTimeFormat().resolvedOptions().timeZone, "none set: the machine's zone");
+  assert.throws(
+    () => parseConfig({ server: { console: { timeZone: 'Asia/Kolkata' } }, notifications: { ...bot, timeZone: 'UTC' } }, '/srv/payd', {}),
+    /notifications\.timeZone: is UTC but server\.console\.timeZone is Asia\/Kolkata: the shop has one time zone/,
+  );
+});
