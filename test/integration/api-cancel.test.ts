@@ -123,16 +123,18 @@ forEachStore((store) => {
     const { p, m, create, cancel } = await setup(t, store, testClock(T0));
     const tally = { canceled: 0, settled: 0 };
     // The payment is handed to the ledger right as the cancel request is sent, or a few event-loop
-    // turns or milliseconds later: the close calls are real races around the crossover, the
-    // ends make sure both outcomes are exercised.
+    // turns or milliseconds later, or the cancel is sent 250 ms after the payment: the close calls
+    // are real races around the crossover, the two ends make sure both outcomes are exercised.
     const turns = async (n: number) => {
       for (let k = 0; k < n; k++) await new Promise((r) => setImmediate(r));
     };
     const offsets = [() => Promise.resolve(), () => turns(1), () => turns(2), () => turns(3), () => turns(5), () => turns(8), () => turns(13), () => sleep(1), () => sleep(5), () => sleep(250)];
     for (let i = 0; i < 30; i++) {
       const intent = await create(`race-${i}`, 200 + i);
-      const cancelling = cancel(intent.intent_id);
-      const paying = i % offsets.length === 0 ? upiCredit(p, intent.pay_amount, `UTR-${i}`) : offsets[i % offsets.length]().then(() => upiCredit(p, intent.pay_amount, `UTR-${i}`));
+      const k = i % (offsets.length + 1);
+      const paidFirst = k === offsets.length;
+      const cancelling = paidFirst ? sleep(250).then(() => cancel(intent.intent_id)) : cancel(intent.intent_id);
+      const paying = k === 0 || paidFirst ? upiCredit(p, intent.pay_amount, `UTR-${i}`) : offsets[k]().then(() => upiCredit(p, intent.pay_amount, `UTR-${i}`));
       const [cr, po] = await Promise.all([cancelling, paying]);
       const fetched = (await p.api('GET', `/api/v1/intents/${intent.intent_id}`, { headers: m.headers })).body;
       const events = await eventsOf(p, intent.intent_id);
