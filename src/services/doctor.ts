@@ -8,6 +8,7 @@ import { describeLoneSource, describePair } from '../pricing/describe.ts';
 import type { LoneSource } from '../pricing/index.ts';
 import { configurePairHint } from '../pricing/suggest.ts';
 import { FIAT_CODES, isFiat, type Fiat } from '../domain/rates.ts';
+import { isoUtc } from '../domain/iso-time.ts';
 
 export interface DoctorLine {
   ok: boolean;
@@ -134,16 +135,15 @@ function pricingLine(p: { units: readonly string[]; unconfigured: (unit: string,
 async function silenceLines(silence: MethodSilence, now: number): Promise<DoctorLine[]> {
   const method = silence.method;
   const s = await silence.status();
-  const at = (ms: number) => new Date(ms).toISOString();
   const lines: DoctorLine[] = s.accounts.map((a) => ({
     ok: true,
     what: `${method} ${a.bank.toUpperCase()} …${a.account}`,
-    message: a.lastAlertAt === null ? 'no verified alert recorded yet' : `last verified alert ${describeAge(now - a.lastAlertAt)} ago (${at(a.lastAlertAt)})`,
+    message: a.lastAlertAt === null ? 'no verified alert recorded yet' : `last verified alert ${describeAge(now - a.lastAlertAt)} ago (${isoUtc(a.lastAlertAt)})`,
   }));
   if (s.expectMs === undefined) return lines;
   const hours = s.expectMs / 3_600_000;
   if (s.silent) {
-    const last = s.lastAlertAt === null ? 'No verified bank alert has ever arrived' : `No verified bank alert has arrived since ${at(s.lastAlertAt)}`;
+    const last = s.lastAlertAt === null ? 'No verified bank alert has ever arrived' : `No verified bank alert has arrived since ${isoUtc(s.lastAlertAt)}`;
     lines.push({
       ok: false,
       what: `${method} alerts`,

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/open.ts';
 import { PaydError } from '../../domain/errors.ts';
+import { isoOrNull } from '../../domain/iso-time.ts';
 import type { Clock, Random } from '../../domain/ports.ts';
 import type { Keyring } from '../keys.ts';
 import { auditMerchant, merchantRow, toMerchant, type Actor, type IssuedCredentials, type Merchant } from './row.ts';
@@ -86,7 +87,7 @@ export function merchantRecords(deps: MerchantRecordDeps, forget: (clientId: str
         .execute();
       forget(clientId);
       await audit('merchant.rotate-secret', clientId, { grace_seconds: graceSeconds }, actor);
-      return { client_id: clientId, client_secret: secret, previous_valid_until: until === null ? null : new Date(until).toISOString() };
+      return { client_id: clientId, client_secret: secret, previous_valid_until: isoOrNull(until) };
     },
 
     async revoke(clientId: string, actor: Actor = 'cli'): Promise<void> {
