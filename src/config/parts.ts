@@ -83,7 +83,7 @@ export const endpointList = v.optional(endpointArray);
 export const keyInUrlEndpointList = v.optional(
   v.pipe(
     endpointArray,
-    v.check((list) => list.every((e) => e.apiKey === undefined || e.url.includes('{apiKey}')), 'an apiKey needs {apiKey} in its url, where the provider wants the key (e.g. "https://mainnet.helius-rpc.com/?api-key={apiKey}")'),
+    v.check((list) => list.every((e) => e.apiKey === undefined || e.url.includes('{apiKey}')), 'an apiKey needs {apiKey} in its url, where the provider wants the key (e.g. "https://mainnet.helius-rpc.com/?api-key={apiKey}" or "https://mainnet.infura.io/v3/{apiKey}")'),
   ),
 );
 /** `endpoints` replaces the single-upstream keys; both at once would leave one of them unused. */

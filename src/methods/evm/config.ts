@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { chainMaxLag, confirmationsWithinEndpoints, endpointList, endpointsAlone, httpUrl, lagOverPoll, methodCommon, num, seconds } from '../../config/parts.ts';
+import { chainMaxLag, confirmationsWithinEndpoints, endpointsAlone, httpUrl, keyInUrlEndpointList, lagOverPoll, methodCommon, num, seconds } from '../../config/parts.ts';
 import type { Resolved } from '../../config/secret.ts';
 import { isEvmAddress } from './address.ts';
 import type { EvmCurrency } from './chains.ts';
@@ -18,12 +18,7 @@ export function evmSectionSchema(c: EvmCurrency) {
     address: evmAddress,
     /** One JSON-RPC endpoint (default: the chain's public one); or `endpoints`. A key goes at `{apiKey}` in the url. */
     rpcUrl: v.optional(httpUrl),
-    endpoints: v.optional(
-      v.pipe(
-        endpointList,
-        v.check((list) => list === undefined || list.every((e) => e.apiKey === undefined || e.url.includes('{apiKey}')), 'an apiKey needs {apiKey} in its url, where the provider wants the key (e.g. "https://mainnet.infura.io/v3/{apiKey}")'),
-      ),
-    ),
+    endpoints: keyInUrlEndpointList,
     /** The token contract (default: the mainnet one) and its decimals. */
     contract: v.optional(evmAddress, c.token.contract),
     decimals: v.optional(count(0, 36), c.token.decimals),

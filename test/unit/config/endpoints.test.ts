@@ -6,6 +6,7 @@ import { tronEndpoints } from '../../../src/methods/tron/config.ts';
 
 const TRON = 'TWiw9REQDT97WudRTTnw118xEFGc3HWwuM';
 const WALLET = '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM';
+const EVM = '0x52908400098527886E0F7030069857D2E4169EE7';
 const parse = (methods: Record<string, unknown>, env: Record<string, string> = {}) => parseConfig({ methods }, '/srv/payd', env);
 
 test('endpoints: a list of { url, apiKey?, weight? } per chain method, keys as secret references', () => {
@@ -46,8 +47,11 @@ test('bad endpoint lists are refused with the path named', () => {
   for (const [methods, message] of bad) assert.throws(() => parse(methods), message, JSON.stringify(methods));
 });
 
-test('a Solana endpoint key needs a {apiKey} place in its url (JSON-RPC has no key header)', () => {
+test('a JSON-RPC endpoint key (Solana, EVM) needs a {apiKey} place in its url: JSON-RPC has no key header', () => {
   assert.throws(() => parse({ SOL: { wallet: WALLET, endpoints: [{ url: 'https://rpc.example', apiKey: 'k' }] } }), /methods\.SOL\.endpoints: an apiKey needs \{apiKey\} in its url/);
+  assert.throws(() => parse({ USDT_ETH: { address: EVM, endpoints: [{ url: 'https://rpc.example', apiKey: 'k' }] } }), /methods\.USDT_ETH\.endpoints: an apiKey needs \{apiKey\} in its url/);
+  const c = parse({ USDT_ETH: { address: EVM, endpoints: [{ url: 'https://mainnet.infura.io/v3/{apiKey}', apiKey: { env: 'INFURA' } }] } }, { INFURA: 'i-secret' });
+  assert.equal(c.methods.USDT_ETH!.endpoints![0]!.apiKey!.reveal(), 'i-secret');
 });
 
 test('confirmations.endpoints: at least 1, at most the endpoints configured', () => {
