@@ -74,27 +74,27 @@ export interface ConsoleServices {
 }
 
 /** What the console is served with: built by start(), only when it serves HTTP. */
-export function consoleRoutes(c: ConsoleParts, s: ConsoleServices): Served {
+export function consoleRoutes(parts: ConsoleParts, services: ConsoleServices): Served {
   return {
-    access: c.access,
-    views: c.views,
-    intents: s.intents,
-    payments: s.payments,
-    events: s.events,
-    merchants: s.merchants,
-    sources: c.sources,
-    time: c.time,
-    cancels: s.cancels,
-    replays: s.events,
-    manualSettlement: s.manualSettlement,
-    held: s.heldPayments,
-    heldActions: s.heldPayments,
-    merchantActions: s.merchants,
-    links: s.links,
-    linkActions: s.links,
-    clock: s.clock,
-    log: s.log.child({ component: 'console' }),
-    livemode: s.livemode,
-    origin: c.origin,
+    access: parts.access,
+    views: parts.views,
+    intents: services.intents,
+    payments: services.payments,
+    events: services.events,
+    merchants: services.merchants,
+    sources: parts.sources,
+    time: parts.time,
+    cancels: services.cancels,
+    replays: services.events,
+    manualSettlement: services.manualSettlement,
+    held: services.heldPayments,
+    heldActions: services.heldPayments,
+    merchantActions: services.merchants,
+    links: services.links,
+    linkActions: services.links,
+    clock: services.clock,
+    log: services.log.child({ component: 'console' }),
+    livemode: services.livemode,
+    origin: parts.origin,
   };
 }

@@ -26,16 +26,16 @@ export interface CliEnv {
 }
 
 /** --config, else $PAYD_CONFIG, else ./payd.config.json, else the embedded defaults. */
-export function resolveConfig(options: GlobalOptions, e: CliEnv): { config: Config; file: string | null } {
-  const named = options.config ?? e.env.PAYD_CONFIG;
+export function resolveConfig(options: GlobalOptions, env: CliEnv): { config: Config; file: string | null } {
+  const named = options.config ?? env.env.PAYD_CONFIG;
   if (named) {
-    const file = resolve(e.cwd, named);
+    const file = resolve(env.cwd, named);
     if (!existsSync(file)) throw new PaydError('CONFIG_INVALID', `config file ${file} does not exist (run \`payd init\` to create one)`);
-    return { config: loadConfigFile(file, e.env), file };
+    return { config: loadConfigFile(file, env.env), file };
   }
-  const local = resolve(e.cwd, 'payd.config.json');
-  if (existsSync(local)) return { config: loadConfigFile(local, e.env), file: local };
-  return { config: parseConfig({}, e.cwd, e.env), file: null };
+  const local = resolve(env.cwd, 'payd.config.json');
+  if (existsSync(local)) return { config: loadConfigFile(local, env.env), file: local };
+  return { config: parseConfig({}, env.cwd, env.env), file: null };
 }
 
 const modeName = (sandbox: boolean) => (sandbox ? 'sandbox' : 'live');
@@ -67,7 +67,7 @@ export const lostDatabase = (traces: string[]): string =>
  * Opens the app (database migrated) for one command and always closes it. Unless the command
  * creates data, a missing database is an error naming the file looked for, never a new empty one.
  */
-export async function withApp<T>(options: GlobalOptions, env: CliEnv, fn: (app: App) => Promise<T>, o: WithAppOptions = {}): Promise<T> {
+export async function withApp<T>(options: GlobalOptions, env: CliEnv, fn: (app: App) => Promise<T>, command: WithAppOptions = {}): Promise<T> {
   const { config, file: configFile } = resolveConfig(options, env);
   // The app and the logger are imported here, not at the top, so `payd --help` loads neither.
   const [{ createApp }, { databaseFile, storeTarget }, { createLogger }, { systemClock, systemRandom }] = await Promise.all([import('../app/index.ts'), import('../db/paths.ts'), import('../log/index.ts'), import('../system.ts')]);
@@ -76,7 +76,7 @@ export async function withApp<T>(options: GlobalOptions, env: CliEnv, fn: (app: 
   const otherFile = databaseFile(config, !sandbox);
   // A PostgreSQL database is created by its operator; payd only migrates it.
   const onPostgres = storeTarget(config, sandbox).kind === 'postgres';
-  if (!o.creates && !onPostgres && !existsSync(dbFile)) {
+  if (!command.creates && !onPostgres && !existsSync(dbFile)) {
     const lines = [`no ${modeName(sandbox)} database at ${dbFile} (config: ${configFile ?? 'embedded defaults, no config file found'})`];
     const traces = databaseTraces(dbFile);
     if (traces.length) {
@@ -86,7 +86,7 @@ export async function withApp<T>(options: GlobalOptions, env: CliEnv, fn: (app: 
     else lines.push(`  nothing to show yet: create a merchant first (payd${sandbox ? ' --sandbox' : ''} merchant create --name …), or pass --config <file>`);
     throw new PaydError('NOT_FOUND', lines.join('\n'));
   }
-  if (o.creates && !o.beginsLive && !sandbox && !onPostgres && !existsSync(dbFile) && existsSync(otherFile)) {
+  if (command.creates && !command.beginsLive && !sandbox && !onPostgres && !existsSync(dbFile) && existsSync(otherFile)) {
     throw new PaydError(
       'NOT_FOUND',
       [
@@ -95,15 +95,15 @@ export async function withApp<T>(options: GlobalOptions, env: CliEnv, fn: (app: 
       ].join('\n'),
     );
   }
-  const app = await createApp({ config, sandbox, clock: systemClock, random: systemRandom, log: createLogger({ level: o.level ?? 'warn' }) });
+  const app = await createApp({ config, sandbox, clock: systemClock, random: systemRandom, log: createLogger({ level: command.level ?? 'warn' }) });
   try {
     return await fn(app);
   } catch (err) {
-    if (err instanceof PaydError && (err.code === 'NOT_FOUND' || err.code === 'INTENT_NOT_FOUND') && o.id) {
+    if (err instanceof PaydError && (err.code === 'NOT_FOUND' || err.code === 'INTENT_NOT_FOUND') && command.id) {
       const [{ findRecordIn }, { describeTarget }] = await Promise.all([import('../db/probe.ts'), import('../db/store.ts')]);
       const other = storeTarget(config, !sandbox);
-      const elsewhere = await findRecordIn(other, o.id);
-      if (elsewhere) throw new PaydError(err.code, `${err.message}\n  ${elsewhere} ${o.id} exists in the ${modeName(!sandbox)} database (${describeTarget(other)}): ${o.otherHint ?? modeFlag(sandbox)}`);
+      const elsewhere = await findRecordIn(other, command.id);
+      if (elsewhere) throw new PaydError(err.code, `${err.message}\n  ${elsewhere} ${command.id} exists in the ${modeName(!sandbox)} database (${describeTarget(other)}): ${command.otherHint ?? modeFlag(sandbox)}`);
     }
     throw err;
   } finally {

@@ -18,7 +18,7 @@ export const stdio: Output & { flushed(): Promise<boolean> } = {
   flushed: async () => (await Promise.all([stdout().flushed(), stderr().flushed()]))[0],
 };
 
-export const printJson = (o: Output, value: unknown) => o.out(stringifyJson(value, 2));
+export const printJson = (output: Output, value: unknown) => output.out(stringifyJson(value, 2));
 
 const cell = (v: unknown): string => (v === null || v === undefined ? '-' : typeof v === 'object' ? stringifyJson(v) : String(v));
 

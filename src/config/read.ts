@@ -152,20 +152,20 @@ function methodAmounts(
 export function methodPolicy(
   method: Method,
   decimals: number,
-  s: { latePayments?: 'settle' | 'hold'; settleExpiredQuotes?: boolean; underpaymentTolerance?: string; attributionWindow?: number },
-  a: Pick<MethodAmounts, 'stepMinor' | 'maxOffsetSteps' | 'roundUnitMinor'>,
+  section: { latePayments?: 'settle' | 'hold'; settleExpiredQuotes?: boolean; underpaymentTolerance?: string; attributionWindow?: number },
+  amounts: Pick<MethodAmounts, 'stepMinor' | 'maxOffsetSteps' | 'roundUnitMinor'>,
 ): PaymentPolicy {
   let underpaymentTolerance: PaymentPolicy['underpaymentTolerance'] = null;
-  if (s.underpaymentTolerance !== undefined) {
-    const t = parseTolerance(s.underpaymentTolerance, decimals);
+  if (section.underpaymentTolerance !== undefined) {
+    const t = parseTolerance(section.underpaymentTolerance, decimals);
     underpaymentTolerance = 'error' in t ? fail(`methods.${method}.underpaymentTolerance`, t.error) : t;
   }
-  let attributionWindowMinor = a.stepMinor * BigInt(a.maxOffsetSteps);
-  if (s.attributionWindow !== undefined) {
-    const w = parseDecimal(numberToDecimalText(s.attributionWindow), decimals);
+  let attributionWindowMinor = amounts.stepMinor * BigInt(amounts.maxOffsetSteps);
+  if (section.attributionWindow !== undefined) {
+    const w = parseDecimal(numberToDecimalText(section.attributionWindow), decimals);
     attributionWindowMinor = w.ok ? w.minor : fail(`methods.${method}.attributionWindow`, `at most ${decimals} decimals`);
   }
-  return { latePayments: s.latePayments ?? 'settle', settleExpiredQuotes: s.settleExpiredQuotes ?? false, underpaymentTolerance, attributionWindowMinor, roundUnitMinor: a.roundUnitMinor };
+  return { latePayments: section.latePayments ?? 'settle', settleExpiredQuotes: section.settleExpiredQuotes ?? false, underpaymentTolerance, attributionWindowMinor, roundUnitMinor: amounts.roundUnitMinor };
 }
 
 function resolveSecrets(value: unknown, path: string, baseDir: string, env: Env): unknown {

@@ -132,10 +132,10 @@ export async function claimDueEvents(db: Db, request: ClaimRequest): Promise<Eve
 }
 
 /** Leases one pending event now (an operator's `webhooks test`), unless a dispatcher holds it. */
-export async function claimEvent(db: Db, eventId: string, r: { now: number; lockedUntil: number; holder: string | null }): Promise<EventsTable | undefined> {
+export async function claimEvent(db: Db, eventId: string, lease: { now: number; lockedUntil: number; holder: string | null }): Promise<EventsTable | undefined> {
   const ev = await db.selectFrom('events').selectAll().where('id', '=', eventId).where('status', '=', 'pending').executeTakeFirst();
   if (!ev) return undefined;
-  const res = await db.updateTable('events').set({ locked_until: r.lockedUntil, locked_by: r.holder }).where('id', '=', eventId).where('locked_until', '<=', r.now).executeTakeFirst();
+  const res = await db.updateTable('events').set({ locked_until: lease.lockedUntil, locked_by: lease.holder }).where('id', '=', eventId).where('locked_until', '<=', lease.now).executeTakeFirst();
   return Number(res.numUpdatedRows) === 1 ? ev : undefined;
 }
 

@@ -80,8 +80,8 @@ export function registerOps(app: H3, deps: OpsDeps): void {
 }
 
 /** The metrics listener (server.metrics.listen): GET /metrics and nothing else. */
-export async function serveMetrics(m: MetricsEndpoint & { listen: { host: string; port: number } }): Promise<{ url: string; close(): Promise<void> }> {
-  const gate = metricsGate(m.allow);
+export async function serveMetrics(endpoint: MetricsEndpoint & { listen: { host: string; port: number } }): Promise<{ url: string; close(): Promise<void> }> {
+  const gate = metricsGate(endpoint.allow);
   const reply = (res: ServerResponse, status: number, type: string, body: string) => {
     res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', 'content-length': Buffer.byteLength(body) });
     res.end(body);
@@ -92,12 +92,12 @@ export async function serveMetrics(m: MetricsEndpoint & { listen: { host: string
       const r = errorReply(answer.error);
       return reply(res, r.code, r.headers.get('content-type')!, JSON.stringify({ detail: answer.error.message, code: answer.error.code }));
     }
-    m.text().then(
-      (text) => reply(res, 200, m.contentType, text),
+    endpoint.text().then(
+      (text) => reply(res, 200, endpoint.contentType, text),
       () => reply(res, 500, 'application/json; charset=utf-8', JSON.stringify({ detail: 'internal error', code: 'INTERNAL' })),
     );
   });
-  const { host, port } = m.listen;
+  const { host, port } = endpoint.listen;
   await listen(server, host, port, 'listen for metrics');
   const address = server.address();
   const bound = typeof address === 'object' && address ? address.port : port;

@@ -15,33 +15,33 @@ const MAX_QUEUED_BYTES = 8 * 1024 * 1024;
  * lost log pipe never stalls requests, shutdown or exit. pino.destination (sonic-boom) did stall:
  * its flushSync retries a failed write every 100 ms forever, EPIPE included, on the main thread.
  */
-export function pipeDestination(s: StdStream, time: () => string): DestinationStream & { flushSync: () => void } {
+export function pipeDestination(stream: StdStream, time: () => string): DestinationStream & { flushSync: () => void } {
   let pending = '';
   let timer: NodeJS.Timeout | null = null;
   let dropped = 0;
   const handOver = () => {
     if (timer) clearTimeout(timer);
     timer = null;
-    if (!pending || s.broken) {
+    if (!pending || stream.broken) {
       pending = '';
       return;
     }
     const text = pending;
     pending = '';
-    if (s.queued > MAX_QUEUED_BYTES) {
+    if (stream.queued > MAX_QUEUED_BYTES) {
       for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) dropped++;
       return;
     }
     if (dropped > 0) {
-      s.write(`{"level":"warn"${time()},"dropped":${dropped},"msg":"log lines dropped: the reader of stderr fell behind"}\n`);
+      stream.write(`{"level":"warn"${time()},"dropped":${dropped},"msg":"log lines dropped: the reader of stderr fell behind"}\n`);
       dropped = 0;
     }
-    s.write(text);
+    stream.write(text);
   };
   atExit(handOver);
   return {
     write(line: string) {
-      if (s.broken) return;
+      if (stream.broken) return;
       pending += line;
       if (pending.length >= BATCH_BYTES) handOver();
       else if (!timer) timer = setTimeout(handOver, BATCH_MS).unref();

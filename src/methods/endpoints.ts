@@ -8,7 +8,7 @@ import type { EndpointSpec } from './upstream-pool.ts';
 
 type Listed = { url: string; apiKey?: Secret; weight: number }[] | undefined;
 
-export function endpointsOf(c: { endpoints?: Listed }, single: { url: string | undefined; apiKey?: Secret; fallback: string }): EndpointSpec[] {
-  if (c.endpoints?.length) return c.endpoints.map((e) => ({ url: e.url, weight: e.weight, ...(e.apiKey ? { apiKey: e.apiKey.reveal() } : {}) }));
+export function endpointsOf(section: { endpoints?: Listed }, single: { url: string | undefined; apiKey?: Secret; fallback: string }): EndpointSpec[] {
+  if (section.endpoints?.length) return section.endpoints.map((e) => ({ url: e.url, weight: e.weight, ...(e.apiKey ? { apiKey: e.apiKey.reveal() } : {}) }));
   return [{ url: single.url ?? single.fallback, weight: 1, ...(single.apiKey ? { apiKey: single.apiKey.reveal() } : {}) }];
 }

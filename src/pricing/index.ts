@@ -15,20 +15,20 @@ import { SOURCE_FACTORIES } from './sources/index.ts';
  * `pricing.pegs` turns any of them off. `d.simulated` (the sandbox only): fixed, documented
  * rates instead of the configured sources, so a price can be tried before any source is set up.
  */
-export function createPricing(c: Config['pricing'], deps: { db: Db; clock: Clock; log: Logger; fetch?: FetchFn; pegs?: Readonly<Record<string, string>>; simulated?: boolean }) {
+export function createPricing(config: Config['pricing'], deps: { db: Db; clock: Clock; log: Logger; fetch?: FetchFn; pegs?: Readonly<Record<string, string>>; simulated?: boolean }) {
   const stampSlackSeconds = Object.fromEntries(Object.entries(SOURCE_FACTORIES).map(([name, f]) => [name, f.stampSlackSeconds]));
-  const pegs = Object.fromEntries(Object.entries(deps.pegs ?? {}).filter(([unit]) => c.pegs[unit] !== false));
+  const pegs = Object.fromEntries(Object.entries(deps.pegs ?? {}).filter(([unit]) => config.pegs[unit] !== false));
   // Simulated rates have no sources, so no pair rests on a single one.
   if (deps.simulated) return { book: createSimulatedRateBook({ clock: deps.clock, pegs }), refresher: null, loneSources: (): LoneSource[] => [] };
-  const book = createRateBook({ db: deps.db, clock: deps.clock, pairs: c.pairs, maxAgeSeconds: c.maxAgeSeconds, maxSpreadPercent: c.maxSpreadPercent, stampSlackSeconds, pegs });
-  const named = new Set(Object.values(c.pairs).flat() as RateSourceName[]);
+  const book = createRateBook({ db: deps.db, clock: deps.clock, pairs: config.pairs, maxAgeSeconds: config.maxAgeSeconds, maxSpreadPercent: config.maxSpreadPercent, stampSlackSeconds, pegs });
+  const named = new Set(Object.values(config.pairs).flat() as RateSourceName[]);
   const sources = new Map<string, RateSource>();
   for (const name of named) {
-    const s = c.sources[name];
+    const s = config.sources[name];
     const key = s?.apiKey;
     sources.set(name, SOURCE_FACTORIES[name].build({ fetch: deps.fetch ?? fetch, baseUrl: (s?.baseUrl ?? SOURCE_FACTORIES[name].baseUrl).replace(/\/+$/, ''), apiKey: key ? () => key.reveal() : undefined }));
   }
-  const refresher = sources.size > 0 ? createRateRefresher({ book, sources, pairs: c.pairs, maxSpreadPercent: c.maxSpreadPercent, maxChangePercent: c.maxChangePercent, clock: deps.clock, log: deps.log }) : null;
+  const refresher = sources.size > 0 ? createRateRefresher({ book, sources, pairs: config.pairs, maxSpreadPercent: config.maxSpreadPercent, maxChangePercent: config.maxChangePercent, clock: deps.clock, log: deps.log }) : null;
 
   /**
    * The configured pairs with a single source that a price for one of `methods` (id and the unit
@@ -36,9 +36,9 @@ export function createPricing(c: Config['pricing'], deps: { db: Db; clock: Clock
    * sources that also serve the pair, to add as a second.
    */
   function loneSources(methods: readonly { id: string; unit: string }[]): LoneSource[] {
-    const configured = new Set(Object.keys(c.pairs));
+    const configured = new Set(Object.keys(config.pairs));
     const out: LoneSource[] = [];
-    for (const [pair, names] of Object.entries(c.pairs)) {
+    for (const [pair, names] of Object.entries(config.pairs)) {
       if (names.length !== 1) continue;
       const uses = methods
         .map((m) => ({ method: m.id, fiats: FIAT_CODES.filter((fiat) => pairsUsed(m.unit, fiat, configured, pegs).includes(pair)) }))

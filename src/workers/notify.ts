@@ -13,8 +13,8 @@ const KEEP_MS = 30 * 86_400_000;
  * The worker leader's notification loops: feed, sender and the bot's long poll, each its own
  * loop, so none waits for another and none waits for settlement or webhooks.
  */
-export async function runNotifications(n: Notifications, options: { signal: AbortSignal; log: Logger; random: Random; wakeups?: Wakeups }): Promise<void> {
-  await n.queue.releaseClaims();
+export async function runNotifications(notifications: Notifications, options: { signal: AbortSignal; log: Logger; random: Random; wakeups?: Wakeups }): Promise<void> {
+  await notifications.queue.releaseClaims();
   // An event written by any process on this database (a settlement) wakes the feed at once.
   const news = new WakeSignal();
   const unsubscribe = options.wakeups?.subscribe(() => news.wake());
@@ -29,18 +29,18 @@ export async function runNotifications(n: Notifications, options: { signal: Abor
       log: options.log,
       random: options.random,
       tick: async () => {
-        await n.feed.tick();
+        await notifications.feed.tick();
         sendNow.wake();
         if (Date.now() - pruned > 3_600_000) {
           pruned = Date.now();
-          await n.queue.prune(KEEP_MS);
+          await notifications.queue.prune(KEEP_MS);
         }
       },
     }),
-    runLoop({ name: 'notification sender', intervalMs: SEND_IDLE_MS, signal: options.signal, log: options.log, random: options.random, wake: sendNow, tick: (signal) => n.sender.tick(signal) }),
+    runLoop({ name: 'notification sender', intervalMs: SEND_IDLE_MS, signal: options.signal, log: options.log, random: options.random, wake: sendNow, tick: (signal) => notifications.sender.tick(signal) }),
   ];
-  if (n.bot) {
-    const bot = n.bot;
+  if (notifications.bot) {
+    const bot = notifications.bot;
     // The long poll is the wait; a failing API backs off (1 s doubling to a minute).
     work.push(runLoop({ name: 'telegram bot', intervalMs: 0, signal: options.signal, log: options.log, random: options.random, tick: (signal) => bot.poll(signal) }));
   }

@@ -7,7 +7,7 @@ import { leaf, positiveInt, type Opts } from './leaf.ts';
 /** Where the target URL comes from when no option names it. */
 export const COPY_TO_ENV = 'PAYD_DB_COPY_TO';
 
-export function dbCommands(program: Command, e: CliEnv): void {
+export function dbCommands(program: Command, env: CliEnv): void {
   const db = program.command('db').description('move the database to another store');
 
   leaf(db.command('copy').description('copy the SQLite database into an empty PostgreSQL database (one transaction; row counts verified)'))
@@ -20,15 +20,15 @@ export function dbCommands(program: Command, e: CliEnv): void {
     .action(async (o: Opts, cmd: Command) => {
       const g = cmd.optsWithGlobals();
       if (g.sandbox) throw new PaydError('INVALID_REQUEST', 'the sandbox stays on SQLite: db copy moves the live database only (drop --sandbox)');
-      const url = targetUrl(o, e);
-      const { config } = resolveConfig(g, e);
+      const url = targetUrl(o, env);
+      const { config } = resolveConfig(g, env);
       const [{ copyShop }, { systemClock }] = await Promise.all([import('../../services/db-copy.ts'), import('../../system.ts')]);
-      const report = await copyShop({ config, from: o.from as string | undefined, cwd: e.cwd, to: url, batchRows: o.batch as number, clock: systemClock, progress: o.json ? undefined : (table, rows) => e.io.err(`copied ${table}: ${rows}`) });
-      if (o.json) return printJson(e.io, report);
-      printTable(e.io, report.tables, ['table', 'rows']);
-      e.io.out(`\ncopied ${report.source} into ${report.target}: ${report.tables.reduce((a, t) => a + t.rows, 0)} rows in ${report.tables.length} tables, counts verified`);
-      for (const s of report.skipped) e.io.out(`not copied: ${s.table} (${s.why})`);
-      if (report.masterKeyFingerprint) e.io.out(`master key fingerprint ${report.masterKeyFingerprint}: every node on the new database needs this same key (server.masterKey)`);
+      const report = await copyShop({ config, from: o.from as string | undefined, cwd: env.cwd, to: url, batchRows: o.batch as number, clock: systemClock, progress: o.json ? undefined : (table, rows) => env.io.err(`copied ${table}: ${rows}`) });
+      if (o.json) return printJson(env.io, report);
+      printTable(env.io, report.tables, ['table', 'rows']);
+      env.io.out(`\ncopied ${report.source} into ${report.target}: ${report.tables.reduce((a, t) => a + t.rows, 0)} rows in ${report.tables.length} tables, counts verified`);
+      for (const s of report.skipped) env.io.out(`not copied: ${s.table} (${s.why})`);
+      if (report.masterKeyFingerprint) env.io.out(`master key fingerprint ${report.masterKeyFingerprint}: every node on the new database needs this same key (server.masterKey)`);
     });
 }
 

@@ -14,7 +14,7 @@ import { leaf, type Opts } from './leaf.ts';
 
 // The command only maps options to the init steps: the wizard (init/wizard.ts), secret
 // references (init/secrets.ts), writing the files (init/write.ts), the next steps (init/next-steps.ts).
-export function initCommand(program: Command, e: CliEnv): void {
+export function initCommand(program: Command, env: CliEnv): void {
   leaf(program.command('init').description('write a config file (asks where each secret comes from) and create the database'))
     .option('--yes', 'use the defaults without asking')
     .option('--force', 'overwrite an existing config file')
@@ -22,23 +22,23 @@ export function initCommand(program: Command, e: CliEnv): void {
     .action(async (o: Opts, cmd: Command) => {
       const g = cmd.optsWithGlobals();
       const systemd = Boolean(o.systemd);
-      const file = resolve(e.cwd, (g.config as string | undefined) ?? e.env.PAYD_CONFIG ?? (systemd ? SYSTEMD.config : 'payd.config.json'));
+      const file = resolve(env.cwd, (g.config as string | undefined) ?? env.env.PAYD_CONFIG ?? (systemd ? SYSTEMD.config : 'payd.config.json'));
       if (existsSync(file) && !o.force) throw new PaydError('CONFLICT', `${file} already exists; use --force to overwrite it`);
-      const asked = o.yes ? defaultAnswers(systemd) : await ask(e.prompter ?? ((await import('@inquirer/prompts')) as unknown as Prompter), systemd);
+      const asked = o.yes ? defaultAnswers(systemd) : await ask(env.prompter ?? ((await import('@inquirer/prompts')) as unknown as Prompter), systemd);
       // Validate before writing: a config that payd would refuse is never written.
-      const config = parseConfig(withStandInSecrets(asked.json, asked.secrets), dirname(file), e.env);
+      const config = parseConfig(withStandInSecrets(asked.json, asked.secrets), dirname(file), env.env);
       writeConfigFile(file, asked.json);
-      e.io.out(`wrote ${file}`);
+      env.io.out(`wrote ${file}`);
       let dbFile: string | null = null;
       // Under systemd the service creates the database as its own user (ExecStartPre: payd migrate).
       if (!systemd) {
         dbFile = await createDatabase(config);
-        e.io.out(`created ${dbFile}`);
+        env.io.out(`created ${dbFile}`);
       }
       if (asked.secrets.length) {
-        e.io.out('secrets payd reads (never stored in the config):');
-        for (const line of secretLines(asked.secrets, file, SYSTEMD.credentialsDir)) e.io.out(line);
+        env.io.out('secrets payd reads (never stored in the config):');
+        for (const line of secretLines(asked.secrets, file, SYSTEMD.credentialsDir)) env.io.out(line);
       }
-      e.io.out(nextSteps(e, file, asked, systemd, dbFile).join('\n'));
+      env.io.out(nextSteps(env, file, asked, systemd, dbFile).join('\n'));
     });
 }

@@ -29,7 +29,7 @@ function clientFromConfig(m: MethodDescriptor & { mailbox: MailboxAuthorizer }, 
   }
 }
 
-export function mailboxCommands(program: Command, e: CliEnv): void {
+export function mailboxCommands(program: Command, env: CliEnv): void {
   const m = mailboxMethod;
   if (!m) return;
   const path = m.mailbox.imapPath;
@@ -49,14 +49,14 @@ export function mailboxCommands(program: Command, e: CliEnv): void {
     .action(async (o: Opts, cmd: Command) => {
       const name = o.provider as ProviderName;
       const preset = PROVIDER_PRESETS[name];
-      const fromConfig = o.clientId ? {} : clientFromConfig(m, cmd.optsWithGlobals(), e);
+      const fromConfig = o.clientId ? {} : clientFromConfig(m, cmd.optsWithGlobals(), env);
       const clientId = (o.clientId as string | undefined) ?? fromConfig.clientId;
       if (!clientId) throw new PaydError('INVALID_REQUEST', 'no OAuth client id: pass --client-id (see docs/methods/upi.md, "Gmail, Google Workspace and Microsoft 365")');
-      const clientSecret = (o.clientSecret as string | undefined) ?? fromConfig.clientSecret ?? e.env.PAYD_OAUTH_CLIENT_SECRET;
+      const clientSecret = (o.clientSecret as string | undefined) ?? fromConfig.clientSecret ?? env.env.PAYD_OAUTH_CLIENT_SECRET;
       if (preset.needsClientSecret && !clientSecret) throw new PaydError('INVALID_REQUEST', 'Google needs the OAuth client secret: pass --client-secret or set $PAYD_OAUTH_CLIENT_SECRET');
       const tenantUrls = microsoftEndpoints(o.tenant as string);
       const tokenUrl = (o.tokenUrl as string | undefined) ?? (name === 'microsoft' ? tenantUrls.tokenUrl : preset.tokenUrl);
-      const prompt = (text: string) => e.io.err(text);
+      const prompt = (text: string) => env.io.err(text);
       const result = await m.mailbox.authorize({
         provider: name,
         tokenUrl,
@@ -70,7 +70,7 @@ export function mailboxCommands(program: Command, e: CliEnv): void {
         loginHint: o.loginHint as string | undefined,
         prompt,
         // Loaded on use, like the flows: the prompts library is only for the Google flow's pasted URL.
-        readLine: async (message) => (e.prompter ?? (await import('@inquirer/prompts'))).input({ message, required: true }),
+        readLine: async (message) => (env.prompter ?? (await import('@inquirer/prompts'))).input({ message, required: true }),
       });
 
       const snippet = (refreshToken: object) =>
@@ -88,16 +88,16 @@ export function mailboxCommands(program: Command, e: CliEnv): void {
           2,
         );
       if (o.out) {
-        const file = resolve(e.cwd, o.out as string);
+        const file = resolve(env.cwd, o.out as string);
         const mode = writeSecretFile(file, result.refreshToken + '\n');
-        e.io.out(`Signed in. The refresh token is in ${file} (mode ${mode}). Put this under ${path} as "auth" (and remove "password"):`);
-        e.io.out(snippet({ file }));
+        env.io.out(`Signed in. The refresh token is in ${file} (mode ${mode}). Put this under ${path} as "auth" (and remove "password"):`);
+        env.io.out(snippet({ file }));
       } else {
-        e.io.out(`Signed in. Refresh token (keep it secret; store it like a password):\n${result.refreshToken}\n`);
-        e.io.out(`Put this under ${path} as "auth" (and remove "password"), with the token in that environment variable:`);
-        e.io.out(snippet({ env: 'PAYD_IMAP_REFRESH_TOKEN' }));
+        env.io.out(`Signed in. Refresh token (keep it secret; store it like a password):\n${result.refreshToken}\n`);
+        env.io.out(`Put this under ${path} as "auth" (and remove "password"), with the token in that environment variable:`);
+        env.io.out(snippet({ env: 'PAYD_IMAP_REFRESH_TOKEN' }));
       }
       if (result.scope && !result.scope.split(' ').some((s) => preset.scope.split(' ').includes(s)))
-        e.io.err(`warning: the provider granted the scope "${result.scope}", not ${preset.scope}: IMAP sign-in may be refused`);
+        env.io.err(`warning: the provider granted the scope "${result.scope}", not ${preset.scope}: IMAP sign-in may be refused`);
     });
 }

@@ -35,7 +35,7 @@ async function checkPortFree(host: string, port: number): Promise<void> {
 export async function runDaemon(
   options: GlobalOptions,
   env: CliEnv,
-  o: { host?: string; port?: number; http: boolean; workers: boolean; console?: boolean },
+  flags: { host?: string; port?: number; http: boolean; workers: boolean; console?: boolean },
   before?: (app: App) => Promise<void>,
   after?: (app: App) => Promise<void>,
 ): Promise<void> {
@@ -45,7 +45,7 @@ export async function runDaemon(
   const server = resolved.config.server;
   const config = {
     ...resolved.config,
-    server: { ...server, host: o.host ?? server.host, port: o.port ?? server.port, console: o.console ? { ...server.console, enabled: true } : server.console },
+    server: { ...server, host: flags.host ?? server.host, port: flags.port ?? server.port, console: flags.console ? { ...server.console, enabled: true } : server.console },
   };
   const [{ createApp }, { createLogger }, { systemClock, systemRandom }, { storeTarget }] = await Promise.all([import('../../app/index.ts'), import('../../log/index.ts'), import('../../system.ts'), import('../../db/paths.ts')]);
   // A live shop's database gone missing (a volume not mounted, a file deleted) is never replaced by an empty one:
@@ -67,11 +67,11 @@ export async function runDaemon(
   process.once('uncaughtException', fatal);
   if (!file) log.warn('no config file found; running on the embedded defaults (no payment method enabled outside the sandbox)');
   for (const warning of startupWarnings(config, builtinMethods)) log.warn(warning);
-  if (o.http) await checkPortFree(config.server.host, config.server.port);
+  if (flags.http) await checkPortFree(config.server.host, config.server.port);
   const app = await createApp({ config, sandbox: options.sandbox, clock: systemClock, random: systemRandom, log });
   try {
     await before?.(app);
-    await app.start({ http: o.http, workers: o.workers });
+    await app.start({ http: flags.http, workers: flags.workers });
     await after?.(app);
   } catch (err) {
     // Nothing half-started stays behind (no workers without the API, no lease held): exit 1.

@@ -6,13 +6,13 @@ import type { Asked, Json } from './secrets.ts';
 const shellQuote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
 /** The next steps, as commands that work when pasted in order. */
-export function nextSteps(e: CliEnv, file: string, a: Asked, systemd: boolean, dbFile: string | null): string[] {
+export function nextSteps(env: CliEnv, file: string, asked: Asked, systemd: boolean, dbFile: string | null): string[] {
   const lines: string[] = [];
-  const methods = Object.keys(a.json.methods as Json);
+  const methods = Object.keys(asked.json.methods as Json);
   if (systemd) {
-    const rel = relative(e.cwd, file);
+    const rel = relative(env.cwd, file);
     const at = file === SYSTEMD.config ? SYSTEMD.config : shellQuote(rel && !rel.startsWith('..') ? rel : file);
-    const secrets = a.secrets.flatMap((s) => (s.credential ? [{ credential: s.credential, what: s.what }] : []));
+    const secrets = asked.secrets.flatMap((s) => (s.credential ? [{ credential: s.credential, what: s.what }] : []));
     const unused = Object.values(SYSTEMD.credentials).filter((c) => !secrets.some((s) => s.credential === c));
     lines.push(`next steps (the recipe of docs/operations.md "Running under systemd", for this config; from the payd checkout, /opt/payd):`);
     if (methods.length === 0) lines.push('  # no payment method is enabled yet: edit the config before starting payd');
@@ -20,10 +20,10 @@ export function nextSteps(e: CliEnv, file: string, a: Asked, systemd: boolean, d
     lines.push(...systemdRecipe({ config: at, secrets }).map((l) => `  ${l}`));
     return lines;
   }
-  const bin = e.self ? shellQuote(relative(e.cwd, e.self).startsWith('..') ? e.self : relative(e.cwd, e.self) || e.self) : 'npx payd';
-  const cfg = `--config ${shellQuote(relative(e.cwd, file) || file)}`;
-  lines.push(`next steps (from ${e.cwd}):`);
-  for (const s of a.secrets) {
+  const bin = env.self ? shellQuote(relative(env.cwd, env.self).startsWith('..') ? env.self : relative(env.cwd, env.self) || env.self) : 'npx payd';
+  const cfg = `--config ${shellQuote(relative(env.cwd, file) || file)}`;
+  lines.push(`next steps (from ${env.cwd}):`);
+  for (const s of asked.secrets) {
     if ('env' in s.ref) lines.push(`  export ${s.ref.env}='<the ${s.what}>'`);
     else if (s.credential) lines.push(`  # ${s.path}: systemd passes the ${s.credential} credential; outside systemd set CREDENTIALS_DIRECTORY to a folder holding it`);
     else {

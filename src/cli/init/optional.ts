@@ -92,13 +92,13 @@ async function askNotifications(p: Prompter, systemd: boolean, needed: NeededSec
 }
 
 /** Asks the optional sections in order; a section declined is left out (its defaults apply). */
-export async function askOptional(p: Prompter, o: { systemd: boolean; methods: Json; publicUrl: string; needed: NeededSecret[] }): Promise<OptionalSections> {
+export async function askOptional(prompter: Prompter, options: { systemd: boolean; methods: Json; publicUrl: string; needed: NeededSecret[] }): Promise<OptionalSections> {
   const sections: OptionalSections = {};
-  const pricing = await askPricing(p, o.methods);
+  const pricing = await askPricing(prompter, options.methods);
   if (pricing) sections.pricing = pricing;
-  const console = await askConsole(p, o.publicUrl);
+  const console = await askConsole(prompter, options.publicUrl);
   if (console) sections.console = console;
-  const notifications = await askNotifications(p, o.systemd, o.needed);
+  const notifications = await askNotifications(prompter, options.systemd, options.needed);
   if (notifications) sections.notifications = notifications;
   return sections;
 }

@@ -18,24 +18,24 @@ export interface Asked {
 }
 
 /** Asks where one secret comes from; never asks for the secret itself (it is never written to the config). */
-export async function secretSource(p: Prompter, systemd: boolean, s: { path: string; what: string; env: string; credential: string }, needed: NeededSecret[]): Promise<SecretRef> {
+export async function secretSource(prompter: Prompter, systemd: boolean, secret: { path: string; what: string; env: string; credential: string }, needed: NeededSecret[]): Promise<SecretRef> {
   let ref: SecretRef;
-  if (systemd) ref = { file: `$CREDENTIALS_DIRECTORY/${s.credential}` };
+  if (systemd) ref = { file: `$CREDENTIALS_DIRECTORY/${secret.credential}` };
   else {
-    const source = await p.select({
-      message: `Where does payd read the ${s.what} from?`,
+    const source = await prompter.select({
+      message: `Where does payd read the ${secret.what} from?`,
       choices: [
-        { name: `an environment variable (${s.env})`, value: 'env' as const },
+        { name: `an environment variable (${secret.env})`, value: 'env' as const },
         { name: 'a file only payd can read', value: 'file' as const },
-        { name: `a systemd credential (${s.credential}, see systemd/payd.service)`, value: 'credential' as const },
+        { name: `a systemd credential (${secret.credential}, see systemd/payd.service)`, value: 'credential' as const },
       ],
       default: 'env',
     });
-    if (source === 'env') ref = { env: (await p.input({ message: `Environment variable holding the ${s.what}`, default: s.env })).trim() };
-    else if (source === 'file') ref = { file: (await p.input({ message: `File holding the ${s.what} (relative to the config file)`, default: `secrets/${s.credential}` })).trim() };
-    else ref = { file: `$CREDENTIALS_DIRECTORY/${s.credential}` };
+    if (source === 'env') ref = { env: (await prompter.input({ message: `Environment variable holding the ${secret.what}`, default: secret.env })).trim() };
+    else if (source === 'file') ref = { file: (await prompter.input({ message: `File holding the ${secret.what} (relative to the config file)`, default: `secrets/${secret.credential}` })).trim() };
+    else ref = { file: `$CREDENTIALS_DIRECTORY/${secret.credential}` };
   }
-  needed.push({ path: s.path, what: s.what, ref, credential: 'file' in ref && ref.file.startsWith('$CREDENTIALS_DIRECTORY/') ? s.credential : undefined });
+  needed.push({ path: secret.path, what: secret.what, ref, credential: 'file' in ref && ref.file.startsWith('$CREDENTIALS_DIRECTORY/') ? secret.credential : undefined });
   return ref;
 }
 

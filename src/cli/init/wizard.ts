@@ -24,8 +24,8 @@ export function defaultAnswers(systemd: boolean): Asked {
 }
 
 /** Asks for the settings; secrets are stored as { env } / { file } references, never inline. */
-export async function ask(p: Prompter, systemd: boolean): Promise<Asked> {
-  const { input, confirm, number } = p;
+export async function ask(prompter: Prompter, systemd: boolean): Promise<Asked> {
+  const { input, confirm, number } = prompter;
   const needed: NeededSecret[] = [];
   const req = (check: (s: string) => boolean, msg: string) => (s: string) => check(s.trim()) || msg;
   const host = await input({ message: 'Listen address', default: '127.0.0.1' });
@@ -41,12 +41,12 @@ export async function ask(p: Prompter, systemd: boolean): Promise<Asked> {
     if (answer === undefined) answered.set(o.message, (answer = await input(o)));
     return answer;
   };
-  const wizard: InitWizard = { input: askOnce, confirm, number, req, secret: (s) => secretSource(p, systemd, s, needed), credentials: SYSTEMD.credentials };
+  const wizard: InitWizard = { input: askOnce, confirm, number, req, secret: (s) => secretSource(prompter, systemd, s, needed), credentials: SYSTEMD.credentials };
   for (const m of [...builtinMethods.list].filter((m) => m.init).sort((x, y) => x.init!.order - y.init!.order)) {
     const section = await m.init!.ask(wizard);
     if (section) methods[m.id] = section;
   }
-  const optional = await askOptional(p, { systemd, methods, publicUrl, needed });
+  const optional = await askOptional(prompter, { systemd, methods, publicUrl, needed });
   const server: Json = { host, port, publicUrl, ...(optional.console ? { console: optional.console } : {}) };
   if (systemd) {
     server.masterKey = { file: `$CREDENTIALS_DIRECTORY/${SYSTEMD.credentials.masterKey}` };

@@ -11,7 +11,7 @@ const count = (min: number, max: number) => v.pipe(num(), v.integer('expected an
  * The `methods.<TOKEN>_<CHAIN>` section of one EVM currency. Sections of one chain that list
  * the same endpoints share one scan (scan.ts): one `eth_getLogs` per poll covers their tokens.
  */
-export function evmSectionSchema(c: EvmCurrency) {
+export function evmSectionSchema(currency: EvmCurrency) {
   const fields = v.strictObject({
     ...methodCommon,
     /** The receiving address; the same one may serve every EVM chain. */
@@ -20,10 +20,10 @@ export function evmSectionSchema(c: EvmCurrency) {
     rpcUrl: v.optional(httpUrl),
     endpoints: keyInUrlEndpointList,
     /** The token contract (default: the mainnet one) and its decimals. */
-    contract: v.optional(evmAddress, c.token.contract),
-    decimals: v.optional(count(0, 36), c.token.decimals),
+    contract: v.optional(evmAddress, currency.token.contract),
+    decimals: v.optional(count(0, 36), currency.token.decimals),
     /** The chain id the endpoints must report (default: the chain's): a wrong network is refused at start. */
-    chainId: v.optional(count(1, Number.MAX_SAFE_INTEGER), c.chain.chainId),
+    chainId: v.optional(count(1, Number.MAX_SAFE_INTEGER), currency.chain.chainId),
     /**
      * `endpoints`: how many endpoints must hold a Transfer log alike, in a block each calls final,
      * before it moves money (default 2 where two or more are configured, else 1).
@@ -32,9 +32,9 @@ export function evmSectionSchema(c: EvmCurrency) {
     confirmations: v.optional(v.strictObject({ endpoints: v.optional(count(1, 100)), blocks: v.optional(count(1, 100_000)) })),
     /** Never ask one `eth_getLogs` for more blocks than this (a provider's documented cap). */
     maxBlockRange: v.optional(count(1, 1_000_000)),
-    pollSeconds: seconds(Math.max(5, c.chain.blockSeconds)),
+    pollSeconds: seconds(Math.max(5, currency.chain.blockSeconds)),
     /** A first start (no checkpoint) scans this many blocks under the final one. */
-    backfillBlocks: v.optional(count(0, 10_000_000), Math.ceil(3600 / c.chain.blockSeconds)),
+    backfillBlocks: v.optional(count(0, 10_000_000), Math.ceil(3600 / currency.chain.blockSeconds)),
     /** /readyz 503 when the scan is this far behind the chain's final block. */
     maxLagSeconds: chainMaxLag,
   });

@@ -52,9 +52,9 @@ function endpointSpecs(c: EvmCurrency, s: EvmSection): EndpointSpec[] {
 const chainSettings = (c: EvmCurrency, s: EvmSection): string =>
   JSON.stringify([endpointSpecs(c, s).map((e) => [e.url, e.weight]), s.chainId, s.confirmations?.endpoints ?? null, s.confirmations?.blocks ?? null, s.maxBlockRange ?? null, s.pollSeconds, s.backfillBlocks]);
 
-export function createEvmSource(c: EvmCurrency, section: EvmSection, deps: EvmSourceDeps): EvmSource {
+export function createEvmSource(currency: EvmCurrency, section: EvmSection, deps: EvmSourceDeps): EvmSource {
   const receiver = checksumAddress(section.address);
-  const name = `evm:${c.id}:${receiver}`;
+  const name = `evm:${currency.id}:${receiver}`;
   const log = deps.log.child({ source: name });
   const timeoutMs = deps.timeoutMs ?? 15_000;
   const backoff = deps.backoff ?? { baseMs: Math.max(1000, section.pollSeconds * 1000), maxMs: 120_000 };
@@ -62,19 +62,19 @@ export function createEvmSource(c: EvmCurrency, section: EvmSection, deps: EvmSo
 
   const perLedger = hubs.get(deps.ledger) ?? new Map<number, ChainHub>();
   hubs.set(deps.ledger, perLedger);
-  const settings = chainSettings(c, section);
+  const settings = chainSettings(currency, section);
   let hub = perLedger.get(section.chainId);
   if (hub && hub.settings !== settings) {
-    throw new Error(`${c.id} must list the same endpoints, chainId, confirmations, maxBlockRange, pollSeconds and backfillBlocks as ${hub.currencies.join(', ')}: the currencies of one chain share one scan`);
+    throw new Error(`${currency.id} must list the same endpoints, chainId, confirmations, maxBlockRange, pollSeconds and backfillBlocks as ${hub.currencies.join(', ')}: the currencies of one chain share one scan`);
   }
   if (!hub) {
     const pool = createUpstreamPool<EvmEndpoint>({
-      endpoints: endpointSpecs(c, section),
+      endpoints: endpointSpecs(currency, section),
       clock: deps.clock,
       random: deps.random,
       backoff,
       // A minute of blocks: further behind than the newest final block, an endpoint serves only when no other does.
-      behindBy: Math.max(5, Math.ceil(60 / c.chain.blockSeconds)),
+      behindBy: Math.max(5, Math.ceil(60 / currency.chain.blockSeconds)),
       metrics: deps.upstreamMetrics,
       quorum: section.confirmations?.endpoints,
     });
@@ -84,8 +84,8 @@ export function createEvmSource(c: EvmCurrency, section: EvmSection, deps: EvmSo
   }
   const shared = hub;
   // A source built again for the same currency (sources restarted) replaces its watch; the scan is rebuilt with the new list.
-  shared.currencies = [...shared.currencies.filter((id) => id !== c.id), c.id];
-  shared.watches = [...shared.watches.filter((w) => w.method !== c.id), { method: c.id, contract: normalizeEvmAddress(section.contract), recipient: normalizeEvmAddress(section.address), receiver, decimals: section.decimals }];
+  shared.currencies = [...shared.currencies.filter((id) => id !== currency.id), currency.id];
+  shared.watches = [...shared.watches.filter((w) => w.method !== currency.id), { method: currency.id, contract: normalizeEvmAddress(section.contract), recipient: normalizeEvmAddress(section.address), receiver, decimals: section.decimals }];
   shared.scan = undefined;
 
   const scan = () =>
@@ -97,8 +97,8 @@ export function createEvmSource(c: EvmCurrency, section: EvmSection, deps: EvmSo
       clock: deps.clock,
       log: deps.log.child({ source: `evm:${section.chainId}` }),
       ...(section.confirmations?.blocks !== undefined ? { confirmationBlocks: section.confirmations.blocks } : {}),
-      fallbackDepth: c.chain.finality.depth,
-      logRange: section.maxBlockRange !== undefined ? Math.min(section.maxBlockRange, c.chain.logRange) : c.chain.logRange,
+      fallbackDepth: currency.chain.finality.depth,
+      logRange: section.maxBlockRange !== undefined ? Math.min(section.maxBlockRange, currency.chain.logRange) : currency.chain.logRange,
       ...(section.maxBlockRange !== undefined ? { maxBlockRange: section.maxBlockRange } : {}),
       backfillBlocks: section.backfillBlocks,
       maxRangesPerTick: deps.maxRangesPerTick ?? 50,
@@ -133,13 +133,13 @@ export function createEvmSource(c: EvmCurrency, section: EvmSection, deps: EvmSo
   async function check(signal: AbortSignal): Promise<DoctorResult> {
     const single = createChainScan({
       chainId: section.chainId,
-      watches: shared.watches.filter((w) => w.method === c.id),
+      watches: shared.watches.filter((w) => w.method === currency.id),
       pool: shared.pool,
       ledger: deps.ledger,
       clock: deps.clock,
       log,
       ...(section.confirmations?.blocks !== undefined ? { confirmationBlocks: section.confirmations.blocks } : {}),
-      fallbackDepth: c.chain.finality.depth,
+      fallbackDepth: currency.chain.finality.depth,
       logRange: 1,
       backfillBlocks: 0,
       maxRangesPerTick: 0,
@@ -149,7 +149,7 @@ export function createEvmSource(c: EvmCurrency, section: EvmSection, deps: EvmSo
         try {
           const head = await single.finalHead(m, signal);
           const rule = section.confirmations?.blocks !== undefined ? `${section.confirmations.blocks} confirmations` : 'finalized';
-          return { ok: true, message: `RPC ${m.label} serves ${c.chain.network} (chain ${section.chainId}); final block ${head.number} (${rule}); ${c.token.symbol} contract ${checksumAddress(section.contract)} has ${section.decimals} decimals` };
+          return { ok: true, message: `RPC ${m.label} serves ${currency.chain.network} (chain ${section.chainId}); final block ${head.number} (${rule}); ${currency.token.symbol} contract ${checksumAddress(section.contract)} has ${section.decimals} decimals` };
         } catch (err) {
           if (err instanceof TokenMismatch) return { ok: false, message: err.message };
           return { ok: false, message: `RPC ${m.label} unusable: ${describeError(err)}` };

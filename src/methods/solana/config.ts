@@ -49,4 +49,4 @@ export type SolanaSection = SolSection & { mint?: string };
 export const SOLANA_PUBLIC_RPC = 'https://api.mainnet-beta.solana.com';
 
 /** The section's RPC endpoints: `endpoints`, else `rpcUrl`, else the public mainnet RPC. */
-export const solanaEndpoints = (c: { endpoints?: Parameters<typeof endpointsOf>[0]['endpoints']; rpcUrl?: string }) => endpointsOf(c, { url: c.rpcUrl, fallback: SOLANA_PUBLIC_RPC });
+export const solanaEndpoints = (section: { endpoints?: Parameters<typeof endpointsOf>[0]['endpoints']; rpcUrl?: string }) => endpointsOf(section, { url: section.rpcUrl, fallback: SOLANA_PUBLIC_RPC });

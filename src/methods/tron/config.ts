@@ -38,5 +38,5 @@ export type TronSection = Resolved<TronMethodConfig>;
 export const TRONGRID_URL = 'https://api.trongrid.io';
 
 /** The section's TronGrid-compatible endpoints: `endpoints`, else `apiUrl`/`apiKey`, else TronGrid. */
-export const tronEndpoints = (c: { endpoints?: Parameters<typeof endpointsOf>[0]['endpoints']; apiUrl?: string; apiKey?: Secret }) =>
-  endpointsOf(c, { url: c.apiUrl, apiKey: c.apiKey, fallback: TRONGRID_URL });
+export const tronEndpoints = (section: { endpoints?: Parameters<typeof endpointsOf>[0]['endpoints']; apiUrl?: string; apiKey?: Secret }) =>
+  endpointsOf(section, { url: section.apiUrl, apiKey: section.apiKey, fallback: TRONGRID_URL });

@@ -7,22 +7,22 @@ import { TronGridError } from './client.ts';
 import type { TronEndpoint } from './poller.ts';
 import { parseTrc20Page, Trc20FormatError } from './trc20-page.ts';
 
-export async function checkTronEndpoint(m: Member<TronEndpoint>, options: { address: string; contract: string; decimals: number; signal: AbortSignal; clock: Clock }): Promise<DoctorResult> {
-  const where = m.label;
-  const hasKey = m.spec.apiKey !== undefined;
+export async function checkTronEndpoint(member: Member<TronEndpoint>, options: { address: string; contract: string; decimals: number; signal: AbortSignal; clock: Clock }): Promise<DoctorResult> {
+  const where = member.label;
+  const hasKey = member.spec.apiKey !== undefined;
   try {
     const started = options.clock.now();
-    const body = await m.spec.client.listTrc20({ address: options.address, contract: options.contract, limit: 1 }, options.signal);
+    const body = await member.spec.client.listTrc20({ address: options.address, contract: options.contract, limit: 1 }, options.signal);
     const ms = Math.max(0, options.clock.now() - started);
     parseTrc20Page(body, { receiver: options.address, contract: options.contract, decimals: options.decimals });
     const key = hasKey ? 'API key accepted' : "no API key set (TronGrid's anonymous rate limit applies)";
     let head = '';
     try {
-      head = `; solidified block ${(await m.spec.client.solidifiedHead(options.signal)).number}`;
+      head = `; solidified block ${(await member.spec.client.solidifiedHead(options.signal)).number}`;
     } catch (err) {
       head = `; solidified head unreadable (${describeError(err)})`;
     }
-    const quota = m.health.quota !== undefined ? `; quota left: ${m.health.quota}` : '';
+    const quota = member.health.quota !== undefined ? `; quota left: ${member.health.quota}` : '';
     return { ok: true, message: `TronGrid reachable at ${where} in ${ms} ms; ${key}${head}${quota}` };
   } catch (err) {
     if (err instanceof TronGridError && err.fault === 'rate_limited') {

@@ -49,11 +49,11 @@ export const oauthCredentials = (user: string, tokens: { get(signal?: AbortSigna
 /** IDLE as soon as the connection is free: imapflow's 15 s default is far over the ≤ 1 s push goal. */
 export const AUTO_IDLE_DELAY_MS = 50;
 
-export function imapOptions(s: ImapServer, auth: ImapAuth): ImapFlowOptions {
+export function imapOptions(server: ImapServer, auth: ImapAuth): ImapFlowOptions {
   return {
-    host: s.host,
-    port: s.port,
-    secure: s.secure,
+    host: server.host,
+    port: server.port,
+    secure: server.secure,
     auth,
     logger: false,
     autoIdleDelay: AUTO_IDLE_DELAY_MS,
@@ -71,10 +71,10 @@ export function imapOptions(s: ImapServer, auth: ImapAuth): ImapFlowOptions {
  * can revoke an access token before its expiry. The client has a no-op 'error' listener (failures
  * surface through the awaited calls); the caller adds its own listeners and closes it.
  */
-export async function connectImap(s: ImapSettings, factory: ImapFactory, signal: AbortSignal, extra: Partial<ImapFlowOptions> = {}): Promise<ImapFlow> {
+export async function connectImap(settings: ImapSettings, factory: ImapFactory, signal: AbortSignal, extra: Partial<ImapFlowOptions> = {}): Promise<ImapFlow> {
   for (let attempt = 1; ; attempt++) {
-    const auth = await s.credentials.auth(signal);
-    const client = factory({ ...imapOptions(s, auth), ...extra });
+    const auth = await settings.credentials.auth(signal);
+    const client = factory({ ...imapOptions(settings, auth), ...extra });
     client.on('error', () => {});
     const onAbort = () => client.close();
     signal.addEventListener('abort', onAbort, { once: true });
@@ -86,8 +86,8 @@ export async function connectImap(s: ImapSettings, factory: ImapFactory, signal:
       const e = err as { authenticationFailed?: boolean; serverResponseCode?: string };
       // [UNAVAILABLE] (RFC 5530): the server could not check the credentials now; they may be fine.
       if (!e.authenticationFailed || e.serverResponseCode === 'UNAVAILABLE' || signal.aborted) throw err;
-      if (attempt === 1 && s.credentials.refused()) continue;
-      throw new PaydError('UPSTREAM', `IMAP login failed for ${s.user} at ${s.host}:${s.port}: authentication failed (${s.credentials.hint})`, { cause: err });
+      if (attempt === 1 && settings.credentials.refused()) continue;
+      throw new PaydError('UPSTREAM', `IMAP login failed for ${settings.user} at ${settings.host}:${settings.port}: authentication failed (${settings.credentials.hint})`, { cause: err });
     } finally {
       signal.removeEventListener('abort', onAbort);
     }

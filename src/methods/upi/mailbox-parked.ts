@@ -26,8 +26,8 @@ export interface ParkedContext {
 }
 
 /** Delay after attempt k (1-based) of a parked message: retryMs doubling, capped. */
-export const parkedRetryDelay = (attempts: number, c: Pick<ParkedContext, 'retryMs' | 'maxRetryMs'>): number =>
-  Math.min(c.maxRetryMs, c.retryMs * 2 ** Math.max(0, attempts - 1));
+export const parkedRetryDelay = (attempts: number, context: Pick<ParkedContext, 'retryMs' | 'maxRetryMs'>): number =>
+  Math.min(context.maxRetryMs, context.retryMs * 2 ** Math.max(0, attempts - 1));
 
 /**
  * One pass over the parked mail that is due: each message is inspected again from its stored raw
@@ -35,34 +35,34 @@ export const parkedRetryDelay = (attempts: number, c: Pick<ParkedContext, 'retry
  * rejection `dns_unresolved` with its raw bytes. Outcomes are written before the row is released,
  * so a crash repeats a message (absorbed by the ledger's unique refs) and never loses one.
  */
-export async function retryParked(c: ParkedContext): Promise<{ settledOrKept: number; waiting: number }> {
-  const due = await c.store.due(c.key, c.clock.now(), c.batch ?? 20);
+export async function retryParked(context: ParkedContext): Promise<{ settledOrKept: number; waiting: number }> {
+  const due = await context.store.due(context.key, context.clock.now(), context.batch ?? 20);
   let settledOrKept = 0;
   let waiting = 0;
   for (const m of due) {
-    const holder = await c.store.inspectingHolder(m.mailbox, m.ref);
-    if (holder !== undefined && holder !== (c.runId ?? '')) {
+    const holder = await context.store.inspectingHolder(m.mailbox, m.ref);
+    if (holder !== undefined && holder !== (context.runId ?? '')) {
       // Its last inspection took the process down: kept for the operator, never inspected again.
-      c.log.error('a parked message took the process down while it was inspected; it is rejected', { ref: m.ref });
-      await keep(c, m, c.clock.now(), 'inspector_crash', { parkedAt: new Date(m.parkedAt).toISOString(), attempts: m.attempts }, m.bank);
-      await c.store.unmarkInspecting(m.mailbox, m.ref);
+      context.log.error('a parked message took the process down while it was inspected; it is rejected', { ref: m.ref });
+      await keep(context, m, context.clock.now(), 'inspector_crash', { parkedAt: new Date(m.parkedAt).toISOString(), attempts: m.attempts }, m.bank);
+      await context.store.unmarkInspecting(m.mailbox, m.ref);
       settledOrKept += 1;
       continue;
     }
-    await c.store.markInspecting({ mailbox: m.mailbox, ref: m.ref, uid: m.uid, startedAt: c.clock.now(), holder: c.runId ?? '' });
+    await context.store.markInspecting({ mailbox: m.mailbox, ref: m.ref, uid: m.uid, startedAt: context.clock.now(), holder: context.runId ?? '' });
     let verdict: AlertVerdict;
     try {
-      verdict = await inspectSafely({ uid: m.uid, source: m.raw, internalDate: m.receivedAt }, c);
+      verdict = await inspectSafely({ uid: m.uid, source: m.raw, internalDate: m.receivedAt }, context);
     } catch (err) {
-      await c.store.unmarkInspecting(m.mailbox, m.ref); // no verdict (the inspector could not start)
+      await context.store.unmarkInspecting(m.mailbox, m.ref); // no verdict (the inspector could not start)
       throw err;
     }
     let outcome: 'waiting' | 'done';
     try {
-      outcome = await decideParked(c, m, verdict);
+      outcome = await decideParked(context, m, verdict);
     } finally {
       // Written or not (a database fault: tried again next pass), the inspection itself finished.
-      await c.store.unmarkInspecting(m.mailbox, m.ref).catch(() => {});
+      await context.store.unmarkInspecting(m.mailbox, m.ref).catch(() => {});
     }
     if (outcome === 'waiting') waiting += 1;
     else settledOrKept += 1;

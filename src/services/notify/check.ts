@@ -53,9 +53,9 @@ function readable(secret: { reveal(): string } | undefined, what: string): Chann
   }
 }
 
-export function createNotificationCheck(n: Config['notifications'], deps: { fetch?: typeof fetch; timeoutMs?: number } = {}) {
+export function createNotificationCheck(config: Config['notifications'], deps: { fetch?: typeof fetch; timeoutMs?: number } = {}) {
   async function telegram(send: boolean): Promise<ChannelLine[]> {
-    const t = n!.telegram!;
+    const t = config!.telegram!;
     const unreadable = readable(t.botToken, 'telegram token');
     if (unreadable) return [unreadable];
     const api = createTelegramApi({ apiUrl: t.apiUrl, token: t.botToken, fetch: deps.fetch, timeoutMs: deps.timeoutMs });
@@ -79,7 +79,7 @@ export function createNotificationCheck(n: Config['notifications'], deps: { fetc
   }
 
   async function email(send: boolean): Promise<ChannelLine[]> {
-    const e = n!.email!;
+    const e = config!.email!;
     const what = `email ${e.to.join(', ')}`;
     const unreadable = readable(e.password, 'email password');
     if (unreadable) return [unreadable];
@@ -96,8 +96,8 @@ export function createNotificationCheck(n: Config['notifications'], deps: { fetc
   }
 
   async function run(send: boolean): Promise<ChannelLine[]> {
-    if (!n || (!n.telegram && !n.email)) return [];
-    return [...(n.telegram ? await telegram(send) : []), ...(n.email ? await email(send) : [])];
+    if (!config || (!config.telegram && !config.email)) return [];
+    return [...(config.telegram ? await telegram(send) : []), ...(config.email ? await email(send) : [])];
   }
 
   return {

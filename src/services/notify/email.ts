@@ -27,19 +27,19 @@ export class EmailError extends Error {
   }
 }
 
-export function createEmailSender(s: EmailSettings) {
+export function createEmailSender(settings: EmailSettings) {
   let transport: Promise<import('nodemailer').Transporter> | undefined;
   const open = async () => {
     const { createTransport } = (await import('nodemailer')).default;
-    const secure = s.secure ?? s.port === 465;
+    const secure = settings.secure ?? settings.port === 465;
     return createTransport({
-      host: s.host,
-      port: s.port,
+      host: settings.host,
+      port: settings.port,
       secure,
       // Without implicit TLS: STARTTLS required, or (starttls false) plain SMTP to a relay on this host.
-      requireTLS: !secure && s.starttls,
-      ignoreTLS: !secure && !s.starttls,
-      auth: s.user ? { user: s.user, pass: s.password?.reveal() ?? '' } : undefined,
+      requireTLS: !secure && settings.starttls,
+      ignoreTLS: !secure && !settings.starttls,
+      auth: settings.user ? { user: settings.user, pass: settings.password?.reveal() ?? '' } : undefined,
       connectionTimeout: 10_000,
       greetingTimeout: 10_000,
       socketTimeout: 20_000,
@@ -49,7 +49,7 @@ export function createEmailSender(s: EmailSettings) {
     async send(to: string[], subject: string, text: string): Promise<void> {
       transport ??= open();
       try {
-        await (await transport).sendMail({ from: s.from, to, subject, text });
+        await (await transport).sendMail({ from: settings.from, to, subject, text });
       } catch (err) {
         const e = err as { responseCode?: number; message?: string; code?: string };
         throw new EmailError(`SMTP: ${(e.message ?? String(err)).slice(0, 200)}`, typeof e.responseCode === 'number' && e.responseCode >= 500, e.code);

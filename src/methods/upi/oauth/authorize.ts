@@ -45,23 +45,23 @@ function authorized(json: Record<string, unknown> | undefined): Authorized {
  * OAuth 2.0 device authorization grant (RFC 8628): payd shows a code, the operator enters it
  * on any device's browser, payd polls the token endpoint until the sign-in is done.
  */
-export async function deviceAuthorization(c: AuthorizeClient & { deviceUrl: string; prompt: (text: string) => void; now?: () => number }): Promise<Authorized> {
-  const now = c.now ?? Date.now;
-  const secrets = [c.clientSecret ?? ''];
-  const start = await postForm(c, c.deviceUrl, { client_id: c.clientId, scope: c.scope });
+export async function deviceAuthorization(client: AuthorizeClient & { deviceUrl: string; prompt: (text: string) => void; now?: () => number }): Promise<Authorized> {
+  const now = client.now ?? Date.now;
+  const secrets = [client.clientSecret ?? ''];
+  const start = await postForm(client, client.deviceUrl, { client_id: client.clientId, scope: client.scope });
   const j = start.json;
   if (start.status !== 200 || typeof j?.device_code !== 'string' || typeof j.user_code !== 'string')
     throw new PaydError('UPSTREAM', `device authorization refused (HTTP ${start.status}, ${oauthErrorText(j, secrets)})`);
   const uri = typeof j.verification_uri === 'string' ? j.verification_uri : typeof j.verification_url === 'string' ? j.verification_url : undefined;
   if (!uri) throw new PaydError('UPSTREAM', 'device authorization answer has no verification_uri');
-  c.prompt(`Open ${uri} in a browser, sign in as the mailbox owner and enter the code ${j.user_code}`);
+  client.prompt(`Open ${uri} in a browser, sign in as the mailbox owner and enter the code ${j.user_code}`);
   let interval = (typeof j.interval === 'number' && j.interval > 0 ? j.interval : 5) * 1000;
   const deadline = now() + (typeof j.expires_in === 'number' && j.expires_in > 0 ? j.expires_in : 900) * 1000;
-  const form: Record<string, string> = { grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: j.device_code, client_id: c.clientId };
-  if (c.clientSecret) form.client_secret = c.clientSecret;
+  const form: Record<string, string> = { grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: j.device_code, client_id: client.clientId };
+  if (client.clientSecret) form.client_secret = client.clientSecret;
   while (now() < deadline) {
-    await sleep(interval, c.signal);
-    const res = await postForm(c, c.tokenUrl, form);
+    await sleep(interval, client.signal);
+    const res = await postForm(client, client.tokenUrl, form);
     if (res.status === 200) return authorized(res.json);
     const code = oauthErrorCode(res.json);
     if (code === 'authorization_pending') continue;
@@ -83,27 +83,27 @@ export async function deviceAuthorization(c: AuthorizeClient & { deviceUrl: stri
  * address it shows (or just the code) back.
  */
 export async function codeAuthorization(
-  c: AuthorizeClient & { authUrl: string; redirectUri: string; random: Random; loginHint?: string; prompt: (text: string) => void; readLine: (question: string) => Promise<string> },
+  client: AuthorizeClient & { authUrl: string; redirectUri: string; random: Random; loginHint?: string; prompt: (text: string) => void; readLine: (question: string) => Promise<string> },
 ): Promise<Authorized> {
-  const verifier = Buffer.from(c.random.bytes(32)).toString('base64url');
+  const verifier = Buffer.from(client.random.bytes(32)).toString('base64url');
   const challenge = createHash('sha256').update(verifier).digest('base64url');
-  const state = Buffer.from(c.random.bytes(16)).toString('base64url');
-  const url = new URL(c.authUrl);
+  const state = Buffer.from(client.random.bytes(16)).toString('base64url');
+  const url = new URL(client.authUrl);
   const q: Record<string, string> = {
-    client_id: c.clientId,
-    redirect_uri: c.redirectUri,
+    client_id: client.clientId,
+    redirect_uri: client.redirectUri,
     response_type: 'code',
-    scope: c.scope,
+    scope: client.scope,
     access_type: 'offline', // Google: issue a refresh token
     prompt: 'consent', // Google: issue it again on a repeated authorization
     code_challenge: challenge,
     code_challenge_method: 'S256',
     state,
   };
-  if (c.loginHint) q.login_hint = c.loginHint;
+  if (client.loginHint) q.login_hint = client.loginHint;
   for (const [k, v] of Object.entries(q)) url.searchParams.set(k, v);
-  c.prompt(`Open this address in a browser and sign in as the mailbox owner:\n\n  ${url.href}\n\nThe browser then goes to ${c.redirectUri}, which does not load: copy that whole address from the address bar.`);
-  const pasted = (await c.readLine('Paste the address (or the code) here:')).trim();
+  client.prompt(`Open this address in a browser and sign in as the mailbox owner:\n\n  ${url.href}\n\nThe browser then goes to ${client.redirectUri}, which does not load: copy that whole address from the address bar.`);
+  const pasted = (await client.readLine('Paste the address (or the code) here:')).trim();
   let code = pasted;
   if (/^https?:\/\//i.test(pasted)) {
     const back = new URL(pasted);
@@ -113,9 +113,9 @@ export async function codeAuthorization(
     code = back.searchParams.get('code') ?? '';
   }
   if (!code) throw new PaydError('INVALID_REQUEST', 'no authorization code in what was pasted');
-  const form: Record<string, string> = { grant_type: 'authorization_code', code, redirect_uri: c.redirectUri, client_id: c.clientId, code_verifier: verifier };
-  if (c.clientSecret) form.client_secret = c.clientSecret;
-  const res = await postForm(c, c.tokenUrl, form);
-  if (res.status !== 200) throw new PaydError('UPSTREAM', `the token endpoint refused the code (HTTP ${res.status}, ${oauthErrorText(res.json, [c.clientSecret ?? '', code])})`);
+  const form: Record<string, string> = { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, client_id: client.clientId, code_verifier: verifier };
+  if (client.clientSecret) form.client_secret = client.clientSecret;
+  const res = await postForm(client, client.tokenUrl, form);
+  if (res.status !== 200) throw new PaydError('UPSTREAM', `the token endpoint refused the code (HTTP ${res.status}, ${oauthErrorText(res.json, [client.clientSecret ?? '', code])})`);
   return authorized(res.json);
 }

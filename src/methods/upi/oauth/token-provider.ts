@@ -37,63 +37,63 @@ const DEFAULT_LIFETIME_S = 300; // when the provider does not say (expires_in is
 const MAX_MARGIN_MS = 60_000;
 
 /** Key of a mailbox's stored refresh token: one per user, token endpoint and client. */
-export const tokenStoreKey = (s: Pick<OAuthSettings, 'user' | 'tokenUrl' | 'clientId'>): string => `imap-oauth:${s.user} ${s.tokenUrl} ${s.clientId}`;
+export const tokenStoreKey = (settings: Pick<OAuthSettings, 'user' | 'tokenUrl' | 'clientId'>): string => `imap-oauth:${settings.user} ${settings.tokenUrl} ${settings.clientId}`;
 
-export function createAccessTokens(s: OAuthSettings, deps: TokenProviderDeps): AccessTokens {
+export function createAccessTokens(settings: OAuthSettings, deps: TokenProviderDeps): AccessTokens {
   const post = deps.post ?? undiciFormPost;
   const timeoutMs = deps.timeoutMs ?? 15_000;
-  const key = tokenStoreKey(s);
-  const configured = s.refreshToken.reveal();
+  const key = tokenStoreKey(settings);
+  const configured = settings.refreshToken.reveal();
   let cached: { token: string; refreshAt: number } | undefined;
   // Without a store, rotations live here; with one, it is read on every refresh, so a rotation
   // made by another process (`payd doctor` beside the daemon) is picked up.
   let latestRefresh: string | undefined;
   let inflight: Promise<string> | undefined;
 
-  const authorizeHint = s.provider ? `payd mailbox authorize --provider ${s.provider}` : 'payd mailbox authorize';
+  const authorizeHint = settings.provider ? `payd mailbox authorize --provider ${settings.provider}` : 'payd mailbox authorize';
 
   async function refresh(signal?: AbortSignal): Promise<string> {
     const refreshToken = deps.store ? await deps.store.current(key, configured) : (latestRefresh ?? configured);
-    const form: Record<string, string> = { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: s.clientId };
-    if (s.clientSecret) form.client_secret = s.clientSecret.reveal();
-    if (s.scope) form.scope = s.scope;
+    const form: Record<string, string> = { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: settings.clientId };
+    if (settings.clientSecret) form.client_secret = settings.clientSecret.reveal();
+    if (settings.scope) form.scope = settings.scope;
     const started = deps.clock.now();
     let res: Awaited<ReturnType<FormPost>>;
     try {
-      res = await post(s.tokenUrl, form, timeoutMs, signal);
+      res = await post(settings.tokenUrl, form, timeoutMs, signal);
     } catch (err) {
-      throw describePostFailure(err, s.tokenUrl, timeoutMs);
+      throw describePostFailure(err, settings.tokenUrl, timeoutMs);
     }
-    const secrets = [refreshToken, configured, s.clientSecret?.reveal() ?? ''];
+    const secrets = [refreshToken, configured, settings.clientSecret?.reveal() ?? ''];
     const grant = res.status === 200 ? readGrant(res.json) : undefined;
     if (!grant) throw refusal(res.status, res.json, secrets);
     if (grant.refreshToken && grant.refreshToken !== refreshToken) {
       // Persist before use: a crash now must not leave only a token the provider may already have retired.
       if (deps.store) await deps.store.save(key, configured, grant.refreshToken);
       latestRefresh = grant.refreshToken;
-      deps.log.info('mailbox OAuth refresh token rotated by the provider; the new one is stored sealed', { user: s.user, durable: Boolean(deps.store) });
+      deps.log.info('mailbox OAuth refresh token rotated by the provider; the new one is stored sealed', { user: settings.user, durable: Boolean(deps.store) });
     }
     const lifetimeMs = (grant.expiresIn ?? DEFAULT_LIFETIME_S) * 1000;
     // Refresh shortly before expiry: a tenth of the lifetime, at most a minute.
     cached = { token: grant.accessToken, refreshAt: started + lifetimeMs - Math.min(MAX_MARGIN_MS, lifetimeMs / 10) };
-    deps.log.debug('mailbox OAuth access token refreshed', { user: s.user, expires_in_s: grant.expiresIn ?? null });
+    deps.log.debug('mailbox OAuth access token refreshed', { user: settings.user, expires_in_s: grant.expiresIn ?? null });
     return grant.accessToken;
   }
 
   function refusal(status: number, json: Record<string, unknown> | undefined, secrets: string[]): PaydError {
     const code = oauthErrorCode(json);
     const why = oauthErrorText(json, secrets);
-    const where = safeOrigin(s.tokenUrl);
+    const where = safeOrigin(settings.tokenUrl);
     if (code === 'invalid_grant')
       return new PaydError(
         'UPSTREAM',
-        `the mail provider refused the OAuth refresh token for ${s.user} (${why}): it was revoked or has expired. Run \`${authorizeHint}\` and put the new refresh token in methods.UPI.imap.auth.refreshToken, then restart payd`,
+        `the mail provider refused the OAuth refresh token for ${settings.user} (${why}): it was revoked or has expired. Run \`${authorizeHint}\` and put the new refresh token in methods.UPI.imap.auth.refreshToken, then restart payd`,
         { needsOperator: true },
       );
     if (code === 'invalid_client' || code === 'unauthorized_client')
       // A wrong client id or secret does not fix itself either: blocked at once, like a revoked token.
-      return new PaydError('UPSTREAM', `the mail provider refused the OAuth client ${s.clientId} (${why}): check methods.UPI.imap.auth.clientId and clientSecret`, { needsOperator: true });
-    if (code === 'invalid_scope') return new PaydError('UPSTREAM', `the mail provider refused the OAuth scope "${s.scope}" (${why}): check methods.UPI.imap.auth.scope`);
+      return new PaydError('UPSTREAM', `the mail provider refused the OAuth client ${settings.clientId} (${why}): check methods.UPI.imap.auth.clientId and clientSecret`, { needsOperator: true });
+    if (code === 'invalid_scope') return new PaydError('UPSTREAM', `the mail provider refused the OAuth scope "${settings.scope}" (${why}): check methods.UPI.imap.auth.scope`);
     return new PaydError('UPSTREAM', `OAuth token endpoint ${where} answered HTTP ${status} (${json ? why : 'not JSON'})`);
   }
 
