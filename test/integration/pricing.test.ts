@@ -153,6 +153,8 @@ forEachStore((store) => {
     assert.deepEqual([fallback.body.quote.source, fallback.body.quote.rate, fallback.body.amount], ['wazirx+coingecko', 83.75, 23.87]);
 
     // Every USDT/INR source down (502, 429 with Retry-After, CoinGecko's 500): no rate, never a stale one.
+    // WazirX documents no rate limit: its fake's 429 body and Retry-After are invented (test/fakes/rates/wazirx.ts),
+    // a stand-in for any source that asks for quiet; what is asserted is payd's handling, not WazirX's wording.
     fakes.sources.wazirx.set('rate-limited');
     fakes.sources.coingecko.set('error');
     clock.advance(MAX_AGE_S * 1000 + 1000);
@@ -324,7 +326,7 @@ forEachStore((store) => {
     assert.equal(accepted.body.status, 'settled');
   });
 
-  test('methods.<M>.settleExpiredQuotes: true settles a payment after the quote, marked late', async (t) => {
+  test('methods.<M>.settleExpiredQuotes: true settles a payment after the quote, marked late, at the quoted amount: never re-priced at the rate of the day it arrives', async (t) => {
     const clock = testClock(Date.parse('2026-11-26T09:00:00.000Z'));
     const { baseConfig } = await import('../helpers/payd.ts');
     const sol = { ...(baseConfig('/nonexistent').methods as Record<string, any>).SOL, settleExpiredQuotes: true };
@@ -334,12 +336,27 @@ forEachStore((store) => {
     const m = await p.merchant();
     await refresh(p);
     const intent = (await create(p, m.headers, { price: { amount: 10000, currency: 'INR' }, currency: 'SOL', order_id: 'opted-in' })).body;
+    assert.equal(intent.quote.rate, 12600);
+    // SOL falls ~3 % after the create: the same ₹10,000 now asks more SOL than the intent's pay_amount.
+    fakes.sources.kraken.state.rates['SOL/USD'] = '145.00000';
+    fakes.sources.coinbase.state.rates['SOL/USD'] = '145.10';
+    fakes.sources.binance.state.rates['SOL/USDT'] = '144.95000000';
+    t.after(() => {
+      fakes.sources.kraken.state.rates['SOL/USD'] = '150.00000';
+      fakes.sources.coinbase.state.rates['SOL/USD'] = '150.10';
+      fakes.sources.binance.state.rates['SOL/USDT'] = '149.95000000';
+    });
+    await refresh(p);
+    const today = (await create(p, m.headers, { price: { amount: 10000, currency: 'INR' }, currency: 'SOL', order_id: 'priced-today' })).body;
+    assert.ok(today.quote.rate < 12600 && today.pay_amount > intent.pay_amount, `the rate moved: ${JSON.stringify(today.quote)}, ${today.pay_amount} SOL`);
     const at = Date.parse(intent.quote.valid_until) + 20 * 3600_000;
     clock.set(at);
     const r = await p.app.ledger.ingest({ method: 'SOL', receiver: intent.payment_address, amountMinor: BigInt(Math.round(intent.pay_amount * 1e9)), txRef: 'opted-in-sig', occurredAt: at, observedAt: at, source: 'solana', references: [intent.reference] });
     assert.equal(r.kind, 'settled');
     const view = (await p.api('GET', `/api/v1/intents/${intent.intent_id}`, { headers: m.headers })).body;
     assert.deepEqual([view.status, view.payments[0].reason, view.quote.rate], ['settled', 'late', 12600]);
+    // Settled in full at the amount it was quoted, not found short at the new rate.
+    assert.deepEqual([view.amount, view.pay_amount, view.amount_received], [intent.amount, intent.pay_amount, intent.pay_amount]);
   });
 });
 
