@@ -96,6 +96,11 @@ test('SQLite: a lost index behind an aliased query (the Held list reads "payment
   assert.ok(bad.some((b) => b.includes('from "payments" as "p"') && /SCAN p\b/.test(b)), bad.join('\n\n'));
 });
 
+test('SQLite: a lost index behind the failing-endpoints query (it reads "events as e") is caught', async () => {
+  const bad = await sqliteBadPlans(['events_due']);
+  assert.ok(bad.some((b) => b.includes('from "events" as "e"') && /SCAN e\b/.test(b)), bad.join('\n\n'));
+});
+
 test('PostgreSQL: every console list reads through an index, with no sort of a whole table', async () => {
   const url = await testStore('postgres').database();
   const pool = new pg.Pool({ connectionString: url, max: 1 });
