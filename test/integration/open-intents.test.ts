@@ -273,6 +273,24 @@ forEachStore((store) => {
     assert.match(await (await fetch(`${p.url}/pay/${never.intent_id}`)).text(), /This payment request is expired\./);
   });
 
+  test(`${store.kind}: methods "all" offers every enabled method that can take the price and leaves out the rest; a named one that cannot is refused`, async (t) => {
+    const p = await start(store);
+    t.after(() => p.close());
+    const m = await p.merchant();
+    const create = (body: Record<string, unknown>) => p.api('POST', '/api/v1/intents/create-payment', { headers: m.headers, body });
+    const all = await create({ price: { amount: '12.50', currency: 'USD' }, methods: 'all', order_id: 'ORD-ALL' });
+    assert.equal(all.status, 200, all.text);
+    assert.deepEqual(all.body.price, { amount: 12.5, currency: 'USD' });
+    assert.deepEqual(all.body.options.map((o: { currency: string }) => o.currency), ['UPI', 'USDT_TRC20', 'USDT_SOL', 'SOL']);
+    // ₹150,000 is above UPI's maxAmount here (₹100,000): "all" offers the others only.
+    const big = await create({ amount: 150000, methods: 'all', order_id: 'ORD-ALL-BIG' });
+    assert.equal(big.status, 200, big.text);
+    assert.deepEqual(big.body.options.map((o: { currency: string }) => o.currency), ['USDT_TRC20', 'USDT_SOL', 'SOL']);
+    const named = await create({ amount: 150000, methods: ['UPI', 'SOL'], order_id: 'ORD-NAMED-BIG' });
+    assert.equal(named.status, 400, named.text);
+    assert.equal(named.body.code, 'AMOUNT_OUT_OF_RANGE');
+  });
+
   test(`${store.kind}: without currency and without methods the create is today's 400; both at once is refused too`, async (t) => {
     const p = await start(store);
     t.after(() => p.close());
