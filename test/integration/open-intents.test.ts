@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import { signatureFor } from '../../src/webhooks/sign.ts';
 import { parseDecimal } from '../../src/domain/money.ts';
 import { startFakeRateSources } from '../fakes/rates/server.ts';
-import { startPayd, testClock, type PaydHarness, type TestClock } from '../helpers/payd.ts';
+import { RECEIVERS, startPayd, testClock, type PaydHarness, type TestClock } from '../helpers/payd.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import { forEachStore, type TestStore } from '../helpers/stores.ts';
 
@@ -19,7 +19,7 @@ before(async () => {
 });
 after(() => fakes?.close());
 
-async function start(store: TestStore, o: { workers?: boolean; publicRateLimit?: { perSecond: number; burst: number }; clock?: TestClock } = {}): Promise<PaydHarness> {
+async function start(store: TestStore, o: { workers?: boolean; publicRateLimit?: { perSecond: number; burst: number }; clock?: TestClock; methods?: Record<string, unknown> } = {}): Promise<PaydHarness> {
   const pricing = {
     refreshSeconds: 3600,
     quoteSeconds: 600,
@@ -27,7 +27,7 @@ async function start(store: TestStore, o: { workers?: boolean; publicRateLimit?:
     sources: { coindcx: { baseUrl: fakes.sources.coindcx.url }, kraken: { baseUrl: fakes.sources.kraken.url }, frankfurter: { baseUrl: fakes.sources.frankfurter.url } },
   };
   const server = o.publicRateLimit ? { publicRateLimit: o.publicRateLimit } : undefined;
-  const p = await startPayd({ store, config: { pricing, ...(server ? { server } : {}) }, workers: o.workers ?? false, ...(o.clock ? { clock: o.clock } : {}) });
+  const p = await startPayd({ store, config: { pricing, ...(server ? { server } : {}), ...(o.methods ? { methods: o.methods } : {}) }, workers: o.workers ?? false, ...(o.clock ? { clock: o.clock } : {}) });
   await p.app.pricing.refresher!.refreshOnce(new AbortController().signal);
   return p;
 }
@@ -289,6 +289,27 @@ forEachStore((store) => {
     const named = await create({ amount: 150000, methods: ['UPI', 'SOL'], order_id: 'ORD-NAMED-BIG' });
     assert.equal(named.status, 400, named.text);
     assert.equal(named.body.code, 'AMOUNT_OUT_OF_RANGE');
+  });
+
+  test(`${store.kind}: the checkout groups the choice as payers think: UPI; USDT → TRON, Solana (SPL); USDC → Solana (SPL); SOL, each with what it costs now`, async (t) => {
+    const p = await start(store, { methods: { USDC_SOL: { wallet: RECEIVERS.USDC_SOL, rpcUrl: 'http://127.0.0.1:1' } } });
+    t.after(() => p.close());
+    const m = await p.merchant();
+    const c = await p.api('POST', '/api/v1/intents/create-payment', { headers: m.headers, body: { amount: 4999, methods: 'all', order_id: 'ORD-GROUPS' } });
+    assert.equal(c.status, 200, c.text);
+    const page = await (await fetch(`${p.url}/pay/${c.body.intent_id}`)).text();
+    const groups = [...page.matchAll(/<fieldset class="choice-group" data-group="([^"]+)">([\s\S]*?)<\/fieldset>/g)].map(([, group, inner]) => [
+      group,
+      [...inner!.matchAll(/value="([^"]+)"[^>]*>\s*<span class="choice-name">([^<]+)<\/span>\s*<span class="choice-cost">([^<]+)<\/span>/g)].map(([, currency, name, cost]) => `${currency}: ${name}, ${cost}`),
+    ]);
+    assert.deepEqual(groups, [
+      ['UPI', ['UPI: UPI, ₹4,999.00']],
+      ['USDT', ['USDT_TRC20: TRON (TRC-20), about 59.69 USDT', 'USDT_SOL: Solana (SPL), about 59.69 USDT']],
+      // Pegged 1:1 to the dollar: ₹4,999 at 84 ₹/$, rounded up to the cent.
+      ['USDC', ['USDC_SOL: Solana (SPL), about 59.52 USDC']],
+      // ₹4,999 at 150 $/SOL × 84 ₹/$.
+      ['SOL', ['SOL: Solana, about 0.396747 SOL']],
+    ]);
   });
 
   test(`${store.kind}: without currency and without methods the create is today's 400; both at once is refused too`, async (t) => {
