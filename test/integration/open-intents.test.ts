@@ -179,6 +179,32 @@ forEachStore((store) => {
     assert.deepEqual([settled.status, settled.currency, settled.pay_amount, settled.amount_received], ['settled', 'UPI', upi.pay_amount, upi.pay_amount]);
   });
 
+  test(`${store.kind}: each choice locks its quote: after the rate moves, a method chosen before keeps its amount and rate; one chosen after costs the new rate`, async (t) => {
+    const p = await start(store);
+    t.after(() => p.close());
+    const m = await p.merchant();
+    const c = (await p.api('POST', '/api/v1/intents/create-payment', { headers: m.headers, body: { amount: 4999, methods: ['USDT_TRC20', 'USDT_SOL'], order_id: 'ORD-LOCK' } })).body;
+    assert.equal((await choose(p, c.intent_id, 'USDT_TRC20')).status, 303);
+    const tron = await fetchIntent(p, m.headers, c.intent_id);
+    assert.deepEqual([tron.amount, tron.quote.rate], [59.69, 83.75]);
+
+    // USDT moves from ₹83.75 to ₹84.00.
+    const rates = fakes.sources.coindcx.state.rates;
+    t.after(() => void (rates['USDT/INR'] = '83.75'));
+    rates['USDT/INR'] = '84.00';
+    await p.app.pricing.refresher!.refreshOnce(new AbortController().signal);
+    const kept = await fetchIntent(p, m.headers, c.intent_id);
+    assert.deepEqual([kept.currency, kept.amount, kept.pay_amount, kept.quote.rate], ['USDT_TRC20', 59.69, tron.pay_amount, 83.75], 'the choice made keeps its quote');
+    assert.match(await (await fetch(`${p.url}/pay/${c.intent_id}?choose`)).text(), /value="USDT_SOL"[^>]*>\s*<span class="choice-name">[^<]+<\/span>\s*<span class="choice-cost">about 59\.52 USDT<\/span>/, 'the other option at the new rate');
+
+    assert.equal((await choose(p, c.intent_id, 'USDT_SOL')).status, 303);
+    const sol = await fetchIntent(p, m.headers, c.intent_id);
+    assert.deepEqual([sol.currency, sol.amount, sol.quote.rate], ['USDT_SOL', 59.52, 84]);
+    assert.equal((await choose(p, c.intent_id, 'USDT_TRC20')).status, 303);
+    const back = await fetchIntent(p, m.headers, c.intent_id);
+    assert.deepEqual([back.currency, back.amount, back.pay_amount, back.quote.rate], ['USDT_TRC20', 59.69, tron.pay_amount, 83.75], 'back to the first reservation, at its own quote');
+  });
+
   test(`${store.kind}: each intent reserves at most 3 methods; choosing one again returns to its amount; floods of choices meet 429`, async (t) => {
     const p = await start(store, { publicRateLimit: { perSecond: 0.01, burst: 6 } });
     t.after(() => p.close());
