@@ -5,30 +5,17 @@
 // large type, and turns paid without a reload; a deactivated link says so in plain words. Rates
 // come from the rate-source fakes (test/fakes/rates/).
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { startFakeRateSources } from '../fakes/rates/server.ts';
-import { launchBrowser, startCheckoutApp, type Browser, type CheckoutApp } from '../helpers/browser.ts';
+import { browserAndRates, startCheckoutApp, type CheckoutApp } from '../helpers/browser.ts';
 import { axeViolations } from '../helpers/console.ts';
 
-let browser: Browser;
-let fakes: Awaited<ReturnType<typeof startFakeRateSources>>;
-before(async () => {
-  fakes = await startFakeRateSources({ coindcx: { 'USDT/INR': '83.75' }, kraken: { 'SOL/USD': '150.00000' }, frankfurter: { 'USD/INR': '84' } });
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await fakes?.close();
-});
+const chromiumAndRates = browserAndRates();
 
 /** A sandbox payd pricing USDT and SOL from the fakes, with one merchant; its links' pages are under its own address. */
 async function shop(t: { after(fn: () => Promise<void>): void }): Promise<{ co: CheckoutApp; merchantId: string; pageOf(url: string): string }> {
   const co = await startCheckoutApp({
-    pricing: {
-      pairs: { 'USDT/INR': ['coindcx'], 'SOL/USD': ['kraken'], 'USD/INR': ['frankfurter'] },
-      sources: { coindcx: { baseUrl: fakes.sources.coindcx.url }, kraken: { baseUrl: fakes.sources.kraken.url }, frankfurter: { baseUrl: fakes.sources.frankfurter.url } },
-    },
+    pricing: chromiumAndRates.pricing(),
   });
   t.after(() => co.close());
   await co.app.pricing.refresher!.refreshOnce(new AbortController().signal);
@@ -38,7 +25,7 @@ async function shop(t: { after(fn: () => Promise<void>): void }): Promise<{ co: 
 }
 
 async function open(t: { after(fn: () => Promise<void>): void }, size: { width: number; height: number }): Promise<{ page: Page; problems: string[] }> {
-  const page = await browser.newPage();
+  const page = await chromiumAndRates.browser().newPage();
   t.after(() => page.close());
   const problems: string[] = [];
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
