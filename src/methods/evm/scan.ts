@@ -18,6 +18,7 @@ import type { Clock, Ledger, Logger } from '../../domain/ports.ts';
 import { createHeadWatch } from '../../domain/head-watch.ts';
 import { describeError } from '../../domain/errors.ts';
 import { formatMinor } from '../../domain/money.ts';
+import { sleep } from '../../runtime/sleep.ts';
 import { AllEndpointsFailed, type Member, type UpstreamPool, type Verdict } from '../upstream-pool.ts';
 import { addressTopic, topicAddress } from './address.ts';
 import { classify, rangeRefusal, type EvmEndpoint } from './rpc.ts';
@@ -54,6 +55,8 @@ export interface ScanOptions {
   backfillBlocks: number;
   /** getLogs calls one tick makes at most before it yields (a backlog continues on the next tick). */
   maxRangesPerTick: number;
+  /** How long a poll waits for the endpoints' final blocks before it goes on with those it has, ms. Default 2 s. */
+  headWaitMs?: number;
 }
 
 /** The stored checkpoint: every block up to `block` is worked through; `hash` is that block's, when known. */
@@ -66,6 +69,8 @@ export interface EvmCheckpoint {
 export interface FinalHead {
   number: bigint;
   hash?: string;
+  /** The block's time (ms), when the node returned the block. */
+  time?: number;
 }
 
 interface RpcLog {
@@ -155,7 +160,7 @@ export function createChainScan(options: ScanOptions) {
         // Nodes that cannot resolve the tag answer with an error (-39001, -32000) or null: fall back to depth.
         if (signal.aborted) throw err;
       }
-      if (block) return { number: BigInt(block.number), hash: block.hash.toLowerCase() };
+      if (block) return { number: BigInt(block.number), hash: block.hash.toLowerCase(), time: Number(BigInt(block.timestamp)) * 1000 };
     }
     const latest = BigInt(await call<string>(m, signal, 'eth_blockNumber', []));
     const depth = BigInt(options.confirmationBlocks ?? options.fallbackDepth);
@@ -167,6 +172,36 @@ export function createChainScan(options: ScanOptions) {
     return true;
   }
 
+  /** Endpoints whose final block was last not believed (logged once per spell). */
+  const doubted = new Set<Member<EvmEndpoint>>();
+
+  /** `m`'s final block, asked now and judged against the others' (a head far ahead, or dated past the wall clock, is not believed). */
+  async function readFinal(m: Member<EvmEndpoint>, signal: AbortSignal): Promise<FinalHead> {
+    const head = await options.pool.attempt(m, signal, () => finalHead(m, signal), classify);
+    options.pool.observeHead(m, Number(head.number), head.time);
+    if (!options.pool.believed(m)) {
+      if (!doubted.has(m)) options.log.warn('EVM endpoint final block not believed; it serves last and counts for nothing', { endpoint: m.label, block: String(head.number), why: m.health.suspect });
+      doubted.add(m);
+    } else doubted.delete(m);
+    return head;
+  }
+
+  /**
+   * Every ready endpoint's final block, side by side, waiting at most `headWaitMs`: one endpoint's
+   * word cannot set how far the scan reads. Each read also serves as that endpoint's final block
+   * when it is asked to confirm a log this poll.
+   */
+  async function readFinals(signal: AbortSignal): Promise<void> {
+    const reads = options.pool.ready().map((m) => {
+      const read = readFinal(m, signal);
+      finals.set(m, read);
+      return read.catch(() => finals.delete(m));
+    });
+    const done = new AbortController();
+    await Promise.race([Promise.all(reads), sleep(options.headWaitMs ?? 2000, AbortSignal.any([signal, done.signal]))]);
+    done.abort(); // the wait's timer goes with it
+  }
+
   /**
    * One poll. Idle (no open intent, no reserved amount on any watched currency) makes no request
    * at all: nothing could settle, and a backlog is read when an intent opens.
@@ -175,12 +210,18 @@ export function createChainScan(options: ScanOptions) {
     const now = options.clock.now();
     if (await isIdle()) return { caughtUpAsOf: now, more: false };
     finals = new Map();
+    if (options.pool.members.length > 1) await readFinals(signal);
     const errors: { label: string; error: unknown }[] = [];
     for (const m of options.pool.order()) {
       if (signal.aborted) break;
       try {
-        const head = await options.pool.attempt(m, signal, () => finalHead(m, signal), classify);
-        options.pool.observeHead(m, Number(head.number));
+        let read = finals.get(m);
+        if (!read) finals.set(m, (read = readFinal(m, signal)));
+        const own = await read;
+        // Never past what the endpoints agree on, whatever the serving one calls final.
+        const agreed = options.pool.agreedHead()?.head;
+        if (agreed === undefined && !options.pool.believed(m)) throw new Error(`endpoint ${m.label}: final block ${own.number} not believed (${m.health.suspect})`);
+        const head: FinalHead = agreed !== undefined && BigInt(agreed) < own.number ? { number: BigInt(agreed) } : own;
         heads.observe(Number(head.number), now);
         const progress = await scanTo(m, head, signal);
         lastScanAt = now;
@@ -256,17 +297,11 @@ export function createChainScan(options: ScanOptions) {
     const receipt = (await attempt(other, signal, 'eth_getTransactionReceipt', [log.transactionHash.toLowerCase()])) as RpcReceipt | null;
     if (!receipt) return 'unknown';
     let final = finals.get(other);
-    if (!final) finals.set(other, (final = otherFinalHead(other, signal)));
+    if (!final) finals.set(other, (final = readFinal(other, signal)));
     // Not final there yet (a lagging endpoint, or another fork it may still leave): asked again next poll.
     if (BigInt(receipt.blockNumber) > (await final).number) return 'unknown';
     const theirs = receipt.logs?.find((l) => BigInt(l.logIndex) === BigInt(log.logIndex));
     return receipt.status === '0x1' && receipt.blockHash.toLowerCase() === log.blockHash.toLowerCase() && theirs !== undefined && sameTransfer(theirs, log) ? 'same' : 'differs';
-  }
-
-  async function otherFinalHead(other: Member<EvmEndpoint>, signal: AbortSignal): Promise<FinalHead> {
-    const head = await options.pool.attempt(other, signal, () => finalHead(other, signal), classify);
-    options.pool.observeHead(other, Number(head.number));
-    return head;
   }
 
   /** `wait` when the log may not move money yet (no second endpoint holds it alike so far). */
