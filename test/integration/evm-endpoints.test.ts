@@ -148,3 +148,20 @@ test('an endpoint claiming a final block far ahead of the chain is not believed:
   assert.ok((await checkpoint()) <= (await node.blockNumber()));
   assert.ok(p.log.lines.some((l) => /not believed/.test(l.msg)), 'the liar is named in the log');
 });
+
+test('an endpoint that leaves a payment out of its getLogs answers hides nothing: a second endpoint lists the range it showed nothing new in, and the payment settles', async (t) => {
+  // The withholding endpoint is faster, so it serves each poll.
+  const withholding = await proxy(t);
+  const honest = await proxy(t, { delayMs: 200 });
+  const p = await payd(t, { endpoints: [{ url: withholding.url }, { url: honest.url }] });
+  const { id, due } = await intent(p, 'withheld', 25);
+  await waitFor(async () => await p.app.ledger.loadCheckpoint(`evm:${POLYGON_CHAIN_ID}`), 20_000, 'the scan to start');
+  const paid = await node.transfer(usdt, MERCHANT, due);
+  // Not final yet (anvil's final block is two under the newest): the scan has not read its block.
+  withholding.options.withhold = [paid.hash.toLowerCase()];
+  await node.mine(3);
+  await waitFor(async () => (await status(p, id)) === 'settled', 20_000, 'the withheld payment to settle');
+  assert.equal((await p.app.intents.get(id)).transaction_hash, paid.hash);
+  assert.equal((await p.app.payments.list({})).length, 1, 'recorded once');
+  assert.ok(p.log.lines.some((l) => l.msg === 'EVM second endpoint listed a transfer the serving endpoint left out'), 'found by the second listing');
+});

@@ -278,18 +278,48 @@ export function createChainScan(options: ScanOptions) {
         options.log.info('EVM provider refused a getLogs range; asking for fewer blocks', { endpoint: m.label, blocks: String(to - from + 1n), now_blocks: String(span), error: describeError(err) });
         continue;
       }
-      const sorted = logs.filter((l) => !l.removed).sort((a, b) => cmp(BigInt(a.blockNumber), BigInt(b.blockNumber)) || cmp(BigInt(a.logIndex), BigInt(b.logIndex)));
-      for (const log of sorted) {
-        if (signal.aborted) return 'more';
-        const n = BigInt(log.blockNumber);
-        if (n < from || n > to) continue; // never more than asked: a log above the final block may still be replaced
-        if ((await ingest(m, log, signal, { v: 1, block: String(n - 1n) })) === 'wait') return 'wait';
+      const read = await ingestRange(m, logs, from, to, signal);
+      if (read !== 'new') {
+        if (read !== undefined) return read;
+        // Nothing new from the serving endpoint: a second one lists the same blocks before the
+        // checkpoint passes them, so one endpoint leaving a payment out cannot hide it.
+        const second = options.pool.quorum >= 2 ? options.pool.order().find((x) => x !== m && options.pool.ready().includes(x) && options.pool.believed(x)) : undefined;
+        if (second) {
+          let theirs: RpcLog[] | undefined;
+          try {
+            theirs = (await attempt(second, signal, 'eth_getLogs', [{ fromBlock: hex(from), toBlock: hex(to), address: contracts, topics: [TRANSFER_TOPIC, null, recipients] }])) as RpcLog[];
+          } catch (err) {
+            if (signal.aborted) throw err;
+            options.log.warn('EVM second endpoint failed to list the range', { endpoint: second.label, from_block: String(from), to_block: String(to), error: describeError(err) });
+          }
+          const again = theirs && (await ingestRange(second, theirs, from, to, signal));
+          if (again === 'wait' || again === 'more') return again;
+          if (again === 'new') options.log.warn('EVM second endpoint listed a transfer the serving endpoint left out', { endpoint: m.label, second: second.label, from_block: String(from), to_block: String(to) });
+        }
       }
       done = to;
       const value: EvmCheckpoint = { v: 1, block: String(to), ...(to === head.number && head.hash ? { hash: head.hash } : {}) };
       await options.ledger.saveCheckpoint({ key, value });
     }
     return 'done';
+  }
+
+  /**
+   * `logs`, as `m` listed blocks `from`..`to`, handed over in chain order: `new` when one was new
+   * to the ledger, `wait` when one waits for a second endpoint, `more` on shutdown.
+   */
+  async function ingestRange(m: Member<EvmEndpoint>, logs: RpcLog[], from: bigint, to: bigint, signal: AbortSignal): Promise<'new' | 'wait' | 'more' | undefined> {
+    const sorted = logs.filter((l) => !l.removed).sort((a, b) => cmp(BigInt(a.blockNumber), BigInt(b.blockNumber)) || cmp(BigInt(a.logIndex), BigInt(b.logIndex)));
+    let fresh = false;
+    for (const log of sorted) {
+      if (signal.aborted) return 'more';
+      const n = BigInt(log.blockNumber);
+      if (n < from || n > to) continue; // never more than asked: a log above the final block may still be replaced
+      const got = await ingest(m, log, signal, { v: 1, block: String(n - 1n) });
+      if (got === 'wait') return 'wait';
+      if (got === 'new') fresh = true;
+    }
+    return fresh ? 'new' : undefined;
   }
 
   /** Whether `other` holds `log` alike: in a successful receipt, in the same block, which `other` calls final. */
@@ -304,8 +334,8 @@ export function createChainScan(options: ScanOptions) {
     return receipt.status === '0x1' && receipt.blockHash.toLowerCase() === log.blockHash.toLowerCase() && theirs !== undefined && sameTransfer(theirs, log) ? 'same' : 'differs';
   }
 
-  /** `wait` when the log may not move money yet (no second endpoint holds it alike so far). */
-  async function ingest(m: Member<EvmEndpoint>, log: RpcLog, signal: AbortSignal, checkpoint: EvmCheckpoint): Promise<'wait' | undefined> {
+  /** `wait` when the log may not move money yet (no second endpoint holds it alike so far); `new` when the ledger had not recorded it. */
+  async function ingest(m: Member<EvmEndpoint>, log: RpcLog, signal: AbortSignal, checkpoint: EvmCheckpoint): Promise<'wait' | 'new' | undefined> {
     const contract = log.address.toLowerCase();
     if (log.topics.length !== 3 || log.topics[0]!.toLowerCase() !== TRANSFER_TOPIC) return;
     const w = byPair.get(`${contract}>${topicAddress(log.topics[2]!)}`);
@@ -346,6 +376,7 @@ export function createChainScan(options: ScanOptions) {
       { key, value: checkpoint },
     );
     options.log.info('EVM payment ingested', { method: w.method, tx: txHash, amount: formatMinor(value, w.decimals), outcome: outcome.kind });
+    return outcome.kind === 'duplicate' ? undefined : 'new';
   }
 
   const attempt = (m: Member<EvmEndpoint>, signal: AbortSignal, method: string, params: unknown[]) => options.pool.attempt(m, signal, () => call<unknown>(m, signal, method, params), classify);
