@@ -149,6 +149,23 @@ test('an endpoint claiming a final block far ahead of the chain is not believed:
   assert.ok(p.log.lines.some((l) => /not believed/.test(l.msg)), 'the liar is named in the log');
 });
 
+test('on a first start, an endpoint far ahead that answers while the other is down does not set where the scan begins', async (t) => {
+  const liar = await proxy(t, { behind: -1_000_000_000 });
+  const honest = await proxy(t, { down: true });
+  const p = await payd(t, { endpoints: [{ url: liar.url }, { url: honest.url }] });
+  const { id, due } = await intent(p, 'alone', 26);
+  await polls(liar, 3);
+  const checkpoint = async () => ((await p.app.ledger.loadCheckpoint(`evm:${POLYGON_CHAIN_ID}`)) as { block: string } | undefined)?.block;
+  assert.equal(await checkpoint(), undefined, 'no scan begins on one endpoint\'s word');
+  honest.options.down = false;
+  await waitFor(async () => (await checkpoint()) !== undefined, 20_000, 'the scan to start once the second endpoint answers');
+  assert.ok(BigInt((await checkpoint())!) <= (await node.blockNumber()), `checkpoint ${await checkpoint()} is past the chain's head`);
+  const paid = await node.transfer(usdt, MERCHANT, due);
+  await node.mine(3);
+  await waitFor(async () => (await status(p, id)) === 'settled', 20_000, 'the real payment to settle');
+  assert.equal((await p.app.intents.get(id)).transaction_hash, paid.hash);
+});
+
 test('an endpoint that leaves a payment out of its getLogs answers hides nothing: a second endpoint lists the range it showed nothing new in, and the payment settles', async (t) => {
   // The withholding endpoint is faster, so it serves each poll.
   const withholding = await proxy(t);

@@ -172,6 +172,8 @@ export function createChainScan(options: ScanOptions) {
     return true;
   }
 
+  /** Whether the last poll waited for enough endpoints to name a final block (logged once per spell). */
+  let waitingForHeads = false;
   /** Endpoints whose final block was last not believed (logged once per spell). */
   const doubted = new Set<Member<EvmEndpoint>>();
 
@@ -210,7 +212,17 @@ export function createChainScan(options: ScanOptions) {
     const now = options.clock.now();
     if (await isIdle()) return { caughtUpAsOf: now, more: false };
     finals = new Map();
-    if (options.pool.members.length > 1) await readFinals(signal);
+    if (options.pool.members.length > 1) {
+      await readFinals(signal);
+      // Where endpoints must agree, nothing is read before as many have named a final block: the
+      // one that answers first (the others down or slow) would otherwise set where a first scan begins.
+      if (options.pool.members.filter((x) => x.health.head !== undefined).length < options.pool.quorum) {
+        if (!waitingForHeads) options.log.info('EVM scan waits for a second endpoint to name its final block', { chain_id: options.chainId });
+        waitingForHeads = true;
+        return { more: false };
+      }
+      waitingForHeads = false;
+    }
     const errors: { label: string; error: unknown }[] = [];
     for (const m of options.pool.order()) {
       if (signal.aborted) break;
