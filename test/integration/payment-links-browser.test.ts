@@ -1,8 +1,9 @@
 // A payment link's public page in headless Chromium: a fixed-price link on a 390×844 phone and a
 // 1280 px screen shows its title, price and the choice of method, fits the screen and passes
 // axe-core (no serious or critical violation); a counter QR (the customer enters the amount) on a
-// 360 px phone asks for the amount first, then offers the choice and shows the amount to pay; a
-// deactivated link says so in plain words. Rates come from the rate-source fakes (test/fakes/rates/).
+// 360 px phone asks for the amount first, then offers the choice and shows the amount to pay in
+// large type, and turns paid without a reload; a deactivated link says so in plain words. Rates
+// come from the rate-source fakes (test/fakes/rates/).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
@@ -86,7 +87,7 @@ for (const size of [
   });
 }
 
-test('360 px: a counter QR asks for the amount, then offers the choice, then shows the amount to pay', async (t) => {
+test('360 px: a counter QR asks for the amount, then offers the choice, then shows the amount to pay in large type and turns paid live', async (t) => {
   const { co, merchantId, pageOf } = await shop(t);
   const link = await co.app.links.create(merchantId, { title: 'Counter', customerAmount: { min: '10', max: '5000', currency: 'INR' } }, 'cli');
   const { page, problems } = await open(t, { width: 360, height: 740 });
@@ -121,7 +122,17 @@ test('360 px: a counter QR asks for the amount, then offers the choice, then sho
   await page.locator('#pay-amount').waitFor({ timeout: 20_000 });
   const amount = (await page.locator('#pay-amount').textContent())!.trim();
   assert.match(amount, /^₹450\.\d\d$/, 'the unique amount to pay, close to what was typed');
+  // In large type: well above the body text, readable at arm's length.
+  const sizes = await page.evaluate(() => ({ amount: parseFloat(getComputedStyle(document.getElementById('pay-amount')!).fontSize), body: parseFloat(getComputedStyle(document.body).fontSize) }));
+  assert.ok(sizes.amount >= 24 && sizes.amount >= 1.5 * sizes.body, JSON.stringify(sizes));
   assert.equal(await noSidewaysScroll(page), true);
+
+  // Paid: the page says so by itself, without a reload.
+  await page.evaluate(() => ((window as unknown as { marker: string }).marker = 'same-document'));
+  const intentId = new URL(page.url()).pathname.slice('/pay/'.length);
+  await co.settle(intentId);
+  await page.locator('#status-text', { hasText: 'Payment received' }).waitFor({ timeout: 20_000 });
+  assert.equal(await page.evaluate(() => (window as unknown as { marker?: string }).marker), 'same-document', 'updated live');
   assert.deepEqual(problems, []);
 });
 
