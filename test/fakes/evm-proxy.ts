@@ -18,6 +18,10 @@ export interface ProxyOptions {
   delayMs?: number;
   /** Logs a lying or broken provider adds to every getLogs answer whose range covers their block. */
   extraLogs?: Record<string, unknown>[];
+  /** Answer every call with HTTP 503 (a provider that is down). */
+  down?: boolean;
+  /** Transaction hashes (lower case) whose logs a withholding provider leaves out of its getLogs answers (its receipts stay honest). */
+  withhold?: string[];
 }
 
 export interface EvmProxy {
@@ -50,6 +54,7 @@ export async function startEvmProxy(upstream: string, options: ProxyOptions = {}
       const call = JSON.parse(await readBody(req)) as { id: number; method: string; params: any[] };
       calls.push({ method: call.method, params: call.params });
       const o = self.options;
+      if (o.down) return reply(503, { jsonrpc: '2.0', id: call.id, error: { code: -32603, message: 'service unavailable' } });
       if (o.delayMs) await new Promise((r) => setTimeout(r, o.delayMs));
       if (call.method === 'eth_getLogs') {
         if (o.getLogsDelayMs) await new Promise((r) => setTimeout(r, o.getLogsDelayMs));
@@ -69,6 +74,11 @@ export async function startEvmProxy(upstream: string, options: ProxyOptions = {}
             error: { code: -32600, message: `You can make eth_getLogs requests with up to a ${o.maxRange} block range. Based on your parameters, this block range should work: [0x${from.toString(16)}, 0x${end.toString(16)}]` },
           });
         }
+      }
+      if (call.method === 'eth_getLogs' && o.withhold?.length) {
+        const answer = await forward(call);
+        const kept = (answer.result ?? []).filter((l: { transactionHash: string }) => !o.withhold!.includes(l.transactionHash.toLowerCase()));
+        return reply(200, { ...answer, result: kept });
       }
       if (call.method === 'eth_getLogs' && o.extraLogs?.length) {
         const answer = await forward(call);
