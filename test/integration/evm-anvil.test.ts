@@ -32,12 +32,12 @@ async function proxy(t: TestContext, o: ProxyOptions = {}): Promise<EvmProxy> {
   return p;
 }
 
-async function payd(t: TestContext, section: Record<string, unknown>, store?: TestStore): Promise<PaydHarness> {
+async function payd(t: TestContext, section: Record<string, unknown>, store?: TestStore, config: Record<string, unknown> = {}): Promise<PaydHarness> {
   const p = await startPayd({
     workers: true,
     sources: 'configured',
     ...(store ? { store } : {}),
-    config: { methods: { UPI: undefined, SOL: undefined, USDT_SOL: undefined, USDT_TRC20: undefined, USDC_BASE: { address: MERCHANT, contract: usdc, pollSeconds: 0.2, backfillBlocks: 0, ...section } } },
+    config: { ...config, methods: { UPI: undefined, SOL: undefined, USDT_SOL: undefined, USDT_TRC20: undefined, USDC_BASE: { address: MERCHANT, contract: usdc, pollSeconds: 0.2, backfillBlocks: 0, ...section } } },
   });
   t.after(() => p.close());
   return p;
@@ -203,4 +203,68 @@ test('a provider that refuses getLogs ranges above 3 blocks and topic-only filte
   assert.ok(served.every((c) => BigInt(c.params[0].toBlock) - BigInt(c.params[0].fromBlock) + 1n <= 3n), 'after the refusal every range fits');
   // Contiguous: each range starts where the one before ended.
   for (let i = 1; i < served.length; i++) assert.equal(BigInt(served[i]!.params[0].fromBlock), BigInt(served[i - 1]!.params[0].toBlock) + 1n);
+});
+
+test('an idle chain costs nothing: no request while no intent is open; the first intent starts the scan', async (t) => {
+  const x = await proxy(t);
+  const p = await payd(t, { rpcUrl: x.url });
+  // Each completed poll stamps the source's last_ok_at (/readyz): count five of them.
+  const seen = new Set<string>();
+  await waitFor(async () => {
+    const r = (await (await fetch(p.url + '/readyz')).json()) as any;
+    const at = r.sources?.USDC_BASE?.last_ok_at;
+    if (at) seen.add(at);
+    return seen.size >= 5;
+  }, 20_000, 'five idle polls');
+  assert.deepEqual(x.calls, [], 'an idle chain asked its provider something');
+  // An intent opens: the next poll reads the chain, and a payment settles as usual.
+  const { id, due } = await intent(p, 'wakes', 17);
+  await polls(x, 1);
+  const paid = await node.transfer(usdc, MERCHANT, due);
+  await node.mine(3);
+  await waitFor(async () => (await status(p, id)) === 'settled', 20_000, 'settlement after the chain woke');
+  assert.equal((await p.app.intents.get(id)).transaction_hash, paid.hash);
+});
+
+test('a USDC intent priced in USD is quoted 1:1 at the peg and settles from the transfer its EIP-681 link asks for', async (t) => {
+  const x = await proxy(t);
+  const p = await payd(t, { rpcUrl: x.url });
+  const m = await p.merchant();
+  const r = await p.api('POST', '/api/v1/intents/create-payment', { body: { price: { amount: 18.5, currency: 'USD' }, currency: 'USDC_BASE', order_id: 'priced' }, headers: m.headers });
+  assert.equal(r.status, 200, r.text);
+  assert.deepEqual([r.body.amount, r.body.price, r.body.quote.rate, r.body.quote.source], [18.5, { amount: 18.5, currency: 'USD' }, 1, 'peg']);
+  const due = BigInt(/uint256=(\d+)$/.exec(r.body.payment_uri)![1]!);
+  assert.equal(due, BigInt(Math.round(r.body.pay_amount * 100)) * 10_000n);
+  await polls(x, 1);
+  const paid = await node.transfer(usdc, MERCHANT, due);
+  await node.mine(3);
+  await waitFor(async () => (await status(p, r.body.intent_id)) === 'settled', 20_000, 'the priced intent to settle');
+  const settled = (await p.api('GET', `/api/v1/intents/${r.body.intent_id}`, { headers: m.headers })).body;
+  assert.equal(settled.transaction_hash, paid.hash);
+  assert.equal(settled.amount_received, r.body.pay_amount);
+  assert.deepEqual([settled.price, settled.quote], [r.body.price, r.body.quote]);
+});
+
+test('a payment after its intent expired is held as late under latePayments "hold", never settled by itself', async (t) => {
+  const x = await proxy(t);
+  const p = await payd(t, { rpcUrl: x.url, latePayments: 'hold' }, undefined, { intents: { ttlSeconds: 1 } });
+  const m = await p.merchant();
+  const body = (await p.api('POST', '/api/v1/intents/create-payment', { body: { amount: 19, currency: 'USDC_BASE', order_id: 'late' }, headers: m.headers })).body;
+  const id = body.intent_id as string;
+  const due = BigInt(/uint256=(\d+)$/.exec(body.payment_uri)![1]!);
+  await polls(x, 1);
+  // Paid once the intent has expired: anvil stamps whole seconds, a little behind the wall clock.
+  await waitFor(async () => Date.now() > Date.parse(body.expires_at) + 3000, 10_000, 'the intent to expire');
+  const paid = await node.transfer(usdc, MERCHANT, due);
+  const block = await node.rpc<{ timestamp: string }>('eth_getBlockByNumber', ['0x' + paid.block.toString(16), false]);
+  assert.ok(Number(BigInt(block.timestamp)) * 1000 > Date.parse(body.expires_at), 'the payment\'s block is after expires_at');
+  await node.mine(3);
+  const held = await waitFor(async () => {
+    const f = (await p.api('GET', `/api/v1/intents/${id}`, { headers: m.headers })).body;
+    return f.payments?.length ? f : undefined;
+  }, 20_000, 'the late payment to be held');
+  assert.notEqual(held.status, 'settled');
+  assert.deepEqual(held.payments.map((x: any) => [x.amount, x.status, x.reason]), [[body.pay_amount, 'held', 'late']]);
+  assert.equal(held.transaction_hash, null);
+  assert.match((await p.app.payments.list({}))[0].tx_ref, new RegExp(`^${paid.hash}:\\d+$`));
 });
