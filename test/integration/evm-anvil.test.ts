@@ -268,3 +268,53 @@ test('a payment after its intent expired is held as late under latePayments "hol
   assert.equal(held.transaction_hash, null);
   assert.match((await p.app.payments.list({}))[0].tx_ref, new RegExp(`^${paid.hash}:\\d+$`));
 });
+
+test('a contract whose decimals differ from the config is never read: a dust transfer of an 18-decimal token settles nothing, /readyz and the doctor say why', async (t) => {
+  // The operator put an 18-decimal token where 6 are configured: 10.01 "USDC" would be 10,010,000 wei of it.
+  const wide = await node.deployToken('WIDE', 18);
+  const x = await proxy(t);
+  const p = await payd(t, { rpcUrl: x.url, contract: wide });
+  const m = await p.merchant();
+  const r = await p.api('POST', '/api/v1/intents/create-payment', { body: { amount: 15, currency: 'USDC_BASE', order_id: 'wide' }, headers: m.headers });
+  assert.equal(r.status, 200, r.text);
+  const due = BigInt(/uint256=(\d+)$/.exec(r.body.payment_uri)![1]!);
+  await node.transfer(wide, MERCHANT, due);
+  await node.mine(3);
+  const down = await waitFor(async () => {
+    const body = (await (await fetch(p.url + '/readyz')).json()) as any;
+    return /reports 18 decimals, the config says 6/.test(body.sources?.USDC_BASE?.last_error ?? '') && body;
+  }, 20_000, '/readyz to name the decimals mismatch');
+  assert.equal(down.sources.USDC_BASE.state !== 'ok', true, JSON.stringify(down));
+  assert.equal(getLogs(x).length, 0, 'no log read under the wrong decimals');
+  assert.equal(await status(p, r.body.intent_id), 'pending');
+  assert.equal((await p.app.payments.list({})).length, 0);
+  const line = (await p.app.doctor.run()).find((l) => /USDC_BASE/.test(l.what));
+  assert.ok(line && !line.ok && /reports 18 decimals, the config says 6/.test(line.message), JSON.stringify(line));
+});
+
+test('an endpoint on another chain is never read: its transfers settle nothing, /readyz and the doctor name the chain it serves', async (t) => {
+  const x = await proxy(t);
+  // USDC on Ethereum (chain 1) pointed at a Base node by mistake.
+  const p = await startPayd({
+    workers: true,
+    sources: 'configured',
+    config: { methods: { UPI: undefined, SOL: undefined, USDT_SOL: undefined, USDT_TRC20: undefined, USDC_ETH: { address: MERCHANT, contract: usdc, rpcUrl: x.url, pollSeconds: 0.2, backfillBlocks: 0 } } },
+  });
+  t.after(() => p.close());
+  const m = await p.merchant();
+  const r = await p.api('POST', '/api/v1/intents/create-payment', { body: { amount: 18, currency: 'USDC_ETH', order_id: 'wrong-chain' }, headers: m.headers });
+  assert.equal(r.status, 200, r.text);
+  assert.match(r.body.payment_uri, /@1\/transfer/);
+  const due = BigInt(/uint256=(\d+)$/.exec(r.body.payment_uri)![1]!);
+  await node.transfer(usdc, MERCHANT, due);
+  await node.mine(3);
+  await waitFor(async () => {
+    const body = (await (await fetch(p.url + '/readyz')).json()) as any;
+    return /serves chain 8453, not 1/.test(body.sources?.USDC_ETH?.last_error ?? '');
+  }, 20_000, '/readyz to name the wrong chain');
+  assert.equal(getLogs(x).length, 0, 'no log read from another chain');
+  assert.equal(await status(p, r.body.intent_id), 'pending');
+  assert.equal((await p.app.payments.list({})).length, 0);
+  const line = (await p.app.doctor.run()).find((l) => /USDC_ETH/.test(l.what));
+  assert.ok(line && !line.ok && /serves chain 8453, not 1/.test(line.message), JSON.stringify(line));
+});
