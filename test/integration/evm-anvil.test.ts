@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, test, type TestContext } from 'node:test';
 import type { Address } from 'viem';
 import { MERCHANT, OTHER_KEY, startAnvil, type Anvil } from '../helpers/anvil.ts';
-import { startEvmProxy, type EvmProxy, type ProxyOptions } from '../fakes/evm-proxy.ts';
+import { startEvmProxy, type EvmProxy, type ProxyOptions, type RangeRefusal } from '../fakes/evm-proxy.ts';
 import { startPayd, type PaydHarness } from '../helpers/payd.ts';
 import { forEachStore, type TestStore } from '../helpers/stores.ts';
 import { waitFor } from '../helpers/wait.ts';
@@ -202,6 +202,33 @@ test('a provider that refuses getLogs ranges above 3 blocks and topic-only filte
   // Contiguous: each range starts where the one before ended.
   for (let i = 1; i < served.length; i++) assert.equal(BigInt(served[i]!.params[0].fromBlock), BigInt(served[i - 1]!.params[0].toBlock) + 1n);
 });
+
+// Each provider's wording: Infura's bare results cap says no size (the scan halves), the others state their cap.
+const REFUSALS: [RangeRefusal, number][] = [['infura-results', 15], ['infura-cap', 25], ['quicknode', 35]];
+for (const [shape, amount] of REFUSALS) {
+  test(`getLogs ranges above 3 blocks refused as ${shape} words it: the scan narrows until its ranges fit and misses nothing`, async (t) => {
+    const x = await proxy(t, { refusal: shape });
+    const p = await payd(t, { rpcUrl: x.url });
+    const { id, due } = await intent(p, `narrow-${shape}`, amount);
+    await polls(x, 1);
+    x.options.maxRange = 3;
+    await node.mine(12);
+    const paid = await node.transfer(usdc, MERCHANT, due);
+    await node.mine(18);
+    await waitFor(async () => (await status(p, id)) === 'settled', 30_000, 'settlement through narrow ranges');
+    assert.equal((await p.app.intents.get(id)).transaction_hash, paid.hash);
+    assert.ok(x.refused >= 1, 'the provider refused a range');
+    await polls(x, 2);
+    const span = (c: { params: any[] }) => BigInt(c.params[0].toBlock) - BigInt(c.params[0].fromBlock) + 1n;
+    const calls = getLogs(x);
+    let lastWide = calls.length - 1;
+    while (lastWide >= 0 && span(calls[lastWide]!) <= 3n) lastWide--;
+    const served = calls.slice(lastWide + 1);
+    assert.ok(x.refused <= 5, `${x.refused} refusals: a refusal narrows for good`);
+    assert.ok(served.length >= 8, `${served.length} ranges`);
+    for (let i = 1; i < served.length; i++) assert.equal(BigInt(served[i]!.params[0].fromBlock), BigInt(served[i - 1]!.params[0].toBlock) + 1n);
+  });
+}
 
 test('an idle chain costs nothing: no request while no intent is open; the first intent starts the scan', async (t) => {
   const x = await proxy(t);
