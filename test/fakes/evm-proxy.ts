@@ -3,7 +3,7 @@
  * it records every call, and on request refuses `eth_getLogs` ranges above `maxRange` blocks the
  * way a provider does (`refusal`, each as test/fixtures/chains/REAL-EVM.md §1 records it; default
  * Alchemy's free tier: HTTP 400, -32600, a suggested inclusive range), refuses filters without a
- * contract address, serves a head `behind` blocks old, or adds logs of its own.
+ * contract address, serves a head `behind` blocks old, cannot resolve `finalized`, or adds logs of its own.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 
@@ -32,6 +32,8 @@ export interface ProxyOptions {
   refuseTopicOnly?: boolean;
   /** Answer `finalized`/`latest` as they were this many blocks ago (an endpoint that lags). */
   behind?: number;
+  /** A node that cannot resolve the `finalized` tag, answering as bsc-erigon does (an error) or Nethermind and reth (null): REAL-EVM.md §3. */
+  finalizedTag?: 'error' | 'null';
   /** Each getLogs answer waits this long (a slow provider: a backlog takes a while). */
   getLogsDelayMs?: number;
   /** Every answer waits this long (a slower provider: one with the same weight is preferred to it). */
@@ -92,6 +94,9 @@ export async function startEvmProxy(upstream: string, options: ProxyOptions = {}
         const to = BigInt(call.params[0].toBlock);
         const extra = o.extraLogs.filter((l) => BigInt(l.blockNumber as string) >= from && BigInt(l.blockNumber as string) <= to);
         return reply(200, { ...answer, result: [...(answer.result ?? []), ...extra] });
+      }
+      if (o.finalizedTag && call.method === 'eth_getBlockByNumber' && call.params[0] === 'finalized') {
+        return reply(200, o.finalizedTag === 'null' ? { jsonrpc: '2.0', id: call.id, result: null } : { jsonrpc: '2.0', id: call.id, error: { code: -39001, message: 'Unknown block' } });
       }
       if (o.behind && call.method === 'eth_blockNumber') {
         const latest = BigInt((await forward(call)).result);

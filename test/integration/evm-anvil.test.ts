@@ -343,3 +343,43 @@ test('an endpoint on another chain is never read: its transfers settle nothing, 
   const line = (await p.app.doctor.run()).find((l) => /USDC_ETH/.test(l.what));
   assert.ok(line && !line.ok && /serves chain 8453, not 1/.test(line.message), JSON.stringify(line));
 });
+
+/** Waits until the scan has asked for the newest block `n` more times (the depth rule's head). */
+async function depthPolls(x: EvmProxy, n: number): Promise<void> {
+  const heads = () => x.calls.filter((c) => c.method === 'eth_blockNumber').length;
+  const from = heads();
+  await waitFor(async () => heads() >= from + n, 20_000, `${n} polls`);
+}
+
+test('confirmations.blocks: a payment settles only once that many blocks are on top of it, whatever the node calls final', async (t) => {
+  const x = await proxy(t);
+  const p = await payd(t, { rpcUrl: x.url, confirmations: { blocks: 6 } });
+  const { id, due } = await intent(p, 'depth', 26);
+  await depthPolls(x, 1);
+  const paid = await node.transfer(usdc, MERCHANT, due);
+  // Four blocks on top: `finalized` (two under the newest) has passed it, six confirmations have not.
+  await node.mine(4);
+  await depthPolls(x, 3);
+  assert.equal(await status(p, id), 'pending', 'settled before six confirmations');
+  assert.equal(x.calls.filter((c) => c.method === 'eth_getBlockByNumber' && c.params[0] === 'finalized').length, 0, 'the depth rule asks no tag');
+  await node.mine(2);
+  await waitFor(async () => (await status(p, id)) === 'settled', 20_000, 'settlement at six confirmations');
+  assert.equal((await p.app.intents.get(id)).transaction_hash, paid.hash);
+});
+
+// Last in the file: the chain's depth is mined in one go, which moves anvil's clock ahead of the wall's.
+for (const answer of ['error', 'null'] as const) {
+  test(`a node that answers \`finalized\` with ${answer === 'null' ? 'null' : 'an error'}: the chain's depth rule (Base: 900 blocks) holds the payment until it is that deep`, async (t) => {
+    const x = await proxy(t, { finalizedTag: answer });
+    const p = await payd(t, { rpcUrl: x.url });
+    const { id, due } = await intent(p, `no-tag-${answer}`, answer === 'null' ? 27 : 28);
+    await polls(x, 1);
+    const paid = await node.transfer(usdc, MERCHANT, due);
+    await node.mine(100);
+    await polls(x, 3);
+    assert.equal(await status(p, id), 'pending', 'settled before the fallback depth');
+    await node.mine(800);
+    await waitFor(async () => (await status(p, id)) === 'settled', 30_000, 'settlement at the chain\'s depth');
+    assert.equal((await p.app.intents.get(id)).transaction_hash, paid.hash);
+  });
+}
