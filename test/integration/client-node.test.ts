@@ -241,7 +241,11 @@ test('open intents and payment links: an open intent fetched with its options; a
   assert.deepEqual([notYours.status, notYours.code], [404, 'NOT_FOUND']);
 });
 
-test('payment links retry only where safe: a create whose answer was lost is not sent again; a deactivate is', async () => {
+/**
+ * A client whose fetch loses the answer of the next request after payd has handled it (a
+ * connection dropped on the way back); `sent` lists what went out, `loseNext` arms it again.
+ */
+function lossyClient() {
   let lose = 1;
   const sent: string[] = [];
   const lossy: typeof fetch = async (input, init) => {
@@ -250,14 +254,18 @@ test('payment links retry only where safe: a create whose answer was lost is not
     if (lose-- > 0) throw new TypeError('fetch failed', { cause: new Error('socket hang up') });
     return res;
   };
-  const client = clientFor(payd, { fetch: lossy });
+  return { sent, loseNext: () => void (lose = 1), client: clientFor(payd, { fetch: lossy }) };
+}
+
+test('payment links retry only where safe: a create whose answer was lost is not sent again; a deactivate is', async () => {
+  const { sent, loseNext, client } = lossyClient();
   const before = (await clientFor(payd).listPaymentLinks({ limit: 100 })).length;
   await assert.rejects(client.createPaymentLink({ title: 'Lost answer', amount: 5 }), PaydNetworkError);
   assert.deepEqual(sent, ['POST /api/v1/payment-links']);
   const links = await clientFor(payd).listPaymentLinks({ limit: 100 });
   assert.equal(links.length, before + 1, 'payd made the one link it was sent');
 
-  lose = 1;
+  loseNext();
   sent.length = 0;
   assert.equal((await client.deactivatePaymentLink(links[0]!.link_id)).status, 'inactive');
   assert.equal(sent.length, 2, 'sent again after the lost answer');
@@ -265,15 +273,7 @@ test('payment links retry only where safe: a create whose answer was lost is not
 
 test('retries only where safe: a lost create answer is retried into the same intent; a GET after a 502; never a cancel', async () => {
   // A create whose request reached payd but whose answer was lost on the way back.
-  let lose = 1;
-  const sent: string[] = [];
-  const lossy: typeof fetch = async (input, init) => {
-    sent.push(`${init?.method} ${new URL(String(input)).pathname}`);
-    const res = await fetch(input, init);
-    if (lose-- > 0) throw new TypeError('fetch failed', { cause: new Error('socket hang up') });
-    return res;
-  };
-  const client = clientFor(payd, { fetch: lossy });
+  const { sent, loseNext, client } = lossyClient();
   const created = await client.createIntent({ amount: 77, currency: 'UPI', order_id: 'retry-1' });
   assert.deepEqual(sent, ['POST /api/v1/intents/create-payment', 'POST /api/v1/intents/create-payment']);
   const all = [];
@@ -286,7 +286,7 @@ test('retries only where safe: a lost create answer is retried into the same int
   assert.equal((await clientFor(payd, { fetch: proxied }).getIntent(created.intent_id)).intent_id, created.intent_id);
 
   // A cancel is never sent twice: its failure reaches the caller, who can fetch and decide.
-  lose = 1;
+  loseNext();
   sent.length = 0;
   await assert.rejects(client.cancelIntent(created.intent_id), (err: unknown) => err instanceof PaydNetworkError && /socket hang up/.test(err.message));
   assert.deepEqual(sent, [`POST /api/v1/intents/${created.intent_id}/cancel`]);

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { test } from 'node:test';
 import { PAYD_BIN, payd, workdir } from '../helpers/cli.ts';
 
-/** Runs `payd demo` until its banner is printed, then stops it; the banner's credentials and address. */
+/** Runs `payd demo --port 0` until its banner is printed, then stops it; the banner's credentials, checked against the daemon. */
 async function demoOnce(dir: string): Promise<{ clientId: string; secret: string }> {
   const child = spawn(process.execPath, [PAYD_BIN, 'demo', '--port', '0'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -16,10 +16,12 @@ async function demoOnce(dir: string): Promise<{ clientId: string; secret: string
     while (!out.includes('Invite this browser') && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 100));
     const clientId = /X-Client-ID: +(\S+)/.exec(out)?.[1];
     const secret = /X-Client-Secret: +(\S+)/.exec(out)?.[1];
-    // The port the demo bound (its console's address; the curl lines show the configured port, 0 here).
-    const port = /The operator console: http:\/\/localhost:(\d+)\/console/.exec(out)?.[1];
-    assert.ok(clientId && secret && port, `the banner: ${out}`);
-    const base = `http://127.0.0.1:${port}`;
+    // `--port 0`: the banner names the port the system picked, in its curl lines and the console's address alike.
+    const base = /curl -s (http:\/\/\S+)\/api\/v1\/intents\/create-payment/.exec(out)?.[1];
+    const consolePort = /The operator console: http:\/\/localhost:(\d+)\/console/.exec(out)?.[1];
+    assert.ok(clientId && secret && base && consolePort, `the banner: ${out}`);
+    assert.equal(new URL(base).port, consolePort, `the curl lines and the console name one port: ${out}`);
+    assert.notEqual(consolePort, '0');
     // The secret printed is one the running demo accepts.
     const listed = await fetch(`${base}/api/v1/intents`, { headers: { 'X-Client-ID': clientId, 'X-Client-Secret': secret } });
     assert.equal(listed.status, 200, await listed.text());

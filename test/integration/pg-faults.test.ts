@@ -5,10 +5,12 @@
 // no reset) for longer than the worker lease. Every request on every node is answered within
 // the bound, with success or a clean 503 BUSY with Retry-After, never a 500; every acknowledged
 // create is kept; each payment is settled once with one webhook; the cut-off leader stops
-// leading and says so on /readyz while another node takes over.
+// leading and says so on /readyz while another node takes over; and a leader whose lease was
+// taken from under it has its write refused by the database.
 // TRON payments come from the fake TronGrid (test/fakes/trongrid.ts, recorded shapes).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import pgDriver from 'pg';
 import { parseDecimal } from '../../src/domain/money.ts';
 import { MERCHANT, startFakeTronGrid, txid } from '../fakes/trongrid.ts';
 import { logLines, payd, spawnPayd, workdir } from '../helpers/cli.ts';
@@ -48,7 +50,7 @@ interface Answer {
   body: any;
 }
 
-test('three nodes under faults: PostgreSQL restarted, killed and cut off from the leader: every answer within the bound, never 500; nothing lost or doubled; the cut-off leader stops leading', async (t) => {
+test('three nodes under faults: PostgreSQL restarted, killed and cut off from the leader: every answer within the bound, never 500; nothing lost or doubled; the cut-off leader stops leading; a stale leader\'s write is refused', async (t) => {
   const receiver = await startReceiver();
   t.after(() => receiver.close());
   const grid = await startFakeTronGrid();
@@ -111,6 +113,7 @@ test('three nodes under faults: PostgreSQL restarted, killed and cut off from th
   // Steady load on every node: a create, then a fetch of what it acknowledged.
   const acknowledged: Array<{ id: string; order: string; pay_amount: string; phase: string }> = [];
   let running = true;
+  t.after(() => (running = false)); // a failed assertion stops the load too
   let seq = 0;
   const load = async (node: number) => {
     while (running) {
@@ -150,8 +153,14 @@ test('three nodes under faults: PostgreSQL restarted, killed and cut off from th
   await pg.crashAndStart();
   await hold(3000);
 
-  // The leader cut off from PostgreSQL for longer than its lease.
-  const leader = roles.indexOf('leader');
+  // The leader cut off from PostgreSQL for longer than its lease: the node leading now (the
+  // restarts may have moved the lease), once exactly one does.
+  let leader = -1;
+  await waitFor(async () => {
+    const now = await Promise.all(nodes.map(async (_, i) => (await readyz(i)).body?.workers));
+    leader = now.indexOf('leader');
+    return leader >= 0 && now.filter((w) => w === 'leader').length === 1;
+  }, 30_000, 'one node to lead after the restarts');
   phase = 'partition';
   const cutAt = performance.now();
   nodes[leader]!.proxy.freeze();
@@ -177,6 +186,43 @@ test('three nodes under faults: PostgreSQL restarted, killed and cut off from th
     return a.status === 200 && a.body.workers === 'standby';
   }, 20_000, 'the healed node to stand by');
   await hold(2000);
+
+  // A stale leader: the lease taken from under the live leader (as by a node it cannot see),
+  // just after its renewal, so it still believes it leads for up to one renewal interval. It
+  // reads a payment in that time; the database refuses its write, and the payment is settled
+  // only by the next real leader, once that other take has run out.
+  phase = 'stale leader';
+  assert.equal((await readyz(successor)).body.workers, 'leader');
+  const db = new pgDriver.Client({ connectionString: direct });
+  await db.connect();
+  t.after(() => db.end());
+  const leaseRow = async () => (await db.query<{ holder: string; expires_at: string }>(`SELECT holder, expires_at FROM worker_lease WHERE name = 'workers'`)).rows[0];
+  const staleIntent = await call(successor, 'create', '/api/v1/intents/create-payment', { method: 'POST', headers, body: JSON.stringify({ amount: 777, currency: 'USDT_TRC20', order_id: 'stale-leader' }) });
+  assert.equal(staleIntent.status, 200, JSON.stringify(staleIntent.body));
+  const lostBefore = (nodes[successor]!.stderr().match(/worker lease lost/g) ?? []).length;
+  const renewedFrom = (await leaseRow())!.expires_at;
+  await waitFor(async () => (await leaseRow())!.expires_at !== renewedFrom, 10_000, 'the leader to renew its lease');
+  const OTHER_TAKE_MS = 8000;
+  await db.query(
+    `UPDATE worker_lease SET holder = 'a-node-out-of-sight', host = 'elsewhere', pid = 1,
+       acquired_at = (extract(epoch from clock_timestamp()) * 1000)::bigint,
+       expires_at = (extract(epoch from clock_timestamp()) * 1000)::bigint + ${OTHER_TAKE_MS}
+     WHERE name = 'workers'`,
+  );
+  const staleTx = txid();
+  const staleValue = parseDecimal(String(staleIntent.body.pay_amount), 6);
+  assert.ok(staleValue.ok);
+  const paidAt = Date.now();
+  grid.add({ transaction_id: staleTx, value: staleValue.minor.toString(), block_timestamp: Date.now() });
+  paid.set(staleIntent.body.intent_id, staleTx);
+  await waitFor(async () => (nodes[successor]!.stderr().match(/worker lease lost/g) ?? []).length > lostBefore, 10_000, 'the stale leader to notice at its next renewal');
+  const staleView = await call(successor, 'fetch', `/api/v1/intents/${staleIntent.body.intent_id}`, { headers });
+  // Read after the intent: the other take still holds the lease, so no real node has led since.
+  assert.equal((await leaseRow())!.holder, 'a-node-out-of-sight', 'the other take ran out before the check; lengthen OTHER_TAKE_MS');
+  assert.ok(grid.requests.some((r) => r.at >= paidAt), 'the stale leader read TronGrid after the payment was made');
+  assert.notEqual(staleView.body.status, 'settled', 'the stale leader settled a payment while another take held the lease');
+  assert.match(nodes[successor]!.stderr(), /is no longer held; the write was refused/, 'the database refused the stale leader\'s write');
+  await waitFor(async () => (await Promise.all(nodes.map((_, i) => readyz(i)))).some((a) => a.body.workers === 'leader'), 30_000, 'a real node to lead again');
   running = false;
   await Promise.all(loads);
 
@@ -185,7 +231,7 @@ test('three nodes under faults: PostgreSQL restarted, killed and cut off from th
   const clean503 = (a: Answer) => a.status === 503 && ((a.body?.code && a.body?.detail && a.retryAfter) || (a.what === 'readyz' && a.body?.status === 'unavailable'));
   const bad = answers.filter((a) => a.status !== 200 && !clean503(a));
   assert.deepEqual(bad.map((a) => ({ phase: a.phase, node: a.node, what: a.what, status: a.status, body: a.body })), [], 'only 200 and clean 503s');
-  for (const p of ['steady', 'fast restart', 'kill -9', 'partition', 'healed']) {
+  for (const p of ['steady', 'fast restart', 'kill -9', 'partition', 'healed', 'stale leader']) {
     const during = answers.filter((a) => a.phase === p);
     const worst = Math.max(...during.map((a) => a.ms));
     const busy = during.filter((a) => a.status === 503).length;

@@ -16,16 +16,25 @@ export const portNumber = (v: string) => {
 
 const SHUTDOWN_MS = 10_000;
 
-/** Fails with a hint before anything is created when another process holds the port. */
-async function checkPortFree(host: string, port: number): Promise<void> {
-  if (port === 0) return;
-  const error = await new Promise<NodeJS.ErrnoException | null>((resolve) => {
+/**
+ * The port to listen on: fails with a hint before anything is created when another process holds
+ * it. Port 0 is resolved here to the free port the system picks, so the links the app builds from
+ * the port (checkout URLs, the demo's banner) name the port it really listens on.
+ */
+async function claimablePort(host: string, port: number): Promise<number> {
+  const probed = await new Promise<{ error: NodeJS.ErrnoException } | { port: number }>((resolve) => {
     const probe = createServer();
-    probe.once('error', (err) => resolve(err));
-    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve(null)));
+    probe.once('error', (error) => resolve({ error }));
+    probe.listen({ host, port, exclusive: true }, () => {
+      const bound = (probe.address() as { port: number }).port;
+      probe.close(() => resolve({ port: bound }));
+    });
   });
-  if (error?.code === 'EADDRINUSE') throw new PaydError('CONFLICT', `port ${port} on ${host} is already in use (another payd, or payd demo?): stop it, or choose another port with --port ${port === 65535 ? 8081 : port + 1}`);
-  if (error?.code === 'EACCES') throw new PaydError('CONFLICT', `not allowed to listen on port ${port}: use a port above 1023 (behind a reverse proxy), e.g. --port 8080`);
+  if ('port' in probed) return probed.port;
+  const { error } = probed;
+  if (error.code === 'EADDRINUSE') throw new PaydError('CONFLICT', `port ${port} on ${host} is already in use (another payd, or payd demo?): stop it, or choose another port with --port ${port === 65535 ? 8081 : port + 1}`);
+  if (error.code === 'EACCES') throw new PaydError('CONFLICT', `not allowed to listen on port ${port}: use a port above 1023 (behind a reverse proxy), e.g. --port 8080`);
+  return port; // anything else is the listener's to report, as it would be without this probe
 }
 
 /**
@@ -67,7 +76,7 @@ export async function runDaemon(
   process.once('uncaughtException', fatal);
   if (!file) log.warn('no config file found; running on the embedded defaults (no payment method enabled outside the sandbox)');
   for (const warning of startupWarnings(config, builtinMethods)) log.warn(warning);
-  if (o.http) await checkPortFree(config.server.host, config.server.port);
+  if (o.http) config.server.port = await claimablePort(config.server.host, config.server.port);
   const app = await createApp({ config, sandbox: options.sandbox, clock: systemClock, random: systemRandom, log });
   try {
     await before?.(app);
