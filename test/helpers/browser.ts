@@ -4,12 +4,14 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { createApp, type App } from '../../src/app/index.ts';
 import { parseConfig } from '../../src/methods/load-config.ts';
 import type { Clock } from '../../src/domain/ports.ts';
 import { silentLogger } from '../../src/log/index.ts';
 import { systemRandom } from '../../src/system.ts';
+import { startFakeRateSources, type FakeSourceName } from '../fakes/rates/server.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -136,5 +138,33 @@ export async function startReturnServer(): Promise<{ url: string; requests: URL[
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/** The rates a shop's checkout tests quote from: USDT in rupees, SOL in dollars, dollars in rupees. */
+export const SHOP_RATES: Partial<Record<FakeSourceName, Record<string, string>>> = { coindcx: { 'USDT/INR': '83.75' }, kraken: { 'SOL/USD': '150.00000' }, frankfurter: { 'USD/INR': '84' } };
+
+/**
+ * One Chromium and the rate-source fakes (test/fakes/rates/) for a test file: started before its
+ * tests, closed after them. `pricing()` is the config section that prices each pair from its fake.
+ */
+export function browserAndRates(readings = SHOP_RATES): { browser(): Browser; pricing(): { pairs: Record<string, string[]>; sources: Record<string, { baseUrl: string }> } } {
+  let browser: Browser | undefined;
+  let fakes: Awaited<ReturnType<typeof startFakeRateSources>> | undefined;
+  before(async () => {
+    fakes = await startFakeRateSources(readings);
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await fakes?.close();
+  });
+  const named = Object.entries(readings) as Array<[FakeSourceName, Record<string, string>]>;
+  return {
+    browser: () => browser!,
+    pricing: () => ({
+      pairs: Object.fromEntries(named.flatMap(([source, pairs]) => Object.keys(pairs).map((pair) => [pair, [source]]))),
+      sources: Object.fromEntries(named.map(([source]) => [source, { baseUrl: fakes!.sources[source].url }])),
+    }),
   };
 }

@@ -4,21 +4,11 @@
 // shows that method's amount and QR, "Pay another way" goes back, and the other method's amount
 // replaces it. Rates come from the rate-source fakes (test/fakes/rates/).
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { startFakeRateSources } from '../fakes/rates/server.ts';
-import { launchBrowser, startCheckoutApp, type Browser } from '../helpers/browser.ts';
+import { test } from 'node:test';
+import { browserAndRates, startCheckoutApp } from '../helpers/browser.ts';
 import { axeViolations } from '../helpers/console.ts';
 
-let browser: Browser;
-let fakes: Awaited<ReturnType<typeof startFakeRateSources>>;
-before(async () => {
-  fakes = await startFakeRateSources({ coindcx: { 'USDT/INR': '83.75' }, kraken: { 'SOL/USD': '150.00000' }, frankfurter: { 'USD/INR': '84' } });
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await fakes?.close();
-});
+const chromiumAndRates = browserAndRates();
 
 for (const size of [
   { width: 390, height: 844 },
@@ -26,10 +16,7 @@ for (const size of [
 ]) {
   test(`${size.width} px: the customer picks USDT on TRON, goes back and picks SOL instead`, async (t) => {
     const co = await startCheckoutApp({
-      pricing: {
-        pairs: { 'USDT/INR': ['coindcx'], 'SOL/USD': ['kraken'], 'USD/INR': ['frankfurter'] },
-        sources: { coindcx: { baseUrl: fakes.sources.coindcx.url }, kraken: { baseUrl: fakes.sources.kraken.url }, frankfurter: { baseUrl: fakes.sources.frankfurter.url } },
-      },
+      pricing: chromiumAndRates.pricing(),
     });
     t.after(() => co.close());
     await co.app.pricing.refresher!.refreshOnce(new AbortController().signal);
@@ -37,7 +24,7 @@ for (const size of [
     const merchant = await co.app.merchants.get(creds.client_id);
     const created = await co.app.intents.createOpen(merchant, { amount: 1999, methods: ['UPI', 'USDT_TRC20', 'SOL'], order_id: 'ORD-CHOICE' });
 
-    const page = await browser.newPage();
+    const page = await chromiumAndRates.browser().newPage();
     t.after(() => page.close());
     const problems: string[] = [];
     page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));

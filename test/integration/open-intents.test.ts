@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import { signatureFor } from '../../src/webhooks/sign.ts';
 import { parseDecimal } from '../../src/domain/money.ts';
 import { startFakeRateSources } from '../fakes/rates/server.ts';
-import { startPayd, type PaydHarness } from '../helpers/payd.ts';
+import { RECEIVERS, startPayd, testClock, type PaydHarness, type TestClock } from '../helpers/payd.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import { forEachStore, type TestStore } from '../helpers/stores.ts';
 
@@ -19,7 +19,7 @@ before(async () => {
 });
 after(() => fakes?.close());
 
-async function start(store: TestStore, o: { workers?: boolean; publicRateLimit?: { perSecond: number; burst: number } } = {}): Promise<PaydHarness> {
+async function start(store: TestStore, o: { workers?: boolean; publicRateLimit?: { perSecond: number; burst: number }; clock?: TestClock; methods?: Record<string, unknown> } = {}): Promise<PaydHarness> {
   const pricing = {
     refreshSeconds: 3600,
     quoteSeconds: 600,
@@ -27,7 +27,7 @@ async function start(store: TestStore, o: { workers?: boolean; publicRateLimit?:
     sources: { coindcx: { baseUrl: fakes.sources.coindcx.url }, kraken: { baseUrl: fakes.sources.kraken.url }, frankfurter: { baseUrl: fakes.sources.frankfurter.url } },
   };
   const server = o.publicRateLimit ? { publicRateLimit: o.publicRateLimit } : undefined;
-  const p = await startPayd({ store, config: { pricing, ...(server ? { server } : {}) }, workers: o.workers ?? false });
+  const p = await startPayd({ store, config: { pricing, ...(server ? { server } : {}), ...(o.methods ? { methods: o.methods } : {}) }, workers: o.workers ?? false, ...(o.clock ? { clock: o.clock } : {}) });
   await p.app.pricing.refresher!.refreshOnce(new AbortController().signal);
   return p;
 }
@@ -46,7 +46,7 @@ async function choose(p: PaydHarness, intentId: string, currency: string) {
 
 /** A payment to the intent's current choice (or the given one) as its method's source hands it to the ledger. */
 async function pay(p: PaydHarness, to: { currency: string; receiver: string; payAmount: bigint; reference?: string }, txRef: string) {
-  const now = Date.now();
+  const now = p.clock.now();
   return p.app.ledger.ingest({ method: to.currency, receiver: to.receiver, amountMinor: to.payAmount, txRef, occurredAt: now, observedAt: now, source: 'manual', ...(to.reference ? { references: [to.reference] } : {}) });
 }
 
@@ -179,6 +179,32 @@ forEachStore((store) => {
     assert.deepEqual([settled.status, settled.currency, settled.pay_amount, settled.amount_received], ['settled', 'UPI', upi.pay_amount, upi.pay_amount]);
   });
 
+  test(`${store.kind}: each choice locks its quote: after the rate moves, a method chosen before keeps its amount and rate; one chosen after costs the new rate`, async (t) => {
+    const p = await start(store);
+    t.after(() => p.close());
+    const m = await p.merchant();
+    const c = (await p.api('POST', '/api/v1/intents/create-payment', { headers: m.headers, body: { amount: 4999, methods: ['USDT_TRC20', 'USDT_SOL'], order_id: 'ORD-LOCK' } })).body;
+    assert.equal((await choose(p, c.intent_id, 'USDT_TRC20')).status, 303);
+    const tron = await fetchIntent(p, m.headers, c.intent_id);
+    assert.deepEqual([tron.amount, tron.quote.rate], [59.69, 83.75]);
+
+    // USDT moves from ₹83.75 to ₹84.00.
+    const rates = fakes.sources.coindcx.state.rates;
+    t.after(() => void (rates['USDT/INR'] = '83.75'));
+    rates['USDT/INR'] = '84.00';
+    await p.app.pricing.refresher!.refreshOnce(new AbortController().signal);
+    const kept = await fetchIntent(p, m.headers, c.intent_id);
+    assert.deepEqual([kept.currency, kept.amount, kept.pay_amount, kept.quote.rate], ['USDT_TRC20', 59.69, tron.pay_amount, 83.75], 'the choice made keeps its quote');
+    assert.match(await (await fetch(`${p.url}/pay/${c.intent_id}?choose`)).text(), /value="USDT_SOL"[^>]*>\s*<span class="choice-name">[^<]+<\/span>\s*<span class="choice-cost">about 59\.52 USDT<\/span>/, 'the other option at the new rate');
+
+    assert.equal((await choose(p, c.intent_id, 'USDT_SOL')).status, 303);
+    const sol = await fetchIntent(p, m.headers, c.intent_id);
+    assert.deepEqual([sol.currency, sol.amount, sol.quote.rate], ['USDT_SOL', 59.52, 84]);
+    assert.equal((await choose(p, c.intent_id, 'USDT_TRC20')).status, 303);
+    const back = await fetchIntent(p, m.headers, c.intent_id);
+    assert.deepEqual([back.currency, back.amount, back.pay_amount, back.quote.rate], ['USDT_TRC20', 59.69, tron.pay_amount, 83.75], 'back to the first reservation, at its own quote');
+  });
+
   test(`${store.kind}: each intent reserves at most 3 methods; choosing one again returns to its amount; floods of choices meet 429`, async (t) => {
     const p = await start(store, { publicRateLimit: { perSecond: 0.01, burst: 6 } });
     t.after(() => p.close());
@@ -206,6 +232,110 @@ forEachStore((store) => {
     assert.equal(limited, 10, `${limited} of 10 clicks limited`);
     const held = await p.app.db.selectFrom('amount_reservations').select('method').where('intent_id', '=', c.intent_id).execute();
     assert.deepEqual(held.map((r) => r.method).sort(), ['SOL', 'UPI', 'USDT_TRC20']);
+  });
+
+  test(`${store.kind}: an open intent is canceled and expires as any intent, before or after a choice; a payment on its reservation afterwards is held, a choice afterwards refused`, async (t) => {
+    const clock = testClock();
+    const p = await start(store, { clock });
+    t.after(() => p.close());
+    const m = await p.merchant();
+    const create = async (order_id: string) => (await p.api('POST', '/api/v1/intents/create-payment', { headers: m.headers, body: { amount: 600, methods: ['UPI', 'SOL'], order_id } })).body;
+    const cancel = (id: string) => p.api('POST', `/api/v1/intents/${id}/cancel`, { headers: m.headers });
+    const typesOf = async (id: string) => {
+      const feed = await p.api('GET', '/api/v1/events', { headers: m.headers });
+      assert.equal(feed.status, 200, feed.text);
+      return feed.body.data.filter((e: { data: { intent_id: string } }) => e.data.intent_id === id).map((e: { type: string }) => e.type);
+    };
+
+    // Canceled before the customer chose: no rail, nothing reserved, and the checkout offers nothing to pay.
+    const unchosen = await create('ORD-CANCEL-NONE');
+    const canceled = await cancel(unchosen.intent_id);
+    assert.equal(canceled.status, 200, canceled.text);
+    assert.deepEqual([canceled.body.status, canceled.body.currency, canceled.body.pay_amount], ['canceled', null, null]);
+    const closed = await (await fetch(`${p.url}/pay/${unchosen.intent_id}`)).text();
+    assert.match(closed, /This payment request is canceled\./);
+    assert.doesNotMatch(closed, /value="UPI"/);
+    assert.equal((await choose(p, unchosen.intent_id, 'UPI')).status, 409);
+    assert.equal((await p.app.db.selectFrom('amount_reservations').select('method').where('intent_id', '=', unchosen.intent_id).execute()).length, 0, 'no amount reserved');
+    assert.deepEqual(await typesOf(unchosen.intent_id), ['intent.canceled']);
+
+    // Canceled after UPI then SOL: money still sent to the abandoned UPI amount is held on it, reason canceled.
+    const switched = await create('ORD-CANCEL-SWITCHED');
+    assert.equal((await choose(p, switched.intent_id, 'UPI')).status, 303);
+    const upi = await fetchIntent(p, m.headers, switched.intent_id);
+    assert.equal((await choose(p, switched.intent_id, 'SOL')).status, 303);
+    assert.equal((await cancel(switched.intent_id)).body.status, 'canceled');
+    assert.equal((await choose(p, switched.intent_id, 'UPI')).status, 409, 'no way back once canceled');
+    clock.advance(1000);
+    const late = await pay(p, { currency: 'UPI', receiver: upi.payment_address, payAmount: minor('UPI', upi.pay_amount) }, '712345678901');
+    assert.deepEqual([late.kind, late.kind === 'held' && late.reason], ['held', 'canceled']);
+    const afterCancel = await fetchIntent(p, m.headers, switched.intent_id);
+    assert.equal(afterCancel.status, 'canceled');
+    assert.deepEqual(afterCancel.payments.map((x: { status: string; currency: string; reason: string }) => [x.status, x.currency, x.reason]), [['held', 'UPI', 'canceled']]);
+    assert.deepEqual(await typesOf(switched.intent_id), ['intent.canceled', 'payment.held']);
+
+    // Expired after a choice: the page says so and no other method can be chosen; the exact amount
+    // paid late settles it, as any intent's does by default (methods.<M>.latePayments: settle).
+    const expiring = await create('ORD-EXPIRE');
+    const never = await create('ORD-EXPIRE-NONE');
+    assert.equal((await choose(p, expiring.intent_id, 'UPI')).status, 303);
+    const chosen = await fetchIntent(p, m.headers, expiring.intent_id);
+    clock.set(Math.max(Date.parse(chosen.expires_at), Date.parse(never.expires_at)) + 1000);
+    await p.app.intents.expireDue();
+    const expired = await fetchIntent(p, m.headers, expiring.intent_id);
+    assert.deepEqual([expired.status, expired.currency], ['expired', 'UPI']);
+    assert.equal((await choose(p, expiring.intent_id, 'SOL')).status, 409);
+    assert.match(await (await fetch(`${p.url}/pay/${expiring.intent_id}`)).text(), /data-status="expired"/);
+    const tooLate = await pay(p, { currency: 'UPI', receiver: chosen.payment_address, payAmount: minor('UPI', chosen.pay_amount) }, '712345678902');
+    assert.equal(tooLate.kind, 'settled');
+    const lateSettled = await fetchIntent(p, m.headers, expiring.intent_id);
+    assert.deepEqual([lateSettled.status, lateSettled.currency, lateSettled.amount_received], ['settled', 'UPI', chosen.pay_amount]);
+    assert.deepEqual(await typesOf(expiring.intent_id), ['intent.expired', 'payment.success']);
+
+    // One that expired before any choice: expired, with no rail.
+    const neverExpired = await fetchIntent(p, m.headers, never.intent_id);
+    assert.deepEqual([neverExpired.status, neverExpired.currency], ['expired', null]);
+    assert.equal((await choose(p, never.intent_id, 'UPI')).status, 409);
+    assert.match(await (await fetch(`${p.url}/pay/${never.intent_id}`)).text(), /This payment request is expired\./);
+  });
+
+  test(`${store.kind}: methods "all" offers every enabled method that can take the price and leaves out the rest; a named one that cannot is refused`, async (t) => {
+    const p = await start(store);
+    t.after(() => p.close());
+    const m = await p.merchant();
+    const create = (body: Record<string, unknown>) => p.api('POST', '/api/v1/intents/create-payment', { headers: m.headers, body });
+    const all = await create({ price: { amount: '12.50', currency: 'USD' }, methods: 'all', order_id: 'ORD-ALL' });
+    assert.equal(all.status, 200, all.text);
+    assert.deepEqual(all.body.price, { amount: 12.5, currency: 'USD' });
+    assert.deepEqual(all.body.options.map((o: { currency: string }) => o.currency), ['UPI', 'USDT_TRC20', 'USDT_SOL', 'SOL']);
+    // ₹150,000 is above UPI's maxAmount here (₹100,000): "all" offers the others only.
+    const big = await create({ amount: 150000, methods: 'all', order_id: 'ORD-ALL-BIG' });
+    assert.equal(big.status, 200, big.text);
+    assert.deepEqual(big.body.options.map((o: { currency: string }) => o.currency), ['USDT_TRC20', 'USDT_SOL', 'SOL']);
+    const named = await create({ amount: 150000, methods: ['UPI', 'SOL'], order_id: 'ORD-NAMED-BIG' });
+    assert.equal(named.status, 400, named.text);
+    assert.equal(named.body.code, 'AMOUNT_OUT_OF_RANGE');
+  });
+
+  test(`${store.kind}: the checkout groups the choice as payers think: UPI; USDT → TRON, Solana (SPL); USDC → Solana (SPL); SOL, each with what it costs now`, async (t) => {
+    const p = await start(store, { methods: { USDC_SOL: { wallet: RECEIVERS.USDC_SOL, rpcUrl: 'http://127.0.0.1:1' } } });
+    t.after(() => p.close());
+    const m = await p.merchant();
+    const c = await p.api('POST', '/api/v1/intents/create-payment', { headers: m.headers, body: { amount: 4999, methods: 'all', order_id: 'ORD-GROUPS' } });
+    assert.equal(c.status, 200, c.text);
+    const page = await (await fetch(`${p.url}/pay/${c.body.intent_id}`)).text();
+    const groups = [...page.matchAll(/<fieldset class="choice-group" data-group="([^"]+)">([\s\S]*?)<\/fieldset>/g)].map(([, group, inner]) => [
+      group,
+      [...inner!.matchAll(/value="([^"]+)"[^>]*>\s*<span class="choice-name">([^<]+)<\/span>\s*<span class="choice-cost">([^<]+)<\/span>/g)].map(([, currency, name, cost]) => `${currency}: ${name}, ${cost}`),
+    ]);
+    assert.deepEqual(groups, [
+      ['UPI', ['UPI: UPI, ₹4,999.00']],
+      ['USDT', ['USDT_TRC20: TRON (TRC-20), about 59.69 USDT', 'USDT_SOL: Solana (SPL), about 59.69 USDT']],
+      // Pegged 1:1 to the dollar: ₹4,999 at 84 ₹/$, rounded up to the cent.
+      ['USDC', ['USDC_SOL: Solana (SPL), about 59.52 USDC']],
+      // ₹4,999 at 150 $/SOL × 84 ₹/$.
+      ['SOL', ['SOL: Solana, about 0.396747 SOL']],
+    ]);
   });
 
   test(`${store.kind}: without currency and without methods the create is today's 400; both at once is refused too`, async (t) => {

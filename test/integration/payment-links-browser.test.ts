@@ -1,33 +1,21 @@
 // A payment link's public page in headless Chromium: a fixed-price link on a 390×844 phone and a
 // 1280 px screen shows its title, price and the choice of method, fits the screen and passes
 // axe-core (no serious or critical violation); a counter QR (the customer enters the amount) on a
-// 360 px phone asks for the amount first, then offers the choice and shows the amount to pay; a
-// deactivated link says so in plain words. Rates come from the rate-source fakes (test/fakes/rates/).
+// 360 px phone asks for the amount first, then offers the choice and shows the amount to pay in
+// large type, and turns paid without a reload; a deactivated link says so in plain words. Rates
+// come from the rate-source fakes (test/fakes/rates/).
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { startFakeRateSources } from '../fakes/rates/server.ts';
-import { launchBrowser, startCheckoutApp, type Browser, type CheckoutApp } from '../helpers/browser.ts';
+import { browserAndRates, startCheckoutApp, type CheckoutApp } from '../helpers/browser.ts';
 import { axeViolations } from '../helpers/console.ts';
 
-let browser: Browser;
-let fakes: Awaited<ReturnType<typeof startFakeRateSources>>;
-before(async () => {
-  fakes = await startFakeRateSources({ coindcx: { 'USDT/INR': '83.75' }, kraken: { 'SOL/USD': '150.00000' }, frankfurter: { 'USD/INR': '84' } });
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await fakes?.close();
-});
+const chromiumAndRates = browserAndRates();
 
 /** A sandbox payd pricing USDT and SOL from the fakes, with one merchant; its links' pages are under its own address. */
 async function shop(t: { after(fn: () => Promise<void>): void }): Promise<{ co: CheckoutApp; merchantId: string; pageOf(url: string): string }> {
   const co = await startCheckoutApp({
-    pricing: {
-      pairs: { 'USDT/INR': ['coindcx'], 'SOL/USD': ['kraken'], 'USD/INR': ['frankfurter'] },
-      sources: { coindcx: { baseUrl: fakes.sources.coindcx.url }, kraken: { baseUrl: fakes.sources.kraken.url }, frankfurter: { baseUrl: fakes.sources.frankfurter.url } },
-    },
+    pricing: chromiumAndRates.pricing(),
   });
   t.after(() => co.close());
   await co.app.pricing.refresher!.refreshOnce(new AbortController().signal);
@@ -37,7 +25,7 @@ async function shop(t: { after(fn: () => Promise<void>): void }): Promise<{ co: 
 }
 
 async function open(t: { after(fn: () => Promise<void>): void }, size: { width: number; height: number }): Promise<{ page: Page; problems: string[] }> {
-  const page = await browser.newPage();
+  const page = await chromiumAndRates.browser().newPage();
   t.after(() => page.close());
   const problems: string[] = [];
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
@@ -86,7 +74,7 @@ for (const size of [
   });
 }
 
-test('360 px: a counter QR asks for the amount, then offers the choice, then shows the amount to pay', async (t) => {
+test('360 px: a counter QR asks for the amount, then offers the choice, then shows the amount to pay in large type and turns paid live', async (t) => {
   const { co, merchantId, pageOf } = await shop(t);
   const link = await co.app.links.create(merchantId, { title: 'Counter', customerAmount: { min: '10', max: '5000', currency: 'INR' } }, 'cli');
   const { page, problems } = await open(t, { width: 360, height: 740 });
@@ -121,7 +109,17 @@ test('360 px: a counter QR asks for the amount, then offers the choice, then sho
   await page.locator('#pay-amount').waitFor({ timeout: 20_000 });
   const amount = (await page.locator('#pay-amount').textContent())!.trim();
   assert.match(amount, /^₹450\.\d\d$/, 'the unique amount to pay, close to what was typed');
+  // In large type: well above the body text, readable at arm's length.
+  const sizes = await page.evaluate(() => ({ amount: parseFloat(getComputedStyle(document.getElementById('pay-amount')!).fontSize), body: parseFloat(getComputedStyle(document.body).fontSize) }));
+  assert.ok(sizes.amount >= 24 && sizes.amount >= 1.5 * sizes.body, JSON.stringify(sizes));
   assert.equal(await noSidewaysScroll(page), true);
+
+  // Paid: the page says so by itself, without a reload.
+  await page.evaluate(() => ((window as unknown as { marker: string }).marker = 'same-document'));
+  const intentId = new URL(page.url()).pathname.slice('/pay/'.length);
+  await co.settle(intentId);
+  await page.locator('#status-text', { hasText: 'Payment received' }).waitFor({ timeout: 20_000 });
+  assert.equal(await page.evaluate(() => (window as unknown as { marker?: string }).marker), 'same-document', 'updated live');
   assert.deepEqual(problems, []);
 });
 

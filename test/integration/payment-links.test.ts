@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { createLinkService } from '../../src/services/links/index.ts';
 import { payd } from '../helpers/cli.ts';
 import { startPayd, testClock, type PaydHarness } from '../helpers/payd.ts';
-import { forEachStore, type TestStore } from '../helpers/stores.ts';
+import { forEachStore, testStore, type TestStore } from '../helpers/stores.ts';
 
 const T0 = Date.parse('2026-11-22T10:00:00.000Z');
 
@@ -273,6 +273,40 @@ forEachStore((store) => {
     for (let i = 0; i < 120 && limited === 0; i++) if ((await fetch(p.url + pathOf(link))).status === 429) limited++;
     assert.equal(limited, 1);
   });
+});
+
+test('behind a trusted proxy each customer has its own per-IP bucket on a link page, and each link its own limit on choices, whatever the addresses', async (t) => {
+  const { p, m, createLink } = await setup(t, testStore('sqlite'), {
+    server: { trustedProxies: ['127.0.0.1'], publicRateLimit: { perSecond: 0.01, burst: 5 } },
+    links: { maxOpenIntents: 20, rateLimit: { perSecond: 0.01, burst: 3 } },
+  });
+  const link = await createLink({ title: 'counter', customer_amount: { min: 1, max: 1000 }, methods: ['UPI'] });
+  const other = await createLink({ title: 'Blue saree', amount: 499, methods: ['UPI'] });
+  const from = (ip: string) => ({ 'x-forwarded-for': ip });
+
+  // Client A spends its burst of 5 on the page; B, behind the same proxy, is not slowed by it.
+  const a: number[] = [];
+  for (let i = 0; i < 6; i++) {
+    const r = await fetch(p.url + pathOf(link), { headers: from('198.51.100.1') });
+    await r.arrayBuffer();
+    a.push(r.status);
+    if (r.status === 429) assert.ok(Number(r.headers.get('retry-after')) > 0, 'Retry-After says when to come back');
+  }
+  assert.deepEqual(a, [200, 200, 200, 200, 200, 429]);
+  assert.equal((await fetch(p.url + pathOf(link), { headers: from('198.51.100.2') })).status, 200, 'B has its own bucket');
+
+  // Five customers at five addresses, each with tokens to spare: the link starts only its burst of 3.
+  const choices: number[] = [];
+  for (let i = 10; i < 15; i++) {
+    const r = await choose(p, link, { currency: 'UPI', amount: '100' }, from(`198.51.100.${i}`));
+    const text = await r.text();
+    choices.push(r.status);
+    if (r.status === 429) assert.match(text, /Many people are paying with this link right now/);
+  }
+  assert.deepEqual(choices, [303, 303, 303, 429, 429]);
+  assert.equal((await intentsOf(p, m.headers, link.link_id)).length, 3);
+  // The limit is the link's own: another link still takes a customer.
+  assert.equal((await choose(p, other, { currency: 'UPI' }, from('198.51.100.20'))).status, 303);
 });
 
 test('payd links create | list | deactivate | activate: one call each into the same service as the API', async (t) => {

@@ -23,14 +23,20 @@ export interface SettledFacts {
   amountMinor: bigint;
   orderId: string;
   reference: string | null;
-  /** The title of the payment link it was paid through, if any: the shopkeeper knows links by their titles. */
-  linkTitle?: string | null;
+  /**
+   * The payment link it was paid through, if any: the shopkeeper knows links by their titles. A
+   * counter QR (the customer typed the amount) is a place ("at the counter"); a fixed-price link
+   * is a thing sold ("for Blue saree").
+   */
+  link?: { title: string; counter: boolean } | null;
 }
 
-export const settledText = (show: ShowAmount, p: SettledFacts): string =>
-  p.linkTitle
-    ? `Paid ${amountText(show, p.method, p.amountMinor)} at the ${p.linkTitle} (order ${p.orderId}).${p.reference ? ` Ref ${p.reference}.` : ''}`
-    : `Paid: ${amountText(show, p.method, p.amountMinor)} for order ${p.orderId}.${p.reference ? ` Ref ${p.reference}.` : ''}`;
+export const settledText = (show: ShowAmount, p: SettledFacts): string => {
+  const ref = p.reference ? ` Ref ${p.reference}.` : '';
+  const amount = amountText(show, p.method, p.amountMinor);
+  if (!p.link) return `Paid: ${amount} for order ${p.orderId}.${ref}`;
+  return `Paid ${amount} ${p.link.counter ? 'at the' : 'for'} ${p.link.title} (order ${p.orderId}).${ref}`;
+};
 
 export function digestText(show: ShowAmount, items: SettledFacts[], minutes: number): string {
   const totals = new Map<Method, bigint>();

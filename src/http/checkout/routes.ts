@@ -90,7 +90,8 @@ export function registerCheckout(app: H3, deps: CheckoutDeps): void {
   async function choice(intent: Intent, payee: string, error?: { message: string; status: number }): Promise<Response> {
     const open = intent.open!;
     const status = effectiveStatus(intent, deps.clock.now());
-    if (status !== 'pending') return htmlResponse(closedChoicePage({ payee, orderId: intent.orderId, status, assets: assets.urls }));
+    // A refused choice keeps its status (409) though the page only says the request is closed.
+    if (status !== 'pending') return htmlResponse(closedChoicePage({ payee, orderId: intent.orderId, status, assets: assets.urls }), error?.status);
     const options = await deps.intents.methodOptions(open.price, open.methods);
     return htmlResponse(
       choicePage({ intentId: intent.id, payee, orderId: intent.orderId, livemode: deps.livemode, assets: assets.urls, options, action: `/pay/${intent.id}/choose`, price: open.price, current: intent.method, error: error?.message }),

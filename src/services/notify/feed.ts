@@ -63,7 +63,7 @@ async function settledAfter(db: Db, seq: number, upTo: number, limit: number) {
     .innerJoin('intents', 'intents.id', 'events.intent_id')
     .leftJoin('payments', 'payments.id', 'intents.payment_id')
     .leftJoin('payment_links', 'payment_links.id', 'intents.link_id')
-    .select(['events.seq', 'intents.method', 'intents.order_id', 'intents.pay_amount_minor', 'intents.transaction_hash', 'payments.amount_minor', 'payment_links.title'])
+    .select(['events.seq', 'intents.method', 'intents.order_id', 'intents.pay_amount_minor', 'intents.transaction_hash', 'payments.amount_minor', 'payment_links.title', 'payment_links.price_amount'])
     .where('events.type', '=', 'payment.success')
     .where('events.seq', '>', seq)
     .where('events.seq', '<=', upTo)
@@ -71,7 +71,7 @@ async function settledAfter(db: Db, seq: number, upTo: number, limit: number) {
     .limit(limit)
     .execute();
   return rows
-    .map((r) => ({ seq: Number(r.seq), facts: { method: r.method, amountMinor: amountFromDb(r.amount_minor ?? r.pay_amount_minor), orderId: r.order_id, reference: r.transaction_hash, linkTitle: r.title } satisfies SettledFacts }));
+    .map((r) => ({ seq: Number(r.seq), facts: { method: r.method, amountMinor: amountFromDb(r.amount_minor ?? r.pay_amount_minor), orderId: r.order_id, reference: r.transaction_hash, link: r.title === null ? null : { title: r.title, counter: r.price_amount === null } } satisfies SettledFacts }));
 }
 
 export function createNotificationFeed(deps: {

@@ -16,6 +16,9 @@ test('amounts read as the checkout prints them, with the network for tokens', ()
 
 test('messages are one plain sentence or two', () => {
   assert.equal(settledText(show, { method: 'UPI', amountMinor: 149900n, orderId: 'ORD-1', reference: '412345678901' }), 'Paid: ₹1,499.00 for order ORD-1. Ref 412345678901.');
+  // Through a payment link: a counter QR is a place, a fixed-price link the thing sold.
+  assert.equal(settledText(show, { method: 'UPI', amountMinor: 45037n, orderId: 'k3x9-1', reference: null, link: { title: 'counter', counter: true } }), 'Paid ₹450.37 at the counter (order k3x9-1).');
+  assert.equal(settledText(show, { method: 'UPI', amountMinor: 49912n, orderId: 'b7q2-4', reference: null, link: { title: 'Blue saree', counter: false } }), 'Paid ₹499.12 for Blue saree (order b7q2-4).');
   assert.equal(
     digestText(show, [{ method: 'UPI', amountMinor: 100n, orderId: 'a', reference: null }, { method: 'UPI', amountMinor: 250n, orderId: 'b', reference: null }, { method: 'SOL', amountMinor: 10n ** 9n, orderId: 'c', reference: null }], 60),
     '3 payments in the last 60 min: ₹3.50, 1.00 SOL.',
