@@ -115,7 +115,8 @@ export const checkpointKey = (chainId: number): string => `evm:${chainId}`;
 
 export function readCheckpoint(raw: unknown): EvmCheckpoint | undefined {
   const c = raw as Partial<EvmCheckpoint> | undefined;
-  if (!c || c.v !== 1 || typeof c.block !== 'string' || !/^\d+$/.test(c.block)) return undefined;
+  // -1: nothing worked through yet (a first start on a chain younger than its backfill or finality depth).
+  if (!c || c.v !== 1 || typeof c.block !== 'string' || !/^(-1|\d+)$/.test(c.block)) return undefined;
   return { v: 1, block: c.block, ...(typeof c.hash === 'string' ? { hash: c.hash } : {}) };
 }
 
