@@ -10,6 +10,7 @@ import { webhooksSection } from './sections/webhooks.ts';
 import { upiSection } from './sections/upi.ts';
 import { tronSection } from './sections/tron.ts';
 import { solanaSection } from './sections/solana.ts';
+import { evmSection } from './sections/evm.ts';
 import { pgSection } from './sections/pg.ts';
 import { outageSection } from './sections/outage.ts';
 
@@ -20,6 +21,7 @@ const SECTIONS: Record<string, Section> = {
   upi: upiSection,
   tron: tronSection,
   solana: solanaSection,
+  evm: evmSection,
   pg: pgSection,
   outage: outageSection,
 };

@@ -111,7 +111,9 @@ test('with two endpoints, a transfer settles once the second endpoint lists it t
 });
 
 test('the deep re-scan lists on another endpoint than the one that served the sweep', async (t) => {
-  const { a, b, ledger, log } = await twoEndpoints(t, { confirmations: { endpoints: 1 } }, { rescanMs: 300 });
+  // Requests get a generous deadline: on a loaded machine a timed-out sweep on B hands the cycle to A,
+  // and that cycle's re-scan rightly runs on B, blurring the count below.
+  const { a, b, ledger, log } = await twoEndpoints(t, { confirmations: { endpoints: 1 } }, { rescanMs: 300, timeoutMs: 5000 });
   const backfilled = Date.now() - 20 * 60_000;
   // A recent transfer both list moves the watermark past the back-filled time plus the sweep's
   // 5-minute overlap: after it, no sweep (on B, or on A as the second endpoint) lists that time.

@@ -1,23 +1,49 @@
 /**
  * A JSON-RPC proxy on loopback in front of a real node (anvil), standing for a provider:
  * it records every call, and on request refuses `eth_getLogs` ranges above `maxRange` blocks the
- * way Alchemy's free tier does (HTTP 400, -32600, a suggested inclusive range: test/fixtures/chains/
- * REAL-EVM.md §1), refuses filters without a contract address, serves a head `behind` blocks old,
- * or adds logs of its own.
+ * way a provider does (`refusal`, each as test/fixtures/chains/REAL-EVM.md §1 records it; default
+ * Alchemy's free tier: HTTP 400, -32600, a suggested inclusive range), refuses filters without a
+ * contract address, serves a head `behind` blocks old, cannot resolve `finalized`, or adds logs of its own.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 
+/** How a provider words a getLogs range refusal (REAL-EVM.md §1). */
+export type RangeRefusal = 'alchemy' | 'infura-results' | 'infura-cap' | 'quicknode';
+
+/** The refusal of `from`..`to` (inclusive) by a provider capping ranges at `max` blocks: [HTTP status, JSON-RPC error]. */
+function refusalOf(shape: RangeRefusal, from: bigint, to: bigint, max: number): [number, { code: number; message: string }] {
+  switch (shape) {
+    case 'alchemy':
+      return [400, { code: -32600, message: `You can make eth_getLogs requests with up to a ${max} block range. Based on your parameters, this block range should work: [0x${from.toString(16)}, 0x${(from + BigInt(max) - 1n).toString(16)}]` }];
+    // Infura's results cap, the bare form: no range to go by.
+    case 'infura-results':
+      return [200, { code: -32005, message: 'query returned more than 10000 results' }];
+    case 'infura-cap':
+      return [200, { code: -32602, message: `range ${to - from + 1n} exceeds limit of ${max}` }];
+    case 'quicknode':
+      return [413, { code: -32614, message: `eth_getLogs is limited to a ${max.toLocaleString('en-US')} range` }];
+  }
+}
+
 export interface ProxyOptions {
   maxRange?: number;
+  /** The wording of a `maxRange` refusal (default Alchemy's). */
+  refusal?: RangeRefusal;
   refuseTopicOnly?: boolean;
   /** Answer `finalized`/`latest` as they were this many blocks ago (an endpoint that lags). */
   behind?: number;
+  /** A node that cannot resolve the `finalized` tag, answering as bsc-erigon does (an error) or Nethermind and reth (null): REAL-EVM.md §3. */
+  finalizedTag?: 'error' | 'null';
   /** Each getLogs answer waits this long (a slow provider: a backlog takes a while). */
   getLogsDelayMs?: number;
   /** Every answer waits this long (a slower provider: one with the same weight is preferred to it). */
   delayMs?: number;
   /** Logs a lying or broken provider adds to every getLogs answer whose range covers their block. */
   extraLogs?: Record<string, unknown>[];
+  /** Answer every call with HTTP 503 (a provider that is down). */
+  down?: boolean;
+  /** Transaction hashes (lower case) whose logs a withholding provider leaves out of its getLogs answers (its receipts stay honest). */
+  withhold?: string[];
 }
 
 export interface EvmProxy {
@@ -50,6 +76,7 @@ export async function startEvmProxy(upstream: string, options: ProxyOptions = {}
       const call = JSON.parse(await readBody(req)) as { id: number; method: string; params: any[] };
       calls.push({ method: call.method, params: call.params });
       const o = self.options;
+      if (o.down) return reply(503, { jsonrpc: '2.0', id: call.id, error: { code: -32603, message: 'service unavailable' } });
       if (o.delayMs) await new Promise((r) => setTimeout(r, o.delayMs));
       if (call.method === 'eth_getLogs') {
         if (o.getLogsDelayMs) await new Promise((r) => setTimeout(r, o.getLogsDelayMs));
@@ -62,13 +89,14 @@ export async function startEvmProxy(upstream: string, options: ProxyOptions = {}
         const to = BigInt(f.toBlock);
         if (o.maxRange !== undefined && to - from + 1n > BigInt(o.maxRange)) {
           self.refused += 1;
-          const end = from + BigInt(o.maxRange) - 1n;
-          return reply(400, {
-            jsonrpc: '2.0',
-            id: call.id,
-            error: { code: -32600, message: `You can make eth_getLogs requests with up to a ${o.maxRange} block range. Based on your parameters, this block range should work: [0x${from.toString(16)}, 0x${end.toString(16)}]` },
-          });
+          const [status, error] = refusalOf(o.refusal ?? 'alchemy', from, to, o.maxRange);
+          return reply(status, { jsonrpc: '2.0', id: call.id, error });
         }
+      }
+      if (call.method === 'eth_getLogs' && o.withhold?.length) {
+        const answer = await forward(call);
+        const kept = (answer.result ?? []).filter((l: { transactionHash: string }) => !o.withhold!.includes(l.transactionHash.toLowerCase()));
+        return reply(200, { ...answer, result: kept });
       }
       if (call.method === 'eth_getLogs' && o.extraLogs?.length) {
         const answer = await forward(call);
@@ -76,6 +104,9 @@ export async function startEvmProxy(upstream: string, options: ProxyOptions = {}
         const to = BigInt(call.params[0].toBlock);
         const extra = o.extraLogs.filter((l) => BigInt(l.blockNumber as string) >= from && BigInt(l.blockNumber as string) <= to);
         return reply(200, { ...answer, result: [...(answer.result ?? []), ...extra] });
+      }
+      if (o.finalizedTag && call.method === 'eth_getBlockByNumber' && call.params[0] === 'finalized') {
+        return reply(200, o.finalizedTag === 'null' ? { jsonrpc: '2.0', id: call.id, result: null } : { jsonrpc: '2.0', id: call.id, error: { code: -39001, message: 'Unknown block' } });
       }
       if (o.behind && call.method === 'eth_blockNumber') {
         const latest = BigInt((await forward(call)).result);

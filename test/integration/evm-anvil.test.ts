@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, test, type TestContext } from 'node:test';
 import type { Address } from 'viem';
 import { MERCHANT, OTHER_KEY, startAnvil, type Anvil } from '../helpers/anvil.ts';
-import { startEvmProxy, type EvmProxy, type ProxyOptions } from '../fakes/evm-proxy.ts';
+import { startEvmProxy, type EvmProxy, type ProxyOptions, type RangeRefusal } from '../fakes/evm-proxy.ts';
 import { startPayd, type PaydHarness } from '../helpers/payd.ts';
 import { forEachStore, type TestStore } from '../helpers/stores.ts';
 import { waitFor } from '../helpers/wait.ts';
@@ -32,12 +32,12 @@ async function proxy(t: TestContext, o: ProxyOptions = {}): Promise<EvmProxy> {
   return p;
 }
 
-async function payd(t: TestContext, section: Record<string, unknown>, store?: TestStore): Promise<PaydHarness> {
+async function payd(t: TestContext, section: Record<string, unknown>, store?: TestStore, config: Record<string, unknown> = {}): Promise<PaydHarness> {
   const p = await startPayd({
     workers: true,
     sources: 'configured',
     ...(store ? { store } : {}),
-    config: { methods: { UPI: undefined, SOL: undefined, USDT_SOL: undefined, USDT_TRC20: undefined, USDC_BASE: { address: MERCHANT, contract: usdc, pollSeconds: 0.2, backfillBlocks: 0, ...section } } },
+    config: { ...config, methods: { UPI: undefined, SOL: undefined, USDT_SOL: undefined, USDT_TRC20: undefined, USDC_BASE: { address: MERCHANT, contract: usdc, pollSeconds: 0.2, backfillBlocks: 0, ...section } } },
   });
   t.after(() => p.close());
   return p;
@@ -159,29 +159,27 @@ test('a short USDC payment is held on its intent as underpaid, and one within th
   assert.equal(settled.amount_received, 40.8);
 });
 
-test('a payment in a block a reorganisation removes never settles; the payment made again settles', async (t) => {
+test('a payment in a block a reorganisation removes never settles, not even from a provider still serving its log; the payment made again settles', async (t) => {
   const x = await proxy(t);
   const p = await payd(t, { rpcUrl: x.url });
   const { id, due } = await intent(p, 'reorg', 13);
   await polls(x, 1);
   const first = await node.transfer(usdc, MERCHANT, due);
-  // The block holding it is replaced by an empty one before it is final.
+  const [stale] = await node.rpc<Record<string, unknown>[]>('eth_getLogs', [{ fromBlock: '0x' + first.block.toString(16), toBlock: '0x' + first.block.toString(16), address: usdc }]);
+  assert.equal(stale!.transactionHash, first.hash);
+  // The block holding it is replaced by an empty one before it is final; anvil drops its transaction.
   await node.rpc('anvil_reorg', [1, []]);
+  assert.equal(await node.rpc('eth_getTransactionReceipt', [first.hash]), null);
+  // A provider on the old fork keeps answering with the replaced block's log.
+  x.options.extraLogs = [stale!];
   const again = await node.transfer(usdc, MERCHANT, due);
   await node.mine(3);
   await waitFor(async () => (await status(p, id)) === 'settled', 20_000, 'the second payment to settle');
   await node.mine(3);
   await polls(x, 3);
   const hashes = (await p.app.payments.list({})).map((r: { tx_ref: string }) => r.tx_ref.split(':')[0]);
-  const onChain = await node.rpc<{ blockHash: string } | null>('eth_getTransactionReceipt', [first.hash]);
-  if (onChain) {
-    // anvil may mine the dropped transaction again: then it is a real payment, held, never a second settlement.
-    assert.ok(hashes.includes(first.hash));
-    assert.equal((await p.app.intents.get(id)).transaction_hash, hashes[0]);
-  } else {
-    assert.deepEqual(hashes, [again.hash]);
-    assert.equal((await p.app.intents.get(id)).transaction_hash, again.hash);
-  }
+  assert.deepEqual(hashes, [again.hash]);
+  assert.equal((await p.app.intents.get(id)).transaction_hash, again.hash);
 });
 
 test('a provider that refuses getLogs ranges above 3 blocks and topic-only filters: the scan narrows its ranges and misses nothing', async (t) => {
@@ -204,3 +202,186 @@ test('a provider that refuses getLogs ranges above 3 blocks and topic-only filte
   // Contiguous: each range starts where the one before ended.
   for (let i = 1; i < served.length; i++) assert.equal(BigInt(served[i]!.params[0].fromBlock), BigInt(served[i - 1]!.params[0].toBlock) + 1n);
 });
+
+// Each provider's wording: Infura's bare results cap says no size (the scan halves), the others state their cap.
+const REFUSALS: [RangeRefusal, number][] = [['infura-results', 15], ['infura-cap', 25], ['quicknode', 35]];
+for (const [shape, amount] of REFUSALS) {
+  test(`getLogs ranges above 3 blocks refused as ${shape} words it: the scan narrows until its ranges fit and misses nothing`, async (t) => {
+    const x = await proxy(t, { refusal: shape });
+    const p = await payd(t, { rpcUrl: x.url });
+    const { id, due } = await intent(p, `narrow-${shape}`, amount);
+    await polls(x, 1);
+    x.options.maxRange = 3;
+    await node.mine(12);
+    const paid = await node.transfer(usdc, MERCHANT, due);
+    await node.mine(18);
+    await waitFor(async () => (await status(p, id)) === 'settled', 30_000, 'settlement through narrow ranges');
+    assert.equal((await p.app.intents.get(id)).transaction_hash, paid.hash);
+    assert.ok(x.refused >= 1, 'the provider refused a range');
+    await polls(x, 2);
+    const span = (c: { params: any[] }) => BigInt(c.params[0].toBlock) - BigInt(c.params[0].fromBlock) + 1n;
+    const calls = getLogs(x);
+    let lastWide = calls.length - 1;
+    while (lastWide >= 0 && span(calls[lastWide]!) <= 3n) lastWide--;
+    const served = calls.slice(lastWide + 1);
+    assert.ok(x.refused <= 5, `${x.refused} refusals: a refusal narrows for good`);
+    assert.ok(served.length >= 8, `${served.length} ranges`);
+    for (let i = 1; i < served.length; i++) assert.equal(BigInt(served[i]!.params[0].fromBlock), BigInt(served[i - 1]!.params[0].toBlock) + 1n);
+  });
+}
+
+test('an idle chain costs nothing: no request while no intent is open; the first intent starts the scan', async (t) => {
+  const x = await proxy(t);
+  const p = await payd(t, { rpcUrl: x.url });
+  // Each completed poll stamps the source's last_ok_at (/readyz): count five of them.
+  const seen = new Set<string>();
+  await waitFor(async () => {
+    const r = (await (await fetch(p.url + '/readyz')).json()) as any;
+    const at = r.sources?.USDC_BASE?.last_ok_at;
+    if (at) seen.add(at);
+    return seen.size >= 5;
+  }, 20_000, 'five idle polls');
+  assert.deepEqual(x.calls, [], 'an idle chain asked its provider something');
+  // An intent opens: the next poll reads the chain, and a payment settles as usual.
+  const { id, due } = await intent(p, 'wakes', 17);
+  await polls(x, 1);
+  const paid = await node.transfer(usdc, MERCHANT, due);
+  await node.mine(3);
+  await waitFor(async () => (await status(p, id)) === 'settled', 20_000, 'settlement after the chain woke');
+  assert.equal((await p.app.intents.get(id)).transaction_hash, paid.hash);
+});
+
+test('a USDC intent priced in USD is quoted 1:1 at the peg and settles from the transfer its EIP-681 link asks for', async (t) => {
+  const x = await proxy(t);
+  const p = await payd(t, { rpcUrl: x.url });
+  const m = await p.merchant();
+  const r = await p.api('POST', '/api/v1/intents/create-payment', { body: { price: { amount: 18.5, currency: 'USD' }, currency: 'USDC_BASE', order_id: 'priced' }, headers: m.headers });
+  assert.equal(r.status, 200, r.text);
+  assert.deepEqual([r.body.amount, r.body.price, r.body.quote.rate, r.body.quote.source], [18.5, { amount: 18.5, currency: 'USD' }, 1, 'peg']);
+  const due = BigInt(/uint256=(\d+)$/.exec(r.body.payment_uri)![1]!);
+  assert.equal(due, BigInt(Math.round(r.body.pay_amount * 100)) * 10_000n);
+  await polls(x, 1);
+  const paid = await node.transfer(usdc, MERCHANT, due);
+  await node.mine(3);
+  await waitFor(async () => (await status(p, r.body.intent_id)) === 'settled', 20_000, 'the priced intent to settle');
+  const settled = (await p.api('GET', `/api/v1/intents/${r.body.intent_id}`, { headers: m.headers })).body;
+  assert.equal(settled.transaction_hash, paid.hash);
+  assert.equal(settled.amount_received, r.body.pay_amount);
+  assert.deepEqual([settled.price, settled.quote], [r.body.price, r.body.quote]);
+});
+
+test('a payment after its intent expired is held as late under latePayments "hold", never settled by itself', async (t) => {
+  const x = await proxy(t);
+  const p = await payd(t, { rpcUrl: x.url, latePayments: 'hold' }, undefined, { intents: { ttlSeconds: 1 } });
+  const m = await p.merchant();
+  const body = (await p.api('POST', '/api/v1/intents/create-payment', { body: { amount: 19, currency: 'USDC_BASE', order_id: 'late' }, headers: m.headers })).body;
+  const id = body.intent_id as string;
+  const due = BigInt(/uint256=(\d+)$/.exec(body.payment_uri)![1]!);
+  await polls(x, 1);
+  // Paid once the intent has expired. anvil's block time can trail the wall clock by seconds: the
+  // payment's block is stamped two seconds past expires_at, as a chain would stamp a late payment.
+  await waitFor(async () => Date.now() > Date.parse(body.expires_at) + 1000, 10_000, 'the intent to expire');
+  await node.rpc('evm_setNextBlockTimestamp', [Math.ceil(Math.max(Date.now(), Date.parse(body.expires_at)) / 1000) + 2]);
+  const paid = await node.transfer(usdc, MERCHANT, due);
+  const block = await node.rpc<{ timestamp: string }>('eth_getBlockByNumber', ['0x' + paid.block.toString(16), false]);
+  assert.ok(Number(BigInt(block.timestamp)) * 1000 > Date.parse(body.expires_at), 'the payment\'s block is after expires_at');
+  await node.mine(3);
+  const held = await waitFor(async () => {
+    const f = (await p.api('GET', `/api/v1/intents/${id}`, { headers: m.headers })).body;
+    return f.payments?.length ? f : undefined;
+  }, 20_000, 'the late payment to be held');
+  assert.notEqual(held.status, 'settled');
+  assert.deepEqual(held.payments.map((x: any) => [x.amount, x.status, x.reason]), [[body.pay_amount, 'held', 'late']]);
+  assert.equal(held.transaction_hash, null);
+  assert.match((await p.app.payments.list({}))[0].tx_ref, new RegExp(`^${paid.hash}:\\d+$`));
+});
+
+test('a contract whose decimals differ from the config is never read: a dust transfer of an 18-decimal token settles nothing, /readyz and the doctor say why', async (t) => {
+  // The operator put an 18-decimal token where 6 are configured: 10.01 "USDC" would be 10,010,000 wei of it.
+  const wide = await node.deployToken('WIDE', 18);
+  const x = await proxy(t);
+  const p = await payd(t, { rpcUrl: x.url, contract: wide });
+  const m = await p.merchant();
+  const r = await p.api('POST', '/api/v1/intents/create-payment', { body: { amount: 15, currency: 'USDC_BASE', order_id: 'wide' }, headers: m.headers });
+  assert.equal(r.status, 200, r.text);
+  const due = BigInt(/uint256=(\d+)$/.exec(r.body.payment_uri)![1]!);
+  await node.transfer(wide, MERCHANT, due);
+  await node.mine(3);
+  const down = await waitFor(async () => {
+    const body = (await (await fetch(p.url + '/readyz')).json()) as any;
+    return /reports 18 decimals, the config says 6/.test(body.sources?.USDC_BASE?.last_error ?? '') && body;
+  }, 20_000, '/readyz to name the decimals mismatch');
+  assert.equal(down.sources.USDC_BASE.state !== 'ok', true, JSON.stringify(down));
+  assert.equal(getLogs(x).length, 0, 'no log read under the wrong decimals');
+  assert.equal(await status(p, r.body.intent_id), 'pending');
+  assert.equal((await p.app.payments.list({})).length, 0);
+  const line = (await p.app.doctor.run()).find((l) => /USDC_BASE/.test(l.what));
+  assert.ok(line && !line.ok && /reports 18 decimals, the config says 6/.test(line.message), JSON.stringify(line));
+});
+
+test('an endpoint on another chain is never read: its transfers settle nothing, /readyz and the doctor name the chain it serves', async (t) => {
+  const x = await proxy(t);
+  // USDC on Ethereum (chain 1) pointed at a Base node by mistake.
+  const p = await startPayd({
+    workers: true,
+    sources: 'configured',
+    config: { methods: { UPI: undefined, SOL: undefined, USDT_SOL: undefined, USDT_TRC20: undefined, USDC_ETH: { address: MERCHANT, contract: usdc, rpcUrl: x.url, pollSeconds: 0.2, backfillBlocks: 0 } } },
+  });
+  t.after(() => p.close());
+  const m = await p.merchant();
+  const r = await p.api('POST', '/api/v1/intents/create-payment', { body: { amount: 18, currency: 'USDC_ETH', order_id: 'wrong-chain' }, headers: m.headers });
+  assert.equal(r.status, 200, r.text);
+  assert.match(r.body.payment_uri, /@1\/transfer/);
+  const due = BigInt(/uint256=(\d+)$/.exec(r.body.payment_uri)![1]!);
+  await node.transfer(usdc, MERCHANT, due);
+  await node.mine(3);
+  await waitFor(async () => {
+    const body = (await (await fetch(p.url + '/readyz')).json()) as any;
+    return /serves chain 8453, not 1/.test(body.sources?.USDC_ETH?.last_error ?? '');
+  }, 20_000, '/readyz to name the wrong chain');
+  assert.equal(getLogs(x).length, 0, 'no log read from another chain');
+  assert.equal(await status(p, r.body.intent_id), 'pending');
+  assert.equal((await p.app.payments.list({})).length, 0);
+  const line = (await p.app.doctor.run()).find((l) => /USDC_ETH/.test(l.what));
+  assert.ok(line && !line.ok && /serves chain 8453, not 1/.test(line.message), JSON.stringify(line));
+});
+
+/** Waits until the scan has asked for the newest block `n` more times (the depth rule's head). */
+async function depthPolls(x: EvmProxy, n: number): Promise<void> {
+  const heads = () => x.calls.filter((c) => c.method === 'eth_blockNumber').length;
+  const from = heads();
+  await waitFor(async () => heads() >= from + n, 20_000, `${n} polls`);
+}
+
+test('confirmations.blocks: a payment settles only once that many blocks are on top of it, whatever the node calls final', async (t) => {
+  const x = await proxy(t);
+  const p = await payd(t, { rpcUrl: x.url, confirmations: { blocks: 6 } });
+  const { id, due } = await intent(p, 'depth', 26);
+  await depthPolls(x, 1);
+  const paid = await node.transfer(usdc, MERCHANT, due);
+  // Four blocks on top: `finalized` (two under the newest) has passed it, six confirmations have not.
+  await node.mine(4);
+  await depthPolls(x, 3);
+  assert.equal(await status(p, id), 'pending', 'settled before six confirmations');
+  assert.equal(x.calls.filter((c) => c.method === 'eth_getBlockByNumber' && c.params[0] === 'finalized').length, 0, 'the depth rule asks no tag');
+  await node.mine(2);
+  await waitFor(async () => (await status(p, id)) === 'settled', 20_000, 'settlement at six confirmations');
+  assert.equal((await p.app.intents.get(id)).transaction_hash, paid.hash);
+});
+
+// Last in the file: the chain's depth is mined in one go, which moves anvil's clock ahead of the wall's.
+for (const answer of ['error', 'null'] as const) {
+  test(`a node that answers \`finalized\` with ${answer === 'null' ? 'null' : 'an error'}: the chain's depth rule (Base: 900 blocks) holds the payment until it is that deep`, async (t) => {
+    const x = await proxy(t, { finalizedTag: answer });
+    const p = await payd(t, { rpcUrl: x.url });
+    const { id, due } = await intent(p, `no-tag-${answer}`, answer === 'null' ? 27 : 28);
+    await polls(x, 1);
+    const paid = await node.transfer(usdc, MERCHANT, due);
+    await node.mine(100);
+    await polls(x, 3);
+    assert.equal(await status(p, id), 'pending', 'settled before the fallback depth');
+    await node.mine(800);
+    await waitFor(async () => (await status(p, id)) === 'settled', 30_000, 'settlement at the chain\'s depth');
+    assert.equal((await p.app.intents.get(id)).transaction_hash, paid.hash);
+  });
+}

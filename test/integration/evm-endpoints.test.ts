@@ -110,7 +110,9 @@ test('a payment the second endpoint has not seen final yet waits for it, then se
   await node.mine(3);
   await polls(current, 4);
   assert.equal(await status(p, id), 'pending', 'settled before the second endpoint saw its block final');
-  assert.ok(p.log.lines.some((l) => /waits for a second endpoint/.test(l.msg) && l.fields.tx === paid.hash));
+  // The scan reads only up to the block both call final: it has not passed the payment, so it is read once the second catches up.
+  const cp = (await p.app.ledger.loadCheckpoint(`evm:${POLYGON_CHAIN_ID}`)) as { block: string } | undefined;
+  assert.ok(cp && BigInt(cp.block) < paid.block, `checkpoint ${cp?.block} passed the payment's block ${paid.block}`);
   await node.mine(40);
   await waitFor(async () => (await status(p, id)) === 'settled', 20_000, 'settlement once the second endpoint caught up');
   assert.equal((await p.app.intents.get(id)).transaction_hash, paid.hash);
@@ -127,4 +129,56 @@ test('a payment the second endpoint has not seen final yet waits for it, then se
   const line = (await single.app.doctor.run()).find((l) => /USDT_POLYGON/.test(l.what));
   assert.ok(line?.ok, JSON.stringify(line));
   assert.match(line.message, /only one endpoint: payd trusts that provider entirely/);
+});
+
+test('an endpoint claiming a final block far ahead of the chain is not believed: the checkpoint stays on the agreed block and a real payment settles', async (t) => {
+  // Listed first and fast, the liar is asked first; its "final" block is a billion blocks ahead.
+  const liar = await proxy(t, { behind: -1_000_000_000 });
+  const honest = await proxy(t, { delayMs: 200 });
+  const p = await payd(t, { endpoints: [{ url: liar.url }, { url: honest.url }] });
+  const { id, due } = await intent(p, 'ahead', 24);
+  const checkpoint = async () => BigInt(((await p.app.ledger.loadCheckpoint(`evm:${POLYGON_CHAIN_ID}`)) as { block: string } | undefined)?.block ?? -1);
+  await waitFor(async () => (await checkpoint()) >= 0n, 20_000, 'the scan to start');
+  await polls(honest, 2);
+  assert.ok((await checkpoint()) <= (await node.blockNumber()), `checkpoint ${await checkpoint()} is past the chain's head ${await node.blockNumber()}`);
+  const paid = await node.transfer(usdt, MERCHANT, due);
+  await node.mine(3);
+  await waitFor(async () => (await status(p, id)) === 'settled', 20_000, 'the real payment to settle');
+  assert.equal((await p.app.intents.get(id)).transaction_hash, paid.hash);
+  assert.ok((await checkpoint()) <= (await node.blockNumber()));
+  assert.ok(p.log.lines.some((l) => /not believed/.test(l.msg)), 'the liar is named in the log');
+});
+
+test('on a first start, an endpoint far ahead that answers while the other is down does not set where the scan begins', async (t) => {
+  const liar = await proxy(t, { behind: -1_000_000_000 });
+  const honest = await proxy(t, { down: true });
+  const p = await payd(t, { endpoints: [{ url: liar.url }, { url: honest.url }] });
+  const { id, due } = await intent(p, 'alone', 26);
+  await polls(liar, 3);
+  const checkpoint = async () => ((await p.app.ledger.loadCheckpoint(`evm:${POLYGON_CHAIN_ID}`)) as { block: string } | undefined)?.block;
+  assert.equal(await checkpoint(), undefined, 'no scan begins on one endpoint\'s word');
+  honest.options.down = false;
+  await waitFor(async () => (await checkpoint()) !== undefined, 20_000, 'the scan to start once the second endpoint answers');
+  assert.ok(BigInt((await checkpoint())!) <= (await node.blockNumber()), `checkpoint ${await checkpoint()} is past the chain's head`);
+  const paid = await node.transfer(usdt, MERCHANT, due);
+  await node.mine(3);
+  await waitFor(async () => (await status(p, id)) === 'settled', 20_000, 'the real payment to settle');
+  assert.equal((await p.app.intents.get(id)).transaction_hash, paid.hash);
+});
+
+test('an endpoint that leaves a payment out of its getLogs answers hides nothing: a second endpoint lists the range it showed nothing new in, and the payment settles', async (t) => {
+  // The withholding endpoint is faster, so it serves each poll.
+  const withholding = await proxy(t);
+  const honest = await proxy(t, { delayMs: 200 });
+  const p = await payd(t, { endpoints: [{ url: withholding.url }, { url: honest.url }] });
+  const { id, due } = await intent(p, 'withheld', 25);
+  await waitFor(async () => await p.app.ledger.loadCheckpoint(`evm:${POLYGON_CHAIN_ID}`), 20_000, 'the scan to start');
+  const paid = await node.transfer(usdt, MERCHANT, due);
+  // Not final yet (anvil's final block is two under the newest): the scan has not read its block.
+  withholding.options.withhold = [paid.hash.toLowerCase()];
+  await node.mine(3);
+  await waitFor(async () => (await status(p, id)) === 'settled', 20_000, 'the withheld payment to settle');
+  assert.equal((await p.app.intents.get(id)).transaction_hash, paid.hash);
+  assert.equal((await p.app.payments.list({})).length, 1, 'recorded once');
+  assert.ok(p.log.lines.some((l) => l.msg === 'EVM second endpoint listed a transfer the serving endpoint left out'), 'found by the second listing');
 });

@@ -1,7 +1,7 @@
 // A payment that is not what the intent asks, settled by hand (`payd intents settle`, the
 // console's "Assign and settle"): the operator is shown the payment's own amount and the
 // difference and must confirm it; the merchant's payment.success then says the order was paid
-// short (underpaid_by) and by whom, as for an accepted held payment. Both stores.
+// short (underpaid_by), or over (overpaid_by), and by whom, as for an accepted held payment. Both stores.
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,13 +30,13 @@ async function cli(args: string[], cwd: string, o: { interactive?: boolean; answ
   return { code, out, err, asked };
 }
 
-/** An ₹880 UPI intent and a ₹400 transfer to the shop that matched nothing. */
-async function shortPayment(app: App, receiverOf: (intentId: string) => Promise<string>, ref: string) {
+/** An ₹880 UPI intent and a transfer to the shop that matched nothing: ₹400 unless `paise` says otherwise. */
+async function shortPayment(app: App, receiverOf: (intentId: string) => Promise<string>, ref: string, paise = 40_000n) {
   const creds = await app.merchants.create({ name: 'Kirana' });
   const merchant = await app.merchants.get(creds.client_id);
   const intent = await app.intents.create(merchant, { amount: 880, currency: 'UPI', order_id: `ORD-${ref}` });
   const now = Date.now();
-  const seen = await app.ledger.ingestWith({ method: 'UPI', receiver: await receiverOf(intent.intent_id), amountMinor: 40_000n, txRef: ref, occurredAt: now, observedAt: now, source: 'imap' }, undefined, {});
+  const seen = await app.ledger.ingestWith({ method: 'UPI', receiver: await receiverOf(intent.intent_id), amountMinor: paise, txRef: ref, occurredAt: now, observedAt: now, source: 'imap' }, undefined, {});
   assert.equal(seen.kind, 'unmatched');
   return intent;
 }
@@ -82,6 +82,25 @@ forEachStore((store) => {
     const data = await successOf(p.app, intent.intent_id);
     assert.deepEqual([data.status, data.amount_received, data.underpaid_by, data.accepted, data.settled_by], ['settled', 400, short, true, 'operator']);
     assert.deepEqual(data.payments.map((x: any) => [x.amount, x.status, x.reason]), [[400, 'credited', 'underpaid']]);
+  });
+
+  test('payd intents settle with a ₹1,000 payment for an ₹880 intent: refused until the difference is confirmed; payment.success carries overpaid_by', async (t: TestContext) => {
+    const p = await startPayd({ store });
+    t.after(() => p.close());
+    writeFileSync(join(p.dir, 'payd.config.json'), JSON.stringify(p.rawConfig));
+    const intent = await shortPayment(p.app, async (id) => (await p.app.intents.find(id))!.receiver, '612345678902', 100_000n);
+    const over = (100_000 - Math.round(Number(intent.pay_amount.text) * 100)) / 100;
+    const settle = ['intents', 'settle', intent.intent_id, '--tx', '612345678902'];
+    const refused = await cli([...settle, '--yes'], p.dir);
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.err, new RegExp(`1000\\.00 UPI.*${over.toFixed(2).replace('.', '\\.')} UPI more than`));
+    assert.equal((await p.app.events.forIntent(intent.intent_id)).length, 0, 'no webhook');
+
+    const yes = await cli([...settle, '--accept-difference'], p.dir);
+    assert.equal(yes.code, 0, yes.err);
+    const data = await successOf(p.app, intent.intent_id);
+    assert.deepEqual([data.status, data.amount_received, data.overpaid_by, data.underpaid_by, data.accepted, data.settled_by], ['settled', 1000, over, undefined, true, 'operator']);
+    assert.deepEqual(data.payments.map((x: any) => [x.amount, x.status, x.reason]), [[1000, 'credited', 'overpaid']]);
   });
 
   test("the console's Assign and settle with a ₹400 payment for an ₹880 intent: a confirm step shows the difference; confirmed, payment.success carries underpaid_by", async (t: TestContext) => {

@@ -62,6 +62,20 @@ test('USDC_SOL: a Solana Pay request for Circle\'s mint, settled by a USDC trans
   assert.ok(!payments.some((x: { tx_ref: string }) => x.tx_ref === usdt));
 });
 
+test('USDC_SOL pays in the sandbox: the simulated transfer settles the intent with a Solana signature', async (t) => {
+  const p = await startPayd({ sandbox: true });
+  t.after(() => p.close());
+  const m = await p.merchant();
+  const intent = await create(p, m.headers, { amount: 12.5, currency: 'USDC_SOL', order_id: 'sb-usdc-sol' });
+  assert.equal(intent.currency, 'USDC_SOL', JSON.stringify(intent));
+  assert.match(intent.payment_uri, new RegExp(`^solana:${intent.payment_address}\\?amount=12\\.5&spl-token=${USDC_MINT}&reference=${intent.reference}&`));
+  const paid = await p.app.actions.sandboxPay(intent.intent_id, undefined);
+  const after = await p.app.intents.get(intent.intent_id);
+  assert.equal(after.status, 'settled');
+  assert.equal(after.transaction_hash, paid.txRef);
+  assert.match(after.transaction_hash!, /^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
+});
+
 test('a token is one row: a test-only SPL token (its own mint, 8 decimals) is created, documented, shown and settled with no src/ file naming it', async (t) => {
   const rpc = await startFakeSolanaRpc();
   t.after(() => rpc.close());

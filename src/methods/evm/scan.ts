@@ -18,6 +18,7 @@ import type { Clock, Ledger, Logger } from '../../domain/ports.ts';
 import { createHeadWatch } from '../../domain/head-watch.ts';
 import { describeError } from '../../domain/errors.ts';
 import { formatMinor } from '../../domain/money.ts';
+import { sleep } from '../../runtime/sleep.ts';
 import { AllEndpointsFailed, type Member, type UpstreamPool, type Verdict } from '../upstream-pool.ts';
 import { addressTopic, topicAddress } from './address.ts';
 import { classify, rangeRefusal, type EvmEndpoint } from './rpc.ts';
@@ -54,6 +55,8 @@ export interface ScanOptions {
   backfillBlocks: number;
   /** getLogs calls one tick makes at most before it yields (a backlog continues on the next tick). */
   maxRangesPerTick: number;
+  /** How long a poll waits for the endpoints' final blocks before it goes on with those it has, ms. Default 2 s. */
+  headWaitMs?: number;
 }
 
 /** The stored checkpoint: every block up to `block` is worked through; `hash` is that block's, when known. */
@@ -66,6 +69,8 @@ export interface EvmCheckpoint {
 export interface FinalHead {
   number: bigint;
   hash?: string;
+  /** The block's time (ms), when the node returned the block. */
+  time?: number;
 }
 
 interface RpcLog {
@@ -110,7 +115,8 @@ export const checkpointKey = (chainId: number): string => `evm:${chainId}`;
 
 export function readCheckpoint(raw: unknown): EvmCheckpoint | undefined {
   const c = raw as Partial<EvmCheckpoint> | undefined;
-  if (!c || c.v !== 1 || typeof c.block !== 'string' || !/^\d+$/.test(c.block)) return undefined;
+  // -1: nothing worked through yet (a first start on a chain younger than its backfill or finality depth).
+  if (!c || c.v !== 1 || typeof c.block !== 'string' || !/^(-1|\d+)$/.test(c.block)) return undefined;
   return { v: 1, block: c.block, ...(typeof c.hash === 'string' ? { hash: c.hash } : {}) };
 }
 
@@ -155,7 +161,7 @@ export function createChainScan(options: ScanOptions) {
         // Nodes that cannot resolve the tag answer with an error (-39001, -32000) or null: fall back to depth.
         if (signal.aborted) throw err;
       }
-      if (block) return { number: BigInt(block.number), hash: block.hash.toLowerCase() };
+      if (block) return { number: BigInt(block.number), hash: block.hash.toLowerCase(), time: Number(BigInt(block.timestamp)) * 1000 };
     }
     const latest = BigInt(await call<string>(m, signal, 'eth_blockNumber', []));
     const depth = BigInt(options.confirmationBlocks ?? options.fallbackDepth);
@@ -167,6 +173,38 @@ export function createChainScan(options: ScanOptions) {
     return true;
   }
 
+  /** Whether the last poll waited for enough endpoints to name a final block (logged once per spell). */
+  let waitingForHeads = false;
+  /** Endpoints whose final block was last not believed (logged once per spell). */
+  const doubted = new Set<Member<EvmEndpoint>>();
+
+  /** `m`'s final block, asked now and judged against the others' (a head far ahead, or dated past the wall clock, is not believed). */
+  async function readFinal(m: Member<EvmEndpoint>, signal: AbortSignal): Promise<FinalHead> {
+    const head = await options.pool.attempt(m, signal, () => finalHead(m, signal), classify);
+    options.pool.observeHead(m, Number(head.number), head.time);
+    if (!options.pool.believed(m)) {
+      if (!doubted.has(m)) options.log.warn('EVM endpoint final block not believed; it serves last and counts for nothing', { endpoint: m.label, block: String(head.number), why: m.health.suspect });
+      doubted.add(m);
+    } else doubted.delete(m);
+    return head;
+  }
+
+  /**
+   * Every ready endpoint's final block, side by side, waiting at most `headWaitMs`: one endpoint's
+   * word cannot set how far the scan reads. Each read also serves as that endpoint's final block
+   * when it is asked to confirm a log this poll.
+   */
+  async function readFinals(signal: AbortSignal): Promise<void> {
+    const reads = options.pool.ready().map((m) => {
+      const read = readFinal(m, signal);
+      finals.set(m, read);
+      return read.catch(() => finals.delete(m));
+    });
+    const done = new AbortController();
+    await Promise.race([Promise.all(reads), sleep(options.headWaitMs ?? 2000, AbortSignal.any([signal, done.signal]))]);
+    done.abort(); // the wait's timer goes with it
+  }
+
   /**
    * One poll. Idle (no open intent, no reserved amount on any watched currency) makes no request
    * at all: nothing could settle, and a backlog is read when an intent opens.
@@ -175,12 +213,28 @@ export function createChainScan(options: ScanOptions) {
     const now = options.clock.now();
     if (await isIdle()) return { caughtUpAsOf: now, more: false };
     finals = new Map();
+    if (options.pool.members.length > 1) {
+      await readFinals(signal);
+      // Where endpoints must agree, nothing is read before as many have named a final block: the
+      // one that answers first (the others down or slow) would otherwise set where a first scan begins.
+      if (options.pool.members.filter((x) => x.health.head !== undefined).length < options.pool.quorum) {
+        if (!waitingForHeads) options.log.info('EVM scan waits for a second endpoint to name its final block', { chain_id: options.chainId });
+        waitingForHeads = true;
+        return { more: false };
+      }
+      waitingForHeads = false;
+    }
     const errors: { label: string; error: unknown }[] = [];
     for (const m of options.pool.order()) {
       if (signal.aborted) break;
       try {
-        const head = await options.pool.attempt(m, signal, () => finalHead(m, signal), classify);
-        options.pool.observeHead(m, Number(head.number));
+        let read = finals.get(m);
+        if (!read) finals.set(m, (read = readFinal(m, signal)));
+        const own = await read;
+        // Never past what the endpoints agree on, whatever the serving one calls final.
+        const agreed = options.pool.agreedHead()?.head;
+        if (agreed === undefined && !options.pool.believed(m)) throw new Error(`endpoint ${m.label}: final block ${own.number} not believed (${m.health.suspect})`);
+        const head: FinalHead = agreed !== undefined && BigInt(agreed) < own.number ? { number: BigInt(agreed) } : own;
         heads.observe(Number(head.number), now);
         const progress = await scanTo(m, head, signal);
         lastScanAt = now;
@@ -237,12 +291,24 @@ export function createChainScan(options: ScanOptions) {
         options.log.info('EVM provider refused a getLogs range; asking for fewer blocks', { endpoint: m.label, blocks: String(to - from + 1n), now_blocks: String(span), error: describeError(err) });
         continue;
       }
-      const sorted = logs.filter((l) => !l.removed).sort((a, b) => cmp(BigInt(a.blockNumber), BigInt(b.blockNumber)) || cmp(BigInt(a.logIndex), BigInt(b.logIndex)));
-      for (const log of sorted) {
-        if (signal.aborted) return 'more';
-        const n = BigInt(log.blockNumber);
-        if (n < from || n > to) continue; // never more than asked: a log above the final block may still be replaced
-        if ((await ingest(m, log, signal, { v: 1, block: String(n - 1n) })) === 'wait') return 'wait';
+      const read = await ingestRange(m, logs, from, to, signal);
+      if (read !== 'new') {
+        if (read !== undefined) return read;
+        // Nothing new from the serving endpoint: a second one lists the same blocks before the
+        // checkpoint passes them, so one endpoint leaving a payment out cannot hide it.
+        const second = options.pool.quorum >= 2 ? options.pool.order().find((x) => x !== m && options.pool.ready().includes(x) && options.pool.believed(x)) : undefined;
+        if (second) {
+          let theirs: RpcLog[] | undefined;
+          try {
+            theirs = (await attempt(second, signal, 'eth_getLogs', [{ fromBlock: hex(from), toBlock: hex(to), address: contracts, topics: [TRANSFER_TOPIC, null, recipients] }])) as RpcLog[];
+          } catch (err) {
+            if (signal.aborted) throw err;
+            options.log.warn('EVM second endpoint failed to list the range', { endpoint: second.label, from_block: String(from), to_block: String(to), error: describeError(err) });
+          }
+          const again = theirs && (await ingestRange(second, theirs, from, to, signal));
+          if (again === 'wait' || again === 'more') return again;
+          if (again === 'new') options.log.warn('EVM second endpoint listed a transfer the serving endpoint left out', { endpoint: m.label, second: second.label, from_block: String(from), to_block: String(to) });
+        }
       }
       done = to;
       const value: EvmCheckpoint = { v: 1, block: String(to), ...(to === head.number && head.hash ? { hash: head.hash } : {}) };
@@ -251,26 +317,38 @@ export function createChainScan(options: ScanOptions) {
     return 'done';
   }
 
+  /**
+   * `logs`, as `m` listed blocks `from`..`to`, handed over in chain order: `new` when one was new
+   * to the ledger, `wait` when one waits for a second endpoint, `more` on shutdown.
+   */
+  async function ingestRange(m: Member<EvmEndpoint>, logs: RpcLog[], from: bigint, to: bigint, signal: AbortSignal): Promise<'new' | 'wait' | 'more' | undefined> {
+    const sorted = logs.filter((l) => !l.removed).sort((a, b) => cmp(BigInt(a.blockNumber), BigInt(b.blockNumber)) || cmp(BigInt(a.logIndex), BigInt(b.logIndex)));
+    let fresh = false;
+    for (const log of sorted) {
+      if (signal.aborted) return 'more';
+      const n = BigInt(log.blockNumber);
+      if (n < from || n > to) continue; // never more than asked: a log above the final block may still be replaced
+      const got = await ingest(m, log, signal, { v: 1, block: String(n - 1n) });
+      if (got === 'wait') return 'wait';
+      if (got === 'new') fresh = true;
+    }
+    return fresh ? 'new' : undefined;
+  }
+
   /** Whether `other` holds `log` alike: in a successful receipt, in the same block, which `other` calls final. */
   async function askAbout(other: Member<EvmEndpoint>, log: RpcLog, signal: AbortSignal): Promise<Verdict> {
     const receipt = (await attempt(other, signal, 'eth_getTransactionReceipt', [log.transactionHash.toLowerCase()])) as RpcReceipt | null;
     if (!receipt) return 'unknown';
     let final = finals.get(other);
-    if (!final) finals.set(other, (final = otherFinalHead(other, signal)));
+    if (!final) finals.set(other, (final = readFinal(other, signal)));
     // Not final there yet (a lagging endpoint, or another fork it may still leave): asked again next poll.
     if (BigInt(receipt.blockNumber) > (await final).number) return 'unknown';
     const theirs = receipt.logs?.find((l) => BigInt(l.logIndex) === BigInt(log.logIndex));
     return receipt.status === '0x1' && receipt.blockHash.toLowerCase() === log.blockHash.toLowerCase() && theirs !== undefined && sameTransfer(theirs, log) ? 'same' : 'differs';
   }
 
-  async function otherFinalHead(other: Member<EvmEndpoint>, signal: AbortSignal): Promise<FinalHead> {
-    const head = await options.pool.attempt(other, signal, () => finalHead(other, signal), classify);
-    options.pool.observeHead(other, Number(head.number));
-    return head;
-  }
-
-  /** `wait` when the log may not move money yet (no second endpoint holds it alike so far). */
-  async function ingest(m: Member<EvmEndpoint>, log: RpcLog, signal: AbortSignal, checkpoint: EvmCheckpoint): Promise<'wait' | undefined> {
+  /** `wait` when the log may not move money yet (no second endpoint holds it alike so far); `new` when the ledger had not recorded it. */
+  async function ingest(m: Member<EvmEndpoint>, log: RpcLog, signal: AbortSignal, checkpoint: EvmCheckpoint): Promise<'wait' | 'new' | undefined> {
     const contract = log.address.toLowerCase();
     if (log.topics.length !== 3 || log.topics[0]!.toLowerCase() !== TRANSFER_TOPIC) return;
     const w = byPair.get(`${contract}>${topicAddress(log.topics[2]!)}`);
@@ -311,6 +389,7 @@ export function createChainScan(options: ScanOptions) {
       { key, value: checkpoint },
     );
     options.log.info('EVM payment ingested', { method: w.method, tx: txHash, amount: formatMinor(value, w.decimals), outcome: outcome.kind });
+    return outcome.kind === 'duplicate' ? undefined : 'new';
   }
 
   const attempt = (m: Member<EvmEndpoint>, signal: AbortSignal, method: string, params: unknown[]) => options.pool.attempt(m, signal, () => call<unknown>(m, signal, method, params), classify);
