@@ -49,8 +49,11 @@ function documentedMethods(methods: Record<string, any>): Record<string, any> {
   };
 }
 
-/** A directory (under `parent`, default the temp dir) with payd.config.json (every method configured, upstreams on closed loopback ports) and one merchant made by the real CLI. */
-export function preparePaydDir(o: { methods?: 'all' | 'none' | 'documented' | string[]; logLevel?: string; parent?: string } = {}): PaydDir {
+/**
+ * A directory (under `parent`, default the temp dir) with payd.config.json (every method configured, upstreams on closed loopback ports) and one merchant made by the real CLI
+ * (`bin`'s, for another build: its database is created by the build that serves it).
+ */
+export function preparePaydDir(o: { methods?: 'all' | 'none' | 'documented' | string[]; logLevel?: string; parent?: string; bin?: string } = {}): PaydDir {
   const dir = mkdtempSync(join(o.parent ?? tmpdir(), 'payd-bench-'));
   const config = benchConfig(dir) as Record<string, any>;
   if (o.methods === 'documented') config.methods = documentedMethods(config.methods);
@@ -59,7 +62,7 @@ export function preparePaydDir(o: { methods?: 'all' | 'none' | 'documented' | st
   if (o.logLevel) config.log = { ...config.log, level: o.logLevel };
   const configFile = join(dir, 'payd.config.json');
   writeFileSync(configFile, JSON.stringify(config, null, 2));
-  const r = spawnSync(process.execPath, [PAYD_BIN, '--config', configFile, 'merchant', 'create', '--name', 'Bench shop', '--json'], { encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [o.bin ?? PAYD_BIN, '--config', configFile, 'merchant', 'create', '--name', 'Bench shop', '--json'], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`payd merchant create failed: ${r.stderr}`);
   const m = JSON.parse(r.stdout);
   return {

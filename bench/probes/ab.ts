@@ -6,6 +6,7 @@
 // Usage: node --import tsx bench/probes/ab.ts [create|fetch] [rounds] [seconds]
 //   AB_VARIANTS='A=1;B=1' one payd per ;-separated env assignment list (default: one plain payd);
 //   BIN=<path> in a variant runs another checkout's bin/payd (a baseline build); NODE=--a,--b its node flags
+//   AB_METHODS=UPI,SOL the methods configured (default every one; a baseline build knows only its own);
 //   AB_NODE='--flag …' extra node flags; AB_NOBUILD=1 runs dist/ as it is; AB_PIN=1 pins servers and load to separate cores.
 import { execFileSync } from 'node:child_process';
 import autocannon, { type Request, type Result } from 'autocannon';
@@ -25,8 +26,8 @@ const tag = Date.now().toString(36);
 const body = () => JSON.stringify({ amount: (100 + ((n * 7_919_777) % 9_899_901)) / 100, currency: 'UPI', order_id: `${tag}-${n++}` });
 const targets: Array<{ name: string; d: PaydDir; p: PaydProcess; ids: string[] }> = [];
 for (const env of variants) {
-  const d = preparePaydDir();
   const { BIN: bin, NODE: node, ...rest } = env;
+  const d = preparePaydDir({ bin, methods: process.env.AB_METHODS?.split(',') });
   const p = await startServe(d, { env: rest, bin, execArgv: [...(process.env.AB_NODE?.split(' ') ?? []), ...(node?.split(',') ?? [])].filter(Boolean) });
   const ids: string[] = [];
   for (let i = 0; i < 300; i++) {
