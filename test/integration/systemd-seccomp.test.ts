@@ -54,9 +54,9 @@ test("the unit's filter: V8's pkey_* calls are allowed, a call outside the list 
   const old = underFilter(oldUnit(dir), [PYTHON, PROBE]);
   assert.equal(old.signal, 'SIGSYS', `old unit: status ${old.status}, ${old.stdout}${old.stderr}`);
 
-  // payd itself. V8 asks for a memory-protection key (pkey_alloc) when it first compiles WebAssembly
-  // (undici's HTTP parser is WebAssembly), on any CPU: EINVAL without `pku`, a key with it. The old
-  // filter killed `payd migrate` there; under the unit's, strace sees the kernel's own answer.
+  // payd itself. Node 20's V8 asks for a memory-protection key (pkey_alloc) when it first compiles
+  // WebAssembly (undici's HTTP parser is WebAssembly), on any CPU: EINVAL without `pku`, a key with
+  // it. The old filter killed `payd migrate`; under the unit's, strace sees the kernel's own answer.
   const config = join(dir, 'payd.config.json');
   writeFileSync(config, JSON.stringify({ database: { file: 'data/payd.sqlite' } }));
   const killed = underFilter(oldUnit(dir), [PAYD_BIN, 'migrate', '--config', config], dir);
@@ -65,7 +65,8 @@ test("the unit's filter: V8's pkey_* calls are allowed, a call outside the list 
   const traced = spawnSync('strace', ['-f', '-qq', '-o', trace, '-e', 'trace=pkey_alloc,pkey_mprotect,pkey_free', PYTHON, LAUNCH, UNIT, PAYD_BIN, 'migrate', '--config', config], { cwd: dir, encoding: 'utf8', timeout: 120_000 });
   assert.equal(traced.status, 0, `${traced.stderr} (signal ${traced.signal})`);
   const pkeyCalls = readFileSync(trace, 'utf8').split('\n').filter((l) => /pkey_/.test(l));
-  assert.ok(pkeyCalls.some((l) => /pkey_alloc\(/.test(l)), `V8 asked for a key:\n${pkeyCalls.join('\n')}`);
+  // Node 22's and 24's V8 ask for no key during `payd migrate` (none seen under strace).
+  if (process.versions.node.startsWith('20.')) assert.ok(pkeyCalls.some((l) => /pkey_alloc\(/.test(l)), `V8 asked for a key:\n${pkeyCalls.join('\n')}`);
   for (const call of pkeyCalls) assert.doesNotMatch(call, /= -1 EPERM|SIGSYS/, call);
 });
 
