@@ -297,15 +297,26 @@ export function createChainScan(options: ScanOptions) {
         // Nothing new from the serving endpoint: a second one lists the same blocks before the
         // checkpoint passes them, so one endpoint leaving a payment out cannot hide it.
         const second = options.pool.quorum >= 2 ? options.pool.order().find((x) => x !== m && options.pool.ready().includes(x) && options.pool.believed(x)) : undefined;
+        // Where endpoints must agree and no second one can list the range now, it stays before the
+        // checkpoint (nothing could settle meanwhile: no second endpoint would confirm it either).
+        if (options.pool.quorum >= 2 && !second) return 'wait';
         if (second) {
-          let theirs: RpcLog[] | undefined;
+          let theirs: RpcLog[];
           try {
             theirs = (await attempt(second, signal, 'eth_getLogs', [{ fromBlock: hex(from), toBlock: hex(to), address: contracts, topics: [TRANSFER_TOPIC, null, recipients] }])) as RpcLog[];
           } catch (err) {
             if (signal.aborted) throw err;
-            options.log.warn('EVM second endpoint failed to list the range', { endpoint: second.label, from_block: String(from), to_block: String(to), error: describeError(err) });
+            const refusal = rangeRefusal(err);
+            if (refusal && to > from) {
+              // The second provider takes fewer blocks: the serving one lists ranges both take from now on.
+              spans.set(m, narrower(span, to - from + 1n, refusal));
+              options.log.info('EVM second endpoint refused the range; asking both for fewer blocks', { endpoint: second.label, blocks: String(to - from + 1n), error: describeError(err) });
+              continue;
+            }
+            options.log.warn('EVM second endpoint failed to list the range; the checkpoint waits for it', { endpoint: second.label, from_block: String(from), to_block: String(to), error: describeError(err) });
+            return 'wait';
           }
-          const again = theirs && (await ingestRange(second, theirs, from, to, signal));
+          const again = await ingestRange(second, theirs, from, to, signal);
           if (again === 'wait' || again === 'more') return again;
           if (again === 'new') options.log.warn('EVM second endpoint listed a transfer the serving endpoint left out', { endpoint: m.label, second: second.label, from_block: String(from), to_block: String(to) });
         }
