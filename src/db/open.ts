@@ -29,6 +29,8 @@ import * as m028 from './migrations/028_open_intents.ts';
 import * as pg028 from './migrations-pg/028_open_intents.ts';
 import * as m029 from './migrations/029_payment_links.ts';
 import * as pg029 from './migrations-pg/029_payment_links.ts';
+import * as m030 from './migrations/030_lean_intent_indexes.ts';
+import * as pg030 from './migrations-pg/030_lean_intent_indexes.ts';
 import { isDatabaseGone, isRetryableConflict } from './pg-errors.ts';
 import { rerunning } from './rerun.ts';
 import type { Database } from './schema.ts';
@@ -42,10 +44,10 @@ declare const inTransaction: unique symbol;
 export type Tx = Kysely<Database> & { readonly [inTransaction]: true };
 
 /** Migrations are listed here, not discovered on disk, so the set is fixed at build time. */
-const migrations: Record<string, Migration> = { '001_initial': m001, '002_upi_alerts': m002upi, '004_worker_lease': m004, '005_operations': m005, '006_api': m006, '007_mailbox_oauth': m007, '008_golive': m008, '009_mail_inspection': m009, '016_payments_by_method': m016, '022_held_payments': m022, '024_console': m024, '025_notifications': m025, '026_pricing': m026, '027_exact_amounts': m027, '028_open_intents': m028, '029_payment_links': m029 };
+const migrations: Record<string, Migration> = { '001_initial': m001, '002_upi_alerts': m002upi, '004_worker_lease': m004, '005_operations': m005, '006_api': m006, '007_mailbox_oauth': m007, '008_golive': m008, '009_mail_inspection': m009, '016_payments_by_method': m016, '022_held_payments': m022, '024_console': m024, '025_notifications': m025, '026_pricing': m026, '027_exact_amounts': m027, '028_open_intents': m028, '029_payment_links': m029, '030_lean_intent_indexes': m030 };
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 /** PostgreSQL starts from SQLite's end state (its own frozen files: types and DDL differ). */
-const pgMigrations: Record<string, Migration> = { '001_initial': pg001, '009_mail_inspection': pg009, '016_payments_by_method': pg016, '022_held_payments': pg022, '024_console': pg024, '025_notifications': pg025, '026_pricing': pg026, '027_exact_amounts': pg027, '028_open_intents': pg028, '029_payment_links': pg029 };
+const pgMigrations: Record<string, Migration> = { '001_initial': pg001, '009_mail_inspection': pg009, '016_payments_by_method': pg016, '022_held_payments': pg022, '024_console': pg024, '025_notifications': pg025, '026_pricing': pg026, '027_exact_amounts': pg027, '028_open_intents': pg028, '029_payment_links': pg029, '030_lean_intent_indexes': pg030 };
 const pgProvider: MigrationProvider = { getMigrations: async () => pgMigrations };
 
 /**

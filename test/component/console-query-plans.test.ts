@@ -28,6 +28,7 @@ async function exercise(db: Kysely<Database>): Promise<void> {
   await v.intents({ limit: 25, status: 'pending' }, NOW);
   await v.intents({ limit: 25, q: 'ORD-1' }, NOW);
   await v.intents({ limit: 25, from: NOW - 86_400_000, to: NOW }, NOW);
+  await v.intents({ limit: 25, linkId: 'l'.repeat(36), cursor }, NOW);
   await v.payments({ status: 'unmatched', limit: 25, cursor });
   await v.rejections({ limit: 25, cursor });
   await v.settledSince(NOW - 7 * 86_400_000);

@@ -21,7 +21,7 @@ test('payd migrate on PostgreSQL: schema with NUMERIC money and BIGINT ms, the u
 
   const first = await runPayd(['migrate'], dir);
   assert.equal(first.status, 0, first.stderr);
-  assert.equal(first.stdout.trim(), `applied 001_initial, 009_mail_inspection, 016_payments_by_method, 022_held_payments, 024_console, 025_notifications, 026_pricing, 027_exact_amounts, 028_open_intents, 029_payment_links to ${where}`);
+  assert.equal(first.stdout.trim(), `applied 001_initial, 009_mail_inspection, 016_payments_by_method, 022_held_payments, 024_console, 025_notifications, 026_pricing, 027_exact_amounts, 028_open_intents, 029_payment_links, 030_lean_intent_indexes to ${where}`);
   const again = await runPayd(['migrate'], dir);
   assert.equal(again.status, 0, again.stderr);
   assert.equal(again.stdout.trim(), `${where} is up to date`);
@@ -70,9 +70,9 @@ test('nodes migrating one PostgreSQL at the same moment (every unit runs payd mi
   const dbs = Array.from({ length: 4 }, () => openPostgres({ url, pool: 2, statementTimeoutMs: 5000 }));
   try {
     const results = await Promise.all(dbs.map((db) => migrate(db)));
-    assert.deepEqual(results.flat(), ['001_initial', '009_mail_inspection', '016_payments_by_method', '022_held_payments', '024_console', '025_notifications', '026_pricing', '027_exact_amounts', '028_open_intents', '029_payment_links']);
+    assert.deepEqual(results.flat(), ['001_initial', '009_mail_inspection', '016_payments_by_method', '022_held_payments', '024_console', '025_notifications', '026_pricing', '027_exact_amounts', '028_open_intents', '029_payment_links', '030_lean_intent_indexes']);
     const applied = await dbs[0]!.selectFrom('kysely_migration' as any).select('name').execute();
-    assert.deepEqual(applied, [{ name: '001_initial' }, { name: '009_mail_inspection' }, { name: '016_payments_by_method' }, { name: '022_held_payments' }, { name: '024_console' }, { name: '025_notifications' }, { name: '026_pricing' }, { name: '027_exact_amounts' }, { name: '028_open_intents' }, { name: '029_payment_links' }]);
+    assert.deepEqual(applied, [{ name: '001_initial' }, { name: '009_mail_inspection' }, { name: '016_payments_by_method' }, { name: '022_held_payments' }, { name: '024_console' }, { name: '025_notifications' }, { name: '026_pricing' }, { name: '027_exact_amounts' }, { name: '028_open_intents' }, { name: '029_payment_links' }, { name: '030_lean_intent_indexes' }]);
   } finally {
     await Promise.all(dbs.map((db) => db.destroy()));
   }
