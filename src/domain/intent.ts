@@ -173,7 +173,7 @@ function buildView(intent: Intent, ctx: ViewContext, money: IntentMoney) {
       const paid = other ? new DecimalNumber(formatMinor(p.amountMinor, ctx.decimalsOf(other))) : amount(p.amountMinor);
       return { transaction_hash: p.transactionHash, amount: paid, amount_exact: inexactAsNumber(paid.text), received_at: isoUtc(p.receivedAt), status: p.status, reason: p.reason, currency: other };
     }),
-    price: price ? { amount: new DecimalNumber(price.priceAmount), currency: price.priceCurrency } : undefined,
+    price: price ? { ...exactAmount('amount', price.priceAmount), currency: price.priceCurrency } : undefined,
     quote: intent.pricing
       ? { rate: new DecimalNumber(intent.pricing.rate), source: intent.pricing.source, quoted_at: isoUtc(intent.pricing.quotedAt), valid_until: isoUtc(intent.pricing.validUntil) }
       : undefined,

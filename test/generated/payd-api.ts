@@ -482,6 +482,8 @@ export interface components {
             /** @description The fiat price as given at creation (only on intents created with price, and on open intents); amount is it converted at quote.rate. */
             price?: {
                 amount: number;
+                /** @description amount as an exact decimal string, present only when amount has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of amount then. */
+                amount_exact?: string;
                 /** @enum {string} */
                 currency: "INR" | "USD" | "EUR";
             };
@@ -614,6 +616,8 @@ export interface components {
             /** @description The fiat price as given at creation (only on intents created with price, and on open intents); amount is it converted at quote.rate. */
             price?: {
                 amount: number;
+                /** @description amount as an exact decimal string, present only when amount has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of amount then. */
+                amount_exact?: string;
                 /** @enum {string} */
                 currency: "INR" | "USD" | "EUR";
             };
@@ -776,6 +780,8 @@ export interface components {
             /** @description The fiat price as given at creation (only on intents created with price, and on open intents); amount is it converted at quote.rate. */
             price?: {
                 amount: number;
+                /** @description amount as an exact decimal string, present only when amount has more significant digits than a JSON number read as a double keeps (an 18-decimal amount with dust): use it instead of amount then. */
+                amount_exact?: string;
                 /** @enum {string} */
                 currency: "INR" | "USD" | "EUR";
             };

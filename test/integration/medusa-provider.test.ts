@@ -16,6 +16,7 @@ import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { PaydClient } from '../../packages/client/src/index.ts';
 import { createDatabase, startPostgres } from '../helpers/postgres.ts';
+import { webhookHeaders } from '../../src/webhooks/sign.ts';
 import { startSandboxDaemon } from '../helpers/sandbox-daemon.ts';
 import { waitFor } from '../helpers/wait.ts';
 
@@ -162,6 +163,14 @@ describe('Medusa payment provider on a real payd (Payment Module, PostgreSQL)', 
       const big = await quoted.initiatePayment({ amount: new BigNumber('90071992547409.93'), currency_code: 'usd', data: { session_id: 'payses_float1' } });
       const intent = await fetchIntent(big.id);
       assert.deepEqual([intent.currency, intent.amount_exact, big.data.amount], ['USDT_TRC20', '90071992547409.93', '90071992547409.93']);
+      // payd's payment.success for it, as signed and sent (the intent as the API writes it): the
+      // session is captured for the cart's total to the cent, not for the float of price.amount.
+      const raw = await (await fetch(`${sandbox.url}/api/v1/intents/${big.id}`, { headers: { 'x-client-id': sandbox.clientId, 'x-client-secret': sandbox.clientSecret } })).text();
+      assert.match(raw, /"price":\{"amount":90071992547409\.93,"amount_exact":"90071992547409\.93","currency":"USD"\}/);
+      const event = `{"type":"payment.success","data":${raw}}`;
+      const signed = webhookHeaders([sandbox.webhookSecret], 'msg_float1', Math.floor(Date.now() / 1000), event);
+      const outcome = await quoted.getWebhookActionAndData({ data: JSON.parse(event), rawData: Buffer.from(event), headers: signed });
+      assert.deepEqual(outcome, { action: 'captured', data: { session_id: 'payses_float1', amount: '90071992547409.93' } });
       // A Medusa total with trailing zeros is the same price.
       const open = new PaydPaymentProviderService({}, openOptions);
       const zeros = await open.initiatePayment({ amount: new BigNumber({ value: '1234.5700000000', precision: 20 }), currency_code: 'inr', data: { session_id: 'payses_float2' } });

@@ -302,7 +302,7 @@ function toMedusaError(err: unknown): Error {
  * provider created always has one (it names its method); one without is not ours to act on.
  */
 function amountOf(intent: Pick<Intent, 'price' | 'amount_exact' | 'amount' | 'intent_id'>): string | number {
-  const amount = intent.price?.amount ?? intent.amount_exact ?? intent.amount;
+  const amount = intent.price?.amount_exact ?? intent.price?.amount ?? intent.amount_exact ?? intent.amount;
   if (amount === null || amount === undefined) throw new MedusaError(MedusaError.Types.INVALID_DATA, `payd: intent ${intent.intent_id} has no amount yet (its customer has not chosen how to pay)`);
   return amount;
 }

@@ -47,7 +47,7 @@ const intentPropertiesOf = (methods: MethodRegistry) => ({
     type: 'object',
     description: 'The fiat price as given at creation (only on intents created with price, and on open intents); amount is it converted at quote.rate.',
     required: ['amount', 'currency'],
-    properties: { amount: { type: 'number' }, currency: { type: 'string', enum: [...FIAT_CODES] } },
+    properties: { amount: { type: 'number' }, amount_exact: exact('amount'), currency: { type: 'string', enum: [...FIAT_CODES] } },
   },
   quote: {
     type: 'object',

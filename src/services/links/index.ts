@@ -245,7 +245,7 @@ export function createLinkService(deps: LinkServiceDeps) {
         }
         const numbered = await writeTx(db, (tx) => tx.updateTable('payment_links').set((eb) => ({ orders: eb('orders', '+', 1) })).where('id', '=', link.id).returning('orders').executeTakeFirstOrThrow());
         const merchant: Merchant = await deps.merchants.get(link.merchantId);
-        return await deps.intents.create(merchant, { price: { amount: Number(amount), currency: link.currency }, currency: choice.method, order_id: `${link.slug}-${numbered.orders}` }, { linkId: link.id });
+        return await deps.intents.create(merchant, { price: { amount, currency: link.currency }, currency: choice.method, order_id: `${link.slug}-${numbered.orders}` }, { linkId: link.id });
       } finally {
         const left = inFlight.get(link.id)! - 1;
         if (left === 0) inFlight.delete(link.id);
