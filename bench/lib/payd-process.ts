@@ -2,7 +2,7 @@
 // default logging (JSON lines on stderr) redirected to a file, on a config file in a
 // fresh directory. Also: timing one CLI command, and reading a process's RSS.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -90,8 +90,11 @@ process.on('exit', () => {
   for (const p of live) p.kill('SIGKILL');
 });
 
-/** `payd serve` on `d`, stderr to `<dir>/payd.log`; resolves once it logs that it listens. */
-export async function startServe(d: PaydDir, o: { execArgv?: string[]; name?: string; serveArgs?: string[]; env?: Record<string, string>; bin?: string } = {}): Promise<PaydProcess> {
+/**
+ * `payd serve` on `d`, stderr to `<dir>/payd.log` (or, `logToPipe`, to a pipe this process reads
+ * and copies there, as journald or a supervisor reads it); resolves once it logs that it listens.
+ */
+export async function startServe(d: PaydDir, o: { execArgv?: string[]; name?: string; serveArgs?: string[]; env?: Record<string, string>; bin?: string; logToPipe?: boolean } = {}): Promise<PaydProcess> {
   const logFile = join(d.dir, `${o.name ?? 'payd'}.log`);
   const fd = openSync(logFile, 'w');
   const t0 = performance.now();
@@ -99,8 +102,10 @@ export async function startServe(d: PaydDir, o: { execArgv?: string[]; name?: st
   const bin = o.bin ?? PAYD_BIN;
   const flags = o.execArgv ?? [];
   const [cmd, args] = flags.length ? [process.execPath, [...flags, ...(flags.some((f) => f.startsWith('--max-semi-space-size')) ? [] : ['--max-semi-space-size=2']), bin]] : [bin, []];
-  const proc = spawn(cmd, [...args, '--config', d.configFile, 'serve', '--port', '0', ...(o.serveArgs ?? [])], { stdio: ['ignore', 'ignore', fd], env: o.env ? { ...process.env, ...o.env } : process.env });
-  closeSync(fd);
+  const proc = spawn(cmd, [...args, '--config', d.configFile, 'serve', '--port', '0', ...(o.serveArgs ?? [])], { stdio: ['ignore', 'ignore', o.logToPipe ? 'pipe' : fd], env: o.env ? { ...process.env, ...o.env } : process.env });
+  if (o.logToPipe) proc.stderr!.on('data', (chunk: Buffer) => writeSync(fd, chunk));
+  else closeSync(fd);
+  if (o.logToPipe) proc.on('exit', () => closeSync(fd));
   live.add(proc);
   const exited = new Promise<number | null>((r) => proc.on('exit', (code) => (live.delete(proc), r(code))));
   let url: string | undefined;
@@ -141,6 +146,19 @@ export function cpuUsOf(pid: number): number {
 
 /** Its system (kernel) part alone, µs. */
 export const sysUsOf = (pid: number): number => Number(statOf(pid)[12]) * 10_000;
+
+/**
+ * The machine's CPU time so far, in ticks (Linux /proc/stat): all of it, and what the hypervisor
+ * gave to other guests while this one wanted to run (steal). A round's steal share tells a
+ * slow round caused by the host from one caused by the process measured.
+ */
+export function machineTicks(): { total: number; steal: number } {
+  const f = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
+  return { total: f.reduce((a, b) => a + b, 0), steal: f[7]! };
+}
+
+/** Steal as a share of the machine's time between two readings of machineTicks(). */
+export const stealShare = (a: ReturnType<typeof machineTicks>, b: ReturnType<typeof machineTicks>): number => (b.steal - a.steal) / Math.max(1, b.total - a.total);
 
 /** Resident set size of a process, MB (Linux /proc). */
 export function rssMb(pid: number): number {

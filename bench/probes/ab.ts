@@ -7,8 +7,11 @@
 //   AB_VARIANTS='A=1;B=1' one payd per ;-separated env assignment list (default: one plain payd);
 //   BIN=<path> in a variant runs another checkout's bin/payd (a baseline build); NODE=--a,--b its node flags
 //   AB_METHODS=UPI,SOL the methods configured (default every one; a baseline build knows only its own);
-//   AB_NODE='--flag …' extra node flags; AB_NOBUILD=1 runs dist/ as it is; AB_PIN=1 pins servers and load to separate cores.
+//   AB_NODE='--flag …' extra node flags; AB_NOBUILD=1 runs dist/ as it is; AB_PIN=1 pins servers and load to separate cores;
+//   AB_DIR=/dev/shm puts every database there (tmpfs: fsync costs nothing, the request path is all that differs).
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import autocannon, { type Request, type Result } from 'autocannon';
 import { startChild } from '../lib/child.ts';
 import { cpuUsOf as cpuUs, ensureBuild, preparePaydDir, startServe, type PaydDir, type PaydProcess } from '../lib/payd-process.ts';
@@ -19,7 +22,9 @@ const rounds = Number(roundsArg);
 const seconds = Number(secondsArg);
 if (!process.env.AB_NOBUILD) ensureBuild(console.error);
 const variants = (process.env.AB_VARIANTS ?? '').split(';').map((v) => Object.fromEntries(v.split(/\s+/).filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])));
-const ceiling = await startChild<DurableServerData>('durable', ['300']);
+const dbDir = process.env.AB_DIR;
+const ceilingDir = dbDir ? mkdtempSync(join(dbDir, 'payd-ab-')) : null;
+const ceiling = await startChild<DurableServerData>('durable', ['300', ...(ceilingDir ? [join(ceilingDir, 'durable.sqlite')] : [])]);
 let n = 0;
 const tag = Date.now().toString(36);
 // The bench's requests: amounts with paise spread over 1.00–99,000.00 (bench/sections/api.ts).
@@ -27,7 +32,7 @@ const body = () => JSON.stringify({ amount: (100 + ((n * 7_919_777) % 9_899_901)
 const targets: Array<{ name: string; d: PaydDir; p: PaydProcess; ids: string[] }> = [];
 for (const env of variants) {
   const { BIN: bin, NODE: node, ...rest } = env;
-  const d = preparePaydDir({ bin, methods: process.env.AB_METHODS?.split(',') });
+  const d = preparePaydDir({ bin, methods: process.env.AB_METHODS?.split(','), parent: dbDir });
   const p = await startServe(d, { env: rest, bin, execArgv: [...(process.env.AB_NODE?.split(' ') ?? []), ...(node?.split(',') ?? [])].filter(Boolean) });
   const ids: string[] = [];
   for (let i = 0; i < 300; i++) {
@@ -75,5 +80,6 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 for (const [name, s] of sums) console.log(`${name}: median ratio ${median(s.ratio).toFixed(2)}, median ${median(s.cpu).toFixed(1)} µs/req, least ${Math.min(...s.cpu).toFixed(1)} µs/req`);
 for (const t of targets) await t.p.stop();
 await ceiling.close();
+if (ceilingDir) rmSync(ceilingDir, { recursive: true, force: true });
 for (const t of targets) t.d.close();
 process.exit(0);

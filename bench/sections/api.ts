@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon, { type Request, type Result } from 'autocannon';
 import { startChild, type Child } from '../lib/child.ts';
-import { cpuUsOf, ensureBuild, preparePaydDir, startServe, type PaydDir, type PaydProcess } from '../lib/payd-process.ts';
+import { cpuUsOf, ensureBuild, machineTicks, preparePaydDir, startServe, stealShare, type PaydDir, type PaydProcess } from '../lib/payd-process.ts';
 import { round, type BenchContext, type Row, type SectionResult } from '../lib/report.ts';
 import { seedIntents } from '../lib/seed.ts';
 import type { CeilingServerData } from '../lib/servers/ceiling.ts';
@@ -19,8 +19,17 @@ import type { DurableServerData } from '../lib/servers/durable.ts';
 import { UPI_VPA } from '../lib/harness.ts';
 
 const CONNECTIONS = 10;
-const WARMUP_S = 1;
+/** V8 optimises a fresh process's request path over its first ~6 s of load (`--trace-opt`: ~300 optimisations in the first 3 s, 20–60 in the next 3, then a few); a 1 s warm-up measured part of that. */
+const WARMUP_S = 3;
 const MEASURE_S = 5;
+/**
+ * A measured run in which the hypervisor gave more than this share of the machine to other guests
+ * (steal) is run again on the same process, at most MAX_RUNS times in all, and the run with the
+ * least steal is kept: on this shared VM a round's steal and its server's and load generator's CPU
+ * per request rise together, so steal, not the process, would decide the process's figure.
+ */
+const STEAL_LIMIT = 0.03;
+const MAX_RUNS = 3;
 const FETCH_IDS = 300;
 /** Every figure alternates ceiling / payd / payd on the big database this many times, fresh processes each time. */
 const ROUNDS = 5;
@@ -64,8 +73,8 @@ function fetchRequest(pathOf: (id: string) => string, ids: string[], headers: Re
   return { method: 'GET', path: pathOf(ids[0]), headers, setupRequest: (req) => ({ ...req, path: pathOf(ids[i++ % ids.length]) }) };
 }
 
-/** A measured run, with latency percentiles to the microsecond and the server's CPU time per request. */
-type Measured = Result & { p50Ms: number; p99Ms: number; cpuUs: number };
+/** A measured run, with latency percentiles to the microsecond, the server's CPU time per request and the machine's steal share. */
+type Measured = Result & { p50Ms: number; p99Ms: number; cpuUs: number; steal: number };
 
 /**
  * Warm-up, then the measured run. autocannon's own latency histogram counts whole milliseconds
@@ -74,8 +83,18 @@ type Measured = Result & { p50Ms: number; p99Ms: number; cpuUs: number };
  */
 async function load(url: string, request: Request, pid: number): Promise<Measured> {
   await autocannon({ url, connections: CONNECTIONS, duration: WARMUP_S, requests: [request] });
+  let kept: Measured | undefined;
+  for (let run = 1; run <= MAX_RUNS && !(kept && kept.steal <= STEAL_LIMIT); run++) {
+    const measured = await measure(url, request, pid);
+    if (!kept || measured.steal < kept.steal) kept = measured;
+  }
+  return kept!;
+}
+
+async function measure(url: string, request: Request, pid: number): Promise<Measured> {
   const times: number[] = [];
   const cpu0 = cpuUsOf(pid);
+  const machine0 = machineTicks();
   const run = autocannon({ url, connections: CONNECTIONS, duration: MEASURE_S, requests: [request] });
   run.on('response', (_client, status, _bytes, ms) => {
     if (status < 300) times.push(ms);
@@ -84,7 +103,7 @@ async function load(url: string, request: Request, pid: number): Promise<Measure
   const cpuUs = (cpuUsOf(pid) - cpu0) / Math.max(1, result.requests.total);
   times.sort((a, b) => a - b);
   const at = (q: number) => times[Math.min(times.length - 1, Math.ceil(q * times.length) - 1)] ?? NaN;
-  return Object.assign(result, { p50Ms: at(0.5), p99Ms: at(0.99), cpuUs });
+  return Object.assign(result, { p50Ms: at(0.5), p99Ms: at(0.99), cpuUs, steal: stealShare(machine0, machineTicks()) });
 }
 
 const failures = (r: Result) => r.errors + r.timeouts + r.non2xx;
@@ -102,7 +121,8 @@ const ms = (v: number) => round(v, 2);
 const cpu = (rs: Measured[]) => median(rs.map((r) => r.cpuUs));
 const detail = (rs: Measured[]) => {
   const each = rs.map((r) => r.requests.average);
-  return `fresh processes: ${spread(each, 0)} req/s (max/min ${round(Math.max(...each) / Math.min(...each))}); p50 ${ms(Math.max(...rs.map((r) => r.p50Ms)))} ms, p99 ${ms(p99(rs))} ms; server CPU ${round(cpu(rs), 1)} µs/request; per round ${each.map((r) => round(r, 0)).join(', ')}; ${failed(rs)}`;
+  const cpus = rs.map((r) => r.cpuUs);
+  return `fresh processes: ${spread(each, 0)} req/s (max/min ${round(Math.max(...each) / Math.min(...each))}); p50 ${ms(Math.max(...rs.map((r) => r.p50Ms)))} ms, p99 ${ms(p99(rs))} ms; server CPU ${spread(cpus, 1)} µs/request (max/min ${round(Math.max(...cpus) / Math.min(...cpus))}); per round ${each.map((r) => round(r, 0)).join(', ')}; steal ${rs.map((r) => round(100 * r.steal, 1)).join(', ')} %; ${failed(rs)}`;
 };
 
 /**
@@ -252,7 +272,7 @@ export async function apiSection(ctx: BenchContext): Promise<SectionResult> {
       { metric: `fetch, ${BIG.toLocaleString('en')} intents in the db`, value: round(rps(r.fB), 0), unit: 'req/s', note: detail(r.fB) },
       { metric: `fetch: big-db / empty-db`, value: round(rps(r.fB) / rps(r.fE)), note: 'cost must not grow with the data (1 = same)' },
       { metric: 'start-up: spawn → listening', value: round(first.startMs, 0), unit: 'ms', note: `big-db payd: ${round(firstBig.startMs, 0)} ms; no methods: ${round(pNone.startMs, 0)} ms` },
-      { metric: 'RSS after start, all 4 methods', value: round(rssStart, 0), unit: 'MB', note: `goal <= ${GOALS.rssStartMb} MB; 2 s after listening` },
+      { metric: 'RSS after start, every method', value: round(rssStart, 0), unit: 'MB', note: `goal <= ${GOALS.rssStartMb} MB; 2 s after listening` },
       { metric: 'RSS after start, settled', value: round(rssSettled, 0), unit: 'MB', note: `goal <= ${GOALS.rssStartMb} MB; same process ${SETTLED_MS / 1000} s after listening, idle (V8's memory reducer has run)` },
       { metric: 'RSS after start, no method', value: round(rssNone, 0), unit: 'MB', note: 'same daemon, no payment method configured (no chain/IMAP library loaded)' },
       { metric: `RSS after start, ${BIG.toLocaleString('en')}-intent db`, value: round(rssBigStart, 0), unit: 'MB' },
@@ -261,8 +281,8 @@ export async function apiSection(ctx: BenchContext): Promise<SectionResult> {
       { metric: 'payd exit codes after SIGTERM', value: codes.join(', ') },
     ];
     const notes = [
-      `autocannon in the bench process, ${CONNECTIONS} connections, ${WARMUP_S} s warm-up + ${MEASURE_S} s measured per figure, ${ROUNDS} rounds alternating ceiling / payd / payd on the big db (and create on tmpfs), each round with freshly started processes, so each figure's min / median / max is over ${ROUNDS} fresh payd processes; loopback`,
-      'payd: `bin/payd --config <file> serve --port 0` (dist/), log level info to a file (one JSON line per request), all four methods configured with upstreams on closed loopback ports, workers on, rate limit off',
+      `autocannon in the bench process, ${CONNECTIONS} connections, ${WARMUP_S} s warm-up + ${MEASURE_S} s measured per figure (measured again, up to ${MAX_RUNS} runs in all, while the machine's steal exceeds ${STEAL_LIMIT * 100} %; the run with the least is kept), ${ROUNDS} rounds alternating ceiling / payd / payd on the big db (and create on tmpfs), each round with freshly started processes, so each figure's min / median / max is over ${ROUNDS} fresh payd processes; loopback`,
+      'payd: `bin/payd --config <file> serve --port 0` (dist/), log level info to a file (one JSON line per request), every method configured with upstreams on closed loopback ports, workers on, rate limit off',
       `big-db: ${BIG.toLocaleString('en')} past intents (expired/settled) and 90,000 expired amount reservations seeded with direct SQL in ${round(seeded.ms / 1000, 1)} s`,
       "create and fetch ceiling: the durable one-INSERT server (bench/lib/servers/durable.ts), its own process; h3 through payd's serveHttp, payd's openSqlite (WAL, synchronous=FULL), statements prepared once; create = payd's valibot body parse + 1 INSERT (one fsync each); fetch = 1 SELECT by primary key; no auth, no log; its database kept across rounds like payd's",
       "'fetch vs Kysely SELECT': the bare SELECT server the earlier 0.8× goal was set against (bench/lib/servers/ceiling.ts): the same h3 and database, the SELECT by primary key built by Kysely as an idiomatic app writes it; no auth, no log",
