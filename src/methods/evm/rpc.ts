@@ -5,7 +5,8 @@
  */
 import { getHttpRpcClient } from 'viem/utils';
 import { withDeadline } from '../deadline.ts';
-import type { EndpointSpec, Fault } from '../upstream-pool.ts';
+import type { EndpointSpec } from '../endpoints.ts';
+import type { Fault } from '../upstream-health.ts';
 
 /** An answer that is not a result: the RPC error as the provider sent it (never the URL: it may hold a key). */
 export class EvmRpcError extends Error {

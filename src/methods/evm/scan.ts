@@ -19,7 +19,8 @@ import { createHeadWatch } from '../../domain/head-watch.ts';
 import { describeError } from '../../domain/errors.ts';
 import { formatMinor } from '../../domain/money.ts';
 import { sleep } from '../../runtime/sleep.ts';
-import { AllEndpointsFailed, type Member, type UpstreamPool, type Verdict } from '../upstream-pool.ts';
+import { AllEndpointsFailed, type UpstreamPool, type Verdict } from '../upstream-pool.ts';
+import type { Member } from '../upstream-health.ts';
 import { addressTopic, topicAddress } from './address.ts';
 import { classify, rangeRefusal, type EvmEndpoint } from './rpc.ts';
 

@@ -4,7 +4,8 @@
  */
 import type { ConfirmedSignatureInfo, Connection } from '@solana/web3.js';
 import type { ReceivedPayment } from '../../domain/payment.ts';
-import type { Member, Verdict } from '../upstream-pool.ts';
+import type { Verdict } from '../upstream-pool.ts';
+import type { Member } from '../upstream-health.ts';
 import { adaptTransaction, type WatchTarget } from './adapt.ts';
 import type { SolanaEndpoint } from './rpc.ts';
 import type { Checkpoint } from './signatures.ts';

@@ -6,7 +6,8 @@ import type { Finality } from '@solana/web3.js';
 import type { Clock } from '../../domain/ports.ts';
 import { createHeadWatch } from '../../domain/head-watch.ts';
 import { sleep } from '../../runtime/sleep.ts';
-import type { Member, UpstreamPool } from '../upstream-pool.ts';
+import type { UpstreamPool } from '../upstream-pool.ts';
+import type { Member } from '../upstream-health.ts';
 import type { SolanaEndpoint } from './rpc.ts';
 
 /** Each endpoint's slot as read this cycle, or why it could not be read. */

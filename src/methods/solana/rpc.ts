@@ -2,7 +2,7 @@
 import { Connection, type Commitment, type ConnectionConfig, type Finality } from '@solana/web3.js';
 import { DeadlineError, withDeadline } from '../deadline.ts';
 import { readBoundedText } from '../../runtime/bounded-body.ts';
-import type { EndpointSpec } from '../upstream-pool.ts';
+import type { EndpointSpec } from '../endpoints.ts';
 
 /** One RPC endpoint and its Connection. */
 export interface SolanaEndpoint extends EndpointSpec {

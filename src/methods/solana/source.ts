@@ -9,7 +9,9 @@
  */
 import type { Connection } from '@solana/web3.js';
 import { solanaEndpoints, type SolanaSection } from './config.ts';
-import { callUrl, createUpstreamPool, type Member } from '../upstream-pool.ts';
+import { createUpstreamPool } from '../upstream-pool.ts';
+import { callUrl } from '../endpoints.ts';
+import type { Member } from '../upstream-health.ts';
 import { isSolanaAddress } from '../../config/addresses.ts';
 import { endpointsSummary, type DoctorResult, type PaymentSource, type SourceDeps } from '../source.ts';
 import { describeError } from '../../domain/errors.ts';

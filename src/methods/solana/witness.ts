@@ -11,7 +11,8 @@
 import type { ConfirmedSignatureInfo } from '@solana/web3.js';
 import type { Logger } from '../../domain/ports.ts';
 import { describeError } from '../../domain/errors.ts';
-import type { Member, UpstreamPool } from '../upstream-pool.ts';
+import type { UpstreamPool } from '../upstream-pool.ts';
+import type { Member } from '../upstream-health.ts';
 import type { Batch } from './backlog.ts';
 import type { SolanaEndpoint } from './rpc.ts';
 

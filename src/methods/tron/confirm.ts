@@ -6,7 +6,8 @@
  * known there yet (the row waits: the sweep lists it again within its overlap, the re-scan after);
  * one it lists with other rows (another amount, sender, time) is contradicted and never settles.
  */
-import type { Confirmation, Member, UpstreamPool, Verdict } from '../upstream-pool.ts';
+import type { Confirmation, UpstreamPool, Verdict } from '../upstream-pool.ts';
+import type { Member } from '../upstream-health.ts';
 import type { RowDecision } from './netting.ts';
 import { parseTrc20Page, type PageFilter, type Trc20Item } from './trc20-page.ts';
 import type { TronEndpoint } from './tuning.ts';

@@ -2,7 +2,7 @@
 import type { Clock } from '../../domain/ports.ts';
 import { describeError } from '../../domain/errors.ts';
 import type { DoctorResult } from '../source.ts';
-import type { Member } from '../upstream-pool.ts';
+import type { Member } from '../upstream-health.ts';
 import { TronGridError } from './client.ts';
 import type { TronEndpoint } from './poller.ts';
 import { parseTrc20Page, Trc20FormatError } from './trc20-page.ts';

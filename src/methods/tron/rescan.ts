@@ -8,7 +8,7 @@
  * had not indexed when it served the sweep.
  */
 import type { Clock, Ledger, Logger } from '../../domain/ports.ts';
-import type { Member } from '../upstream-pool.ts';
+import type { Member } from '../upstream-health.ts';
 import { rowKeys } from './adapt.ts';
 import { decideRows, heldFromJson, heldToJson, type RowDecision } from './netting.ts';
 import { walkPages } from './pages.ts';

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { callUrl, createUpstreamPool, redactUrl } from '../../../src/methods/upstream-pool.ts';
+import { callUrl, redactUrl } from '../../../src/methods/endpoints.ts';
+import { createUpstreamPool } from '../../../src/methods/upstream-pool.ts';
 
 const mid = { bytes: (n: number) => new Uint8Array(n), uuid: () => '00000000-0000-4000-8000-000000000000', float: () => 0.5 };
 
