@@ -34,7 +34,7 @@ export interface EvmChain {
   finality: EvmFinality;
   /** Roughly how often a block comes, s: the default poll and the doctor's words. */
   blockSeconds: number;
-  /** Blocks one `eth_getLogs` asks for at first; a provider's refusal shrinks it (scan.ts). */
+  /** Blocks one `eth_getLogs` asks for at first; a provider's refusal shrinks it (ranges.ts). */
   logRange: number;
   /** What the payer's wallet spends as fees: the native coin. */
   gasCoin: string;

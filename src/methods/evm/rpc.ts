@@ -1,12 +1,14 @@
 /**
- * One EVM JSON-RPC endpoint, called through viem's HTTP client, and what its refusals mean.
+ * One EVM JSON-RPC endpoint, called through viem's HTTP client (on its own or through the pool,
+ * which records how each call went), the results the scan reads, and what its refusals mean.
  * Provider wire shapes: getLogs limits and rate limits as providers answer them (Infura,
  * Alchemy, QuickNode, BSC's public nodes, Ankr, publicnode, llamarpc, Arbitrum, Base, Polygon).
  */
 import { getHttpRpcClient } from 'viem/utils';
 import { withDeadline } from '../deadline.ts';
 import type { EndpointSpec } from '../endpoints.ts';
-import type { Fault } from '../upstream-health.ts';
+import type { Fault, Member } from '../upstream-health.ts';
+import type { UpstreamPool } from '../upstream-pool.ts';
 
 /** An answer that is not a result: the RPC error as the provider sent it (never the URL: it may hold a key). */
 export class EvmRpcError extends Error {
@@ -30,6 +32,33 @@ export interface EvmEndpoint extends EndpointSpec {
 }
 
 export type EvmRpc = <T>(method: string, params: unknown[], signal: AbortSignal) => Promise<T>;
+
+/** A log as eth_getLogs and a receipt list it (the fields the scan reads). */
+export interface RpcLog {
+  address: string;
+  topics: string[];
+  data: string;
+  blockNumber: string;
+  blockHash: string;
+  transactionHash: string;
+  logIndex: string;
+  removed?: boolean;
+}
+
+/** eth_getTransactionReceipt's answer (the fields the scan reads). */
+export interface RpcReceipt {
+  status: string;
+  blockHash: string;
+  blockNumber: string;
+  logs: RpcLog[];
+}
+
+/** eth_getBlockByNumber's answer (the fields the scan reads). */
+export interface RpcBlock {
+  number: string;
+  hash: string;
+  timestamp: string;
+}
 
 export function createEvmRpc(url: string, timeoutMs: number, fetchFn?: typeof globalThis.fetch): EvmRpc {
   const client = getHttpRpcClient(url, { timeout: 0, ...(fetchFn ? { fetchFn } : {}) });
@@ -89,3 +118,9 @@ export function classify(err: unknown): Fault {
   }
   return { kind: 'error' };
 }
+
+/** One call to `m`, recorded nowhere: the caller weighs its outcome. */
+export const callRpc = <T>(m: Member<EvmEndpoint>, signal: AbortSignal, method: string, params: unknown[]): Promise<T> => m.spec.rpc!<T>(method, params, signal);
+
+/** One call to `m` through the pool, which records in `m`'s health how it went. */
+export const attemptRpc = (pool: UpstreamPool<EvmEndpoint>, m: Member<EvmEndpoint>, signal: AbortSignal, method: string, params: unknown[]) => pool.attempt(m, signal, () => callRpc<unknown>(m, signal, method, params), classify);

@@ -15,7 +15,9 @@ import { checksumAddress, normalizeEvmAddress } from './address.ts';
 import type { EvmCurrency } from './chains.ts';
 import type { EvmSection } from './config.ts';
 import { createEvmRpc, type EvmEndpoint } from './rpc.ts';
-import { createChainScan, TokenMismatch, type TickResult, type Watch } from './scan.ts';
+import { TokenMismatch } from './final-heads.ts';
+import { createChainScan, type TickResult } from './scan.ts';
+import type { Watch } from './scan-options.ts';
 
 export interface EvmSourceOptions {
   /** Per request, ms. Default 15 s. */
