@@ -4,11 +4,11 @@ import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { startChild } from '../lib/child.ts';
 import { preparePaydDir, startServe } from '../lib/payd-process.ts';
-import type { CeilingServerData } from '../lib/servers/ceiling.ts';
+import type { DurableServerData } from '../lib/servers/durable.ts';
 
 const N = 20_000;
 const d = preparePaydDir();
-const ceiling = await startChild<CeilingServerData>('ceiling', ['300']);
+const ceiling = await startChild<DurableServerData>('durable', ['300']);
 const p = await startServe(d);
 const headers = { ...d.headers, 'content-type': 'application/json' };
 const r = await fetch(`${p.url}/api/v1/intents/create-payment`, { method: 'POST', headers, body: JSON.stringify({ amount: 5, currency: 'UPI', order_id: 'x1' }) });

@@ -309,37 +309,39 @@ test('behind a trusted proxy each customer has its own per-IP bucket on a link p
   assert.equal((await choose(p, other, { currency: 'UPI' }, from('198.51.100.20'))).status, 303);
 });
 
-test('payd links create | list | deactivate | activate: one call each into the same service as the API', async (t) => {
-  const p = await startPayd({});
-  t.after(() => p.close());
-  const m = await p.merchant('Stall');
-  writeFileSync(join(p.dir, 'payd.config.json'), JSON.stringify(p.rawConfig));
-  const created = await payd(['links', 'create', '--title', 'counter', '--min', '10', '--max', '5000', '--methods', 'UPI', '--json'], { cwd: p.dir });
-  assert.equal(created.code, 0, created.err);
-  const link = created.json();
-  assert.deepEqual([link.title, link.customer_amount, link.methods, link.status], ['counter', { min: 10, max: 5000, currency: 'INR' }, ['UPI'], 'active']);
-  const fixed = await payd(['links', 'create', '--title', 'Blue saree', '--amount', '499'], { cwd: p.dir });
-  assert.equal(fixed.code, 0, fixed.err);
-  assert.match(fixed.err, /Forward https:\/\/pay\.example\.com\/l\/\w+, or print its QR code: https:\/\/pay\.example\.com\/l\/\w+\/qr\.png/);
-  const neither = await payd(['links', 'create', '--title', 'x'], { cwd: p.dir });
-  assert.notEqual(neither.code, 0);
-  assert.match(neither.err, /either a fixed price or a customer-entered amount/);
+forEachStore((store) => {
+  test('payd links create | list | deactivate | activate: one call each into the same service as the API', async (t) => {
+    const p = await startPayd({ store });
+    t.after(() => p.close());
+    const m = await p.merchant('Stall');
+    writeFileSync(join(p.dir, 'payd.config.json'), JSON.stringify(p.rawConfig));
+    const created = await payd(['links', 'create', '--title', 'counter', '--min', '10', '--max', '5000', '--methods', 'UPI', '--json'], { cwd: p.dir });
+    assert.equal(created.code, 0, created.err);
+    const link = created.json();
+    assert.deepEqual([link.title, link.customer_amount, link.methods, link.status], ['counter', { min: 10, max: 5000, currency: 'INR' }, ['UPI'], 'active']);
+    const fixed = await payd(['links', 'create', '--title', 'Blue saree', '--amount', '499'], { cwd: p.dir });
+    assert.equal(fixed.code, 0, fixed.err);
+    assert.match(fixed.err, /Forward https:\/\/pay\.example\.com\/l\/\w+, or print its QR code: https:\/\/pay\.example\.com\/l\/\w+\/qr\.png/);
+    const neither = await payd(['links', 'create', '--title', 'x'], { cwd: p.dir });
+    assert.notEqual(neither.code, 0);
+    assert.match(neither.err, /either a fixed price or a customer-entered amount/);
 
-  const off = await payd(['links', 'deactivate', new URL(link.url).pathname.slice(3)], { cwd: p.dir });
-  assert.equal(off.code, 0, off.err);
-  assert.match(off.out, /turned off/);
-  const listed = await payd(['links', 'list', '--json'], { cwd: p.dir });
-  assert.deepEqual(listed.json().map((l: any) => [l.title, l.status]).sort(), [['Blue saree', 'active'], ['counter', 'inactive']]);
-  const api = await p.api('GET', `/api/v1/payment-links/${link.link_id}`, { headers: m.headers });
-  assert.equal(api.body.status, 'inactive', 'the API sees what the CLI did');
-  assert.equal((await payd(['links', 'activate', link.link_id], { cwd: p.dir })).code, 0);
-  assert.equal((await p.api('GET', `/api/v1/payment-links/${link.link_id}`, { headers: m.headers })).body.status, 'active');
+    const off = await payd(['links', 'deactivate', new URL(link.url).pathname.slice(3)], { cwd: p.dir });
+    assert.equal(off.code, 0, off.err);
+    assert.match(off.out, /turned off/);
+    const listed = await payd(['links', 'list', '--json'], { cwd: p.dir });
+    assert.deepEqual(listed.json().map((l: any) => [l.title, l.status]).sort(), [['Blue saree', 'active'], ['counter', 'inactive']]);
+    const api = await p.api('GET', `/api/v1/payment-links/${link.link_id}`, { headers: m.headers });
+    assert.equal(api.body.status, 'inactive', 'the API sees what the CLI did');
+    assert.equal((await payd(['links', 'activate', link.link_id], { cwd: p.dir })).code, 0);
+    assert.equal((await p.api('GET', `/api/v1/payment-links/${link.link_id}`, { headers: m.headers })).body.status, 'active');
 
-  // A second merchant: the link must name one.
-  await p.merchant('Second');
-  const ambiguous = await payd(['links', 'create', '--title', 'x', '--amount', '1'], { cwd: p.dir });
-  assert.notEqual(ambiguous.code, 0);
-  assert.match(ambiguous.err, /--merchant/);
-  const named = await payd(['links', 'create', '--title', 'x', '--amount', '1', '--merchant', m.clientId, '--json'], { cwd: p.dir });
-  assert.equal(named.code, 0, named.err);
+    // A second merchant: the link must name one.
+    await p.merchant('Second');
+    const ambiguous = await payd(['links', 'create', '--title', 'x', '--amount', '1'], { cwd: p.dir });
+    assert.notEqual(ambiguous.code, 0);
+    assert.match(ambiguous.err, /--merchant/);
+    const named = await payd(['links', 'create', '--title', 'x', '--amount', '1', '--merchant', m.clientId, '--json'], { cwd: p.dir });
+    assert.equal(named.code, 0, named.err);
+  });
 });
