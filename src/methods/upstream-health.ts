@@ -11,8 +11,6 @@ import type { EndpointSpec } from './endpoints.ts';
 /** What one failed call says about the endpoint that answered it. */
 export type Fault = { kind: 'throttled'; retryAfterMs?: number } | { kind: 'error' };
 
-export type RequestOutcome = 'ok' | 'throttled' | 'error';
-
 /** The Metrics side the pool feeds (payd_upstream_requests_total, payd_upstream_throttled_seconds_total). */
 export type UpstreamMetrics = Pick<Metrics, 'upstreamRequest' | 'upstreamThrottled'>;
 

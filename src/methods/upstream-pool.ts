@@ -13,7 +13,7 @@
  */
 import { redactUrl, type EndpointSpec } from './endpoints.ts';
 import { createHeadJudge, type HeadOptions } from './upstream-heads.ts';
-import { createHealthRecorder, type EndpointHealth, type HealthOptions, type Member } from './upstream-health.ts';
+import { createHealthRecorder, type HealthOptions, type Member } from './upstream-health.ts';
 
 export interface PoolOptions<E extends EndpointSpec> extends HealthOptions, HeadOptions {
   endpoints: E[];
@@ -108,10 +108,6 @@ export function createUpstreamPool<E extends EndpointSpec>(options: PoolOptions<
     observeQuota: health.observeQuota,
     newestHead: heads.newestHead,
     isBehind: heads.isBehind,
-
-    snapshot(): EndpointHealth[] {
-      return members.map((m) => ({ ...m.health }));
-    },
   };
 }
 
