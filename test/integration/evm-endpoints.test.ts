@@ -166,33 +166,34 @@ test('on a first start, an endpoint far ahead that answers while the other is do
   assert.equal((await p.app.intents.get(id)).transaction_hash, paid.hash);
 });
 
-test('a second endpoint that takes fewer blocks per getLogs still lists what the serving one showed nothing new in: the withheld payment settles', async (t) => {
-  // The withholding endpoint is faster, so it serves each poll; the honest one refuses ranges above 2 blocks.
+/**
+ * A payment the serving endpoint leaves out of its getLogs answers: it is faster, so it serves each
+ * poll; the other endpoint, given `honestOptions`, is truthful. The payment is made before its block
+ * is final (anvil's final block is two under the newest), then `blocks` are mined.
+ */
+async function withheldPayment(t: TestContext, honestOptions: ProxyOptions, order: string, amount: number, blocks: number) {
   const withholding = await proxy(t);
-  const honest = await proxy(t, { delayMs: 200, maxRange: 2 });
+  const honest = await proxy(t, { delayMs: 200, ...honestOptions });
   const p = await payd(t, { endpoints: [{ url: withholding.url }, { url: honest.url }] });
-  const { id, due } = await intent(p, 'withheld-narrow', 26);
+  const { id, due } = await intent(p, order, amount);
   await waitFor(async () => await p.app.ledger.loadCheckpoint(`evm:${POLYGON_CHAIN_ID}`), 20_000, 'the scan to start');
   const paid = await node.transfer(usdt, MERCHANT, due);
   withholding.options.withhold = [paid.hash.toLowerCase()];
-  // Several blocks become final at once: the serving endpoint's range is wider than the honest one takes.
-  await node.mine(8);
+  await node.mine(blocks);
+  return { p, id, paid, honest };
+}
+
+test('a second endpoint that takes fewer blocks per getLogs still lists what the serving one showed nothing new in: the withheld payment settles', async (t) => {
+  // The honest endpoint refuses ranges above 2 blocks; several blocks become final at once, so the
+  // serving endpoint's range is wider than the honest one takes.
+  const { p, id, paid, honest } = await withheldPayment(t, { maxRange: 2 }, 'withheld-narrow', 26, 8);
   await waitFor(async () => (await status(p, id)) === 'settled', 30_000, 'the withheld payment to settle');
   assert.equal((await p.app.intents.get(id)).transaction_hash, paid.hash);
   assert.ok(honest.refused >= 1, 'the second endpoint refused a range');
 });
 
 test('an endpoint that leaves a payment out of its getLogs answers hides nothing: a second endpoint lists the range it showed nothing new in, and the payment settles', async (t) => {
-  // The withholding endpoint is faster, so it serves each poll.
-  const withholding = await proxy(t);
-  const honest = await proxy(t, { delayMs: 200 });
-  const p = await payd(t, { endpoints: [{ url: withholding.url }, { url: honest.url }] });
-  const { id, due } = await intent(p, 'withheld', 25);
-  await waitFor(async () => await p.app.ledger.loadCheckpoint(`evm:${POLYGON_CHAIN_ID}`), 20_000, 'the scan to start');
-  const paid = await node.transfer(usdt, MERCHANT, due);
-  // Not final yet (anvil's final block is two under the newest): the scan has not read its block.
-  withholding.options.withhold = [paid.hash.toLowerCase()];
-  await node.mine(3);
+  const { p, id, paid } = await withheldPayment(t, {}, 'withheld', 25, 3);
   await waitFor(async () => (await status(p, id)) === 'settled', 20_000, 'the withheld payment to settle');
   assert.equal((await p.app.intents.get(id)).transaction_hash, paid.hash);
   assert.equal((await p.app.payments.list({})).length, 1, 'recorded once');

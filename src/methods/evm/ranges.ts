@@ -21,6 +21,8 @@ export function createRangeScan(options: ScanOptions, transfers: TransferIngest)
   const recipients = [...new Set(options.watches.map((w) => addressTopic(w.recipient)))];
   /** Blocks one getLogs may span, per endpoint: a refusal narrows it for good (a provider's limit does not change by itself). */
   const spans = new Map<Member<EvmEndpoint>, bigint>();
+  /** getLogs parameters for blocks from..to: the watched contracts' Transfers to the watched addresses. */
+  const transfersIn = (from: bigint, to: bigint) => [{ fromBlock: hex(from), toBlock: hex(to), address: contracts, topics: [TRANSFER_TOPIC, null, recipients] }];
 
   /**
    * From the checkpoint up to `head`: `more` when a backlog remains for the next tick, `wait` when
@@ -53,7 +55,7 @@ export function createRangeScan(options: ScanOptions, transfers: TransferIngest)
       calls += 1;
       let logs: RpcLog[];
       try {
-        logs = (await attemptRpc(options.pool, m, signal, 'eth_getLogs', [{ fromBlock: hex(from), toBlock: hex(to), address: contracts, topics: [TRANSFER_TOPIC, null, recipients] }])) as RpcLog[];
+        logs = (await attemptRpc(options.pool, m, signal, 'eth_getLogs', transfersIn(from, to))) as RpcLog[];
       } catch (err) {
         const refusal = rangeRefusal(err);
         if (!refusal || to === from) throw err;
@@ -74,7 +76,7 @@ export function createRangeScan(options: ScanOptions, transfers: TransferIngest)
         if (second) {
           let theirs: RpcLog[];
           try {
-            theirs = (await attemptRpc(options.pool, second, signal, 'eth_getLogs', [{ fromBlock: hex(from), toBlock: hex(to), address: contracts, topics: [TRANSFER_TOPIC, null, recipients] }])) as RpcLog[];
+            theirs = (await attemptRpc(options.pool, second, signal, 'eth_getLogs', transfersIn(from, to))) as RpcLog[];
           } catch (err) {
             if (signal.aborted) throw err;
             const refusal = rangeRefusal(err);
