@@ -102,84 +102,115 @@ forEachStore((store) => {
   });
 });
 
-test('a provider that reports a Transfer log of a failed transaction, or a log marked removed, settles nothing', async (t) => {
-  const x = await proxy(t);
-  const p = await payd(t, { rpcUrl: x.url });
-  const { id, due } = await intent(p, 'forged', 16);
-  await polls(x, 1);
-  const failed = await node.transfer(usdc, MERCHANT, due, OTHER_KEY);
-  assert.equal(failed.status, '0x0');
-  const elsewhere = await node.transfer(other, MERCHANT, due);
-  const transferLog = async (tx: { hash: string; block: bigint }, extra: Record<string, unknown> = {}) => ({
-    address: usdc.toLowerCase(),
-    topics: [TRANSFER, '0x' + '00'.repeat(12) + '22'.repeat(20), '0x' + MERCHANT.slice(2).toLowerCase().padStart(64, '0')],
-    data: '0x' + due.toString(16).padStart(64, '0'),
-    blockNumber: '0x' + tx.block.toString(16),
-    blockHash: (await node.rpc<{ hash: string }>('eth_getBlockByNumber', ['0x' + tx.block.toString(16), false])).hash,
-    transactionHash: tx.hash,
-    transactionIndex: '0x0',
-    logIndex: '0x7',
-    removed: false,
-    ...extra,
+// The money paths a store could change (ledger rows, held payments, a reorganised block), on both stores;
+// PostgreSQL's intents pay other amounts, the node being shared by the file's tests.
+forEachStore((store) => {
+  const k = store.kind === 'sqlite' ? 0 : 50;
+  test('a provider that reports a Transfer log of a failed transaction, or a log marked removed, settles nothing', async (t) => {
+    const x = await proxy(t);
+    const p = await payd(t, { rpcUrl: x.url }, store);
+    const { id, due } = await intent(p, 'forged', 16 + k);
+    await polls(x, 1);
+    const failed = await node.transfer(usdc, MERCHANT, due, OTHER_KEY);
+    assert.equal(failed.status, '0x0');
+    const elsewhere = await node.transfer(other, MERCHANT, due);
+    const transferLog = async (tx: { hash: string; block: bigint }, extra: Record<string, unknown> = {}) => ({
+      address: usdc.toLowerCase(),
+      topics: [TRANSFER, '0x' + '00'.repeat(12) + '22'.repeat(20), '0x' + MERCHANT.slice(2).toLowerCase().padStart(64, '0')],
+      data: '0x' + due.toString(16).padStart(64, '0'),
+      blockNumber: '0x' + tx.block.toString(16),
+      blockHash: (await node.rpc<{ hash: string }>('eth_getBlockByNumber', ['0x' + tx.block.toString(16), false])).hash,
+      transactionHash: tx.hash,
+      transactionIndex: '0x0',
+      logIndex: '0x7',
+      removed: false,
+      ...extra,
+    });
+    // The failed transfer's log as if it had succeeded; a real successful transaction's log, marked removed.
+    x.options.extraLogs = [await transferLog(failed), await transferLog(elsewhere, { removed: true })];
+    await node.mine(3);
+    await polls(x, 4);
+    assert.equal(await status(p, id), 'pending');
+    assert.equal((await p.app.payments.list({})).length, 0);
+    // The same intent still settles from a real payment.
+    const paid = await node.transfer(usdc, MERCHANT, due);
+    await node.mine(3);
+    await waitFor(async () => (await status(p, id)) === 'settled', 20_000, 'the real payment to settle');
+    assert.equal((await p.app.intents.get(id)).transaction_hash, paid.hash);
   });
-  // The failed transfer's log as if it had succeeded; a real successful transaction's log, marked removed.
-  x.options.extraLogs = [await transferLog(failed), await transferLog(elsewhere, { removed: true })];
-  await node.mine(3);
-  await polls(x, 4);
-  assert.equal(await status(p, id), 'pending');
-  assert.equal((await p.app.payments.list({})).length, 0);
-  // The same intent still settles from a real payment.
-  const paid = await node.transfer(usdc, MERCHANT, due);
-  await node.mine(3);
-  await waitFor(async () => (await status(p, id)) === 'settled', 20_000, 'the real payment to settle');
-  assert.equal((await p.app.intents.get(id)).transaction_hash, paid.hash);
-});
 
-test('a short USDC payment is held on its intent as underpaid, and one within the tolerance settles it', async (t) => {
-  const x = await proxy(t);
-  const p = await payd(t, { rpcUrl: x.url, underpaymentTolerance: '1%', attributionWindow: 2 });
-  const m = await p.merchant();
-  const create = async (order: string, amount: number) => (await p.api('POST', '/api/v1/intents/create-payment', { body: { amount, currency: 'USDC_BASE', order_id: order }, headers: m.headers })).body;
-  const short = await create('short', 31);
-  const near = await create('near', 41);
-  await polls(x, 1);
-  // 30.00 for 31.01: outside 1 %; 40.80 for 41.01: inside it.
-  await node.transfer(usdc, MERCHANT, 30_000_000n);
-  const inside = await node.transfer(usdc, MERCHANT, 40_800_000n);
-  await node.mine(3);
-  await waitFor(async () => (await status(p, near.intent_id)) === 'settled', 20_000, 'the payment within tolerance to settle');
-  const held = await waitFor(async () => {
-    const f = (await p.api('GET', `/api/v1/intents/${short.intent_id}`, { headers: m.headers })).body;
-    return f.payments?.length ? f : undefined;
-  }, 20_000, 'the short payment to be held');
-  assert.equal(held.status, 'pending');
-  assert.deepEqual(held.payments.map((x: any) => [x.amount, x.status, x.reason]), [[30, 'held', 'underpaid']]);
-  const settled = (await p.api('GET', `/api/v1/intents/${near.intent_id}`, { headers: m.headers })).body;
-  assert.equal(settled.transaction_hash, inside.hash);
-  assert.equal(settled.amount_received, 40.8);
-});
+  test('a short USDC payment is held on its intent as underpaid, and one within the tolerance settles it', async (t) => {
+    const x = await proxy(t);
+    const p = await payd(t, { rpcUrl: x.url, underpaymentTolerance: '1%', attributionWindow: 2 }, store);
+    const m = await p.merchant();
+    const create = async (order: string, amount: number) => (await p.api('POST', '/api/v1/intents/create-payment', { body: { amount, currency: 'USDC_BASE', order_id: order }, headers: m.headers })).body;
+    const short = await create('short', 31 + k);
+    const near = await create('near', 41 + k);
+    await polls(x, 1);
+    // 30.00 for 31.01: outside 1 %; 40.80 for 41.01: inside it (80.00 for 81.01 and 90.80 for 91.01 on PostgreSQL).
+    await node.transfer(usdc, MERCHANT, BigInt(30 + k) * 1_000_000n);
+    const inside = await node.transfer(usdc, MERCHANT, BigInt(40 + k) * 1_000_000n + 800_000n);
+    await node.mine(3);
+    await waitFor(async () => (await status(p, near.intent_id)) === 'settled', 20_000, 'the payment within tolerance to settle');
+    const held = await waitFor(async () => {
+      const f = (await p.api('GET', `/api/v1/intents/${short.intent_id}`, { headers: m.headers })).body;
+      return f.payments?.length ? f : undefined;
+    }, 20_000, 'the short payment to be held');
+    assert.equal(held.status, 'pending');
+    assert.deepEqual(held.payments.map((x: any) => [x.amount, x.status, x.reason]), [[30 + k, 'held', 'underpaid']]);
+    const settled = (await p.api('GET', `/api/v1/intents/${near.intent_id}`, { headers: m.headers })).body;
+    assert.equal(settled.transaction_hash, inside.hash);
+    assert.equal(settled.amount_received, 40.8 + k);
+  });
 
-test('a payment in a block a reorganisation removes never settles, not even from a provider still serving its log; the payment made again settles', async (t) => {
-  const x = await proxy(t);
-  const p = await payd(t, { rpcUrl: x.url });
-  const { id, due } = await intent(p, 'reorg', 13);
-  await polls(x, 1);
-  const first = await node.transfer(usdc, MERCHANT, due);
-  const [stale] = await node.rpc<Record<string, unknown>[]>('eth_getLogs', [{ fromBlock: '0x' + first.block.toString(16), toBlock: '0x' + first.block.toString(16), address: usdc }]);
-  assert.equal(stale!.transactionHash, first.hash);
-  // The block holding it is replaced by an empty one before it is final; anvil drops its transaction.
-  await node.rpc('anvil_reorg', [1, []]);
-  assert.equal(await node.rpc('eth_getTransactionReceipt', [first.hash]), null);
-  // A provider on the old fork keeps answering with the replaced block's log.
-  x.options.extraLogs = [stale!];
-  const again = await node.transfer(usdc, MERCHANT, due);
-  await node.mine(3);
-  await waitFor(async () => (await status(p, id)) === 'settled', 20_000, 'the second payment to settle');
-  await node.mine(3);
-  await polls(x, 3);
-  const hashes = (await p.app.payments.list({})).map((r: { tx_ref: string }) => r.tx_ref.split(':')[0]);
-  assert.deepEqual(hashes, [again.hash]);
-  assert.equal((await p.app.intents.get(id)).transaction_hash, again.hash);
+  test('a payment in a block a reorganisation removes never settles, not even from a provider still serving its log; the payment made again settles', async (t) => {
+    const x = await proxy(t);
+    const p = await payd(t, { rpcUrl: x.url }, store);
+    const { id, due } = await intent(p, 'reorg', 13 + k);
+    await polls(x, 1);
+    const first = await node.transfer(usdc, MERCHANT, due);
+    const [stale] = await node.rpc<Record<string, unknown>[]>('eth_getLogs', [{ fromBlock: '0x' + first.block.toString(16), toBlock: '0x' + first.block.toString(16), address: usdc }]);
+    assert.equal(stale!.transactionHash, first.hash);
+    // The block holding it is replaced by an empty one before it is final; anvil drops its transaction.
+    await node.rpc('anvil_reorg', [1, []]);
+    assert.equal(await node.rpc('eth_getTransactionReceipt', [first.hash]), null);
+    // A provider on the old fork keeps answering with the replaced block's log.
+    x.options.extraLogs = [stale!];
+    const again = await node.transfer(usdc, MERCHANT, due);
+    await node.mine(3);
+    await waitFor(async () => (await status(p, id)) === 'settled', 20_000, 'the second payment to settle');
+    await node.mine(3);
+    await polls(x, 3);
+    const hashes = (await p.app.payments.list({})).map((r: { tx_ref: string }) => r.tx_ref.split(':')[0]);
+    assert.deepEqual(hashes, [again.hash]);
+    assert.equal((await p.app.intents.get(id)).transaction_hash, again.hash);
+  });
+
+  test('a payment after its intent expired is held as late under latePayments "hold", never settled by itself', async (t) => {
+    const x = await proxy(t);
+    const p = await payd(t, { rpcUrl: x.url, latePayments: 'hold' }, store, { intents: { ttlSeconds: 1 } });
+    const m = await p.merchant();
+    const body = (await p.api('POST', '/api/v1/intents/create-payment', { body: { amount: 19 + k, currency: 'USDC_BASE', order_id: 'late' }, headers: m.headers })).body;
+    const id = body.intent_id as string;
+    const due = BigInt(/uint256=(\d+)$/.exec(body.payment_uri)![1]!);
+    await polls(x, 1);
+    // Paid once the intent has expired. anvil's block time can trail the wall clock by seconds: the
+    // payment's block is stamped two seconds past expires_at, as a chain would stamp a late payment.
+    await waitFor(async () => Date.now() > Date.parse(body.expires_at) + 1000, 10_000, 'the intent to expire');
+    await node.rpc('evm_setNextBlockTimestamp', [Math.ceil(Math.max(Date.now(), Date.parse(body.expires_at)) / 1000) + 2]);
+    const paid = await node.transfer(usdc, MERCHANT, due);
+    const block = await node.rpc<{ timestamp: string }>('eth_getBlockByNumber', ['0x' + paid.block.toString(16), false]);
+    assert.ok(Number(BigInt(block.timestamp)) * 1000 > Date.parse(body.expires_at), 'the payment\'s block is after expires_at');
+    await node.mine(3);
+    const held = await waitFor(async () => {
+      const f = (await p.api('GET', `/api/v1/intents/${id}`, { headers: m.headers })).body;
+      return f.payments?.length ? f : undefined;
+    }, 20_000, 'the late payment to be held');
+    assert.notEqual(held.status, 'settled');
+    assert.deepEqual(held.payments.map((x: any) => [x.amount, x.status, x.reason]), [[body.pay_amount, 'held', 'late']]);
+    assert.equal(held.transaction_hash, null);
+    assert.match((await p.app.payments.list({}))[0].tx_ref, new RegExp(`^${paid.hash}:\\d+$`));
+  });
 });
 
 // Each provider's wording (test/fixtures/chains/REAL-EVM.md §1): Alchemy's, from a provider that also
@@ -250,32 +281,6 @@ test('a USDC intent priced in USD is quoted 1:1 at the peg and settles from the 
   assert.equal(settled.transaction_hash, paid.hash);
   assert.equal(settled.amount_received, r.body.pay_amount);
   assert.deepEqual([settled.price, settled.quote], [r.body.price, r.body.quote]);
-});
-
-test('a payment after its intent expired is held as late under latePayments "hold", never settled by itself', async (t) => {
-  const x = await proxy(t);
-  const p = await payd(t, { rpcUrl: x.url, latePayments: 'hold' }, undefined, { intents: { ttlSeconds: 1 } });
-  const m = await p.merchant();
-  const body = (await p.api('POST', '/api/v1/intents/create-payment', { body: { amount: 19, currency: 'USDC_BASE', order_id: 'late' }, headers: m.headers })).body;
-  const id = body.intent_id as string;
-  const due = BigInt(/uint256=(\d+)$/.exec(body.payment_uri)![1]!);
-  await polls(x, 1);
-  // Paid once the intent has expired. anvil's block time can trail the wall clock by seconds: the
-  // payment's block is stamped two seconds past expires_at, as a chain would stamp a late payment.
-  await waitFor(async () => Date.now() > Date.parse(body.expires_at) + 1000, 10_000, 'the intent to expire');
-  await node.rpc('evm_setNextBlockTimestamp', [Math.ceil(Math.max(Date.now(), Date.parse(body.expires_at)) / 1000) + 2]);
-  const paid = await node.transfer(usdc, MERCHANT, due);
-  const block = await node.rpc<{ timestamp: string }>('eth_getBlockByNumber', ['0x' + paid.block.toString(16), false]);
-  assert.ok(Number(BigInt(block.timestamp)) * 1000 > Date.parse(body.expires_at), 'the payment\'s block is after expires_at');
-  await node.mine(3);
-  const held = await waitFor(async () => {
-    const f = (await p.api('GET', `/api/v1/intents/${id}`, { headers: m.headers })).body;
-    return f.payments?.length ? f : undefined;
-  }, 20_000, 'the late payment to be held');
-  assert.notEqual(held.status, 'settled');
-  assert.deepEqual(held.payments.map((x: any) => [x.amount, x.status, x.reason]), [[body.pay_amount, 'held', 'late']]);
-  assert.equal(held.transaction_hash, null);
-  assert.match((await p.app.payments.list({}))[0].tx_ref, new RegExp(`^${paid.hash}:\\d+$`));
 });
 
 test('a contract whose decimals differ from the config is never read: a dust transfer of an 18-decimal token settles nothing, /readyz and the doctor say why', async (t) => {
