@@ -3,7 +3,8 @@
  * it records every call, and on request refuses `eth_getLogs` ranges above `maxRange` blocks the
  * way a provider does (`refusal`, each as test/fixtures/chains/REAL-EVM.md §1 records it; default
  * Alchemy's free tier: HTTP 400, -32600, a suggested inclusive range), refuses filters without a
- * contract address, serves a head `behind` blocks old, cannot resolve `finalized`, or adds logs of its own.
+ * contract address, serves a head `behind` blocks old, cannot resolve `finalized`, invents a final block
+ * ahead of the chain, or adds logs of its own.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 
@@ -32,6 +33,11 @@ export interface ProxyOptions {
   refuseTopicOnly?: boolean;
   /** Answer `finalized`/`latest` as they were this many blocks ago (an endpoint that lags). */
   behind?: number;
+  /**
+   * Answer `finalized` with an invented block this many blocks past the real one, dated that many
+   * `blockSeconds` later (its number and time agree with each other, not with the wall clock).
+   */
+  finalizedAhead?: { blocks: number; blockSeconds: number };
   /** A node that cannot resolve the `finalized` tag, answering as bsc-erigon does (an error) or Nethermind and reth (null): REAL-EVM.md §3. */
   finalizedTag?: 'error' | 'null';
   /** Each getLogs answer waits this long (a slow provider: a backlog takes a while). */
@@ -107,6 +113,12 @@ export async function startEvmProxy(upstream: string, options: ProxyOptions = {}
       }
       if (o.finalizedTag && call.method === 'eth_getBlockByNumber' && call.params[0] === 'finalized') {
         return reply(200, o.finalizedTag === 'null' ? { jsonrpc: '2.0', id: call.id, result: null } : { jsonrpc: '2.0', id: call.id, error: { code: -39001, message: 'Unknown block' } });
+      }
+      if (o.finalizedAhead && call.method === 'eth_getBlockByNumber' && call.params[0] === 'finalized') {
+        const real = (await forward(call)).result;
+        const { blocks, blockSeconds } = o.finalizedAhead;
+        const invented = { ...real, number: `0x${(BigInt(real.number) + BigInt(blocks)).toString(16)}`, hash: `0x${'ab'.repeat(32)}`, timestamp: `0x${(BigInt(real.timestamp) + BigInt(Math.round(blocks * blockSeconds))).toString(16)}` };
+        return reply(200, { jsonrpc: '2.0', id: call.id, result: invented });
       }
       if (o.behind && call.method === 'eth_blockNumber') {
         const latest = BigInt((await forward(call)).result);

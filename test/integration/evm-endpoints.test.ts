@@ -149,6 +149,29 @@ test('an endpoint claiming a final block far ahead of the chain is not believed:
   assert.ok(p.log.lines.some((l) => /not believed/.test(l.msg)), 'the liar is named in the log');
 });
 
+test('a lone endpoint naming a final block dated past the wall clock is not believed: a payment in a block not yet final waits, and settles once the endpoint tells the truth', async (t) => {
+  // One endpoint, trusted alone (rpcUrl): no other to compare with, only the wall clock.
+  const liar = await proxy(t);
+  const p = await payd(t, { rpcUrl: liar.url });
+  const { id, due } = await intent(p, 'dated-ahead', 27);
+  const checkpoint = async () => ((await p.app.ledger.loadCheckpoint(`evm:${POLYGON_CHAIN_ID}`)) as { block: string } | undefined)?.block;
+  await waitFor(async () => (await checkpoint()) !== undefined, 20_000, 'the scan to start');
+  // Now its "final" block is 100 blocks past the real one (near enough to the chain not to be judged
+  // far ahead of it) and dated 100 minutes from now: only its time gives it away.
+  liar.options.finalizedAhead = { blocks: 100, blockSeconds: 60 };
+  const paid = await node.transfer(usdt, MERCHANT, due);
+  await node.mine(1); // the payment's block is one under the newest: not final (anvil's final block is two under)
+  // Each poll the endpoint is not believed, the source backs off (longer each time): two are enough.
+  await polls(liar, 2);
+  assert.equal(await status(p, id), 'pending', 'settled on a final block dated past the wall clock');
+  assert.ok(BigInt((await checkpoint())!) < paid.block, `checkpoint ${await checkpoint()} passed the payment's block ${paid.block}`);
+  assert.ok(p.log.lines.some((l) => /not believed/.test(l.msg) && /wall clock/.test(String(l.fields.why))), 'the log says why the endpoint is not believed');
+  liar.options.finalizedAhead = undefined;
+  await node.mine(2);
+  await waitFor(async () => (await status(p, id)) === 'settled', 30_000, 'settlement once the final block is real');
+  assert.equal((await p.app.intents.get(id)).transaction_hash, paid.hash);
+});
+
 test('on a first start, an endpoint far ahead that answers while the other is down does not set where the scan begins', async (t) => {
   const liar = await proxy(t, { behind: -1_000_000_000 });
   const honest = await proxy(t, { down: true });
