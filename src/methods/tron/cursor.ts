@@ -2,7 +2,7 @@
  * The TronGrid checkpoint, pure. `watermark` is the newest block time (ms) up to
  * which every listed transfer has been handled; listings restart at
  * `watermark - overlapMs` so transfers that TronGrid confirms or indexes late are
- * still seen, and `seen` holds the rows (see rowKeys in poller.ts) inside that overlap
+ * still seen, and `seen` holds the rows (see rowKeys in adapt.ts) inside that overlap
  * so they are handled once. Cursors written before rows were told apart hold bare
  * transaction ids there; those still count as seen.
  */

@@ -4,7 +4,7 @@ import { describeError } from '../../domain/errors.ts';
 import type { DoctorResult } from '../source.ts';
 import type { Member } from '../upstream-health.ts';
 import { TronGridError } from './client.ts';
-import type { TronEndpoint } from './poller.ts';
+import type { TronEndpoint } from './tuning.ts';
 import { parseTrc20Page, Trc20FormatError } from './trc20-page.ts';
 
 export async function checkTronEndpoint(member: Member<TronEndpoint>, options: { address: string; contract: string; decimals: number; signal: AbortSignal; clock: Clock }): Promise<DoctorResult> {

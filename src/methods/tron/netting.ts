@@ -16,7 +16,7 @@ export type RowDecision =
 
 /**
  * Decisions for the incoming rows of `items` (outgoing rows only net), in listing order.
- * `rows` names each incoming row (rowKeys in poller.ts); it is called in listing order.
+ * `rows` names each incoming row (rowKeys in adapt.ts); it is called in listing order.
  */
 export function decideRows(items: Trc20Item[], receiver: string, rows: (item: Trc20Item) => string): RowDecision[] {
   const groups = new Map<string, Trc20Item[]>();

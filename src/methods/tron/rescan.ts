@@ -47,7 +47,7 @@ export interface RescanDeps {
   tuning: PollerTuning;
   filter: PageFilter;
   walk(m: Member<TronEndpoint>, signal: AbortSignal): (minTimestamp: number, fingerprint: string | undefined) => Promise<unknown>;
-  /** Which of the rows `m` listed may move money now (confirmed by the pool's quorum; confirm.ts). */
+  /** Which of the rows `m` listed may move money now (confirmed by the pool's quorum; credit-gate.ts). */
   confirmed(rows: RowDecision[], items: Trc20Item[], m: Member<TronEndpoint>, signal: AbortSignal): Promise<(r: RowDecision) => boolean>;
   /** Hands one row to the ledger; true when the ledger did not have it yet. */
   handle(r: RowDecision): Promise<boolean>;

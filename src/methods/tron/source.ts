@@ -18,7 +18,8 @@ import { createUpstreamPool } from '../upstream-pool.ts';
 import { callUrl } from '../endpoints.ts';
 import { createTronGridClient, type Fetch } from './client.ts';
 import { checkTronEndpoint } from './doctor.ts';
-import { createTronPoller, type PollerTuning, type TronEndpoint } from './poller.ts';
+import { createTronPoller } from './poller.ts';
+import type { PollerTuning, TronEndpoint } from './tuning.ts';
 import { tronEndpoints, type TronSection } from './config.ts';
 import type { TronAsset } from './tokens.ts';
 

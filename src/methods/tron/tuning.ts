@@ -1,4 +1,4 @@
-/** The TRON poller's pacing and its endpoints: shared by the sweep (poller.ts) and the re-scan (rescan.ts). */
+/** The TRON poller's pacing and its endpoints: shared by the sweep (sweep.ts) and the re-scan (rescan.ts). */
 import type { TronGridClient } from './client.ts';
 
 export interface PollerTuning {
