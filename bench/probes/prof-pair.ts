@@ -1,14 +1,14 @@
-// Ad-hoc: CPU profiles of the ceiling and of payd serve under the same fetch load (not part of npm run bench).
+// Ad-hoc: CPU profiles of the durable server's prepared SELECT and of payd serve under the same fetch load (not part of npm run bench).
 // Usage: node --import tsx bench/probes/prof-pair.ts <outdir> [seconds]
 import autocannon, { type Request } from 'autocannon';
 import { startChild } from '../lib/child.ts';
 import { ensureBuild, preparePaydDir, startServe } from '../lib/payd-process.ts';
-import type { CeilingServerData } from '../lib/servers/ceiling.ts';
+import type { DurableServerData } from '../lib/servers/durable.ts';
 
 const [out, secs = '8'] = process.argv.slice(2);
 ensureBuild(console.error);
 const d = preparePaydDir();
-const ceiling = await startChild<CeilingServerData>('ceiling', ['300'], { execArgv: ['--cpu-prof', `--cpu-prof-dir=${out}/ceiling`] });
+const ceiling = await startChild<DurableServerData>('durable', ['300'], { execArgv: ['--cpu-prof', `--cpu-prof-dir=${out}/ceiling`] });
 const p = await startServe(d, { execArgv: ['--cpu-prof', `--cpu-prof-dir=${out}/payd`] });
 const headers = { ...d.headers, 'content-type': 'application/json' };
 const ids: string[] = [];
