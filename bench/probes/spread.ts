@@ -7,7 +7,8 @@
 //   SPREAD_VARIANTS='methods=none;methods=UPI node=--max-semi-space-size=2,--single-threaded-gc;bin=/path/bin/payd;pin=1'
 //   (default: one plain variant). methods: all (default), none, documented (the docs' public
 //   upstreams) or a comma list; node: payd's node flags; bin: another checkout's bin/payd; pin=1:
-//   payd on CPU 1, the load on CPU 0; log=pipe: payd's log to a pipe this process reads (default a file).
+//   payd on CPU 1, the load on CPU 0; log=pipe: payd's log to a pipe this process reads (default a file);
+//   first=errors: 3,000 failing requests (no or wrong credentials, unknown route, malformed body) before any other.
 //   SPREAD_NOBUILD=1 runs dist/ as it is.
 import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
@@ -16,7 +17,7 @@ import { cpuUsOf, ensureBuild, machineTicks, preparePaydDir, startServe, stealSh
 
 const [what = 'fetch', turnsArg = '5', roundsArg = '3', secondsArg = '3'] = process.argv.slice(2);
 if (!process.env.SPREAD_NOBUILD) ensureBuild(console.error);
-const variants = (process.env.SPREAD_VARIANTS ?? '').split(';').map((v) => ({ name: v.trim() || 'payd', ...Object.fromEntries(v.split(/\s+/).filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])) }) as { name: string; methods?: string; node?: string; bin?: string; pin?: string; log?: string });
+const variants = (process.env.SPREAD_VARIANTS ?? '').split(';').map((v) => ({ name: v.trim() || 'payd', ...Object.fromEntries(v.split(/\s+/).filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])) }) as { name: string; methods?: string; node?: string; bin?: string; pin?: string; log?: string; first?: string });
 let n = 0;
 const tag = Date.now().toString(36);
 const body = () => JSON.stringify({ amount: (100 + ((n * 7_919_777) % 9_899_901)) / 100, currency: 'UPI', order_id: `${tag}-${n++}` });
@@ -34,6 +35,16 @@ async function one(variant: (typeof variants)[number]) {
   await new Promise((r) => setTimeout(r, 2000));
   const rss = p.rssMb();
   const threads = readdirSync(`/proc/${p.pid}/task`).length;
+  if (variant.first === 'errors') {
+    // Whether the shapes V8 sees first (error paths) leave the process slower for good.
+    const failing: Request[] = [
+      { method: 'GET', path: '/api/v1/intents/00000000-0000-4000-8000-000000000000', headers: { ...d.headers, 'x-client-secret': 'sk_live_wrong' } },
+      { method: 'GET', path: '/api/v1/intents/00000000-0000-4000-8000-000000000000' },
+      { method: 'GET', path: '/api/v1/no-such-route', headers: d.headers },
+      { method: 'POST', path: '/api/v1/intents/create-payment', headers: { ...d.headers, 'content-type': 'application/json' }, body: '{"amount":' },
+    ];
+    await autocannon({ url: p.url, connections: 10, amount: 3000, requests: failing });
+  }
   const ids: string[] = [];
   for (let i = 0; i < 300; i++) {
     const r = await fetch(`${p.url}/api/v1/intents/create-payment`, { method: 'POST', headers: { ...d.headers, 'content-type': 'application/json' }, body: body() });
