@@ -8,7 +8,8 @@
 //   (default: one plain variant). methods: all (default), none, documented (the docs' public
 //   upstreams) or a comma list; node: payd's node flags; bin: another checkout's bin/payd; pin=1:
 //   payd on CPU 1, the load on CPU 0; log=pipe: payd's log to a pipe this process reads (default a file);
-//   first=errors: 3,000 failing requests (no or wrong credentials, unknown route, malformed body) before any other.
+//   first=errors: 3,000 failing requests (no or wrong credentials, unknown route, malformed body) before any other;
+//   creates=N: N creates (10 connections) before the load, as the bench's create figure comes before its fetch.
 //   SPREAD_NOBUILD=1 runs dist/ as it is.
 import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
@@ -17,7 +18,7 @@ import { cpuUsOf, ensureBuild, machineTicks, preparePaydDir, startServe, stealSh
 
 const [what = 'fetch', turnsArg = '5', roundsArg = '3', secondsArg = '3'] = process.argv.slice(2);
 if (!process.env.SPREAD_NOBUILD) ensureBuild(console.error);
-const variants = (process.env.SPREAD_VARIANTS ?? '').split(';').map((v) => ({ name: v.trim() || 'payd', ...Object.fromEntries(v.split(/\s+/).filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])) }) as { name: string; methods?: string; node?: string; bin?: string; pin?: string; log?: string; first?: string });
+const variants = (process.env.SPREAD_VARIANTS ?? '').split(';').map((v) => ({ name: v.trim() || 'payd', ...Object.fromEntries(v.split(/\s+/).filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])) }) as { name: string; methods?: string; node?: string; bin?: string; pin?: string; log?: string; first?: string; creates?: string });
 let n = 0;
 const tag = Date.now().toString(36);
 const body = () => JSON.stringify({ amount: (100 + ((n * 7_919_777) % 9_899_901)) / 100, currency: 'UPI', order_id: `${tag}-${n++}` });
@@ -49,6 +50,10 @@ async function one(variant: (typeof variants)[number]) {
   for (let i = 0; i < 300; i++) {
     const r = await fetch(`${p.url}/api/v1/intents/create-payment`, { method: 'POST', headers: { ...d.headers, 'content-type': 'application/json' }, body: body() });
     ids.push(((await r.json()) as { intent_id: string }).intent_id);
+  }
+  if (variant.creates) {
+    const create: Request = { method: 'POST', path: '/api/v1/intents/create-payment', headers: { ...d.headers, 'content-type': 'application/json' }, setupRequest: (r) => ({ ...r, body: body() }) };
+    await autocannon({ url: p.url, connections: 10, amount: Number(variant.creates), requests: [create] });
   }
   let i = 0;
   const req: Request =
