@@ -103,13 +103,13 @@ forEachStore((store) => {
 });
 
 // The money paths a store could change (ledger rows, held payments, a reorganised block), on both stores;
-// PostgreSQL's intents pay other amounts, the node being shared by the file's tests.
+// PostgreSQL's intents pay other amounts (`offset`), the node being shared by the file's tests.
 forEachStore((store) => {
-  const k = store.kind === 'sqlite' ? 0 : 50;
+  const offset = store.kind === 'sqlite' ? 0 : 50;
   test('a provider that reports a Transfer log of a failed transaction, or a log marked removed, settles nothing', async (t) => {
     const x = await proxy(t);
     const p = await payd(t, { rpcUrl: x.url }, store);
-    const { id, due } = await intent(p, 'forged', 16 + k);
+    const { id, due } = await intent(p, 'forged', 16 + offset);
     await polls(x, 1);
     const failed = await node.transfer(usdc, MERCHANT, due, OTHER_KEY);
     assert.equal(failed.status, '0x0');
@@ -144,12 +144,12 @@ forEachStore((store) => {
     const p = await payd(t, { rpcUrl: x.url, underpaymentTolerance: '1%', attributionWindow: 2 }, store);
     const m = await p.merchant();
     const create = async (order: string, amount: number) => (await p.api('POST', '/api/v1/intents/create-payment', { body: { amount, currency: 'USDC_BASE', order_id: order }, headers: m.headers })).body;
-    const short = await create('short', 31 + k);
-    const near = await create('near', 41 + k);
+    const short = await create('short', 31 + offset);
+    const near = await create('near', 41 + offset);
     await polls(x, 1);
     // 30.00 for 31.01: outside 1 %; 40.80 for 41.01: inside it (80.00 for 81.01 and 90.80 for 91.01 on PostgreSQL).
-    await node.transfer(usdc, MERCHANT, BigInt(30 + k) * 1_000_000n);
-    const inside = await node.transfer(usdc, MERCHANT, BigInt(40 + k) * 1_000_000n + 800_000n);
+    await node.transfer(usdc, MERCHANT, BigInt(30 + offset) * 1_000_000n);
+    const inside = await node.transfer(usdc, MERCHANT, BigInt(40 + offset) * 1_000_000n + 800_000n);
     await node.mine(3);
     await waitFor(async () => (await status(p, near.intent_id)) === 'settled', 20_000, 'the payment within tolerance to settle');
     const held = await waitFor(async () => {
@@ -157,16 +157,16 @@ forEachStore((store) => {
       return f.payments?.length ? f : undefined;
     }, 20_000, 'the short payment to be held');
     assert.equal(held.status, 'pending');
-    assert.deepEqual(held.payments.map((x: any) => [x.amount, x.status, x.reason]), [[30 + k, 'held', 'underpaid']]);
+    assert.deepEqual(held.payments.map((x: any) => [x.amount, x.status, x.reason]), [[30 + offset, 'held', 'underpaid']]);
     const settled = (await p.api('GET', `/api/v1/intents/${near.intent_id}`, { headers: m.headers })).body;
     assert.equal(settled.transaction_hash, inside.hash);
-    assert.equal(settled.amount_received, 40.8 + k);
+    assert.equal(settled.amount_received, 40.8 + offset);
   });
 
   test('a payment in a block a reorganisation removes never settles, not even from a provider still serving its log; the payment made again settles', async (t) => {
     const x = await proxy(t);
     const p = await payd(t, { rpcUrl: x.url }, store);
-    const { id, due } = await intent(p, 'reorg', 13 + k);
+    const { id, due } = await intent(p, 'reorg', 13 + offset);
     await polls(x, 1);
     const first = await node.transfer(usdc, MERCHANT, due);
     const [stale] = await node.rpc<Record<string, unknown>[]>('eth_getLogs', [{ fromBlock: '0x' + first.block.toString(16), toBlock: '0x' + first.block.toString(16), address: usdc }]);
@@ -190,7 +190,7 @@ forEachStore((store) => {
     const x = await proxy(t);
     const p = await payd(t, { rpcUrl: x.url, latePayments: 'hold' }, store, { intents: { ttlSeconds: 1 } });
     const m = await p.merchant();
-    const body = (await p.api('POST', '/api/v1/intents/create-payment', { body: { amount: 19 + k, currency: 'USDC_BASE', order_id: 'late' }, headers: m.headers })).body;
+    const body = (await p.api('POST', '/api/v1/intents/create-payment', { body: { amount: 19 + offset, currency: 'USDC_BASE', order_id: 'late' }, headers: m.headers })).body;
     const id = body.intent_id as string;
     const due = BigInt(/uint256=(\d+)$/.exec(body.payment_uri)![1]!);
     await polls(x, 1);
