@@ -103,9 +103,10 @@ export async function startServe(d: PaydDir, o: { execArgv?: string[]; name?: st
   const flags = o.execArgv ?? [];
   const [cmd, args] = flags.length ? [process.execPath, [...flags, ...(flags.some((f) => f.startsWith('--max-semi-space-size')) ? [] : ['--max-semi-space-size=2']), bin]] : [bin, []];
   const proc = spawn(cmd, [...args, '--config', d.configFile, 'serve', '--port', '0', ...(o.serveArgs ?? [])], { stdio: ['ignore', 'ignore', o.logToPipe ? 'pipe' : fd], env: o.env ? { ...process.env, ...o.env } : process.env });
-  if (o.logToPipe) proc.stderr!.on('data', (chunk: Buffer) => writeSync(fd, chunk));
-  else closeSync(fd);
-  if (o.logToPipe) proc.on('exit', () => closeSync(fd));
+  if (o.logToPipe) {
+    proc.stderr!.on('data', (chunk: Buffer) => writeSync(fd, chunk));
+    proc.on('exit', () => closeSync(fd));
+  } else closeSync(fd);
   live.add(proc);
   const exited = new Promise<number | null>((r) => proc.on('exit', (code) => (live.delete(proc), r(code))));
   let url: string | undefined;

@@ -51,14 +51,12 @@ async function one(variant: (typeof variants)[number]) {
     const r = await fetch(`${p.url}/api/v1/intents/create-payment`, { method: 'POST', headers: { ...d.headers, 'content-type': 'application/json' }, body: body() });
     ids.push(((await r.json()) as { intent_id: string }).intent_id);
   }
-  if (variant.creates) {
-    const create: Request = { method: 'POST', path: '/api/v1/intents/create-payment', headers: { ...d.headers, 'content-type': 'application/json' }, setupRequest: (r) => ({ ...r, body: body() }) };
-    await autocannon({ url: p.url, connections: 10, amount: Number(variant.creates), requests: [create] });
-  }
+  const create: Request = { method: 'POST', path: '/api/v1/intents/create-payment', headers: { ...d.headers, 'content-type': 'application/json' }, setupRequest: (r) => ({ ...r, body: body() }) };
+  if (variant.creates) await autocannon({ url: p.url, connections: 10, amount: Number(variant.creates), requests: [create] });
   let i = 0;
   const req: Request =
     what === 'create'
-      ? { method: 'POST', path: '/api/v1/intents/create-payment', headers: { ...d.headers, 'content-type': 'application/json' }, setupRequest: (r) => ({ ...r, body: body() }) }
+      ? create
       : { method: 'GET', path: `/api/v1/intents/${ids[0]}`, headers: d.headers, setupRequest: (r) => ({ ...r, path: `/api/v1/intents/${ids[i++ % ids.length]}` }) };
   await autocannon({ url: p.url, connections: 10, duration: 1, requests: [req] });
   const rounds: Array<{ rps: number; cpu: number; load: number; steal: number }> = [];

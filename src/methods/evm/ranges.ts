@@ -69,7 +69,8 @@ export function createRangeScan(options: ScanOptions, transfers: TransferIngest)
         if (read !== undefined) return read;
         // Nothing new from the serving endpoint: a second one lists the same blocks before the
         // checkpoint passes them, so one endpoint leaving a payment out cannot hide it.
-        const second = options.pool.quorum >= 2 ? options.pool.order().find((x) => x !== m && options.pool.ready().includes(x) && options.pool.believed(x)) : undefined;
+        const ready = options.pool.quorum >= 2 ? options.pool.ready() : undefined;
+        const second = ready && options.pool.order().find((x) => x !== m && ready.includes(x) && options.pool.believed(x));
         // Where endpoints must agree and no second one can list the range now, it stays before the
         // checkpoint (nothing could settle meanwhile: no second endpoint would confirm it either).
         if (options.pool.quorum >= 2 && !second) return 'wait';

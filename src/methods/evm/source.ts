@@ -10,7 +10,7 @@ import { cycleReporterOf } from '../../runtime/cycle.ts';
 import { runLoop } from '../../runtime/loop.ts';
 import { WakeSignal } from '../../runtime/wake.ts';
 import { createUpstreamPool, type UpstreamPool } from '../upstream-pool.ts';
-import { callUrl, type EndpointSpec } from '../endpoints.ts';
+import { callUrl, endpointsOf, type EndpointSpec } from '../endpoints.ts';
 import { checksumAddress, normalizeEvmAddress } from './address.ts';
 import type { EvmCurrency } from './chains.ts';
 import type { EvmSection } from './config.ts';
@@ -46,10 +46,8 @@ interface ChainHub {
 
 const hubs = new WeakMap<Ledger, Map<number, ChainHub>>();
 
-function endpointSpecs(c: EvmCurrency, s: EvmSection): EndpointSpec[] {
-  if (s.endpoints?.length) return s.endpoints.map((e) => ({ url: e.url, weight: e.weight, ...(e.apiKey ? { apiKey: e.apiKey.reveal() } : {}) }));
-  return [{ url: s.rpcUrl ?? c.chain.defaultRpc, weight: 1 }];
-}
+/** The chain's endpoints: `endpoints`, else `rpcUrl`, else the chain's public one. */
+const endpointSpecs = (c: EvmCurrency, s: EvmSection): EndpointSpec[] => endpointsOf(s, { url: s.rpcUrl, fallback: c.chain.defaultRpc });
 
 /** What the currencies of one chain must agree on to share a scan. */
 const chainSettings = (c: EvmCurrency, s: EvmSection): string =>
